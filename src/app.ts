@@ -1,0 +1,84 @@
+import { Hono } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { AppEnv } from './env'
+import { loadConfig } from './config'
+import { ApiError, sendError, type ErrorDetail } from './http/errors'
+import { pathMatcher, type RouteEntry } from './http/route'
+import { securityHeaders } from './http/security-headers'
+import { requestLog } from './http/request-log'
+import { systemRoutes } from './system/system.routes'
+import { authRoutes } from './auth/auth.routes'
+import { samlRoutes } from './saml/saml.routes'
+import { extensionRoutes } from './extensions/extensions.routes'
+import { graphRoutes } from './graph/graph.routes'
+import { findingRoutes } from './findings/findings.routes'
+import { docsRoutes } from './system/docs.routes'
+
+/** Every route of the service, in one list: the app, the OpenAPI document and the tests all walk it. */
+export const ROUTES: RouteEntry[] = [
+  ...systemRoutes,
+  ...authRoutes,
+  ...samlRoutes,
+  ...extensionRoutes,
+  ...graphRoutes,
+  ...findingRoutes,
+  ...docsRoutes,
+]
+
+const INTERNAL = 'an internal error has occurred that is preventing the service from servicing this request'
+
+export function createApp(routes: RouteEntry[] = ROUTES) {
+  const app = new Hono<AppEnv>()
+  const matchers = routes.map((r) => ({ method: r.def.method.toUpperCase(), re: pathMatcher(r.def.path) }))
+
+  // 1. request id, clock, structured log line (every request, matched or not)
+  app.use('*', requestLog())
+  // 2. security headers and CORS (every request)
+  app.use('*', securityHeaders())
+  // 3. configuration (a missing secret answers 500 naming the setting)
+  app.use('*', async (c, next) => {
+    c.set('config', loadConfig(c.env))
+    await next()
+  })
+
+  for (const r of routes) app.on(r.def.method.toUpperCase(), [r.def.path], ...r.handlers)
+
+  app.notFound((c) => {
+    const path = c.req.path
+    const allowed = [...new Set(matchers.filter((m) => m.re.test(path)).map((m) => m.method))]
+    if (allowed.length > 0) {
+      if (allowed.includes('GET')) allowed.push('HEAD')
+      return sendError(
+        c,
+        405,
+        [{ context: 'route', message: `method ${c.req.method} is not allowed on this path; allowed: ${allowed.join(', ')}` }],
+        { Allow: allowed.join(', ') },
+      )
+    }
+    return sendError(c, 404, [{ context: 'route', message: 'no such endpoint' }])
+  })
+
+  app.onError((err, c) => {
+    const requestId = c.var.requestId ?? crypto.randomUUID()
+    let status = 500
+    let details: ErrorDetail[] = [{ context: '', message: INTERNAL }]
+    let headers: Record<string, string> = {}
+    if (err instanceof ApiError) {
+      status = err.status
+      details = err.details
+      headers = err.headers
+      if (status >= 500) console.error(JSON.stringify({ level: 'error', request_id: requestId, error: err.message }))
+    } else if (err instanceof HTTPException && err.status < 500) {
+      status = err.status
+      details = [{ context: '', message: err.message || 'bad request' }]
+    } else {
+      // Unexpected: log everything we know with the request id; answer with nothing of it.
+      console.error(
+        JSON.stringify({ level: 'error', request_id: requestId, error: String(err?.message ?? err), stack: String(err?.stack ?? '') }),
+      )
+    }
+    return sendError(c, status, details, headers)
+  })
+
+  return app
+}

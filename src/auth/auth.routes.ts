@@ -1,0 +1,309 @@
+import { z } from 'zod'
+import { defineRoute, type RouteEntry } from '../http/route'
+import { ApiError, rfc3339 } from '../http/errors'
+import { ROLES } from './permissions'
+import { hashPassword, verifyPassword } from './password'
+import { signSession } from './jwt'
+import { endSession, insertSession, openSessionIds } from './sessions.store'
+import {
+  countUsers,
+  deleteUser,
+  findUserForLogin,
+  getUser,
+  insertFirstUser,
+  insertUser,
+  listUsers,
+  updateUser,
+  type User,
+} from './users.store'
+import { tokenIdsOfUser } from './tokens.store'
+import { invalidateSubject } from '../ratelimit/limiter.client'
+import { forgetTokenKey } from './authenticate'
+import { tokenRoutes } from './tokens.routes'
+
+/** Public shape of a user. Never includes the password hash. */
+export const UserSchema = z
+  .object({
+    id: z.string().uuid(),
+    principal_name: z.string(),
+    email_address: z.string().nullable(),
+    roles: z.array(z.enum(ROLES)),
+    is_disabled: z.boolean(),
+    all_environments: z.boolean(),
+    environment_access: z.array(z.string()).describe('environment ids the user may see when all_environments is false'),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'User' })
+
+export function userJson(u: User): z.infer<typeof UserSchema> {
+  return {
+    id: u.id,
+    principal_name: u.principal_name,
+    email_address: u.email,
+    roles: u.roles,
+    is_disabled: u.is_disabled,
+    all_environments: u.environment_access.all,
+    environment_access: u.environment_access.all ? [] : u.environment_access.ids,
+    created_at: u.created_at,
+    updated_at: u.updated_at,
+  }
+}
+
+/** After a user changed in D1: every limiter object that caches that user re-reads it. */
+export async function invalidateUser(env: Env, userId: string, nowIso: string, tokenIds?: string[], sessionIds?: string[]) {
+  const tokens = tokenIds ?? (await tokenIdsOfUser(env.DB, userId))
+  const sessions = sessionIds ?? (await openSessionIds(env.DB, userId, nowIso))
+  tokens.forEach(forgetTokenKey)
+  await Promise.all([
+    ...tokens.map((id) => invalidateSubject(env, 'token', id)),
+    ...sessions.map((id) => invalidateSubject(env, 'session', id)),
+  ])
+}
+
+const Password = z.string().min(12, 'must be at least 12 characters').max(1024)
+const EnvIds = z.array(z.string().min(1).max(200)).max(1000)
+
+const LoginBody = z.object({
+  login_method: z.string(),
+  username: z.string().max(320),
+  secret: z.string().max(1024),
+})
+
+const LoginResponse = z.object({
+  data: z.object({ user_id: z.string().uuid(), auth_expired: z.boolean(), session_token: z.string() }),
+})
+
+const UserIdParams = z.object({ user_id: z.string().uuid('user id is malformed: expected a UUID') })
+
+const CreateUserBody = z
+  .object({
+    principal_name: z.string().trim().min(1).max(200),
+    email_address: z.string().trim().email().max(320).nullable().optional(),
+    secret: Password.optional(),
+    roles: z.array(z.enum(ROLES)).min(1).max(4),
+    all_environments: z.boolean().optional().default(true),
+    environment_access: EnvIds.optional().default([]),
+  })
+  .strict()
+
+const UpdateUserBody = z
+  .object({
+    principal_name: z.string().trim().min(1).max(200).optional(),
+    email_address: z.string().trim().email().max(320).nullable().optional(),
+    secret: Password.optional(),
+    roles: z.array(z.enum(ROLES)).min(1).max(4).optional(),
+    is_disabled: z.boolean().optional(),
+    all_environments: z.boolean().optional(),
+    environment_access: EnvIds.optional(),
+  })
+  .strict()
+
+const one = z.object({ data: UserSchema })
+
+export const authRoutes: RouteEntry[] = [
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v2/login',
+      operationId: 'Login',
+      summary: 'Log in with a user name and secret; returns a session JWT',
+      tags: ['Auth'],
+      auth: 'public',
+      publicLimit: 'login',
+      body: { kind: 'json', schema: LoginBody, maxBytes: 16 * 1024 },
+      responses: { 200: { description: 'session created', schema: LoginResponse } },
+    },
+    async (c, { body }) => {
+      if (body.login_method.toLowerCase() !== 'secret')
+        throw new ApiError(400, `login method ${body.login_method.slice(0, 40)} is not supported`, 'login_method')
+      const db = c.env.DB
+      const cfg = c.var.config
+      const username = body.username.trim()
+      let user = await findUserForLogin(db, username)
+      if (!user && cfg.BOOTSTRAP_ADMIN_PASSWORD && (await countUsers(db)) === 0) {
+        // Bootstrap: the first administrator exists only while the database has no user at all.
+        const now = rfc3339(c.var.now())
+        await insertFirstUser(db, {
+          id: crypto.randomUUID(),
+          principal_name: cfg.BOOTSTRAP_ADMIN_USERNAME,
+          email: null,
+          password_hash: await hashPassword(cfg.BOOTSTRAP_ADMIN_PASSWORD),
+          roles: ['Administrator'],
+          environment_access: { all: true },
+          now,
+        })
+        user = await findUserForLogin(db, username)
+      }
+      const ok = await verifyPassword(body.secret, user?.password_hash)
+      if (!user || !ok) throw new ApiError(401, 'authentication is invalid', 'auth')
+      if (user.is_disabled) throw new ApiError(403, 'user disabled', 'auth')
+      const now = c.var.now()
+      const sessionId = crypto.randomUUID()
+      const iat = Math.floor(now.getTime() / 1000)
+      const exp = iat + cfg.SESSION_TTL_HOURS * 3600
+      await insertSession(db, { id: sessionId, user_id: user.id, created_at: rfc3339(now), expires_at: rfc3339(exp * 1000) })
+      const token = await signSession({ jti: sessionId, sub: user.id, iat, exp }, cfg.JWT_SIGNING_KEY)
+      return c.json({ data: { user_id: user.id, auth_expired: false, session_token: token } })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v2/logout',
+      operationId: 'Logout',
+      summary: 'End the calling session (with a signed request: end every session of the token’s user)',
+      tags: ['Auth'],
+      auth: 'auth/ManageSelf',
+      responses: { 200: { description: 'logged out', schema: z.object({ data: z.object({ sessions_ended: z.number().int() }) }) } },
+    },
+    async (c) => {
+      const p = c.var.principal
+      const now = rfc3339(c.var.now())
+      const ids = p.sessionId ? [p.sessionId] : await openSessionIds(c.env.DB, p.userId, now)
+      let ended = 0
+      for (const id of ids) if (await endSession(c.env.DB, id, now)) ended++
+      await Promise.all(ids.map((id) => invalidateSubject(c.env, 'session', id)))
+      return c.json({ data: { sessions_ended: ended } })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/self',
+      operationId: 'GetSelf',
+      summary: 'The calling user',
+      tags: ['Auth'],
+      auth: 'auth/ManageSelf',
+      responses: { 200: { description: 'the caller', schema: one } },
+    },
+    async (c) => {
+      const u = await getUser(c.env.DB, c.var.principal.userId)
+      if (!u) throw new ApiError(404, 'resource not found')
+      return c.json({ data: userJson(u) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/bloodhound-users',
+      operationId: 'ListUsers',
+      summary: 'List users',
+      tags: ['Users'],
+      auth: 'auth/ManageUsers',
+      responses: { 200: { description: 'users', schema: z.object({ data: z.object({ users: z.array(UserSchema) }) }) } },
+    },
+    async (c) => c.json({ data: { users: (await listUsers(c.env.DB)).map(userJson) } }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v2/bloodhound-users',
+      operationId: 'CreateUser',
+      summary: 'Create a user',
+      tags: ['Users'],
+      auth: 'auth/ManageUsers',
+      body: { kind: 'json', schema: CreateUserBody, maxBytes: 64 * 1024 },
+      responses: { 200: { description: 'created', schema: one }, 409: { description: 'principal name or email taken' } },
+    },
+    async (c, { body }) => {
+      const now = rfc3339(c.var.now())
+      const id = crypto.randomUUID()
+      const ok = await insertUser(c.env.DB, {
+        id,
+        principal_name: body.principal_name,
+        email: body.email_address ?? null,
+        password_hash: body.secret ? await hashPassword(body.secret) : null,
+        roles: [...new Set(body.roles)],
+        environment_access: body.all_environments ? { all: true } : { all: false, ids: [...new Set(body.environment_access)] },
+        now,
+      })
+      if (!ok) throw new ApiError(409, 'a user with this principal name or email address already exists', 'principal_name')
+      return c.json({ data: userJson((await getUser(c.env.DB, id))!) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/bloodhound-users/:user_id',
+      operationId: 'GetUser',
+      summary: 'Get a user',
+      tags: ['Users'],
+      auth: 'auth/ManageUsers',
+      params: UserIdParams,
+      responses: { 200: { description: 'the user', schema: one } },
+    },
+    async (c, { params }) => {
+      const u = await getUser(c.env.DB, params.user_id)
+      if (!u) throw new ApiError(404, 'resource not found', 'user_id')
+      return c.json({ data: userJson(u) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'patch',
+      path: '/api/v2/bloodhound-users/:user_id',
+      operationId: 'UpdateUser',
+      summary: 'Update a user: roles, disabled flag, environment access, name, email, secret',
+      tags: ['Users'],
+      auth: 'auth/ManageUsers',
+      params: UserIdParams,
+      body: { kind: 'json', schema: UpdateUserBody, maxBytes: 64 * 1024 },
+      responses: { 200: { description: 'updated', schema: one }, 409: { description: 'principal name or email taken' } },
+    },
+    async (c, { params, body }) => {
+      const db = c.env.DB
+      const current = await getUser(db, params.user_id)
+      if (!current) throw new ApiError(404, 'resource not found', 'user_id')
+      if (params.user_id === c.var.principal.userId && (body.is_disabled || (body.roles && !body.roles.includes('Administrator'))))
+        throw new ApiError(400, 'you cannot disable yourself or remove your own Administrator role', 'user_id')
+      const nowIso = rfc3339(c.var.now())
+      let access = undefined as undefined | { all: true } | { all: false; ids: string[] }
+      if (body.all_environments !== undefined || body.environment_access !== undefined) {
+        const all = body.all_environments ?? (body.environment_access ? false : current.environment_access.all)
+        access = all ? { all: true } : { all: false, ids: [...new Set(body.environment_access ?? [])] }
+      }
+      const sessions = await openSessionIds(db, params.user_id, nowIso)
+      const r = await updateUser(
+        db,
+        params.user_id,
+        {
+          roles: body.roles ? [...new Set(body.roles)] : undefined,
+          is_disabled: body.is_disabled,
+          environment_access: access,
+          email: body.email_address,
+          principal_name: body.principal_name,
+          password_hash: body.secret ? await hashPassword(body.secret) : undefined,
+        },
+        nowIso,
+      )
+      if (r === 'conflict') throw new ApiError(409, 'a user with this principal name or email address already exists', 'principal_name')
+      if (!r) throw new ApiError(404, 'resource not found', 'user_id')
+      await invalidateUser(c.env, params.user_id, nowIso, undefined, sessions)
+      return c.json({ data: userJson(r) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'delete',
+      path: '/api/v2/bloodhound-users/:user_id',
+      operationId: 'DeleteUser',
+      summary: 'Delete a user (their tokens and sessions go with them)',
+      tags: ['Users'],
+      auth: 'auth/ManageUsers',
+      params: UserIdParams,
+      responses: { 200: { description: 'deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }) } },
+    },
+    async (c, { params }) => {
+      if (params.user_id === c.var.principal.userId) throw new ApiError(400, 'you cannot delete yourself', 'user_id')
+      const db = c.env.DB
+      const nowIso = rfc3339(c.var.now())
+      const tokens = await tokenIdsOfUser(db, params.user_id)
+      const sessions = await openSessionIds(db, params.user_id, nowIso)
+      if (!(await deleteUser(db, params.user_id))) throw new ApiError(404, 'resource not found', 'user_id')
+      await invalidateUser(c.env, params.user_id, nowIso, tokens, sessions)
+      return c.json({ data: { id: params.user_id, deleted: true as const } })
+    },
+  ),
+  ...tokenRoutes,
+]

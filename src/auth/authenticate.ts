@@ -1,0 +1,174 @@
+import type { Context, MiddlewareHandler } from 'hono'
+import type { AppEnv } from '../env'
+import { ApiError } from '../http/errors'
+import { rateLimitHeaders, type RateLimitOutcome } from '../ratelimit/headers'
+import { authorizeSubject, consumeIp, LimiterUnavailable, outcome } from '../ratelimit/limiter.client'
+import { fromBase64Strict } from './encoding'
+import { verifySession } from './jwt'
+import { permissionsOf, type Permission } from './permissions'
+import type { Principal } from './principal'
+import { parseRfc3339, requestTarget, skewError, verifySignature } from './signature'
+import { openTokenKey } from './token-crypto'
+import { getSealedKey } from './tokens.store'
+
+/**
+ * Authentication + rate limiting, in one middleware so that the budget spent depends on the outcome:
+ *  - a credential that verifies spends its own token's (or session's) bucket, in the same Durable Object
+ *    round-trip that checks revocation and the user's state;
+ *  - no credential, a bad one, or a public route spends the client IP's bucket instead, so forged
+ *    requests naming somebody's token id cannot exhaust that token's budget.
+ * Every failure is a 401 envelope whose message names the cause (the spec: failed authentication → 401).
+ */
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** Isolate-local cache of decrypted token keys. Safe: revocation is decided by the token's object, not here. */
+const keyCache = new Map<string, string>()
+const KEY_CACHE_MAX = 5000
+
+/** Isolate-local note of IPs known to be over their limit, to answer floods without any I/O. */
+const blockedIps = new Map<string, { untilMs: number; o: RateLimitOutcome }>()
+
+export function clientIp(c: Context): string {
+  return c.req.header('cf-connecting-ip') ?? c.req.header('x-real-ip') ?? 'unknown'
+}
+
+function applyLimitHeaders(c: Context<AppEnv>, o: RateLimitOutcome) {
+  c.set('rateLimit', o)
+  for (const [k, v] of Object.entries(rateLimitHeaders(o))) c.header(k, v)
+}
+
+function tooMany(o: RateLimitOutcome): ApiError {
+  return new ApiError(429, 'Too many requests. Please try again later.', 'middleware', rateLimitHeaders(o))
+}
+
+function unavailable(): ApiError {
+  return new ApiError(503, 'the rate limiter is unavailable; retry shortly', 'middleware', { 'Retry-After': '1' })
+}
+
+async function spendIp(c: Context<AppEnv>, kind: 'ip' | 'login'): Promise<RateLimitOutcome> {
+  const ip = clientIp(c)
+  const now = c.var.now().getTime()
+  const key = `${kind}:${ip}`
+  const blocked = blockedIps.get(key)
+  if (blocked && blocked.untilMs > now) return { ...blocked.o, allowed: false, remaining: 0 }
+  const o = await consumeIp(c.env, c.var.config, ip, kind, now)
+  if (!o.allowed) {
+    if (blockedIps.size > 10_000) blockedIps.clear()
+    blockedIps.set(key, { untilMs: now + o.retryAfterSeconds * 1000, o })
+  } else if (blocked) blockedIps.delete(key)
+  return o
+}
+
+/** Fail authentication: the IP pays for it; 429 once the IP is over its budget, else 401. */
+async function fail(c: Context<AppEnv>, message: string): Promise<never> {
+  let o: RateLimitOutcome
+  try {
+    o = await spendIp(c, 'ip')
+  } catch (e) {
+    if (e instanceof LimiterUnavailable) throw unavailable()
+    throw e
+  }
+  applyLimitHeaders(c, o)
+  if (!o.allowed) throw tooMany(o)
+  throw new ApiError(401, message, 'auth', { 'WWW-Authenticate': 'Bearer, svcsignature' })
+}
+
+async function tokenKey(env: Env, secret: string, tokenId: string): Promise<string | null> {
+  const hit = keyCache.get(tokenId)
+  if (hit !== undefined) return hit
+  const row = await getSealedKey(env.DB, tokenId)
+  if (!row) return null
+  const key = await openTokenKey(secret, tokenId, row.key_sealed)
+  if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value as string)
+  keyCache.set(tokenId, key)
+  return key
+}
+
+/** Forget a key in this isolate (on revocation; other isolates are covered by the token's object). */
+export function forgetTokenKey(tokenId: string) {
+  keyCache.delete(tokenId)
+}
+
+type Credential = { kind: 'token' | 'session'; id: string }
+
+async function verifyCredential(c: Context<AppEnv>, header: string): Promise<Credential> {
+  const sp = header.indexOf(' ')
+  const scheme = (sp === -1 ? header : header.slice(0, sp)).toLowerCase()
+  const param = sp === -1 ? '' : header.slice(sp + 1).trim()
+  const cfg = c.var.config
+  const now = c.var.now()
+
+  if (scheme === 'bearer') {
+    if (!param) return fail(c, 'Authorization header has no bearer token')
+    const claims = await verifySession(param, cfg.JWT_SIGNING_KEY, Math.floor(now.getTime() / 1000))
+    if (typeof claims === 'string') return fail(c, `bearer ${claims}`)
+    return { kind: 'session', id: claims.jti }
+  }
+  if (scheme !== 'svcsignature' && scheme !== 'bhesignature') {
+    return fail(c, `unsupported authorization scheme "${scheme.slice(0, 32)}": use Bearer, svcsignature or bhesignature`)
+  }
+  if (!UUID.test(param)) return fail(c, 'token id is malformed: expected a UUID after the scheme')
+  const dateText = c.req.header('requestdate')
+  if (!dateText) return fail(c, 'missing RequestDate header')
+  const date = parseRfc3339(dateText)
+  if (!date) return fail(c, 'malformed RequestDate header: expected an RFC 3339 date-time')
+  const sigText = c.req.header('signature')
+  if (!sigText) return fail(c, 'missing Signature header')
+  const sig = fromBase64Strict(sigText.trim())
+  if (!sig) return fail(c, 'malformed Signature header: expected standard base64')
+  const key = await tokenKey(c.env, cfg.TOKEN_ENCRYPTION_KEY, param)
+  if (key === null) return fail(c, 'unknown or revoked token')
+  const skew = skewError(date, now)
+  if (skew) return fail(c, skew)
+  const body = await c.req.arrayBuffer()
+  const ok = await verifySignature(key, c.req.method, requestTarget(c.req.url), dateText, body, sig)
+  if (!ok) return fail(c, 'signature digest mismatch')
+  return { kind: 'token', id: param }
+}
+
+export function authenticate(opts: { required: true } | { required: false; publicLimit: 'ip' | 'login' }): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    try {
+      if (!opts.required) {
+        const o = await spendIp(c, opts.publicLimit)
+        applyLimitHeaders(c, o)
+        if (!o.allowed) throw tooMany(o)
+        return next()
+      }
+      const header = c.req.header('authorization')
+      if (!header || !header.trim()) return fail(c, 'authentication required: no Authorization header')
+      const cred = await verifyCredential(c, header.trim())
+      const nowMs = c.var.now().getTime()
+      const res = await authorizeSubject(c.env, c.var.config, cred.kind, cred.id, nowMs)
+      if (!res.ok) return fail(c, res.reason)
+      const o = outcome(cred.kind, c.var.config.RATE_LIMIT_PER_SECOND, c.var.config.RATE_LIMIT_BURST, res.limit)
+      applyLimitHeaders(c, o)
+      if (!o.allowed) throw tooMany(o)
+      const p = res.principal
+      const principal: Principal = {
+        userId: p.userId,
+        principalName: p.principalName,
+        roles: p.roles,
+        permissions: [...permissionsOf(p.roles)],
+        environmentAccess: p.environmentAccess,
+        via: cred.kind,
+        ...(cred.kind === 'token' ? { tokenId: cred.id } : { sessionId: cred.id }),
+      }
+      c.set('principal', principal)
+    } catch (e) {
+      if (e instanceof LimiterUnavailable) throw unavailable()
+      throw e
+    }
+    return next()
+  }
+}
+
+/** Permission check after authentication: 403 envelope when the caller's roles lack it. */
+export function permit(permission: Permission): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!c.var.principal?.permissions.includes(permission))
+      throw new ApiError(403, `not authorized: this operation needs the ${permission} permission`, 'auth')
+    return next()
+  }
+}

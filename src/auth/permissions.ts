@@ -1,0 +1,45 @@
+/**
+ * Roles → permissions: the one table that decides who may do what (documented in docs/permissions.md).
+ * Permission names follow BloodHound's `<area>/<Action>` style so its documentation maps over directly.
+ *
+ * Reasoning: every route declares exactly one permission (or `authenticated` / `public`); the route
+ * helper checks it after authentication, so a handler never runs for a caller that lacks it. A missing
+ * permission is a 403 envelope; a missing or failed credential is a 401 (checked first).
+ */
+export const PERMISSIONS = [
+  'auth/ManageSelf', // read yourself, log out
+  'auth/CreateToken', // create, list and revoke your own API tokens
+  'auth/ManageUsers', // manage every user and every user's tokens
+  'auth/ManageProviders', // SAML / SSO providers
+  'graph/Read', // environments, search, paths, entities, findings
+  'graph/Ingest', // file-upload jobs
+  'graph/ManageExtensions', // graph extensions
+  'analysis/Run', // start analysis runs
+  'risks/ManageRisks', // accept findings
+] as const
+export type Permission = (typeof PERMISSIONS)[number]
+
+export const ROLES = ['Administrator', 'User', 'Read-Only', 'Upload-Only'] as const
+export type Role = (typeof ROLES)[number]
+
+export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
+  Administrator: PERMISSIONS,
+  User: ['auth/ManageSelf', 'auth/CreateToken', 'graph/Read', 'graph/Ingest'],
+  'Read-Only': ['auth/ManageSelf', 'auth/CreateToken', 'graph/Read'],
+  'Upload-Only': ['auth/ManageSelf', 'auth/CreateToken', 'graph/Ingest'],
+}
+
+export function permissionsOf(roles: readonly Role[]): Set<Permission> {
+  const out = new Set<Permission>()
+  for (const r of roles) for (const p of ROLE_PERMISSIONS[r] ?? []) out.add(p)
+  return out
+}
+
+/** Environment access: every environment, or a list of environment ids (object ids of Domain/AZTenant/...). */
+export type EnvironmentAccess = { all: true } | { all: false; ids: string[] }
+
+export function canSeeEnvironment(access: EnvironmentAccess, environmentId: string | null | undefined): boolean {
+  if (access.all) return true
+  if (!environmentId) return false
+  return access.ids.includes(environmentId)
+}

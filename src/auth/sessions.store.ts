@@ -1,0 +1,28 @@
+export interface SessionRow {
+  id: string
+  user_id: string
+  created_at: string
+  expires_at: string
+  ended_at: string | null
+}
+
+export async function insertSession(db: D1Database, s: Omit<SessionRow, 'ended_at'>): Promise<void> {
+  await db
+    .prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
+    .bind(s.id, s.user_id, s.created_at, s.expires_at)
+    .run()
+}
+
+export async function endSession(db: D1Database, id: string, now: string): Promise<boolean> {
+  const r = await db.prepare('UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL').bind(now, id).run()
+  return r.meta.changes === 1
+}
+
+/** Open sessions of a user (to invalidate their limiter objects when the user changes). */
+export async function openSessionIds(db: D1Database, userId: string, now: string): Promise<string[]> {
+  const { results } = await db
+    .prepare('SELECT id FROM sessions WHERE user_id = ? AND expires_at > ?')
+    .bind(userId, now)
+    .all<{ id: string }>()
+  return results.map((r) => r.id)
+}

@@ -1,0 +1,160 @@
+import type { EnvironmentAccess, Role } from './permissions'
+
+export interface User {
+  id: string
+  principal_name: string
+  email: string | null
+  roles: Role[]
+  is_disabled: boolean
+  environment_access: EnvironmentAccess
+  created_at: string
+  updated_at: string
+}
+
+interface UserRow {
+  id: string
+  principal_name: string
+  email: string | null
+  password_hash: string | null
+  roles: string
+  is_disabled: number
+  all_environments: number
+  environment_ids: string
+  created_at: string
+  updated_at: string
+}
+
+export function toUser(r: UserRow): User {
+  return {
+    id: r.id,
+    principal_name: r.principal_name,
+    email: r.email,
+    roles: JSON.parse(r.roles) as Role[],
+    is_disabled: r.is_disabled === 1,
+    environment_access: r.all_environments === 1 ? { all: true } : { all: false, ids: JSON.parse(r.environment_ids) as string[] },
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  }
+}
+
+const COLUMNS = 'id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, created_at, updated_at'
+
+export async function countUsers(db: D1Database): Promise<number> {
+  const r = await db.prepare('SELECT count(*) AS n FROM users').first<{ n: number }>()
+  return r?.n ?? 0
+}
+
+export async function getUser(db: D1Database, id: string): Promise<User | null> {
+  const r = await db.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ?`).bind(id).first<UserRow>()
+  return r ? toUser(r) : null
+}
+
+/** Login lookup: principal name (case-insensitive) or email (case-insensitive). */
+export async function findUserForLogin(db: D1Database, username: string): Promise<(User & { password_hash: string | null }) | null> {
+  const r = await db
+    .prepare(`SELECT ${COLUMNS} FROM users WHERE principal_name = ?1 COLLATE NOCASE OR email = ?1 COLLATE NOCASE LIMIT 1`)
+    .bind(username)
+    .first<UserRow>()
+  return r ? { ...toUser(r), password_hash: r.password_hash } : null
+}
+
+export async function listUsers(db: D1Database): Promise<User[]> {
+  const { results } = await db.prepare(`SELECT ${COLUMNS} FROM users ORDER BY principal_name COLLATE NOCASE, id`).all<UserRow>()
+  return results.map(toUser)
+}
+
+export interface NewUser {
+  id: string
+  principal_name: string
+  email: string | null
+  password_hash: string | null
+  roles: Role[]
+  environment_access: EnvironmentAccess
+  now: string
+}
+
+function insertStatement(db: D1Database, u: NewUser): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO users (id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
+    )
+    .bind(
+      u.id,
+      u.principal_name,
+      u.email,
+      u.password_hash,
+      JSON.stringify(u.roles),
+      u.environment_access.all ? 1 : 0,
+      JSON.stringify(u.environment_access.all ? [] : u.environment_access.ids),
+      u.now,
+      u.now,
+    )
+}
+
+/** Returns false when the principal name or email is taken. */
+export async function insertUser(db: D1Database, u: NewUser): Promise<boolean> {
+  try {
+    await insertStatement(db, u).run()
+    return true
+  } catch (e) {
+    if (/UNIQUE constraint failed/i.test(String((e as Error).message))) return false
+    throw e
+  }
+}
+
+/** Creates the first administrator only while the table is empty (atomic: INSERT ... WHERE NOT EXISTS). */
+export async function insertFirstUser(db: D1Database, u: NewUser): Promise<boolean> {
+  const r = await db
+    .prepare(
+      `INSERT INTO users (id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, created_at, updated_at)
+       SELECT ?, ?, ?, ?, ?, 0, 1, '[]', ?, ? WHERE NOT EXISTS (SELECT 1 FROM users)`,
+    )
+    .bind(u.id, u.principal_name, u.email, u.password_hash, JSON.stringify(u.roles), u.now, u.now)
+    .run()
+  return r.meta.changes === 1
+}
+
+export interface UserPatch {
+  roles?: Role[]
+  is_disabled?: boolean
+  environment_access?: EnvironmentAccess
+  email?: string | null
+  principal_name?: string
+  password_hash?: string
+}
+
+/**
+ * Applies a patch in one statement; disabling a user also ends their sessions in the same batch.
+ * Returns null when the user does not exist, 'conflict' on a duplicate name/email.
+ */
+export async function updateUser(db: D1Database, id: string, p: UserPatch, now: string): Promise<User | null | 'conflict'> {
+  const sets: string[] = []
+  const args: unknown[] = []
+  if (p.roles) sets.push('roles = ?'), args.push(JSON.stringify(p.roles))
+  if (p.is_disabled !== undefined) sets.push('is_disabled = ?'), args.push(p.is_disabled ? 1 : 0)
+  if (p.environment_access) {
+    sets.push('all_environments = ?', 'environment_ids = ?')
+    args.push(p.environment_access.all ? 1 : 0, JSON.stringify(p.environment_access.all ? [] : p.environment_access.ids))
+  }
+  if (p.email !== undefined) sets.push('email = ?'), args.push(p.email)
+  if (p.principal_name !== undefined) sets.push('principal_name = ?'), args.push(p.principal_name)
+  if (p.password_hash !== undefined) sets.push('password_hash = ?'), args.push(p.password_hash)
+  sets.push('updated_at = ?')
+  args.push(now)
+  const stmts = [db.prepare(`UPDATE users SET ${sets.join(', ')} WHERE id = ?`).bind(...args, id)]
+  if (p.is_disabled) stmts.push(db.prepare('UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL').bind(now, id))
+  try {
+    const [r] = await db.batch(stmts)
+    if (r.meta.changes === 0) return null
+  } catch (e) {
+    if (/UNIQUE constraint failed/i.test(String((e as Error).message))) return 'conflict'
+    throw e
+  }
+  return getUser(db, id)
+}
+
+export async function deleteUser(db: D1Database, id: string): Promise<boolean> {
+  const r = await db.prepare('DELETE FROM users WHERE id = ?').bind(id).run()
+  return r.meta.changes === 1
+}

@@ -1,0 +1,185 @@
+/**
+ * Typed EdgeHound client. Signs requests exactly as the service verifies them (src/auth/signature.ts):
+ * HMAC chain over METHOD + raw target, RequestDate[:13], raw body. Runs anywhere `fetch` and
+ * SubtleCrypto exist (workerd, Node ≥ 20, browsers). Tests, the CLI, the benchmarks and the example
+ * connector use it; endpoint wrappers are added as endpoints land.
+ */
+import { computeSignature } from '../auth/signature'
+import { toBase64 } from '../auth/encoding'
+
+export type Credentials =
+  | { kind: 'token'; tokenId: string; tokenKey: string; scheme?: 'svcsignature' | 'bhesignature' }
+  | { kind: 'bearer'; jwt: string }
+  | { kind: 'none' }
+
+export interface ClientOptions {
+  baseUrl: string
+  credentials?: Credentials
+  /** defaults to global fetch; tests pass the worker's fetch */
+  fetch?: (req: Request) => Promise<Response>
+  /** clock for RequestDate (tests shift it to probe skew) */
+  now?: () => Date
+  /** format of RequestDate; default RFC 3339 UTC with milliseconds */
+  formatDate?: (d: Date) => string
+}
+
+export interface ErrorEnvelope {
+  http_status: number
+  timestamp: string
+  request_id: string
+  errors: { context: string; message: string }[]
+}
+
+export class EdgeHoundError extends Error {
+  constructor(
+    readonly status: number,
+    readonly envelope: ErrorEnvelope | null,
+    readonly response: Response,
+  ) {
+    super(envelope?.errors?.map((e) => e.message).join('; ') || `HTTP ${status}`)
+    this.name = 'EdgeHoundError'
+  }
+}
+
+export type Body = string | Uint8Array | ArrayBuffer | FormData | Record<string, unknown> | unknown[] | undefined
+
+export interface RequestOptions {
+  headers?: Record<string, string>
+  /** content type for string/bytes bodies */
+  contentType?: string
+}
+
+async function encodeBody(body: Body, contentType?: string): Promise<{ bytes: Uint8Array | null; type?: string }> {
+  if (body === undefined) return { bytes: null }
+  if (typeof body === 'string') return { bytes: new TextEncoder().encode(body), type: contentType ?? 'application/json' }
+  if (body instanceof Uint8Array) return { bytes: body, type: contentType }
+  if (body instanceof ArrayBuffer) return { bytes: new Uint8Array(body), type: contentType }
+  if (body instanceof FormData) {
+    // Serialise the form ourselves so that the signed bytes are exactly the bytes sent.
+    const r = new Response(body)
+    return { bytes: new Uint8Array(await r.arrayBuffer()), type: r.headers.get('content-type') ?? undefined }
+  }
+  return { bytes: new TextEncoder().encode(JSON.stringify(body)), type: contentType ?? 'application/json' }
+}
+
+export class EdgeHoundClient {
+  readonly baseUrl: string
+  credentials: Credentials
+  private readonly doFetch: (req: Request) => Promise<Response>
+  private readonly now: () => Date
+  private readonly formatDate: (d: Date) => string
+
+  constructor(opts: ClientOptions) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '')
+    this.credentials = opts.credentials ?? { kind: 'none' }
+    this.doFetch = opts.fetch ?? ((r) => fetch(r))
+    this.now = opts.now ?? (() => new Date())
+    this.formatDate = opts.formatDate ?? ((d) => d.toISOString())
+  }
+
+  withCredentials(credentials: Credentials): EdgeHoundClient {
+    return new EdgeHoundClient({ baseUrl: this.baseUrl, credentials, fetch: this.doFetch, now: this.now, formatDate: this.formatDate })
+  }
+
+  /** Builds (and signs) a request. `target` is the path plus query string, sent exactly as given. */
+  async buildRequest(method: string, target: string, body?: Body, opts: RequestOptions = {}): Promise<Request> {
+    const { bytes, type } = await encodeBody(body, opts.contentType)
+    const headers = new Headers(opts.headers)
+    if (type && !headers.has('content-type')) headers.set('Content-Type', type)
+    const cred = this.credentials
+    if (cred.kind === 'token') {
+      const date = this.formatDate(this.now())
+      const sig = await computeSignature(cred.tokenKey, method.toUpperCase(), target, date, bytes ?? new Uint8Array())
+      headers.set('Authorization', `${cred.scheme ?? 'svcsignature'} ${cred.tokenId}`)
+      headers.set('RequestDate', date)
+      headers.set('Signature', toBase64(sig))
+    } else if (cred.kind === 'bearer') {
+      headers.set('Authorization', `Bearer ${cred.jwt}`)
+    }
+    return new Request(this.baseUrl + target, { method: method.toUpperCase(), headers, body: bytes })
+  }
+
+  /** Sends a request and returns the raw response (no status check). */
+  async raw(method: string, target: string, body?: Body, opts?: RequestOptions): Promise<Response> {
+    return this.doFetch(await this.buildRequest(method, target, body, opts))
+  }
+
+  /** Sends a request; throws EdgeHoundError with the envelope on a non-2xx answer; returns parsed JSON. */
+  async call<T = unknown>(method: string, target: string, body?: Body, opts?: RequestOptions): Promise<T> {
+    const res = await this.raw(method, target, body, opts)
+    const text = await res.text()
+    if (!res.ok) {
+      let env: ErrorEnvelope | null = null
+      try {
+        env = JSON.parse(text) as ErrorEnvelope
+      } catch {
+        /* not JSON */
+      }
+      throw new EdgeHoundError(res.status, env, res)
+    }
+    if (!text) return undefined as T
+    return (res.headers.get('content-type') ?? '').includes('json') ? (JSON.parse(text) as T) : (text as T)
+  }
+
+  // ---- endpoint wrappers -------------------------------------------------------------------------
+  login(username: string, secret: string) {
+    return this.call<{ data: { user_id: string; auth_expired: boolean; session_token: string } }>('POST', '/api/v2/login', {
+      login_method: 'secret',
+      username,
+      secret,
+    })
+  }
+  logout() {
+    return this.call<{ data: { sessions_ended: number } }>('POST', '/api/v2/logout')
+  }
+  self() {
+    return this.call<{ data: UserJson }>('GET', '/api/v2/self')
+  }
+  version() {
+    return this.call<{ data: { API: { current_version: string; deprecated_version: string }; server_version: string } }>('GET', '/api/version')
+  }
+  createToken(token_name: string, user_id?: string) {
+    return this.call<{ data: TokenJson & { key: string } }>('POST', '/api/v2/tokens', user_id ? { token_name, user_id } : { token_name })
+  }
+  listTokens() {
+    return this.call<{ data: { tokens: TokenJson[] } }>('GET', '/api/v2/tokens')
+  }
+  revokeToken(id: string) {
+    return this.call<{ data: { id: string; revoked: true } }>('DELETE', `/api/v2/tokens/${encodeURIComponent(id)}`)
+  }
+  listUsers() {
+    return this.call<{ data: { users: UserJson[] } }>('GET', '/api/v2/bloodhound-users')
+  }
+  createUser(u: { principal_name: string; email_address?: string | null; secret?: string; roles: string[]; all_environments?: boolean; environment_access?: string[] }) {
+    return this.call<{ data: UserJson }>('POST', '/api/v2/bloodhound-users', u)
+  }
+  updateUser(id: string, patch: Record<string, unknown>) {
+    return this.call<{ data: UserJson }>('PATCH', `/api/v2/bloodhound-users/${encodeURIComponent(id)}`, patch)
+  }
+  deleteUser(id: string) {
+    return this.call<{ data: { id: string; deleted: true } }>('DELETE', `/api/v2/bloodhound-users/${encodeURIComponent(id)}`)
+  }
+}
+
+export interface UserJson {
+  id: string
+  principal_name: string
+  email_address: string | null
+  roles: string[]
+  is_disabled: boolean
+  all_environments: boolean
+  environment_access: string[]
+  created_at: string
+  updated_at: string
+}
+
+export interface TokenJson {
+  id: string
+  name: string
+  user_id: string
+  hmac_method: 'hmac-sha2-256'
+  created_at: string
+  updated_at: string
+  last_access: string | null
+  deleted_at: { time: string; valid: boolean }
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod'
+import { ApiError } from './http/errors'
+
+/**
+ * Configuration, parsed once per env object with zod. Vars have defaults (wrangler.toml [vars]);
+ * secrets have none. A missing secret outside tests fails loudly with a 500 envelope that names the
+ * setting (never its value). See the README's configuration table.
+ */
+const intFrom = (def: number, min = 1) =>
+  z
+    .union([z.string(), z.number()])
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return def
+      const n = Number(v)
+      if (!Number.isInteger(n) || n < min) {
+        ctx.addIssue({ code: 'custom', message: `must be an integer >= ${min}` })
+        return z.NEVER
+      }
+      return n
+    })
+
+const schema = z.object({
+  ENVIRONMENT: z.string().optional().default('production'),
+  JWT_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters'),
+  TOKEN_ENCRYPTION_KEY: z
+    .string()
+    .refine((v) => {
+      try {
+        return atob(v).length === 32
+      } catch {
+        return false
+      }
+    }, 'must be the base64 text of 32 random bytes'),
+  BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
+  BOOTSTRAP_ADMIN_USERNAME: z.string().optional().transform((v) => (v && v.trim()) || 'admin'),
+  SESSION_TTL_HOURS: intFrom(8),
+  RATE_LIMIT_PER_SECOND: intFrom(55),
+  RATE_LIMIT_BURST: intFrom(110),
+  RATE_LIMIT_PER_IP_PER_SECOND: intFrom(10),
+  RATE_LIMIT_PER_IP_BURST: intFrom(20),
+  PUBLIC_BASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.replace(/\/+$/, '') : undefined))
+    .refine((v) => v === undefined || /^https?:\/\/[^/]+/.test(v), 'must be an http(s) URL'),
+  CORS_ALLOWED_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [])),
+})
+
+export type Config = z.infer<typeof schema>
+
+const cache = new WeakMap<object, Config>()
+
+export function loadConfig(env: Env): Config {
+  const hit = cache.get(env)
+  if (hit) return hit
+  const parsed = schema.safeParse(env)
+  if (!parsed.success) {
+    const details = parsed.error.issues.map((i) => ({
+      context: 'configuration',
+      message:
+        i.code === 'invalid_type' && i.input === undefined
+          ? `missing required setting ${String(i.path[0])}`
+          : `invalid setting ${String(i.path[0])}: ${i.message}`,
+    }))
+    throw ApiError.many(500, details)
+  }
+  cache.set(env, parsed.data)
+  return parsed.data
+}

@@ -1,0 +1,188 @@
+import type { Context, MiddlewareHandler } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { z } from 'zod'
+import type { AppEnv } from '../env'
+import type { Permission } from '../auth/permissions'
+import { authenticate, permit } from '../auth/authenticate'
+import { ApiError } from './errors'
+import { zodDetails } from './zod-errors'
+
+/**
+ * One declaration per route: method, path, who may call it, what it accepts and what it answers.
+ * `defineRoute` turns it into Hono middleware in the house order (body limit → authenticate + rate limit
+ * → permission → content type → validation → handler), and the same declaration feeds the OpenAPI
+ * document (src/http/openapi.ts) and the 405 matcher. A route therefore cannot exist without being
+ * documented, authenticated and validated.
+ */
+export type AuthRequirement = 'public' | 'authenticated' | Permission
+
+export type BodySpec =
+  | { kind: 'json'; schema: z.ZodType; maxBytes?: number; required?: boolean }
+  | { kind: 'form'; schema: z.ZodType; maxBytes: number }
+  | { kind: 'raw'; contentTypes: string[]; maxBytes: number; description?: string }
+
+export interface ResponseSpec {
+  description: string
+  schema?: z.ZodType
+  /** default application/json */
+  contentType?: string
+  headers?: Record<string, string>
+}
+
+export interface RouteDef<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends BodySpec | undefined = BodySpec | undefined,
+> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete'
+  /** Hono syntax, e.g. `/api/v2/tokens/:id` */
+  path: string
+  operationId: string
+  summary: string
+  description?: string
+  tags: string[]
+  deprecated?: boolean
+  auth: AuthRequirement
+  params?: P
+  query?: Q
+  body?: B
+  /** success responses; the standard error responses are added automatically */
+  responses: Record<number, ResponseSpec>
+  /** which bucket unauthenticated callers spend; default `ip` */
+  publicLimit?: 'ip' | 'login'
+  /** extra headers set on every response of this route (e.g. Deprecation) */
+  responseHeaders?: Record<string, string>
+  /** hide from the OpenAPI document (only for aliases that are documented elsewhere) */
+  hidden?: boolean
+}
+
+type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined
+type BodyOf<B> = B extends { kind: 'json' | 'form'; schema: infer S } ? Infer<S> : B extends { kind: 'raw' } ? ArrayBuffer : undefined
+
+export interface RouteInput<P, Q, B> {
+  params: Infer<P>
+  query: Infer<Q>
+  body: BodyOf<B>
+}
+
+export type Handler<P, Q, B> = (c: Context<AppEnv>, input: RouteInput<P, Q, B>) => Response | Promise<Response>
+
+export interface RouteEntry {
+  def: RouteDef
+  handlers: MiddlewareHandler<AppEnv>[]
+}
+
+export const DEFAULT_MAX_BODY = 1024 * 1024 // 1 MiB for routes that do not say otherwise
+
+function mediaType(c: Context): string {
+  return (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase()
+}
+
+function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, prefix: string): z.infer<T> {
+  const r = schema.safeParse(value)
+  if (!r.success) throw ApiError.many(400, zodDetails(r.error, prefix))
+  return r.data
+}
+
+/** Query values as Hono gives them: a string, or an array when the key repeats. */
+function queryObject(c: Context): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {}
+  for (const [k, v] of Object.entries(c.req.queries())) out[k] = v.length === 1 ? v[0] : v
+  return out
+}
+
+async function readBody(c: Context<AppEnv>, spec: BodySpec): Promise<unknown> {
+  const mt = mediaType(c)
+  if (spec.kind === 'json') {
+    const buf = await c.req.arrayBuffer()
+    if (buf.byteLength === 0) {
+      if (spec.required === false) return undefined
+      throw new ApiError(400, 'a JSON request body is required', 'body')
+    }
+    if (mt !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(mt))
+      throw new ApiError(415, `unsupported content type "${mt || '(none)'}": expected application/json`, 'content-type')
+    let text: string
+    try {
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buf)
+    } catch {
+      throw new ApiError(400, 'the request body is not valid UTF-8', 'body')
+    }
+    try {
+      return JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
+    } catch (e) {
+      throw new ApiError(400, `the request body is not valid JSON: ${(e as Error).message}`, 'body')
+    }
+  }
+  if (spec.kind === 'form') {
+    if (mt !== 'multipart/form-data')
+      throw new ApiError(415, `unsupported content type "${mt || '(none)'}": expected multipart/form-data`, 'content-type')
+    let form: FormData
+    try {
+      form = await c.req.formData()
+    } catch {
+      throw new ApiError(400, 'the multipart form could not be parsed', 'body')
+    }
+    // Repeated keys become arrays so that schemas can insist on exactly one value.
+    const out: Record<string, File | string | (File | string)[]> = Object.create(null)
+    for (const key of new Set(form.keys())) {
+      const all = form.getAll(key)
+      out[key] = all.length === 1 ? all[0] : all
+    }
+    return out
+  }
+  if (!spec.contentTypes.includes(mt))
+    throw new ApiError(415, `unsupported content type "${mt || '(none)'}": expected one of ${spec.contentTypes.join(', ')}`, 'content-type')
+  return c.req.arrayBuffer()
+}
+
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends BodySpec | undefined>(
+  def: RouteDef<P, Q, B>,
+  handler: Handler<P, Q, B>,
+): RouteEntry {
+  const handlers: MiddlewareHandler<AppEnv>[] = []
+  const maxBytes = def.body?.maxBytes ?? DEFAULT_MAX_BODY
+  handlers.push(async (c, next) => {
+    c.set('routeTemplate', def.path)
+    if (def.responseHeaders) for (const [k, v] of Object.entries(def.responseHeaders)) c.header(k, v)
+    await next()
+  })
+  handlers.push(
+    bodyLimit({
+      maxSize: maxBytes,
+      onError: () => {
+        throw new ApiError(413, `request body exceeds the limit of ${maxBytes} bytes for this route`, 'body')
+      },
+    }),
+  )
+  handlers.push(authenticate(def.auth === 'public' ? { required: false, publicLimit: def.publicLimit ?? 'ip' } : { required: true }))
+  if (def.auth !== 'public' && def.auth !== 'authenticated') handlers.push(permit(def.auth))
+  handlers.push(async (c) => {
+    const params = def.params ? parseOrThrow(def.params, c.req.param(), 'path.') : undefined
+    const query = def.query ? parseOrThrow(def.query, queryObject(c), 'query.') : undefined
+    let body: unknown
+    if (def.body) {
+      const raw = await readBody(c, def.body)
+      body = def.body.kind === 'raw' || raw === undefined ? raw : parseOrThrow(def.body.schema, raw, def.body.kind === 'form' ? 'form.' : '')
+    }
+    return handler(c, { params, query, body } as RouteInput<P, Q, B>)
+  })
+  return { def: def as unknown as RouteDef, handlers }
+}
+
+/** Hono path `/a/:id/b` → OpenAPI `/a/{id}/b` */
+export function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, '{$1}')
+}
+
+/** A regular expression matching concrete paths of a route template (for 405 detection). */
+export function pathMatcher(path: string): RegExp {
+  const src = path
+    .split(/(:[A-Za-z0-9_]+(?:\{[^}]*\})?)/)
+    .map((part) => {
+      if (!part.startsWith(':')) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      const m = /\{([^}]*)\}/.exec(part)
+      return m ? `(?:${m[1]})` : '[^/]+'
+    })
+    .join('')
+  return new RegExp(`^${src}$`)
+}

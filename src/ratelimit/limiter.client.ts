@@ -1,0 +1,71 @@
+import type { Config } from '../config'
+import type { AuthorizeResult, LimitResult } from './limiter.do'
+import type { RateLimitOutcome } from './headers'
+
+/**
+ * The worker's side of the limiter objects. What happens when an object cannot be reached: we fail
+ * closed with 503 (and `Retry-After: 1`). The token/session object is also the revocation authority,
+ * so admitting a request without it could let a revoked token through; for the per-IP buckets the same
+ * rule keeps one behaviour everywhere. A caught error is retried once, as Cloudflare advises for
+ * transient DO errors (`overloaded` is not retried).
+ */
+export class LimiterUnavailable extends Error {}
+
+async function call<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (e) {
+    const err = e as { retryable?: boolean; overloaded?: boolean }
+    if (err?.retryable && !err?.overloaded) {
+      try {
+        return await fn()
+      } catch {
+        /* fall through */
+      }
+    }
+    throw new LimiterUnavailable(String((e as Error)?.message ?? e))
+  }
+}
+
+function stub(env: Env, name: string) {
+  return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name))
+}
+
+export function outcome(policy: RateLimitOutcome['policy'], rate: number, burst: number, r: LimitResult): RateLimitOutcome {
+  return {
+    policy,
+    limit: burst,
+    windowSeconds: Math.max(1, Math.ceil(burst / rate)),
+    remaining: r.remaining,
+    resetSeconds: r.resetSeconds,
+    retryAfterSeconds: r.retryAfterSeconds,
+    allowed: r.allowed,
+  }
+}
+
+/** Login attempts per client IP: a fixed, small budget (1/s, burst 5), like BloodHound's 1/s on login. */
+export const LOGIN_RATE = { rate: 1, burst: 5 }
+
+export async function consumeIp(env: Env, cfg: Config, ip: string, kind: 'ip' | 'login', nowMs: number): Promise<RateLimitOutcome> {
+  const { rate, burst } = kind === 'login' ? LOGIN_RATE : { rate: cfg.RATE_LIMIT_PER_IP_PER_SECOND, burst: cfg.RATE_LIMIT_PER_IP_BURST }
+  const r = await call(() => stub(env, `${kind}:${ip}`).consume({ rate, burst, nowMs }))
+  return outcome(kind, rate, burst, r)
+}
+
+export async function authorizeSubject(
+  env: Env,
+  cfg: Config,
+  kind: 'token' | 'session',
+  id: string,
+  nowMs: number,
+): Promise<AuthorizeResult> {
+  return call(
+    () =>
+      stub(env, `${kind}:${id}`).authorize({ kind, id, rate: cfg.RATE_LIMIT_PER_SECOND, burst: cfg.RATE_LIMIT_BURST, nowMs }) as Promise<AuthorizeResult>,
+  )
+}
+
+/** Tell a token's or session's object to re-read its subject (after D1 has been changed). */
+export async function invalidateSubject(env: Env, kind: 'token' | 'session', id: string): Promise<void> {
+  await call(() => stub(env, `${kind}:${id}`).invalidate())
+}

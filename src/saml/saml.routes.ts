@@ -1,0 +1,3 @@
+import type { RouteEntry } from '../http/route'
+
+export const samlRoutes: RouteEntry[] = []

@@ -1,0 +1,32 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers'
+import { defineConfig } from 'vitest/config'
+import path from 'node:path'
+
+const root = path.resolve(import.meta.dirname, '..')
+
+// Secrets for the test worker. They exist only here; production secrets come from `wrangler secret put`.
+export const TEST_SECRETS = {
+  ENVIRONMENT: 'test',
+  JWT_SIGNING_KEY: 'test-jwt-signing-key-0123456789abcdef0123456789',
+  TOKEN_ENCRYPTION_KEY: 'dGVzdC10b2tlbi1lbmNyeXB0aW9uLWtleS0zMmJ5dGU=',
+  BOOTSTRAP_ADMIN_PASSWORD: 'test-admin-password',
+}
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(root, 'migrations'))
+  return {
+    root,
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: path.join(root, 'wrangler.toml') },
+        miniflare: { bindings: { ...TEST_SECRETS, TEST_MIGRATIONS: migrations } },
+      }),
+    ],
+    test: {
+      include: ['test/**/*.test.ts'],
+      setupFiles: [path.join(root, 'test/setup.ts')],
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+    },
+  }
+})
