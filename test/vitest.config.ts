@@ -26,6 +26,8 @@ export default defineConfig(async () => {
       include: ['test/**/*.test.ts'],
       setupFiles: [path.join(root, 'test/setup.ts')],
       testTimeout: 30_000,
+      // request log lines only for failing tests
+      silent: 'passed-only',
       hookTimeout: 60_000,
     },
   }

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
+import { zValidator } from '@hono/zod-validator'
 import { z } from 'zod'
 import type { AppEnv } from '../env'
 import type { Permission } from '../auth/permissions'
@@ -84,11 +85,11 @@ function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, prefix: st
   return r.data
 }
 
-/** Query values as Hono gives them: a string, or an array when the key repeats. */
-function queryObject(c: Context): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {}
-  for (const [k, v] of Object.entries(c.req.queries())) out[k] = v.length === 1 ? v[0] : v
-  return out
+/** The one validation hook: a failed zod parse becomes a 400 envelope listing every issue with its path. */
+function validationHook(prefix: string) {
+  return (result: { success: boolean; error?: unknown }) => {
+    if (!result.success) throw ApiError.many(400, zodDetails(result.error as z.ZodError, prefix))
+  }
 }
 
 async function readBody(c: Context<AppEnv>, spec: BodySpec): Promise<unknown> {
@@ -156,9 +157,13 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
   )
   handlers.push(authenticate(def.auth === 'public' ? { required: false, publicLimit: def.publicLimit ?? 'ip' } : { required: true }))
   if (def.auth !== 'public' && def.auth !== 'authenticated') handlers.push(permit(def.auth))
+  // Path and query validation through @hono/zod-validator; one hook turns failures into the envelope.
+  if (def.params) handlers.push(zValidator('param', def.params, validationHook('path.')) as unknown as MiddlewareHandler<AppEnv>)
+  if (def.query) handlers.push(zValidator('query', def.query, validationHook('query.')) as unknown as MiddlewareHandler<AppEnv>)
   handlers.push(async (c) => {
-    const params = def.params ? parseOrThrow(def.params, c.req.param(), 'path.') : undefined
-    const query = def.query ? parseOrThrow(def.query, queryObject(c), 'query.') : undefined
+    const req = c.req as unknown as { valid: (t: 'param' | 'query') => unknown }
+    const params = def.params ? req.valid('param') : undefined
+    const query = def.query ? req.valid('query') : undefined
     let body: unknown
     if (def.body) {
       const raw = await readBody(c, def.body)

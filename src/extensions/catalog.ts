@@ -1,0 +1,49 @@
+/**
+ * The kind catalogue: what the installed graph extensions (built-in Active Directory and Azure, plus any
+ * installed through PUT /api/v2/extensions) say about node kinds, relationship kinds, environments and
+ * relationship findings. Ingest, the graph reads and analysis all read it through `loadKindCatalog`,
+ * which the extensions store implements with few cheap queries (and an isolate cache keyed by a
+ * version that every extension write bumps).
+ *
+ * CONTRACT shared by src/extensions (implements), src/graph and src/findings (consume).
+ */
+export interface EnvironmentKindInfo {
+  /** node kind whose nodes are environments, e.g. `Domain`, `AZTenant`, `GH_Organization` */
+  environmentKind: string
+  sourceKind: string
+  /** node kinds counted as principals of such an environment */
+  principalKinds: string[]
+  extensionName: string
+  /** shown as `type` in available-domains for extension environments */
+  extensionDisplayName: string
+  isBuiltin: boolean
+}
+
+export interface Remediation {
+  short_description: string
+  long_description: string
+  short_remediation: string
+  long_remediation: string
+}
+
+export interface RelationshipFindingInfo {
+  name: string
+  displayName: string
+  relationshipKind: string
+  environmentKind: string
+  remediation: Remediation
+  extensionName: string
+}
+
+export interface KindCatalog {
+  /** every node kind of every installed extension, built-ins included */
+  nodeKinds: Set<string>
+  /** every relationship kind, with whether paths may traverse it */
+  relationshipKinds: Map<string, { traversable: boolean; extensionName: string }>
+  environments: EnvironmentKindInfo[]
+  relationshipFindings: RelationshipFindingInfo[]
+  /** changes whenever an extension is created, updated or deleted */
+  version: string
+}
+
+export { loadKindCatalog } from './catalog.store'
