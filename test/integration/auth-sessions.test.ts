@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest'
+import { sign } from 'hono/jwt'
+import { ADMIN, adminSession, client, env, expectEnvelope, userWithRole } from '../helpers'
+
+const JWT_KEY = 'test-jwt-signing-key-0123456789abcdef0123456789'
+
+describe('login', () => {
+  it('returns a session token with user id; the JWT carries jti/sub/iat/exp', async () => {
+    const r = await client().login(ADMIN.username, ADMIN.password)
+    expect(r.data).toMatchObject({ auth_expired: false })
+    expect(r.data.user_id).toMatch(/^[0-9a-f-]{36}$/)
+    const [, payload] = r.data.session_token.split('.')
+    const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/')))
+    expect(claims.sub).toBe(r.data.user_id)
+    expect(claims.exp - claims.iat).toBe(8 * 3600)
+    const row = await env.DB.prepare('SELECT user_id, ended_at FROM sessions WHERE id = ?').bind(claims.jti).first()
+    expect(row).toEqual({ user_id: r.data.user_id, ended_at: null })
+  })
+
+  it('an unknown user and a wrong password give the same 401', async () => {
+    await adminSession() // bootstrap exists
+    const a = await client().raw('POST', '/api/v2/login', { login_method: 'secret', username: 'nobody', secret: 'whatever-secret' })
+    const b = await client().raw('POST', '/api/v2/login', { login_method: 'secret', username: ADMIN.username, secret: 'wrong-password' })
+    const ea = await expectEnvelope(a, 401)
+    const eb = await expectEnvelope(b, 401)
+    expect(ea.errors).toEqual(eb.errors)
+  })
+
+  it('username matches case-insensitively and is trimmed', async () => {
+    const r = await client().login(`  ${ADMIN.username.toUpperCase()} `, ADMIN.password)
+    expect(r.data.session_token).toBeTruthy()
+  })
+
+  it('an unsupported login method is a 400; a malformed body is a 400; wrong content type 415', async () => {
+    await expectEnvelope(await client().raw('POST', '/api/v2/login', { login_method: 'otp', username: 'a', secret: 'b' }), 400, 'not supported')
+    await expectEnvelope(await client().raw('POST', '/api/v2/login', { username: 'a' }), 400)
+    await expectEnvelope(await client().raw('POST', '/api/v2/login', '{"login_method":'), 400, 'not valid JSON')
+    await expectEnvelope(await client().raw('POST', '/api/v2/login', 'a=b', { contentType: 'application/x-www-form-urlencoded' }), 415)
+  })
+
+  it('login attempts are rate limited per client IP', async () => {
+    const ip = '203.0.113.77'
+    const statuses: number[] = []
+    for (let i = 0; i < 7; i++) {
+      const res = await client().raw('POST', '/api/v2/login', { login_method: 'secret', username: 'x', secret: 'y' }, { headers: { 'CF-Connecting-IP': ip } })
+      statuses.push(res.status)
+      if (res.status === 429) {
+        const body = await expectEnvelope(res, 429)
+        expect(body.errors[0].context).toBe('middleware')
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      }
+    }
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401])
+    expect(statuses.slice(5)).toContain(429)
+  })
+
+  it('a disabled user cannot log in (403 after a correct password)', async () => {
+    const u = await userWithRole('User')
+    const me = await u.admin.listUsers()
+    const user = me.data.users.find((x) => x.id === u.userId)!
+    await u.admin.updateUser(u.userId, { is_disabled: true })
+    await expectEnvelope(
+      await client().raw('POST', '/api/v2/login', { login_method: 'secret', username: user.principal_name, secret: 'correct-horse-battery' }),
+      403,
+      'user disabled',
+    )
+  })
+})
+
+describe('sessions', () => {
+  it('logout ends the session: the same JWT is a 401 on the next request', async () => {
+    const s = await adminSession()
+    expect((await s.self()).data.principal_name).toBe('admin')
+    expect((await s.logout()).data.sessions_ended).toBe(1)
+    await expectEnvelope(await s.raw('GET', '/api/v2/self'), 401, 'logged out')
+  })
+
+  it('an expired JWT is a 401', async () => {
+    const s = await adminSession()
+    const me = await s.self()
+    const past = Math.floor(Date.now() / 1000) - 60
+    const jwt = await sign({ jti: crypto.randomUUID(), sub: me.data.id, iat: past - 3600, exp: past }, JWT_KEY, 'HS256')
+    await expectEnvelope(await client({ kind: 'bearer', jwt }).raw('GET', '/api/v2/self'), 401, 'expired')
+  })
+
+  it('a JWT whose session row has expired is a 401 even if the JWT says otherwise', async () => {
+    const s = await adminSession()
+    const me = await s.self()
+    const id = crypto.randomUUID()
+    const now = Date.now()
+    await env.DB.prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
+      .bind(id, me.data.id, new Date(now - 7200_000).toISOString(), new Date(now - 1000).toISOString())
+      .run()
+    const jwt = await sign({ jti: id, sub: me.data.id, iat: Math.floor(now / 1000) - 7200, exp: Math.floor(now / 1000) + 3600 }, JWT_KEY, 'HS256')
+    await expectEnvelope(await client({ kind: 'bearer', jwt }).raw('GET', '/api/v2/self'), 401, 'session expired')
+  })
+
+  it('a JWT signed with another key, or with alg none, is a 401', async () => {
+    const s = await adminSession()
+    const me = await s.self()
+    const now = Math.floor(Date.now() / 1000)
+    const claims = { jti: crypto.randomUUID(), sub: me.data.id, iat: now, exp: now + 600 }
+    const forged = await sign(claims, 'some-other-key-some-other-key-some-other', 'HS256')
+    await expectEnvelope(await client({ kind: 'bearer', jwt: forged }).raw('GET', '/api/v2/self'), 401, 'invalid')
+    const none = `${btoa(JSON.stringify({ alg: 'none', typ: 'JWT' }))}.${btoa(JSON.stringify(claims))}.`.replace(/=/g, '')
+    await expectEnvelope(await client({ kind: 'bearer', jwt: none }).raw('GET', '/api/v2/self'), 401)
+  })
+})
+
+describe('users and roles', () => {
+  it('administrators manage users; other roles get 403 envelopes', async () => {
+    for (const role of ['User', 'Read-Only', 'Upload-Only']) {
+      const u = await userWithRole(role)
+      await expectEnvelope(await u.client.raw('GET', '/api/v2/bloodhound-users'), 403, 'auth/ManageUsers')
+      await expectEnvelope(await u.client.raw('POST', '/api/v2/bloodhound-users', { principal_name: 'x', roles: ['User'] }), 403)
+      // everyone may read themselves and manage their own tokens
+      expect((await u.client.self()).data.roles).toEqual([role])
+      expect((await u.client.listTokens()).data.tokens.map((t) => t.user_id)).toEqual([u.userId])
+    }
+  })
+
+  it('create validates, rejects duplicates (409), never returns the password hash', async () => {
+    const admin = await adminSession()
+    const res = await admin.raw('POST', '/api/v2/bloodhound-users', { principal_name: 'alice', roles: ['Reader'] })
+    const e = await expectEnvelope(res, 400)
+    expect(e.errors[0].context).toBe('roles[0]')
+    await expectEnvelope(await admin.raw('POST', '/api/v2/bloodhound-users', { principal_name: 'alice', roles: ['User'], secret: 'short' }), 400, 'at least 12')
+    const ok = await admin.raw('POST', '/api/v2/bloodhound-users', { principal_name: 'alice', roles: ['User'], secret: 'a-long-enough-secret' })
+    expect(ok.status).toBe(200)
+    expect(JSON.stringify(await ok.json())).not.toMatch(/pbkdf2|password/)
+    await expectEnvelope(await admin.raw('POST', '/api/v2/bloodhound-users', { principal_name: 'ALICE', roles: ['User'] }), 409)
+  })
+
+  it('role changes take effect on the next request of the user’s existing token', async () => {
+    const u = await userWithRole('Read-Only')
+    await expectEnvelope(await u.client.raw('GET', '/api/v2/bloodhound-users'), 403)
+    await u.admin.updateUser(u.userId, { roles: ['Administrator'] })
+    expect((await u.client.raw('GET', '/api/v2/bloodhound-users')).status).toBe(200)
+  })
+
+  it('disabling a user fails their token and session on the very next request', async () => {
+    const u = await userWithRole('User')
+    expect((await u.client.raw('GET', '/api/version')).status).toBe(200)
+    await u.admin.updateUser(u.userId, { is_disabled: true })
+    await expectEnvelope(await u.client.raw('GET', '/api/version'), 401, 'user disabled')
+    await u.admin.updateUser(u.userId, { is_disabled: false })
+    expect((await u.client.raw('GET', '/api/version')).status).toBe(200)
+  })
+
+  it('deleting a user removes their tokens', async () => {
+    const u = await userWithRole('User')
+    await u.admin.deleteUser(u.userId)
+    await expectEnvelope(await u.client.raw('GET', '/api/version'), 401, 'unknown or revoked token')
+    expect(await env.DB.prepare('SELECT count(*) AS n FROM api_tokens WHERE user_id = ?').bind(u.userId).first('n')).toBe(0)
+  })
+
+  it('environment access is stored and returned', async () => {
+    const admin = await adminSession()
+    const r = await admin.createUser({ principal_name: 'scoped', roles: ['Read-Only'], all_environments: false, environment_access: ['S-1-5-21-1'] })
+    expect(r.data).toMatchObject({ all_environments: false, environment_access: ['S-1-5-21-1'] })
+  })
+
+  it('an administrator cannot disable or delete themselves', async () => {
+    const admin = await adminSession()
+    const me = await admin.self()
+    await expectEnvelope(await admin.raw('PATCH', `/api/v2/bloodhound-users/${me.data.id}`, { is_disabled: true }), 400)
+    await expectEnvelope(await admin.raw('DELETE', `/api/v2/bloodhound-users/${me.data.id}`), 400)
+    await expectEnvelope(await admin.raw('GET', '/api/v2/bloodhound-users/not-a-uuid'), 400, 'malformed')
+    await expectEnvelope(await admin.raw('GET', `/api/v2/bloodhound-users/${crypto.randomUUID()}`), 404)
+  })
+})

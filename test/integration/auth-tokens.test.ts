@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest'
+import { runDurableObjectAlarm } from 'cloudflare:test'
+import { adminSession, adminToken, client, env, expectEnvelope, userWithRole } from '../helpers'
+
+function hex(bytes: Uint8Array) {
+  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+describe('API tokens', () => {
+  it('creation returns the key once, with the documented fields', async () => {
+    const admin = await adminSession()
+    const res = await admin.raw('POST', '/api/v2/tokens', { token_name: 'connector' })
+    expect(res.status).toBe(200)
+    const { data } = (await res.json()) as { data: Record<string, unknown> }
+    expect(data).toMatchObject({ name: 'connector', hmac_method: 'hmac-sha2-256', last_access: null, deleted_at: { valid: false } })
+    expect(String(data.key)).toMatch(/^[A-Za-z0-9+/]{54}==$/) // 40 random bytes, standard base64
+    expect(atob(String(data.key)).length).toBe(40)
+    const list = await admin.listTokens()
+    const listed = list.data.tokens.find((t) => t.id === data.id)!
+    expect(listed).toBeTruthy()
+    expect(JSON.stringify(list)).not.toContain(String(data.key))
+    expect('key' in listed).toBe(false)
+  })
+
+  it('the D1 row holds the key in no form (text, base64 bytes, hex)', async () => {
+    const t = await adminToken()
+    const row = (await env.DB.prepare('SELECT * FROM api_tokens WHERE id = ?').bind(t.tokenId).first()) as Record<string, unknown>
+    const stored = JSON.stringify(row)
+    const raw = Uint8Array.from(atob(t.tokenKey), (ch) => ch.charCodeAt(0))
+    for (const form of [t.tokenKey, hex(raw), hex(raw).toUpperCase(), btoa(t.tokenKey), t.tokenKey.replace(/=+$/, '')]) expect(stored).not.toContain(form)
+    // and a token still verifies: the sealed key round-trips
+    expect((await t.version()).data.API.current_version).toBe('v2')
+  })
+
+  it('revocation fails the token on the very next request', async () => {
+    const t = await adminToken()
+    expect((await t.raw('GET', '/api/version')).status).toBe(200)
+    const admin = await adminSession()
+    await admin.revokeToken(t.tokenId)
+    await expectEnvelope(await t.raw('GET', '/api/version'), 401, 'unknown or revoked token')
+    await expectEnvelope(await admin.raw('DELETE', `/api/v2/tokens/${t.tokenId}`), 404)
+    await expectEnvelope(await admin.raw('DELETE', '/api/v2/tokens/xyz'), 400, 'id is malformed')
+  })
+
+  it('a revoked token whose key is still cached in the isolate is refused by its limiter object', async () => {
+    const t = await adminToken()
+    expect((await t.raw('GET', '/api/version')).status).toBe(200) // key now cached in this isolate
+    // Revoke behind the worker's back (as another isolate would): delete the row, then invalidate the object.
+    await env.DB.prepare('DELETE FROM api_tokens WHERE id = ?').bind(t.tokenId).run()
+    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`token:${t.tokenId}`))
+    await stub.invalidate()
+    await expectEnvelope(await t.raw('GET', '/api/version'), 401, 'unknown or revoked token')
+  })
+
+  it('non-administrators create and see only their own tokens; creating for others is 403', async () => {
+    const u = await userWithRole('User')
+    const other = await userWithRole('Read-Only')
+    await expectEnvelope(await u.client.raw('POST', '/api/v2/tokens', { token_name: 'x', user_id: other.userId }), 403, 'other users')
+    await expectEnvelope(await u.client.raw('GET', `/api/v2/tokens?user_id=${other.userId}`), 403)
+    await expectEnvelope(await u.client.raw('DELETE', `/api/v2/tokens/${other.tokenId}`), 403)
+    const mine = await u.client.createToken('mine')
+    expect(mine.data.user_id).toBe(u.userId)
+    // administrators may create for others and list everyone's
+    const forOther = await u.admin.createToken('for-other', other.userId)
+    expect(forOther.data.user_id).toBe(other.userId)
+    const all = await u.admin.listTokens()
+    expect(new Set(all.data.tokens.map((t) => t.user_id))).toContain(other.userId)
+    await expectEnvelope(await u.admin.raw('POST', '/api/v2/tokens', { token_name: 'x', user_id: crypto.randomUUID() }), 404)
+    await expectEnvelope(await u.admin.raw('POST', '/api/v2/tokens', { token_name: '  ' }), 400, 'blank')
+  })
+
+  it('last_access is written by the limiter object’s alarm, not on the request path', async () => {
+    const t = await adminToken()
+    await t.version()
+    const before = await env.DB.prepare('SELECT last_access FROM api_tokens WHERE id = ?').bind(t.tokenId).first('last_access')
+    expect(before).toBeNull()
+    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`token:${t.tokenId}`))
+    expect(await runDurableObjectAlarm(stub)).toBe(true)
+    const after = (await env.DB.prepare('SELECT last_access FROM api_tokens WHERE id = ?').bind(t.tokenId).first('last_access')) as string
+    expect(after).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    expect(Date.now() - Date.parse(after)).toBeLessThan(60_000)
+  })
+})
+
+describe('rate limits', () => {
+  it('successful responses carry RateLimit headers in the draft-11 syntax', async () => {
+    const t = await adminToken()
+    const res = await t.raw('GET', '/api/version')
+    expect(res.headers.get('ratelimit-policy')).toBe('"token";q=110;w=2')
+    expect(res.headers.get('ratelimit')).toMatch(/^"token";r=109;t=\d+$/)
+  })
+
+  it('burst then 429 with envelope and headers, then recovery after the advertised wait', async () => {
+    const t = await adminToken()
+    const { workerFetch } = await import('../helpers')
+    const reqs = await Promise.all(Array.from({ length: 300 }, () => t.buildRequest('GET', '/api/version')))
+    const started = Date.now()
+    const results = await Promise.all(reqs.map((r) => workerFetch(r)))
+    const elapsed = (Date.now() - started) / 1000
+    const ok = results.filter((r) => r.status === 200).length
+    // the burst, plus what the bucket refilled (55/s) while the requests were in flight
+    expect(ok).toBeGreaterThanOrEqual(110)
+    expect(ok).toBeLessThanOrEqual(110 + Math.ceil(55 * elapsed) + 1)
+    const over = results.find((r) => r.status === 429)
+    expect(over).toBeDefined()
+    const body = await expectEnvelope(over!, 429, 'Too many requests')
+    expect(body.errors[0].context).toBe('middleware')
+    const retry = Number(over!.headers.get('retry-after'))
+    expect(retry).toBeGreaterThanOrEqual(1)
+    expect(over!.headers.get('ratelimit')).toMatch(/^"token";r=0;t=\d+$/)
+    expect(over!.headers.get('ratelimit-policy')).toBe('"token";q=110;w=2')
+    await new Promise((r) => setTimeout(r, retry * 1000))
+    expect((await t.raw('GET', '/api/version')).status).toBe(200)
+  })
+
+  it('forged signatures naming a token do not spend its budget; the forger’s IP is limited instead', async () => {
+    const victim = await adminToken()
+    const forger = client({ kind: 'token', tokenId: victim.tokenId, tokenKey: 'wrong-key' })
+    const started = Date.now()
+    const results = await Promise.all(
+      Array.from({ length: 60 }, () => forger.raw('GET', '/api/version', undefined, { headers: { 'CF-Connecting-IP': '198.51.100.9' } })),
+    )
+    const elapsed = (Date.now() - started) / 1000
+    const statuses = results.map((r) => r.status)
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true)
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(20 + Math.ceil(10 * elapsed) + 1)
+    expect(statuses).toContain(429)
+    const res = await victim.raw('GET', '/api/version')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('ratelimit')).toMatch(/^"token";r=109;/)
+  })
+
+  it('unauthenticated traffic is limited per client IP', async () => {
+    const started = Date.now()
+    const results = await Promise.all(
+      Array.from({ length: 60 }, () => client().raw('GET', '/health', undefined, { headers: { 'CF-Connecting-IP': '198.51.100.10' } })),
+    )
+    const elapsed = (Date.now() - started) / 1000
+    const ok = results.filter((r) => r.status === 200).length
+    expect(ok).toBeGreaterThanOrEqual(20)
+    expect(ok).toBeLessThanOrEqual(20 + Math.ceil(10 * elapsed) + 1)
+    const limited = results.find((r) => r.status === 429)!
+    await expectEnvelope(limited, 429)
+    expect(limited.headers.get('ratelimit-policy')).toBe('"ip";q=20;w=2')
+  })
+
+  it('an idle limiter object deletes its storage on its alarm', async () => {
+    const { runInDurableObject } = await import('cloudflare:test')
+    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName('ip:192.0.2.55'))
+    await stub.consume({ rate: 1, burst: 2, nowMs: Date.now() })
+    // a busy object keeps its state through an alarm
+    expect(await runDurableObjectAlarm(stub)).toBe(true)
+    await runInDurableObject(stub, (obj, state) => {
+      expect(state.storage.kv.get('bucket')).toBeTruthy()
+      ;(obj as unknown as { lastSeenMs: number }).lastSeenMs = Date.now() - 11 * 60_000 // ten minutes idle
+    })
+    expect(await runDurableObjectAlarm(stub)).toBe(true)
+    await runInDurableObject(stub, (_obj, state) => expect(state.storage.kv.get('bucket')).toBeUndefined())
+  })
+})
