@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// `npm test`: runs every suite (workerd integration + unit, and the Node-side CLI suite when present),
+// then prints the totals alone on a line as `N passed, N failed` (what CI reads).
+// Extra arguments go to vitest, e.g. `npm test -- test/unit/signature.test.ts`.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import path from 'node:path'
+
+const root = path.resolve(import.meta.dirname, '..')
+const out = path.join(root, 'test', 'artifacts')
+mkdirSync(out, { recursive: true })
+const args = process.argv.slice(2)
+const suites = [
+  { name: 'workers', config: 'test/vitest.config.ts' },
+  { name: 'cli', config: 'test/vitest.cli.config.ts' },
+].filter((s) => existsSync(path.join(root, s.config)))
+
+let passed = 0
+let failed = 0
+let crashed = false
+for (const s of suites) {
+  const json = path.join(out, `vitest-${s.name}.json`)
+  rmSync(json, { force: true })
+  const filters = args.filter((a) => !a.startsWith('-'))
+  // When files are named, run only the suite(s) they belong to.
+  if (filters.length && !filters.some((f) => (s.name === 'cli' ? f.includes('test/cli') : !f.includes('test/cli')))) continue
+  const r = spawnSync(
+    'npx',
+    ['vitest', 'run', '--config', s.config, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`, ...args],
+    { cwd: root, stdio: 'inherit' },
+  )
+  if (!existsSync(json)) {
+    console.error(`suite ${s.name}: vitest exited with ${r.status} and wrote no results`)
+    crashed = true
+    continue
+  }
+  const res = JSON.parse(readFileSync(json, 'utf8'))
+  passed += res.numPassedTests
+  failed += res.numFailedTests
+  // a file that failed to load counts as a failure even when it had no tests
+  failed += res.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length
+  console.log(`suite ${s.name}: ${res.numPassedTests} passed, ${res.numFailedTests} failed`)
+}
+console.log(`${passed} passed, ${failed} failed`)
+process.exit(failed > 0 || crashed || passed === 0 ? 1 : 0)
