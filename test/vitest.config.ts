@@ -24,6 +24,8 @@ export default defineConfig(async () => {
     ],
     test: {
       include: ['test/**/*.test.ts'],
+      // test/cli runs under Node (test/vitest.cli.config.ts), not in workerd
+      exclude: ['test/cli/**', '**/node_modules/**'],
       setupFiles: [path.join(root, 'test/setup.ts')],
       testTimeout: 30_000,
       // request log lines only for failing tests
