@@ -5,6 +5,9 @@
  * which the extensions store implements with few cheap queries (and an isolate cache keyed by a
  * version that every extension write bumps).
  *
+ * The catalogue object is shared by every request of an isolate until the version changes: treat it,
+ * its Sets, Maps and arrays as read-only.
+ *
  * CONTRACT shared by src/extensions (implements), src/graph and src/findings (consume).
  */
 export interface EnvironmentKindInfo {
@@ -35,6 +38,28 @@ export interface RelationshipFindingInfo {
   extensionName: string
 }
 
+/** Added by the extensions store (not part of the original contract; consumers may ignore it). */
+export interface NodeKindInfo {
+  extensionName: string
+  /** the node kind's display_name, or its name when none was given */
+  displayName: string
+  isDisplayKind: boolean
+  /** as given; null when absent or "" */
+  icon: string | null
+  color: string | null
+}
+
+/** Added by the extensions store: one installed extension. */
+export interface ExtensionInfo {
+  id: number
+  name: string
+  /** display_name, or name when none was given */
+  displayName: string
+  namespace: string
+  version: string
+  isBuiltin: boolean
+}
+
 export interface KindCatalog {
   /** every node kind of every installed extension, built-ins included */
   nodeKinds: Set<string>
@@ -44,6 +69,10 @@ export interface KindCatalog {
   relationshipFindings: RelationshipFindingInfo[]
   /** changes whenever an extension is created, updated or deleted */
   version: string
+  /** (added) node kind → owner and display data; same keys as `nodeKinds` */
+  nodeKindInfo: Map<string, NodeKindInfo>
+  /** (added) every installed extension, built-ins first, then by name */
+  extensions: ExtensionInfo[]
 }
 
 export { loadKindCatalog } from './catalog.store'
