@@ -189,6 +189,7 @@ export async function* iterateDetails(
       yield it
     }
     skip += items.length
+    if (returned >= max) return
     if (typeof page.count === 'number' && skip >= page.count) return
   }
 }

@@ -147,7 +147,7 @@ export const ingest: Command = {
         live.update(`${label} ${renderBar(0, bytes.length)} 0 B/${formatBytes(bytes.length)}`, true)
         try {
           res = await uploadStreamed(ctx, client, jobId, f, bytes, (sent) =>
-            live.update(`${label} ${renderBar(sent, bytes.length)} ${formatBytes(sent)}/${formatBytes(bytes.length)}`),
+            live.update(`${label} ${renderBar(sent, bytes.length)} ${formatBytes(sent)}/${formatBytes(bytes.length)}`, sent === bytes.length),
           )
         } catch (e) {
           res = null
