@@ -1,4 +1,4 @@
-import type { EnvironmentKindInfo, ExtensionInfo, KindCatalog, NodeKindInfo, RelationshipFindingInfo } from './catalog'
+import type { EnvironmentKindInfo, ExtensionInfo, LoadedKindCatalog, NodeKindInfo, RelationshipFindingInfo } from './catalog'
 
 /**
  * loadKindCatalog: the kind catalogue in ONE D1 round-trip, cached per isolate.
@@ -14,7 +14,7 @@ import type { EnvironmentKindInfo, ExtensionInfo, KindCatalog, NodeKindInfo, Rel
  * initial one, and it names identical contents (the built-ins).
  */
 
-let cached: KindCatalog | null = null
+let cached: LoadedKindCatalog | null = null
 
 const CHANGED = '(SELECT version FROM extension_catalog_version WHERE id = 1) IS NOT ?1'
 
@@ -59,7 +59,7 @@ interface FindingRow {
   extension_name: string
 }
 
-export async function loadKindCatalog(db: D1Database): Promise<KindCatalog> {
+export async function loadKindCatalog(db: D1Database): Promise<LoadedKindCatalog> {
   const known = cached?.version ?? null
   const [v, exts, kinds, envs, principals, findings] = await db.batch([
     db.prepare('SELECT version FROM extension_catalog_version WHERE id = 1'),
@@ -104,7 +104,7 @@ export async function loadKindCatalog(db: D1Database): Promise<KindCatalog> {
   return catalog
 }
 
-function buildCatalog(version: string, exts: ExtRow[], kinds: KindRow[], envs: EnvRow[], principals: PrincipalRow[], findings: FindingRow[]): KindCatalog {
+function buildCatalog(version: string, exts: ExtRow[], kinds: KindRow[], envs: EnvRow[], principals: PrincipalRow[], findings: FindingRow[]): LoadedKindCatalog {
   const extensions: ExtensionInfo[] = exts.map((e) =>
     Object.freeze({
       id: e.id,

@@ -69,10 +69,14 @@ export interface KindCatalog {
   relationshipFindings: RelationshipFindingInfo[]
   /** changes whenever an extension is created, updated or deleted */
   version: string
-  /** (added) node kind → owner and display data; same keys as `nodeKinds` */
-  nodeKindInfo: Map<string, NodeKindInfo>
-  /** (added) every installed extension, built-ins first, then by name */
-  extensions: ExtensionInfo[]
+  /** (added; always set by loadKindCatalog, optional so that hand-built test catalogues stay valid)
+   *  node kind → owner and display data; same keys as `nodeKinds` */
+  nodeKindInfo?: Map<string, NodeKindInfo>
+  /** (added; always set by loadKindCatalog) every installed extension, built-ins first, then by name */
+  extensions?: ExtensionInfo[]
 }
+
+/** What loadKindCatalog returns: a KindCatalog with the added members present. */
+export type LoadedKindCatalog = KindCatalog & Required<Pick<KindCatalog, 'nodeKindInfo' | 'extensions'>>
 
 export { loadKindCatalog } from './catalog.store'

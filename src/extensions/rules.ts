@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../http/errors'
-import type { KindCatalog } from './catalog'
+import type { LoadedKindCatalog } from './catalog'
 import { markdownSafetyProblems } from './markdown-safety'
 
 /**
@@ -40,7 +40,9 @@ export const EMPTY_INSTALLED: InstalledState = {
   findingsByEnvironment: new Map(),
 }
 
-export function installedState(catalog: Pick<KindCatalog, 'extensions' | 'nodeKindInfo' | 'relationshipKinds' | 'environments' | 'relationshipFindings'>): InstalledState {
+export function installedState(
+  catalog: Pick<LoadedKindCatalog, 'extensions' | 'nodeKindInfo' | 'relationshipKinds' | 'environments' | 'relationshipFindings'>,
+): InstalledState {
   const extensions = new Map<string, ExtensionRef>()
   for (const e of catalog.extensions) extensions.set(e.name, { name: e.name, displayName: e.displayName, isBuiltin: e.isBuiltin })
   const ref = (name: string): ExtensionRef => extensions.get(name) ?? { name, displayName: name, isBuiltin: false }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { KindCatalog } from '../../src/extensions/catalog'
+import type { LoadedKindCatalog } from '../../src/extensions/catalog'
 import { deletionBlockers, EMPTY_INSTALLED, installedState, isReservedNamespace, isSemver } from '../../src/extensions/rules'
 import { validateExtension, MAX_DETAILS } from '../../src/extensions/validate'
 import { clone, GITHUB, REMEDIATION, smallDoc } from '../fixtures/extensions/docs'
@@ -28,7 +28,7 @@ function mutate(f: (d: Record<string, any>) => void, base: unknown = smallDoc('E
 }
 
 /** A catalogue with AD-like built-ins and one installed extension `Other` (namespace OT). */
-function fakeCatalog(): KindCatalog {
+function fakeCatalog(): LoadedKindCatalog {
   const ext = (id: number, name: string, displayName: string, isBuiltin: boolean) => ({ id, name, displayName, namespace: name, version: '1.0.0', isBuiltin })
   return {
     nodeKinds: new Set(['User', 'Domain', 'OT_Tenant', 'OT_User']),
