@@ -24,7 +24,7 @@ afterAll(() => srv.close())
 
 function edgehound(args: string[], env: Record<string, string> = {}) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(path.join(root, 'bin/edgehound.mjs'), args, { cwd: home, env: { PATH: process.env.PATH ?? '', HOME: home, ...env } }, (err, stdout, stderr) =>
+    execFile(path.join(root, 'bin/edgehound.mjs'), args, { cwd: home, env: { PATH: process.env.PATH ?? '', HOME: home, ...env } as unknown as NodeJS.ProcessEnv }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     )
   })

@@ -119,7 +119,7 @@ describe('examples/poll-findings.ts', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'poll-'))
     const runScript = (env: Record<string, string>) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile(process.execPath, ['--import', tsxLoader, path.join(root, 'examples/poll-findings.ts')], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } }, (err, stdout, stderr) =>
+        execFile(process.execPath, ['--import', tsxLoader, path.join(root, 'examples/poll-findings.ts')], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } as unknown as NodeJS.ProcessEnv }, (err, stdout, stderr) =>
           resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         )
       })
