@@ -1,3 +1,391 @@
-import type { RouteEntry } from '../http/route'
+/**
+ * SAML / SSO provider routes (HTTP only; parsing in metadata.ts, SQL in saml.store.ts). See docs/saml.md.
+ *
+ *   POST   /api/v2/saml/providers              create (deprecated; Deprecation + Link headers)
+ *   POST   /api/v2/sso-providers/saml          create (its replacement; same behaviour)
+ *   GET    /api/v2/saml                        list SAML providers
+ *   GET    /api/v2/saml/providers/:id          one SAML provider
+ *   DELETE /api/v2/saml/providers/:id          delete it (with its SSO provider)
+ *   GET    /api/v2/sso-providers               list SSO providers
+ *   PATCH  /api/v2/sso-providers/:id           rename, replace metadata, change config (multipart)
+ *   DELETE /api/v2/sso-providers/:id           delete
+ *   GET    /api/v2/sso/:slug/metadata          this service's SP metadata for the provider (public)
+ */
+import type { Context } from 'hono'
+import { z } from 'zod'
+import type { AppEnv } from '../env'
+import { defineRoute, type RouteEntry } from '../http/route'
+import { ApiError, rfc3339 } from '../http/errors'
+import { autoProvisionPatch, CreateProviderForm, UpdateProviderForm, type CreateProviderInput } from './form'
+import { MAX_METADATA_BYTES, MetadataError, parseIdpMetadata } from './metadata'
+import { checkName } from './names'
+import { applyAutoProvision, PROVISIONING_OFF } from './provisioning'
+import {
+  createProvider,
+  deleteProvider,
+  getProviderById,
+  getProviderBySlug,
+  getProviderBySsoId,
+  listProviders,
+  uniqueViolation,
+  updateProvider,
+  type MetadataColumns,
+  type SamlProviderRecord,
+} from './saml.store'
+import { spMetadataXml, spUrls } from './sp'
 
-export const samlRoutes: RouteEntry[] = []
+/** Whole form (name + metadata + config fields + multipart framing); the metadata file alone is capped at 1 MiB. */
+const MAX_FORM_BYTES = 2 * 1024 * 1024
+const NULL_TIME = { time: '0001-01-01T00:00:00.000Z', valid: false }
+/** RFC 9745 `Deprecation` value: the endpoint has been deprecated since this service first offered it (2026-11-25). */
+const DEPRECATED_SINCE = `@${Date.UTC(2026, 10, 25) / 1000}`
+const SUCCESSOR = '/api/v2/sso-providers/saml'
+
+// ---- response shapes ----------------------------------------------------------------------------
+
+const CertificateSchema = z.object({
+  sha256_fingerprint: z.string().describe('SHA-256 of the DER, upper-case colon-separated hex'),
+  not_before: z.string(),
+  not_after: z.string().describe('expiry date of the certificate (RFC 3339)'),
+})
+
+export const SamlProviderSchema = z
+  .object({
+    id: z.number().int(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    deleted_at: z.object({ time: z.string(), valid: z.boolean() }),
+    name: z.string(),
+    display_name: z.string(),
+    idp_issuer_uri: z.string(),
+    idp_sso_uri: z.string(),
+    principal_attribute_mappings: z.array(z.string()),
+    sp_issuer_uri: z.string(),
+    sp_sso_uri: z.string(),
+    sp_metadata_uri: z.string(),
+    sp_acs_uri: z.string(),
+    sso_provider_id: z.object({ int32: z.number().int(), valid: z.boolean() }),
+    // extra fields (allowed by the issue): what the metadata said and what was accepted from it
+    root_uri_version: z.number().int(),
+    idp_sso_binding: z.enum(['HTTP-POST', 'HTTP-Redirect']),
+    metadata_valid_until: z.string().nullable(),
+    signing_certificates: z.array(CertificateSchema),
+  })
+  .meta({ id: 'SamlProvider' })
+
+const AutoProvisionSchema = z.object({ enabled: z.boolean(), default_role_id: z.number().int(), role_provision: z.boolean() })
+
+export const SsoProviderSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    slug: z.string(),
+    type: z.literal('SAML'),
+    details: SamlProviderSchema,
+    config: z.object({ auto_provision: AutoProvisionSchema }),
+    login_uri: z.string(),
+    callback_uri: z.string(),
+  })
+  .meta({ id: 'SsoProvider' })
+
+const AffectedUsers = z.object({ data: z.object({ affected_users: z.array(z.unknown()) }) })
+
+function baseUrl(c: Context<AppEnv>): string {
+  return c.var.config.PUBLIC_BASE_URL ?? new URL(c.req.url).origin
+}
+
+function samlProviderJson(r: SamlProviderRecord, base: string): z.infer<typeof SamlProviderSchema> {
+  return {
+    id: r.id,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    deleted_at: NULL_TIME,
+    name: r.name,
+    display_name: r.display_name,
+    idp_issuer_uri: r.issuer_uri,
+    idp_sso_uri: r.single_sign_on_uri,
+    principal_attribute_mappings: r.principal_attribute_mappings,
+    ...spUrls(base, r.slug),
+    sso_provider_id: { int32: r.sso_provider_id, valid: true },
+    root_uri_version: r.root_uri_version,
+    idp_sso_binding: r.sso_binding,
+    metadata_valid_until: r.metadata_valid_until,
+    signing_certificates: r.certificates.map((x) => ({ sha256_fingerprint: x.sha256_fingerprint, not_before: x.not_before, not_after: x.not_after })),
+  }
+}
+
+function ssoProviderJson(r: SamlProviderRecord, base: string): z.infer<typeof SsoProviderSchema> {
+  const details = samlProviderJson(r, base)
+  return {
+    id: r.sso_provider_id,
+    name: r.name,
+    slug: r.slug,
+    type: 'SAML',
+    details,
+    config: { auto_provision: { ...r.config } },
+    login_uri: details.sp_sso_uri,
+    callback_uri: details.sp_acs_uri,
+  }
+}
+
+// ---- request helpers ----------------------------------------------------------------------------
+
+const idParam = <K extends string>(key: K) =>
+  z.object({
+    [key]: z
+      .string()
+      .regex(/^\d{1,10}$/, `${key} is malformed: expected a positive integer`)
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= 2147483647, `${key} is malformed: expected a positive 32-bit integer`),
+  } as Record<K, z.ZodPipe<z.ZodString, z.ZodTransform<number, string>>>)
+
+/** Reads and parses the uploaded metadata file; 413 over 1 MiB, 400 with the parser's message otherwise. */
+async function readMetadata(c: Context<AppEnv>, file: File): Promise<MetadataColumns> {
+  if (file.size > MAX_METADATA_BYTES)
+    throw new ApiError(413, `metadata file is ${file.size} bytes; the limit is ${MAX_METADATA_BYTES} bytes (1 MiB)`, 'form.metadata')
+  try {
+    const m = await parseIdpMetadata(new Uint8Array(await file.arrayBuffer()), c.var.now())
+    return {
+      issuer_uri: m.entityId,
+      single_sign_on_uri: m.ssoUrl,
+      sso_binding: m.ssoBinding,
+      metadata_valid_until: m.validUntil,
+      metadata_xml: m.xml,
+      certificates: m.certificates,
+    }
+  } catch (e) {
+    if (e instanceof MetadataError) throw new ApiError(e.status, e.message, 'form.metadata')
+    throw e
+  }
+}
+
+function nameOrThrow(raw: string) {
+  const n = checkName(raw)
+  if (!n.ok) throw new ApiError(400, n.message, 'form.name')
+  return n
+}
+
+/** Runs a store write; a UNIQUE violation on name or slug becomes BloodHound's 409. */
+async function uniquely<T>(name: string, slug: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (e) {
+    const key = uniqueViolation(e)
+    if (key === 'name') throw new ApiError(409, `sso provider name must be unique: a provider named "${name}" already exists`, 'form.name')
+    if (key === 'slug')
+      throw new ApiError(409, `sso provider name must be unique: another provider already has the slug "${slug}" (names that differ only in case, spaces or punctuation share a slug)`, 'form.name')
+    throw e
+  }
+}
+
+async function createHandler(c: Context<AppEnv>, body: CreateProviderInput): Promise<Response> {
+  const { name, slug } = nameOrThrow(body.name)
+  const cfg = applyAutoProvision(PROVISIONING_OFF, autoProvisionPatch(body))
+  if (!cfg.ok) throw new ApiError(400, cfg.message, cfg.context)
+  const metadata = await readMetadata(c, body.metadata)
+  const now = rfc3339(c.var.now())
+  const rec = await uniquely(name, slug, () => createProvider(c.env.DB, { name, slug, config: cfg.config, now, ...metadata }))
+  return c.json({ data: samlProviderJson(rec, baseUrl(c)) })
+}
+
+const createDef = {
+  method: 'post' as const,
+  tags: ['Auth', 'Community', 'Enterprise'],
+  auth: 'auth/ManageProviders' as const,
+  body: { kind: 'form' as const, schema: CreateProviderForm, maxBytes: MAX_FORM_BYTES },
+  responses: {
+    200: { description: 'the new SAML provider', schema: z.object({ data: SamlProviderSchema }) },
+    409: { description: 'a provider with this name or slug exists: `sso provider name must be unique`' },
+  },
+}
+
+const createDescription =
+  'multipart/form-data with exactly one `name` (1–100 characters after trimming; its slug, lower case with spaces ' +
+  'as `-` and only `[a-z0-9-]`, must be unique) and exactly one `metadata` file (IdP metadata XML, at most 1 MiB; ' +
+  'the whole form at most 2 MiB). Optional `config.auto_provision.enabled`, `.default_role_id`, `.role_provision` ' +
+  '(default: provisioning off). DTDs are refused; the SSO service must have the HTTP-POST or HTTP-Redirect binding; ' +
+  'signing certificates must be DER X.509.'
+
+// ---- routes -------------------------------------------------------------------------------------
+
+export const samlRoutes: RouteEntry[] = [
+  defineRoute(
+    {
+      ...createDef,
+      path: '/api/v2/saml/providers',
+      operationId: 'CreateSamlProvider',
+      summary: 'Create a SAML provider from IdP metadata (deprecated: use POST /api/v2/sso-providers/saml)',
+      description: `Deprecated; will stop being supported in a future release; the replacement is \`POST ${SUCCESSOR}\`, which behaves the same. ${createDescription}`,
+      deprecated: true,
+      responseHeaders: { Deprecation: DEPRECATED_SINCE, Link: `<${SUCCESSOR}>; rel="successor-version"` },
+      responses: {
+        ...createDef.responses,
+        200: {
+          ...createDef.responses[200],
+          headers: { Deprecation: 'RFC 9745: the date since which this endpoint is deprecated', Link: `<${SUCCESSOR}>; rel="successor-version"` },
+        },
+      },
+    },
+    (c, { body }) => createHandler(c, body),
+  ),
+  defineRoute(
+    {
+      ...createDef,
+      path: SUCCESSOR,
+      operationId: 'CreateSamlProviderSso',
+      summary: 'Create a SAML provider from IdP metadata',
+      description: createDescription,
+    },
+    (c, { body }) => createHandler(c, body),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/saml',
+      operationId: 'ListSamlProviders',
+      summary: 'List SAML providers',
+      tags: ['Auth', 'Community', 'Enterprise'],
+      auth: 'auth/ManageProviders',
+      responses: { 200: { description: 'every SAML provider', schema: z.object({ data: z.object({ saml_providers: z.array(SamlProviderSchema) }) }) } },
+    },
+    async (c) => {
+      const base = baseUrl(c)
+      const rows = await listProviders(c.env.DB)
+      return c.json({ data: { saml_providers: rows.map((r) => samlProviderJson(r, base)) } })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/saml/providers/:saml_provider_id',
+      operationId: 'GetSamlProvider',
+      summary: 'Get one SAML provider',
+      tags: ['Auth', 'Community', 'Enterprise'],
+      auth: 'auth/ManageProviders',
+      params: idParam('saml_provider_id'),
+      responses: { 200: { description: 'the SAML provider', schema: z.object({ data: SamlProviderSchema }) } },
+    },
+    async (c, { params }) => {
+      const r = await getProviderById(c.env.DB, params.saml_provider_id)
+      if (!r) throw new ApiError(404, 'resource not found', 'saml_provider_id')
+      return c.json({ data: samlProviderJson(r, baseUrl(c)) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'delete',
+      path: '/api/v2/saml/providers/:saml_provider_id',
+      operationId: 'DeleteSamlProvider',
+      summary: 'Delete a SAML provider (and its SSO provider)',
+      tags: ['Auth', 'Community', 'Enterprise'],
+      auth: 'auth/ManageProviders',
+      params: idParam('saml_provider_id'),
+      responses: { 200: { description: 'deleted; no user is linked to SSO providers yet, so affected_users is empty', schema: AffectedUsers } },
+    },
+    async (c, { params }) => {
+      const r = await getProviderById(c.env.DB, params.saml_provider_id)
+      if (!r || !(await deleteProvider(c.env.DB, r.sso_provider_id))) throw new ApiError(404, 'resource not found', 'saml_provider_id')
+      return c.json({ data: { affected_users: [] } })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/sso-providers',
+      operationId: 'ListSsoProviders',
+      summary: 'List SSO providers',
+      tags: ['Auth', 'Community', 'Enterprise'],
+      auth: 'auth/ManageProviders',
+      responses: { 200: { description: 'every SSO provider (an empty array when there is none)', schema: z.object({ data: z.array(SsoProviderSchema) }) } },
+    },
+    async (c) => {
+      const base = baseUrl(c)
+      const rows = await listProviders(c.env.DB)
+      return c.json({ data: rows.map((r) => ssoProviderJson(r, base)) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'patch',
+      path: '/api/v2/sso-providers/:sso_provider_id',
+      operationId: 'UpdateSsoProvider',
+      summary: 'Update an SSO provider: rename, replace the metadata, change the auto-provisioning config',
+      description:
+        'multipart/form-data; every field optional, each at most once: `name`, `metadata` (validated as on create), ' +
+        '`config.auto_provision.*` (merged into the current config). All changes are written together or not at all.',
+      tags: ['Auth', 'Community', 'Enterprise'],
+      auth: 'auth/ManageProviders',
+      params: idParam('sso_provider_id'),
+      body: { kind: 'form', schema: UpdateProviderForm, maxBytes: MAX_FORM_BYTES },
+      responses: {
+        200: { description: 'the updated SAML provider', schema: z.object({ data: SamlProviderSchema }) },
+        409: { description: 'another provider has this name or slug' },
+      },
+    },
+    async (c, { params, body }) => {
+      const current = await getProviderBySsoId(c.env.DB, params.sso_provider_id)
+      if (!current) throw new ApiError(404, 'resource not found', 'sso_provider_id')
+      const named = body.name === undefined ? undefined : nameOrThrow(body.name)
+      const patch = autoProvisionPatch(body)
+      const touchesConfig = Object.values(patch).some((v) => v !== undefined)
+      const cfg = applyAutoProvision(current.config, patch)
+      if (!cfg.ok) throw new ApiError(400, cfg.message, cfg.context)
+      const metadata = body.metadata ? await readMetadata(c, body.metadata) : undefined
+      if (!named && !touchesConfig && !metadata) return c.json({ data: samlProviderJson(current, baseUrl(c)) })
+      const name = named?.name ?? current.name
+      const slug = named?.slug ?? current.slug
+      const updated = await uniquely(name, slug, () =>
+        updateProvider(c.env.DB, {
+          ssoProviderId: current.sso_provider_id,
+          name: named?.name,
+          slug: named?.slug,
+          config: touchesConfig ? cfg.config : undefined,
+          metadata,
+          now: rfc3339(c.var.now()),
+        }),
+      )
+      if (!updated) throw new ApiError(404, 'resource not found', 'sso_provider_id')
+      return c.json({ data: samlProviderJson(updated, baseUrl(c)) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'delete',
+      path: '/api/v2/sso-providers/:sso_provider_id',
+      operationId: 'DeleteSsoProvider',
+      summary: 'Delete an SSO provider',
+      tags: ['Auth', 'Community', 'Enterprise'],
+      auth: 'auth/ManageProviders',
+      params: idParam('sso_provider_id'),
+      responses: { 200: { description: 'deleted; no user is linked to SSO providers yet, so affected_users is empty', schema: AffectedUsers } },
+    },
+    async (c, { params }) => {
+      if (!(await deleteProvider(c.env.DB, params.sso_provider_id))) throw new ApiError(404, 'resource not found', 'sso_provider_id')
+      return c.json({ data: { affected_users: [] } })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/sso/:slug/metadata',
+      operationId: 'GetSpMetadata',
+      summary: "This service's SAML SP metadata for a provider (give it to the IdP)",
+      tags: ['Auth', 'Community', 'Enterprise'],
+      auth: 'public',
+      params: z.object({ slug: z.string() }),
+      responses: {
+        200: {
+          description: 'SP metadata: entity id, ACS endpoint (HTTP-POST binding), NameID formats',
+          contentType: 'application/samlmetadata+xml',
+          schema: z.string(),
+        },
+      },
+    },
+    async (c, { params }) => {
+      const r = /^[a-z0-9-]{1,200}$/.test(params.slug) ? await getProviderBySlug(c.env.DB, params.slug) : null
+      if (!r) throw new ApiError(404, 'resource not found: no SSO provider has this slug', 'slug')
+      const xml = spMetadataXml(spUrls(baseUrl(c), r.slug), c.var.now())
+      return c.body(xml, 200, { 'Content-Type': 'application/samlmetadata+xml' })
+    },
+  ),
+]
