@@ -1,3 +1,5 @@
 import type { RouteEntry } from '../http/route'
+import { ingestRoutes } from './ingest.routes'
 
-export const graphRoutes: RouteEntry[] = []
+/** Every graph route: ingest jobs, then the reads. Order matters where paths overlap (`start` before `:id`). */
+export const graphRoutes: RouteEntry[] = [...ingestRoutes]

@@ -1,0 +1,228 @@
+import { z } from 'zod'
+import { defineRoute, type RouteEntry } from '../http/route'
+import { ApiError, rfc3339 } from '../http/errors'
+import { loadKindCatalog } from '../extensions/catalog'
+import { requestAnalysis } from '../findings/trigger'
+import { graphKinds } from './kinds'
+import { ACCEPTED_TYPES, MAX_UPLOAD_BYTES, uploadParts } from './upload'
+import { validateUpload, writeUpload } from './ingest'
+import { canActOnJob, seesAllJobs } from './job-access'
+import { createJob, endJob, getJob, listJobs, recordAcceptedFile, recordFailedFile, type JobRecord } from './jobs.store'
+import { Limit, NumericId, Skip } from './params'
+import type { Context } from 'hono'
+import type { AppEnv } from '../env'
+
+const JobErrorSchema = z.object({ file: z.string(), context: z.string(), message: z.string() })
+
+export const IngestJobSchema = z
+  .object({
+    id: z.number().int(),
+    user_id: z.string(),
+    user_email_address: z.string().nullable(),
+    status: z.number().int().describe('1 running, 2 complete, 5 failed, 8 partially complete'),
+    status_message: z.string(),
+    start_time: z.string(),
+    end_time: z.string().nullable(),
+    last_ingest: z.string().nullable(),
+    total_files: z.number().int(),
+    failed_files: z.number().int(),
+    nodes_received: z.number().int(),
+    edges_received: z.number().int(),
+    nodes_changed: z.number().int(),
+    edges_changed: z.number().int(),
+    unmatched_edges: z.number().int(),
+    error_count: z.number().int(),
+    errors: z.array(JobErrorSchema).describe('the first 100 errors'),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'IngestJob' })
+
+const FileResultSchema = z.object({
+  job_id: z.number().int(),
+  file_name: z.string(),
+  files: z.number().int().describe('payloads in the upload (zip members, or 1)'),
+  nodes: z.number().int(),
+  edges: z.number().int(),
+  nodes_changed: z.number().int(),
+  edges_changed: z.number().int(),
+  unmatched_edges: z.number().int(),
+  errors: z.array(JobErrorSchema).describe('unmatched edges (first 100)'),
+})
+
+const JobParams = z.object({ id: NumericId })
+
+/** The job, if it exists and the caller may act on it; otherwise a 404 (another user's job is absent). */
+async function jobFor(c: Context<AppEnv>, id: number): Promise<JobRecord> {
+  const job = await getJob(c.env.DB, id)
+  if (!job || !canActOnJob(c.var.principal, job)) throw new ApiError(404, 'no file upload job with this id', 'path.id')
+  return job
+}
+
+function mediaType(c: Context): string {
+  return (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase()
+}
+
+export const ingestRoutes: RouteEntry[] = [
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/file-upload/accepted-types',
+      operationId: 'ListAcceptedFileUploadTypes',
+      summary: 'Content types accepted by file uploads',
+      tags: ['Graph'],
+      auth: 'graph/Ingest',
+      responses: { 200: { description: 'accepted content types', schema: z.object({ data: z.array(z.string()) }) } },
+    },
+    (c) => c.json({ data: ACCEPTED_TYPES }),
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v2/file-upload/start',
+      operationId: 'CreateFileUploadJob',
+      summary: 'Start a file-upload (ingest) job',
+      tags: ['Graph'],
+      auth: 'graph/Ingest',
+      responses: { 201: { description: 'the new job, status 1 (running)', schema: z.object({ data: IngestJobSchema }) } },
+    },
+    async (c) => {
+      const job = await createJob(c.env.DB, c.var.principal.userId, rfc3339(c.var.now()))
+      return c.json({ data: job }, 201)
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/file-upload',
+      operationId: 'ListFileUploadJobs',
+      summary: 'List file-upload jobs (your own; administrators see all)',
+      tags: ['Graph'],
+      auth: 'graph/Ingest',
+      query: z.object({
+        skip: Skip,
+        limit: Limit(100, 1000),
+        sort_by: z
+          .enum(['id', '-id', 'start_time', '-start_time', 'end_time', '-end_time', 'status', '-status'], {
+            error: 'sort_by must be one of id, start_time, end_time, status (prefix - for descending)',
+          })
+          .optional(),
+      }),
+      responses: {
+        200: {
+          description: 'a page of jobs, newest first by default',
+          schema: z.object({ count: z.number().int(), skip: z.number().int(), limit: z.number().int(), data: z.array(IngestJobSchema) }),
+        },
+      },
+    },
+    async (c, { query }) => {
+      const sort = query.sort_by ?? '-id'
+      const { count, jobs } = await listJobs(c.env.DB, {
+        userId: seesAllJobs(c.var.principal) ? null : c.var.principal.userId,
+        skip: query.skip,
+        limit: query.limit,
+        orderBy: sort.replace(/^-/, '') as 'id',
+        descending: sort.startsWith('-'),
+      })
+      return c.json({ count, skip: query.skip, limit: query.limit, data: jobs })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v2/file-upload/:id',
+      operationId: 'UploadFileToJob',
+      summary: 'Upload one OpenGraph JSON file, or a zip of them, into a running job',
+      description:
+        'The body is the file. Every payload is validated completely before anything is written: any violation answers 400 ' +
+        'listing them (with JSON paths) and changes nothing. Nodes upsert by object id (properties merged), edges by ' +
+        '(start, kind, end). Edges whose start or end matches no node are not written and are reported. Optional header ' +
+        '`X-File-Upload-Name` names the file in errors.',
+      tags: ['Graph'],
+      auth: 'graph/Ingest',
+      params: JobParams,
+      body: { kind: 'raw', contentTypes: ACCEPTED_TYPES, maxBytes: MAX_UPLOAD_BYTES, description: 'OpenGraph JSON, or a zip of OpenGraph JSON files' },
+      responses: { 202: { description: 'the file was ingested', schema: z.object({ data: FileResultSchema }) } },
+    },
+    async (c, { params, body }) => {
+      const db = c.env.DB
+      const job = await jobFor(c, params.id)
+      if (job.status !== 1) throw new ApiError(400, 'job must be in running status to attach files', 'path.id')
+      const type = mediaType(c)
+      const fileName = (c.req.header('x-file-upload-name') ?? '').trim().slice(0, 255) || (type === 'application/json' ? 'UnknownFileName.json' : 'UnknownFileName.zip')
+      const kinds = graphKinds(await loadKindCatalog(db))
+      const ctx = { environmentTypes: kinds.environmentTypes }
+      const bytes = new Uint8Array(body)
+      let parts
+      let checked
+      try {
+        parts = uploadParts(bytes, type, fileName)
+        checked = validateUpload(parts, ctx)
+      } catch (e) {
+        if (e instanceof ApiError && e.status < 500) {
+          const errors = e.details.map((d) => ({ file: fileName, context: d.context, message: d.message }))
+          await recordFailedFile(db, job.id, errors, rfc3339(c.var.now()))
+        }
+        throw e
+      }
+      let written
+      try {
+        written = await writeUpload(db, parts, ctx, rfc3339(c.var.now()), checked.environments)
+      } catch (e) {
+        await recordFailedFile(
+          db,
+          job.id,
+          [{ file: fileName, context: 'body', message: 'an internal error interrupted writing this file; part of it may have been written' }],
+          rfc3339(c.var.now()),
+        )
+        throw e
+      }
+      await recordAcceptedFile(db, job.id, {
+        nodes: written.nodes,
+        edges: written.edges,
+        nodesChanged: written.nodesChanged,
+        edgesChanged: written.edgesChanged,
+        unmatched: written.unmatched,
+        errors: written.errors,
+        environments: written.environments,
+        now: rfc3339(c.var.now()),
+      })
+      return c.json(
+        {
+          data: {
+            job_id: job.id,
+            file_name: fileName,
+            files: parts.length,
+            nodes: written.nodes,
+            edges: written.edges,
+            nodes_changed: written.nodesChanged,
+            edges_changed: written.edgesChanged,
+            unmatched_edges: written.unmatched,
+            errors: written.errors.slice(0, 100),
+          },
+        },
+        202,
+      )
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v2/file-upload/:id/end',
+      operationId: 'EndFileUploadJob',
+      summary: 'End a job: records collection times of its environments and requests an analysis run',
+      tags: ['Graph'],
+      auth: 'graph/Ingest',
+      params: JobParams,
+      responses: { 200: { description: 'the ended job', schema: z.object({ data: IngestJobSchema }) } },
+    },
+    async (c, { params }) => {
+      const job = await jobFor(c, params.id)
+      if (job.status !== 1) throw new ApiError(400, 'job must be in running status to end', 'path.id')
+      const ended = await endJob(c.env.DB, job.id, rfc3339(c.var.now()))
+      if (!ended) throw new ApiError(400, 'job must be in running status to end', 'path.id')
+      await requestAnalysis(c.env, `ingest job ${job.id} ended`)
+      return c.json({ data: ended.job })
+    },
+  ),
+]

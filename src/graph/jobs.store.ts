@@ -1,0 +1,168 @@
+/** SQL for file-upload (ingest) jobs and environment collection times. */
+
+export const JOB_STATUS = {
+  running: 1,
+  complete: 2,
+  failed: 5,
+  partiallyComplete: 8,
+} as const
+
+export interface JobErrorEntry {
+  file: string
+  context: string
+  message: string
+}
+
+export interface JobRecord {
+  id: number
+  user_id: string
+  user_email_address: string | null
+  status: number
+  status_message: string
+  start_time: string
+  end_time: string | null
+  last_ingest: string | null
+  total_files: number
+  failed_files: number
+  nodes_received: number
+  edges_received: number
+  nodes_changed: number
+  edges_changed: number
+  unmatched_edges: number
+  error_count: number
+  errors: JobErrorEntry[]
+  created_at: string
+  updated_at: string
+}
+
+/** Errors kept per job; `error_count` keeps the full number. */
+export const MAX_JOB_ERRORS = 100
+
+type Row = Omit<JobRecord, 'errors'> & { errors: string }
+
+function toRecord(r: Row): JobRecord {
+  return { ...r, errors: JSON.parse(r.errors) as JobErrorEntry[] }
+}
+
+const COLUMNS = `id, user_id, user_email_address, status, status_message, start_time, end_time, last_ingest, total_files, failed_files,
+  nodes_received, edges_received, nodes_changed, edges_changed, unmatched_edges, error_count, errors, created_at, updated_at`
+
+export async function createJob(db: D1Database, userId: string, now: string): Promise<JobRecord> {
+  const row = await db
+    .prepare(
+      `INSERT INTO ingest_jobs (user_id, user_email_address, status, status_message, start_time, created_at, updated_at)
+       VALUES (?1, (SELECT email FROM users WHERE id = ?1), ?2, 'running', ?3, ?3, ?3)
+       RETURNING ${COLUMNS}`,
+    )
+    .bind(userId, JOB_STATUS.running, now)
+    .first<Row>()
+  return toRecord(row!)
+}
+
+export async function getJob(db: D1Database, id: number): Promise<JobRecord | null> {
+  const row = await db.prepare(`SELECT ${COLUMNS} FROM ingest_jobs WHERE id = ?`).bind(id).first<Row>()
+  return row ? toRecord(row) : null
+}
+
+export interface JobListQuery {
+  /** null = every user's jobs */
+  userId: string | null
+  skip: number
+  limit: number
+  orderBy: 'id' | 'start_time' | 'end_time' | 'status'
+  descending: boolean
+}
+
+export async function listJobs(db: D1Database, q: JobListQuery): Promise<{ count: number; jobs: JobRecord[] }> {
+  const where = q.userId === null ? '' : 'WHERE user_id = ?1'
+  const dir = q.descending ? 'DESC' : 'ASC'
+  const [count, rows] = await db.batch([
+    db.prepare(`SELECT count(*) AS n FROM ingest_jobs ${where}`).bind(...(q.userId === null ? [] : [q.userId])),
+    db
+      .prepare(`SELECT ${COLUMNS} FROM ingest_jobs ${where} ORDER BY ${q.orderBy} ${dir}, id ${dir} LIMIT ?2 OFFSET ?3`)
+      .bind(q.userId ?? '', q.limit, q.skip),
+  ])
+  return { count: (count.results[0] as { n: number }).n, jobs: (rows.results as Row[]).map(toRecord) }
+}
+
+/** Appends errors to a job, keeping the first MAX_JOB_ERRORS. ?1 job, ?2 JSON array of entries. */
+const APPEND_ERRORS = `errors = CASE WHEN json_array_length(errors) >= ${MAX_JOB_ERRORS} THEN errors ELSE (
+    SELECT json_group_array(json(v)) FROM (
+      SELECT v FROM (SELECT 0 AS src, key AS k, value AS v FROM json_each(errors)
+                     UNION ALL SELECT 1, key, value FROM json_each(?2))
+      ORDER BY src, k LIMIT ${MAX_JOB_ERRORS})) END`
+
+export interface AcceptedFile {
+  nodes: number
+  edges: number
+  nodesChanged: number
+  edgesChanged: number
+  unmatched: number
+  /** all errors of the file (unmatched edges); only the first ones are kept */
+  errors: JobErrorEntry[]
+  environments: string[]
+  now: string
+}
+
+export async function recordAcceptedFile(db: D1Database, jobId: number, f: AcceptedFile): Promise<void> {
+  await db.batch([
+    db
+      .prepare(
+        `UPDATE ingest_jobs SET total_files = total_files + 1, last_ingest = ?3, updated_at = ?3,
+           nodes_received = nodes_received + ?4, edges_received = edges_received + ?5,
+           nodes_changed = nodes_changed + ?6, edges_changed = edges_changed + ?7,
+           unmatched_edges = unmatched_edges + ?8, error_count = error_count + ?9, ${APPEND_ERRORS}
+         WHERE id = ?1`,
+      )
+      .bind(jobId, JSON.stringify(f.errors.slice(0, MAX_JOB_ERRORS)), f.now, f.nodes, f.edges, f.nodesChanged, f.edgesChanged, f.unmatched, f.errors.length),
+    db
+      .prepare(`INSERT OR IGNORE INTO ingest_job_environments (job_id, environment_id) SELECT ?1, value FROM json_each(?2)`)
+      .bind(jobId, JSON.stringify(f.environments)),
+  ])
+}
+
+export async function recordFailedFile(db: D1Database, jobId: number, errors: JobErrorEntry[], now: string): Promise<void> {
+  await db
+    .prepare(
+      `UPDATE ingest_jobs SET total_files = total_files + 1, failed_files = failed_files + 1, last_ingest = ?3, updated_at = ?3,
+         error_count = error_count + ?4, ${APPEND_ERRORS}
+       WHERE id = ?1`,
+    )
+    .bind(jobId, JSON.stringify(errors.slice(0, MAX_JOB_ERRORS)), now, errors.length)
+    .run()
+}
+
+/**
+ * Ends a running job: sets its final status and records, for every environment that received data in
+ * it, the collection time. Returns null when the job was not running (someone else ended it first).
+ */
+export async function endJob(db: D1Database, jobId: number, now: string): Promise<{ job: JobRecord; environments: string[] } | null> {
+  const [updated, , envs] = await db.batch([
+    db
+      .prepare(
+        `UPDATE ingest_jobs SET end_time = ?2, updated_at = ?2,
+           status = CASE WHEN failed_files = 0 THEN ${JOB_STATUS.complete}
+                         WHEN failed_files < total_files THEN ${JOB_STATUS.partiallyComplete}
+                         ELSE ${JOB_STATUS.failed} END,
+           status_message = CASE WHEN failed_files = 0 THEN 'complete'
+                                 WHEN failed_files < total_files THEN 'partially complete: ' || failed_files || ' of ' || total_files || ' files failed'
+                                 ELSE 'failed: every file failed' END
+         WHERE id = ?1 AND status = ${JOB_STATUS.running}
+         RETURNING ${COLUMNS}`,
+      )
+      .bind(jobId, now),
+    // Only when the UPDATE above ended the job (end_time = now just set by this statement).
+    db
+      .prepare(
+        `INSERT INTO environment_collections (environment_id, collected_at, job_id)
+         SELECT e.environment_id, ?2, ?1 FROM ingest_job_environments e
+         WHERE e.job_id = ?1 AND EXISTS (SELECT 1 FROM ingest_jobs j WHERE j.id = ?1 AND j.end_time = ?2 AND j.status != ${JOB_STATUS.running})
+         ON CONFLICT (environment_id) DO UPDATE SET collected_at = excluded.collected_at, job_id = excluded.job_id`,
+      )
+      .bind(jobId, now),
+    db.prepare(`SELECT environment_id FROM ingest_job_environments WHERE job_id = ?1 ORDER BY environment_id`).bind(jobId),
+  ])
+  const row = updated.results[0] as Row | undefined
+  if (!row) return null
+  return { job: toRecord(row), environments: (envs.results as { environment_id: string }[]).map((r) => r.environment_id) }
+}
