@@ -6,7 +6,8 @@ export function jsonPath(path: readonly PropertyKey[], prefix = ''): string {
   let out = prefix
   for (const seg of path) {
     if (typeof seg === 'number') out += `[${seg}]`
-    else out += out ? `.${String(seg)}` : String(seg)
+    // a prefix such as `path.` already ends with the separator (was producing `path..id`)
+    else out += out && !out.endsWith('.') ? `.${String(seg)}` : String(seg)
   }
   return out
 }
