@@ -27,6 +27,7 @@ import {
   getProviderBySlug,
   getProviderBySsoId,
   listProviders,
+  takenKey,
   uniqueViolation,
   updateProvider,
   type MetadataColumns,
@@ -165,16 +166,23 @@ function nameOrThrow(raw: string) {
   return n
 }
 
-/** Runs a store write; a UNIQUE violation on name or slug becomes BloodHound's 409. */
-async function uniquely<T>(name: string, slug: string, write: () => Promise<T>): Promise<T> {
+/**
+ * Runs a store write; a UNIQUE violation on name or slug becomes BloodHound's 409. The constraint decides
+ * (no read-then-write race); the lookup afterwards only picks the wording.
+ */
+async function uniquely<T>(c: Context<AppEnv>, name: string, slug: string, exceptSsoId: number, write: () => Promise<T>): Promise<T> {
   try {
     return await write()
   } catch (e) {
-    const key = uniqueViolation(e)
+    const violated = uniqueViolation(e)
+    if (!violated) throw e
+    const key = (await takenKey(c.env.DB, name, slug, exceptSsoId)) ?? violated
     if (key === 'name') throw new ApiError(409, `sso provider name must be unique: a provider named "${name}" already exists`, 'form.name')
-    if (key === 'slug')
-      throw new ApiError(409, `sso provider name must be unique: another provider already has the slug "${slug}" (names that differ only in case, spaces or punctuation share a slug)`, 'form.name')
-    throw e
+    throw new ApiError(
+      409,
+      `sso provider name must be unique: another provider already has the slug "${slug}" (names that differ only in case, spaces or punctuation share a slug)`,
+      'form.name',
+    )
   }
 }
 
@@ -184,7 +192,7 @@ async function createHandler(c: Context<AppEnv>, body: CreateProviderInput): Pro
   if (!cfg.ok) throw new ApiError(400, cfg.message, cfg.context)
   const metadata = await readMetadata(c, body.metadata)
   const now = rfc3339(c.var.now())
-  const rec = await uniquely(name, slug, () => createProvider(c.env.DB, { name, slug, config: cfg.config, now, ...metadata }))
+  const rec = await uniquely(c, name, slug, 0, () => createProvider(c.env.DB, { name, slug, config: cfg.config, now, ...metadata }))
   return c.json({ data: samlProviderJson(rec, baseUrl(c)) })
 }
 
@@ -334,7 +342,7 @@ export const samlRoutes: RouteEntry[] = [
       if (!named && !touchesConfig && !metadata) return c.json({ data: samlProviderJson(current, baseUrl(c)) })
       const name = named?.name ?? current.name
       const slug = named?.slug ?? current.slug
-      const updated = await uniquely(name, slug, () =>
+      const updated = await uniquely(c, name, slug, current.sso_provider_id, () =>
         updateProvider(c.env.DB, {
           ssoProviderId: current.sso_provider_id,
           name: named?.name,

@@ -231,6 +231,21 @@ export async function deleteProvider(db: D1Database, ssoProviderId: number): Pro
 }
 
 /**
+ * After a UNIQUE violation: which key is taken by another provider, for the message. SQLite reports only
+ * one violated index (not necessarily the name's when both are), so look: an equal name wins over an
+ * equal slug. `exceptSsoId` leaves the provider being updated out.
+ */
+export async function takenKey(db: D1Database, name: string, slug: string, exceptSsoId = 0): Promise<'name' | 'slug' | null> {
+  const r = await db
+    .prepare(`SELECT max(name = ?1) AS by_name, max(slug = ?2) AS by_slug FROM sso_providers WHERE (name = ?1 OR slug = ?2) AND id <> ?3`)
+    .bind(name, slug, exceptSsoId)
+    .first<{ by_name: number | null; by_slug: number | null }>()
+  if (r?.by_name) return 'name'
+  if (r?.by_slug) return 'slug'
+  return null
+}
+
+/**
  * Which unique key a D1 error violated, if any: 'name' or 'slug'. D1 reports
  * `UNIQUE constraint failed: sso_providers.slug` (SQLite's text); nothing of it reaches the client.
  */
