@@ -115,11 +115,16 @@ export function analyse(g: AnalysisGraph, rules: KindRules, defs: readonly Findi
   const nEnv = g.envs.names.length
   const kindName = g.kinds.names
 
-  // Environment kind: the first of the environment node's kinds that is an environment kind, else its
-  // primary kind; undefined when the graph has no node for the environment.
+  // Environment kind: what ingest recorded on the environment node (nodes.environment_kind); else the first
+  // of the node's kinds that is an environment kind, else its primary kind; undefined when the graph has no
+  // node for the environment.
   const envKind: (string | undefined)[] = new Array(nEnv)
   for (let e = 0; e < nEnv; e++) {
     const v = g.envNode[e]
+    if (g.envKindHint[e]) {
+      envKind[e] = g.envKindHint[e]
+      continue
+    }
     if (v < 0) continue
     let k = kindName[g.primaryKind[v]]
     for (let i = g.kindOffsets[v]; i < g.kindOffsets[v + 1]; i++) {

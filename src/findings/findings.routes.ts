@@ -1,3 +1,395 @@
-import type { RouteEntry } from '../http/route'
+import type { Context } from 'hono'
+import { z } from 'zod'
+import type { AppEnv } from '../env'
+import { canSeeEnvironment } from '../auth/permissions'
+import { loadKindCatalog } from '../extensions/catalog'
+import { ApiError, rfc3339 } from '../http/errors'
+import { defineRoute, type RouteEntry } from '../http/route'
+import { getRun, listRuns, type RunRecord } from './analysis.store'
+import { requestRun } from './analyzer.client'
+import { ASSET_NAMES, findFindingDef, type AssetName } from './catalogue'
+import { detailItem, sparklineItem } from './details'
+import {
+  availableTypes,
+  environmentKnown,
+  findingTypeSeen,
+  getOpenFinding,
+  listDetails,
+  listSparklines,
+  setAcceptance,
+} from './findings.store'
+import { parseDetailsFilters, parseSort, parseTime, parseWindow } from './query'
 
-export const findingRoutes: RouteEntry[] = []
+// ---- schemas (validation and the OpenAPI document) -----------------------------------------------------
+
+const NullTime = z.object({ time: z.string(), valid: z.boolean() })
+const NullInt64 = z.object({ int64: z.number().int(), valid: z.boolean() })
+const Props = z.record(z.string(), z.unknown()).describe('node properties; always has objectid and name')
+
+const CommonItem = {
+  id: z.number().int(),
+  Finding: z.string(),
+  DomainSID: z.string(),
+  Environment: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  deleted_at: NullTime,
+  Accepted: z.boolean(),
+  AcceptedUntil: z.string().describe('0001-01-01T00:00:00.000Z when not accepted or accepted without end'),
+  Severity: z.enum(['critical', 'high', 'moderate', 'low']),
+  ImpactPercentage: z.number().min(0).max(1),
+  ImpactCount: z.number().int(),
+  ExposurePercentage: z.number().min(0).max(1),
+  ExposureCount: z.number().int(),
+  RelProps: z.record(z.string(), z.unknown()),
+  PrincipalHash: z.string(),
+  IsInherited: z.boolean(),
+  ComboGraphRelationID: NullInt64,
+}
+
+export const RelationshipItem = z
+  .object({
+    ...CommonItem,
+    FromPrincipal: z.string(),
+    FromPrincipalKind: z.string(),
+    FromPrincipalName: z.string(),
+    FromPrincipalProps: Props,
+    FromEnvironment: z.string(),
+    FromEnvironmentID: z.string(),
+    ToPrincipal: z.string(),
+    ToPrincipalKind: z.string(),
+    ToPrincipalName: z.string(),
+    ToPrincipalProps: Props,
+    ToEnvironment: z.string(),
+    ToEnvironmentID: z.string(),
+  })
+  .meta({ id: 'RelationshipFinding' })
+
+export const ListItem = z
+  .object({
+    ...CommonItem,
+    accepted_until: z.string(),
+    Principal: z.string(),
+    PrincipalKind: z.string(),
+    PrincipalName: z.string(),
+    Props,
+  })
+  .meta({ id: 'ListFinding' })
+
+export const SparklineItem = z
+  .object({
+    id: z.number().int(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    deleted_at: NullTime,
+    CompositeRisk: z.number(),
+    FindingCount: z.number().int(),
+    ImpactedAssetCount: z.number().int(),
+    ImpactCount: z.number().int(),
+    ExposureCount: z.number().int(),
+    DomainSID: z.string(),
+    Finding: z.string(),
+  })
+  .meta({ id: 'SparklineRecord' })
+
+export const RunSchema = z
+  .object({
+    id: z.number().int(),
+    status: z.enum(['pending', 'running', 'complete', 'failed']),
+    reasons: z.array(z.string()),
+    requested_at: z.string(),
+    started_at: z.string().nullable(),
+    completed_at: z.string().nullable(),
+    attempts: z.number().int(),
+    error: z.string().nullable(),
+    node_count: z.number().int().nullable(),
+    edge_count: z.number().int().nullable(),
+    traversable_edge_count: z.number().int().nullable(),
+    environment_count: z.number().int().nullable(),
+    principal_count: z.number().int().nullable(),
+    finding_count: z.number().int().nullable(),
+    new_count: z.number().int().nullable(),
+    changed_count: z.number().int().nullable(),
+    closed_count: z.number().int().nullable(),
+    unchanged_count: z.number().int().nullable(),
+    duration_ms: z.number().int().nullable(),
+  })
+  .meta({ id: 'AnalysisRun' })
+
+const DomainParams = z.object({ domain_id: z.string().min(1) })
+
+const nonNegInt = (name: string) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, `${name} must be a non-negative integer`)
+    .transform(Number)
+    .optional()
+
+const DetailsQuery = z.object({
+  finding: z.string().optional(),
+  skip: nonNegInt('skip'),
+  limit: nonNegInt('limit'),
+  sort_by: z.string().optional(),
+  Accepted: z.string().optional(),
+  accepted: z.string().optional(),
+  created_at: z.string().optional(),
+  updated_at: z.string().optional(),
+  id: z.string().optional(),
+  FromPrincipal: z.string().optional(),
+  from_principal: z.string().optional(),
+  ToPrincipal: z.string().optional(),
+  to_principal: z.string().optional(),
+  Principal: z.string().optional(),
+  principal: z.string().optional(),
+})
+
+const SparklineQuery = z.object({ finding: z.string().optional(), from: z.string().optional(), to: z.string().optional() })
+
+const AcceptanceBody = z.object({
+  accepted: z.boolean({ error: 'accepted must be a boolean' }),
+  accepted_until: z.string().nullable().optional(),
+})
+
+// ---- helpers -------------------------------------------------------------------------------------------
+
+const NOT_FOUND_ENV = 'environment not found'
+
+/**
+ * The environment must exist and the caller must be allowed to see it; both failures are the same 404,
+ * so that the answer does not tell a restricted caller which environments exist.
+ */
+async function requireEnvironment(c: Context<AppEnv>, environmentId: string): Promise<void> {
+  if (!canSeeEnvironment(c.var.principal.environmentAccess, environmentId)) throw new ApiError(404, NOT_FOUND_ENV, 'domain_id')
+  if (!(await environmentKnown(c.env.DB, environmentId))) throw new ApiError(404, NOT_FOUND_ENV, 'domain_id')
+}
+
+function requireFindingParam(finding: string | undefined): string {
+  if (finding === undefined || finding.trim() === '') throw new ApiError(400, 'missing required query parameter: finding', 'query.finding')
+  return finding.trim()
+}
+
+/** A finding type is valid when the catalogue knows it, or when findings of it exist (an uninstalled extension). */
+async function requireFindingType(db: D1Database, finding: string): Promise<void> {
+  if (findFindingDef(finding, await loadKindCatalog(db))) return
+  if (await findingTypeSeen(db, finding)) return
+  throw new ApiError(400, `unknown finding type "${finding}"`, 'query.finding')
+}
+
+function runJson(r: RunRecord): RunRecord {
+  return r
+}
+
+// ---- routes --------------------------------------------------------------------------------------------
+
+export const findingRoutes: RouteEntry[] = [
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/domains/:domain_id/available-types',
+      operationId: 'ListAvailableFindingTypes',
+      summary: 'Finding types with current findings in an environment',
+      tags: ['Attack Paths'],
+      auth: 'graph/Read',
+      params: DomainParams,
+      responses: { 200: { description: 'finding types, sorted', schema: z.object({ data: z.array(z.string()) }) } },
+    },
+    async (c, { params }) => {
+      await requireEnvironment(c, params.domain_id)
+      return c.json({ data: await availableTypes(c.env.DB, params.domain_id) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/domains/:domain_id/details',
+      operationId: 'ListFindingDetails',
+      summary: 'Current findings of one type in an environment, paged with skip/limit',
+      description:
+        '`finding` is required. `limit` defaults to 10; `limit=0` returns every row. Past the end `data` is `[]`. ' +
+        'Default order: created_at, then id (stable paging). Filters: `Accepted=eq:false`, `created_at=gt:<RFC 3339>`, ' +
+        '`updated_at`, `id`, `FromPrincipal`, `ToPrincipal`, `Principal` (ops eq, neq, gt, gte, lt, lte). ' +
+        '`sort_by=col[,-col]` (a leading `-` sorts descending).',
+      tags: ['Attack Paths'],
+      auth: 'graph/Read',
+      params: DomainParams,
+      query: DetailsQuery,
+      responses: {
+        200: {
+          description: 'a page of findings',
+          schema: z.object({
+            count: z.number().int(),
+            skip: z.number().int(),
+            limit: z.number().int(),
+            data: z.array(z.union([RelationshipItem, ListItem])),
+          }),
+        },
+      },
+    },
+    async (c, { params, query }) => {
+      const finding = requireFindingParam(query.finding)
+      const filters = parseDetailsFilters(query)
+      const sort = parseSort(query.sort_by)
+      await requireEnvironment(c, params.domain_id)
+      await requireFindingType(c.env.DB, finding)
+      const skip = query.skip ?? 0
+      const limit = query.limit ?? 10
+      const { count, rows } = await listDetails(c.env.DB, {
+        environmentId: params.domain_id,
+        finding,
+        filters,
+        sort,
+        skip,
+        limit,
+        now: rfc3339(c.var.now()),
+      })
+      return c.json({ count, skip, limit, data: rows.map(detailItem) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/domains/:domain_id/sparkline',
+      operationId: 'ListFindingSparkline',
+      summary: 'Risk records of one finding type in an environment over a time window',
+      description: '`from` is inclusive (default: 30 days before `to`), `to` exclusive (default: now); both RFC 3339.',
+      tags: ['Attack Paths'],
+      auth: 'graph/Read',
+      params: DomainParams,
+      query: SparklineQuery,
+      responses: {
+        200: {
+          description: 'records, oldest first',
+          schema: z.object({ start: z.string(), end: z.string(), data: z.array(SparklineItem) }),
+        },
+      },
+    },
+    async (c, { params, query }) => {
+      const finding = requireFindingParam(query.finding)
+      const window = parseWindow(query.from, query.to, c.var.now())
+      await requireEnvironment(c, params.domain_id)
+      await requireFindingType(c.env.DB, finding)
+      const rows = await listSparklines(c.env.DB, params.domain_id, finding, rfc3339(window.from), rfc3339(window.to))
+      return c.json({ start: rfc3339(window.from), end: rfc3339(window.to), data: rows.map(sparklineItem) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/assets/findings/:finding_type/:asset',
+      operationId: 'GetFindingAsset',
+      summary: 'Title or remediation text of a finding type, as Markdown',
+      description: '`asset` is one of title, short_description, short_remediation, long_remediation, with or without `.md`.',
+      tags: ['Attack Paths'],
+      auth: 'graph/Read',
+      params: z.object({ finding_type: z.string().min(1), asset: z.string().min(1) }),
+      responses: { 200: { description: 'Markdown text', contentType: 'text/markdown; charset=utf-8', schema: z.string() } },
+    },
+    async (c, { params }) => {
+      const name = params.asset.endsWith('.md') ? params.asset.slice(0, -3) : params.asset
+      if (!(ASSET_NAMES as readonly string[]).includes(name))
+        throw new ApiError(404, `unknown finding asset "${params.asset}"; available: ${ASSET_NAMES.join(', ')} (optionally with .md)`, 'asset')
+      const def = findFindingDef(params.finding_type, await loadKindCatalog(c.env.DB))
+      if (!def) throw new ApiError(404, `unknown finding type "${params.finding_type}"`, 'finding_type')
+      return c.body(def[name as AssetName], 200, { 'Content-Type': 'text/markdown; charset=utf-8' })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'put',
+      path: '/api/v2/attack-paths/:id/acceptance',
+      operationId: 'SetFindingAcceptance',
+      summary: 'Accept (or stop accepting) the risk of a finding',
+      description:
+        '`accepted_until` (RFC 3339, in the future) limits the acceptance; without it the acceptance has no end. ' +
+        'Acceptance does not change `updated_at` (only metric changes do).',
+      tags: ['Attack Paths'],
+      auth: 'risks/ManageRisks',
+      params: z.object({ id: z.string().regex(/^[1-9]\d{0,15}$/, 'id is malformed') }),
+      body: { kind: 'json', schema: AcceptanceBody, maxBytes: 4 * 1024 },
+      responses: { 200: { description: 'the finding after the change', schema: z.object({ data: z.union([RelationshipItem, ListItem]) }) } },
+    },
+    async (c, { params, body }) => {
+      const id = Number(params.id)
+      const now = c.var.now()
+      let until: string | null = null
+      if (body.accepted_until !== undefined && body.accepted_until !== null && body.accepted_until !== '') {
+        if (!body.accepted) throw new ApiError(400, 'accepted_until is only allowed when accepted is true', 'accepted_until')
+        const d = parseTime(body.accepted_until, 'accepted_until', 'accepted_until must be an RFC 3339 date-time, e.g. 2026-12-31T00:00:00Z')
+        if (d.getTime() <= now.getTime()) throw new ApiError(400, 'accepted_until must be in the future', 'accepted_until')
+        until = rfc3339(d)
+      }
+      const nowIso = rfc3339(now)
+      const row = await getOpenFinding(c.env.DB, id, nowIso)
+      if (!row || !canSeeEnvironment(c.var.principal.environmentAccess, row.environment_id))
+        throw new ApiError(404, 'finding not found', 'id')
+      await setAcceptance(c.env.DB, id, body.accepted, until)
+      const after = await getOpenFinding(c.env.DB, id, nowIso)
+      if (!after) throw new ApiError(404, 'finding not found', 'id')
+      return c.json({ data: detailItem(after) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v2/analysis',
+      operationId: 'RequestAnalysis',
+      summary: 'Request an analysis run (runs off the request path)',
+      description: 'Answers 202 with the run the request joined: a new pending run, or the one already pending.',
+      tags: ['Analysis'],
+      auth: 'analysis/Run',
+      responses: { 202: { description: 'requested', schema: z.object({ data: RunSchema }) } },
+    },
+    async (c) => {
+      const run = await requestRun(c.env, `requested by ${c.var.principal.principalName}`)
+      return c.json({ data: runJson(run) }, 202)
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/analysis',
+      operationId: 'ListAnalysisRuns',
+      summary: 'Latest analysis runs, newest first, with status, timings and counts',
+      tags: ['Analysis'],
+      auth: 'analysis/Run',
+      query: z.object({
+        skip: nonNegInt('skip'),
+        limit: z
+          .string()
+          .regex(/^\d{1,3}$/, 'limit must be an integer from 1 to 100')
+          .transform(Number)
+          .refine((n) => n >= 1 && n <= 100, 'limit must be an integer from 1 to 100')
+          .optional(),
+      }),
+      responses: {
+        200: {
+          description: 'runs',
+          schema: z.object({ count: z.number().int(), skip: z.number().int(), limit: z.number().int(), data: z.array(RunSchema) }),
+        },
+      },
+    },
+    async (c, { query }) => {
+      const skip = query.skip ?? 0
+      const limit = query.limit ?? 10
+      const { count, runs } = await listRuns(c.env.DB, skip, limit)
+      return c.json({ count, skip, limit, data: runs.map(runJson) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/analysis/:run_id',
+      operationId: 'GetAnalysisRun',
+      summary: 'One analysis run',
+      tags: ['Analysis'],
+      auth: 'analysis/Run',
+      params: z.object({ run_id: z.string().regex(/^[1-9]\d{0,15}$/, 'id is malformed') }),
+      responses: { 200: { description: 'the run', schema: z.object({ data: RunSchema }) } },
+    },
+    async (c, { params }) => {
+      const run = await getRun(c.env.DB, Number(params.run_id))
+      if (!run) throw new ApiError(404, 'analysis run not found', 'run_id')
+      return c.json({ data: runJson(run) })
+    },
+  ),
+]

@@ -57,6 +57,8 @@ export interface NodeInput extends NodeFacts {
   /** nodes.id */
   id: number
   environmentId: string | null
+  /** nodes.environment_kind: set by ingest when the node IS an environment (Domain, AZTenant, extension kind) */
+  environmentKind?: string | null
 }
 
 export interface FindingCandidate {
@@ -84,6 +86,8 @@ export interface AnalysisGraph {
   envs: Interner
   /** environment index → node index of the environment's own node, -1 when the graph lacks it */
   envNode: Int32Array
+  /** environment index → the environment node's `environment_kind` as ingest recorded it, if any */
+  envKindHint: (string | undefined)[]
   /** forward adjacency of traversable edges, CSR */
   offsets: Int32Array
   targets: Int32Array
@@ -112,6 +116,7 @@ export class GraphBuilder {
   private readonly envs = new Interner()
   /** environment object id → node index, for nodes that may be environments */
   private readonly envCandidates = new Map<string, number>()
+  private readonly envKindOf = new Map<string, string>()
   private readonly src = new IntVec(4096)
   private readonly dst = new IntVec(4096)
   private readonly candidates: FindingCandidate[] = []
@@ -150,8 +155,9 @@ export class GraphBuilder {
     this.flags.push(f)
     // A node is (possibly) an environment when it is its own environment (the graph contract: an
     // environment node's environment_id is its own object id) or has no environment at all.
-    if (n.environmentId === n.objectid || n.environmentId === null) {
+    if (n.environmentKind || n.environmentId === n.objectid || n.environmentId === null) {
       if (!this.envCandidates.has(n.objectid)) this.envCandidates.set(n.objectid, idx)
+      if (n.environmentKind) this.envKindOf.set(n.objectid, n.environmentKind)
     }
   }
 
@@ -216,7 +222,11 @@ export class GraphBuilder {
       listFlags[i] = this.flags[i] & 3
     }
     const envNode = new Int32Array(this.envs.names.length).fill(-1)
-    for (let e = 0; e < envNode.length; e++) envNode[e] = this.envCandidates.get(this.envs.names[e]) ?? -1
+    const envKindHint: (string | undefined)[] = []
+    for (let e = 0; e < envNode.length; e++) {
+      envNode[e] = this.envCandidates.get(this.envs.names[e]) ?? -1
+      envKindHint.push(this.envKindOf.get(this.envs.names[e]))
+    }
     return {
       nodeCount: n,
       objectids: this.objectids,
@@ -229,6 +239,7 @@ export class GraphBuilder {
       kinds: this.kinds,
       envs: this.envs,
       envNode,
+      envKindHint,
       offsets,
       targets,
       candidates: this.candidates,

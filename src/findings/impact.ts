@@ -1,8 +1,12 @@
 /**
  * CONTRACT between src/graph (caller: available-domains `impactValue`) and src/findings (implementer).
- * Returns, per environment id, its highest CompositeRisk in the latest completed analysis run, as an
- * integer. Environments without data are absent (callers use 0). Placeholder until the findings work lands.
+ * Returns, per environment id, its highest CompositeRisk in the latest completed analysis run, rounded to
+ * the nearest integer (CompositeRisk is 0..100). Environments without data are absent (callers use 0).
  */
-export async function impactValues(_db: D1Database): Promise<Map<string, number>> {
-  return new Map()
+import { compositeRisksOfLatestRun } from './findings.store'
+
+export async function impactValues(db: D1Database): Promise<Map<string, number>> {
+  const out = new Map<string, number>()
+  for (const r of await compositeRisksOfLatestRun(db)) out.set(r.environment_id, Math.round(r.risk))
+  return out
 }

@@ -1,0 +1,101 @@
+/**
+ * One analysis run, start to finish: load the graph in keyset pages into typed arrays, analyse, reconcile
+ * with the open findings, stage the plan, commit atomically. Called by the Analyzer Durable Object's alarm
+ * (src/findings/analyzer.do.ts); also callable directly by tests.
+ *
+ * Idempotent per attempt: staging is cleared first and nothing visible changes before `commitRun`, so an
+ * interrupted attempt is resumed simply by running the same run again.
+ */
+import { loadKindCatalog } from '../extensions/catalog'
+import {
+  clearStaging,
+  commitRun,
+  lastCompletedAt,
+  loadEdgesPage,
+  loadHistoricPairs,
+  loadNodesPage,
+  loadOpenFindingsPage,
+  stagePlan,
+} from './analysis.store'
+import { allFindingDefs } from './catalogue'
+import { analyse, type AnalysisStats } from './engine'
+import { GraphBuilder } from './graph'
+import { BUILTIN_TRAVERSABLE, kindRules } from './kinds'
+import { reconcile, sparklineRows, type OpenFinding } from './reconcile'
+
+export interface RunOptions {
+  nodePageSize?: number
+  edgePageSize?: number
+  /** runs after the plan is staged and before the commit (tests use it to read during a run) */
+  beforeCommit?: () => Promise<void>
+}
+
+export interface RunSummary {
+  runId: number
+  completedAt: string
+  stats: AnalysisStats
+  plan: { inserts: number; updates: number; closes: number; unchanged: number }
+  durationMs: number
+}
+
+export const NODE_PAGE = 5_000
+export const EDGE_PAGE = 20_000
+const FINDINGS_PAGE = 5_000
+
+/** Commit time: now, but strictly after the previous run's, so string order of timestamps is run order. */
+export function commitTime(nowMs: number, previous: string | null): string {
+  const prev = previous ? Date.parse(previous) : NaN
+  return new Date(Number.isFinite(prev) && prev >= nowMs ? prev + 1 : nowMs).toISOString()
+}
+
+export async function executeRun(db: D1Database, runId: number, opts: RunOptions = {}): Promise<RunSummary> {
+  const started = Date.now()
+  const nodePage = opts.nodePageSize ?? NODE_PAGE
+  const edgePage = opts.edgePageSize ?? EDGE_PAGE
+  await clearStaging(db)
+
+  const catalog = await loadKindCatalog(db)
+  const rules = kindRules(catalog)
+  const defs = allFindingDefs(catalog)
+  const findingKinds = new Set(defs.filter((d) => d.shape === 'relationship' && d.edgeKind).map((d) => d.edgeKind!))
+  const builder = new GraphBuilder({ isTraversable: (k) => rules.isTraversable(k), findingKinds })
+
+  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+    const page = await loadNodesPage(db, after, nodePage)
+    for (const n of page) builder.addNode(n)
+    if (page.length < nodePage) break
+    after = page[page.length - 1].id
+  }
+
+  // Only edges that can matter are transferred: traversable kinds and finding kinds.
+  const relevant = new Set<string>(findingKinds)
+  for (const k of [...BUILTIN_TRAVERSABLE, ...catalog.relationshipKinds.keys()]) if (rules.isTraversable(k)) relevant.add(k)
+  const kindsJson = JSON.stringify([...relevant])
+  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+    const page = await loadEdgesPage(db, after, edgePage, kindsJson)
+    for (const e of page) builder.addEdge(e[1], e[2], e[3])
+    if (page.length < edgePage) break
+    after = page[page.length - 1][0]
+  }
+
+  const result = analyse(builder.build(), rules, defs)
+
+  const open: OpenFinding[] = []
+  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+    const page = await loadOpenFindingsPage(db, after, FINDINGS_PAGE)
+    open.push(...page)
+    if (page.length < FINDINGS_PAGE) break
+    after = page[page.length - 1].id
+  }
+  const plan = reconcile(open, result.findings)
+  const sparklines = sparklineRows(result.sparklines, await loadHistoricPairs(db), result.principalCounts)
+  await stagePlan(db, runId, plan, sparklines)
+
+  if (opts.beforeCommit) await opts.beforeCommit()
+
+  const completedAt = commitTime(Date.now(), await lastCompletedAt(db))
+  const counts = { inserts: plan.inserts.length, updates: plan.updates.length, closes: plan.closes.length, unchanged: plan.unchanged }
+  const durationMs = Date.now() - started
+  await commitRun(db, runId, completedAt, { stats: result.stats, plan: counts, durationMs })
+  return { runId, completedAt, stats: result.stats, plan: counts, durationMs }
+}
