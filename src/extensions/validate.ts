@@ -32,13 +32,38 @@ function shapeDetails(error: z.ZodError): ErrorDetail[] {
 }
 
 const TOP_ORDER = ['body', 'schema', 'node_kinds', 'relationship_kinds', 'environments', 'relationship_findings']
+/** Members in the order the spec lists them; anything else (unknown members) sorts after them. */
+const FIELD_ORDER = [
+  'name', 'display_name', 'version', 'namespace', 'description', 'is_display_kind', 'icon', 'color', 'is_traversable',
+  'environment_kind', 'source_kind', 'principal_kinds', 'relationship_kind', 'remediation',
+  'short_description', 'long_description', 'short_remediation', 'long_remediation',
+]
 
-/** Document order: top-level member, then array index, then the rest of the path. */
-function sortKey(context: string): [number, number, string] {
-  const m = /^([a-z_]+)(?:\[(\d+)\])?(.*)$/.exec(context)
-  if (!m) return [TOP_ORDER.length, 0, context]
-  const top = TOP_ORDER.indexOf(m[1])
-  return [top < 0 ? TOP_ORDER.length : top, m[2] === undefined ? -1 : Number(m[2]), m[3]]
+/** Document order: top-level member, array index, then member and nested index by the spec's order. */
+function sortKey(context: string): number[] {
+  const key: number[] = []
+  const re = /([A-Za-z0-9_]+)|\[(\d+)\]/g
+  let m: RegExpExecArray | null
+  let first = true
+  while ((m = re.exec(context)) !== null) {
+    if (m[2] !== undefined) key.push(Number(m[2]))
+    else {
+      const order = first ? TOP_ORDER : FIELD_ORDER
+      const i = order.indexOf(m[1])
+      key.push(i < 0 ? order.length : i)
+      first = false
+    }
+  }
+  return key
+}
+
+function compareKeys(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (a[i] === undefined) return -1
+    if (b[i] === undefined) return 1
+    if (a[i] !== b[i]) return a[i] - b[i]
+  }
+  return 0
 }
 
 export function orderDetails(details: ErrorDetail[]): ErrorDetail[] {
@@ -50,7 +75,7 @@ export function orderDetails(details: ErrorDetail[]): ErrorDetail[] {
     return true
   })
   const keyed = unique.map((d, i) => ({ d, k: sortKey(d.context), i }))
-  keyed.sort((a, b) => a.k[0] - b.k[0] || a.k[1] - b.k[1] || (a.k[2] < b.k[2] ? -1 : a.k[2] > b.k[2] ? 1 : 0) || a.i - b.i)
+  keyed.sort((a, b) => compareKeys(a.k, b.k) || a.i - b.i)
   const sorted = keyed.map((x) => x.d)
   if (sorted.length <= MAX_DETAILS) return sorted
   const rest = sorted.length - (MAX_DETAILS - 1)
