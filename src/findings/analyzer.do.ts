@@ -29,6 +29,8 @@ export class Analyzer extends DurableObject<Env> {
   private running = false
   /** serialises request() calls, which await D1 between reading and writing `pending` */
   private queue: Promise<unknown> = Promise.resolve()
+  /** Test seam (set through runInDurableObject): runs between staging and commit of every run. */
+  beforeCommit: (() => Promise<void>) | undefined
 
   /** Records a request for a run and makes sure an alarm will pick it up. Returns the run it joined. */
   async request(reason: string): Promise<RunRecord> {
@@ -105,7 +107,7 @@ export class Analyzer extends DurableObject<Env> {
       return null
     }
     try {
-      await executeRun(db, current)
+      await executeRun(db, current, { beforeCommit: this.beforeCommit })
       kv.delete('current')
       return null
     } catch (e) {
