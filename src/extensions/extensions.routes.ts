@@ -13,8 +13,15 @@ import { validateExtension } from './validate'
  * anyway, and nothing in an extension document is secret (docs/extensions.md).
  */
 
-/** The body is declared as "any JSON" so that the handler can report shape AND rule violations together. */
-const AnyJsonDocument = z.unknown().meta({ description: 'a graph extension document (see the GraphExtension schema)' })
+/**
+ * The body is declared as "any JSON" so that the handler can report shape AND rule violations together;
+ * the OpenAPI document still shows the document's JSON Schema (carried as metadata).
+ */
+const documentJsonSchema = (() => {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(ExtensionDocumentSchema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
+  return rest
+})()
+const AnyJsonDocument = z.unknown().meta({ ...documentJsonSchema, description: 'a graph extension document' })
 
 const ExtensionSummarySchema = z
   .object({
@@ -25,7 +32,7 @@ const ExtensionSummarySchema = z
     version: z.string(),
     is_builtin: z.boolean(),
   })
-  .meta({ id: 'GraphExtensionSummary' })
+  .meta({ description: 'an installed graph extension' })
 
 const UpsertResult = z.object({
   data: ExtensionSummarySchema.extend({

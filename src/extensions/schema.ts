@@ -150,7 +150,7 @@ export const ExtensionDocumentSchema = z
     environments: list(Environment, LIMITS.environments, 'environments'),
     relationship_findings: list(RelationshipFinding, LIMITS.findings, 'relationship findings'),
   })
-  .meta({ id: 'GraphExtension', description: 'A graph extension: node and relationship kinds, environments and relationship findings' })
+  .meta({ description: 'A graph extension: node and relationship kinds, environments and relationship findings' })
 
 export type ExtensionDocument = z.output<typeof ExtensionDocumentSchema>
 /** What a client may send (optional arrays may be left out, optional members may be null). */
