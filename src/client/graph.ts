@@ -109,3 +109,88 @@ export async function ingest(c: EdgeHoundClient, ...payloads: OpenGraphPayload[]
   const ended = await endUploadJob(c, job.data.id)
   return { job: ended.data, files }
 }
+
+// ---- reads ------------------------------------------------------------------------------------------
+
+export interface EnvironmentJson {
+  id: string
+  name: string
+  type: string
+  collected: boolean
+  collected_at: string | null
+  impactValue: number
+}
+
+export function availableDomains(c: EdgeHoundClient) {
+  return c.call<{ data: EnvironmentJson[] }>('GET', '/api/v2/available-domains')
+}
+
+export interface SearchResultJson {
+  objectid: string
+  type: string
+  name: string
+  distinguishedname: string
+  system_tags: string
+}
+
+export function search(c: EdgeHoundClient, q: { q: string; type?: string[]; skip?: number; limit?: number }) {
+  return c.call<{ data: SearchResultJson[] }>('GET', `/api/v2/search${qs(q)}`)
+}
+
+export interface PathGraphJson {
+  nodes: Record<string, { label: string; kind: string; kinds: string[]; objectId: string; isTierZero: boolean; isOwnedObject: boolean; lastSeen: string }>
+  edges: { source: string; target: string; label: string; kind: string; lastSeen: string }[]
+}
+
+export function shortestPath(c: EdgeHoundClient, startNode: string, endNode: string, relationshipKinds?: string) {
+  return c.call<{ data: PathGraphJson }>(
+    'GET',
+    `/api/v2/graphs/shortest-path${qs({ start_node: startNode, end_node: endNode, relationship_kinds: relationshipKinds })}`,
+  )
+}
+
+// ---- entities ---------------------------------------------------------------------------------------
+
+export type AdEntitySegment = 'users' | 'computers' | 'groups' | 'domains' | 'gpos' | 'ous' | 'containers' | 'base'
+
+export function adEntity(c: EdgeHoundClient, segment: AdEntitySegment, objectId: string, opts: { counts?: boolean } = {}) {
+  return c.call<{ data: { props: Record<string, unknown> } & Record<string, unknown> }>(
+    'GET',
+    `/api/v2/${segment}/${encodeURIComponent(objectId)}${qs({ counts: opts.counts })}`,
+  )
+}
+
+export interface EntityListItemJson {
+  objectID: string
+  name: string
+  label: string
+}
+
+export function adRelated(c: EdgeHoundClient, segment: AdEntitySegment, objectId: string, related: string, page: { skip?: number; limit?: number } = {}) {
+  return c.call<Page<EntityListItemJson>>('GET', `/api/v2/${segment}/${encodeURIComponent(objectId)}/${related}${qs(page)}`)
+}
+
+export interface AzureNodeJson {
+  kind: string
+  kinds: string[]
+  isTierZero: boolean
+  isOwnedObject: boolean
+  props: Record<string, unknown>
+}
+
+export function azureEntity(c: EdgeHoundClient, entityType: string, objectId: string, opts: { counts?: boolean } = {}) {
+  return c.call<{ data: AzureNodeJson & Record<string, unknown> }>('GET', `/api/v2/azure/${entityType}${qs({ object_id: objectId, counts: opts.counts })}`)
+}
+
+export function azureRelated(
+  c: EdgeHoundClient,
+  entityType: string,
+  objectId: string,
+  relatedEntityType: string,
+  page: { skip?: number; limit?: number } = {},
+) {
+  return c.call<Page<AzureNodeJson>>(
+    'GET',
+    `/api/v2/azure/${entityType}${qs({ object_id: objectId, related_entity_type: relatedEntityType, ...page })}`,
+  )
+}

@@ -1,0 +1,267 @@
+/**
+ * SQL for reading the graph: node lookups, frontier expansion for path search, name search,
+ * environments, and entity/related-entity queries compiled from plans (src/graph/entities.ts).
+ *
+ * Environment access is applied in SQL: `?access` is NULL (every environment) or a JSON array of
+ * environment ids; nodes outside it are filtered out as if they did not exist.
+ */
+import type { EnvironmentAccess } from '../auth/permissions'
+import type { Plan } from './entities'
+import type { PathEdge } from './path'
+import { toNodeRecord, type NodeRecord, type NodeRow } from './present'
+
+const NODE_COLUMNS = 'n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.properties, n.updated_at'
+
+/** JSON list of ids bound as one parameter: at most this many per statement (~80 KB). */
+const IDS_PER_STATEMENT = 8_000
+
+export function accessParam(access: EnvironmentAccess): string | null {
+  return access.all ? null : JSON.stringify(access.ids)
+}
+
+function visible(col: string, param: string): string {
+  return `(${param} IS NULL OR ${col} IN (SELECT value FROM json_each(${param})))`
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+/**
+ * A node by object id, exact match preferred, else case-insensitive. Access is checked by the caller
+ * (it needs the node's environment either way).
+ */
+export async function getNodeByObjectId(db: D1Database, objectid: string): Promise<NodeRecord | null> {
+  const row = await db
+    .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.objectid = ?1 COLLATE NOCASE ORDER BY n.objectid = ?1 DESC, n.id LIMIT 1`)
+    .bind(objectid)
+    .first<NodeRow>()
+  return row ? toNodeRecord(row) : null
+}
+
+export async function nodesByIds(db: D1Database, ids: number[]): Promise<NodeRecord[]> {
+  if (ids.length === 0) return []
+  const results = await db.batch(
+    chunks(ids, IDS_PER_STATEMENT).map((c) =>
+      db.prepare(`SELECT ${NODE_COLUMNS} FROM json_each(?1) f JOIN nodes n ON n.id = f.value`).bind(JSON.stringify(c)),
+    ),
+  )
+  return results.flatMap((r) => (r.results as NodeRow[]).map(toNodeRecord))
+}
+
+/**
+ * Edges leaving (`out`) or entering (`in`) every node of a frontier, restricted to `kinds` and to
+ * visible neighbours. One indexed lookup per frontier node: (start_id, kind) for out, (end_id, kind) for in.
+ */
+export async function expandFrontier(
+  db: D1Database,
+  frontier: number[],
+  direction: 'out' | 'in',
+  kinds: string[],
+  access: string | null,
+): Promise<PathEdge[]> {
+  const [near, far] = direction === 'out' ? ['start_id', 'end_id'] : ['end_id', 'start_id']
+  const sql =
+    access === null
+      ? `SELECT e.start_id, e.end_id, e.kind FROM json_each(?1) f JOIN edges e ON e.${near} = f.value
+         WHERE e.kind IN (SELECT value FROM json_each(?2))`
+      : `SELECT e.start_id, e.end_id, e.kind FROM json_each(?1) f JOIN edges e ON e.${near} = f.value JOIN nodes n ON n.id = e.${far}
+         WHERE e.kind IN (SELECT value FROM json_each(?2)) AND ${visible('n.environment_id', '?3')}`
+  const kindsJson = JSON.stringify(kinds)
+  const parts = await Promise.all(
+    chunks(frontier, IDS_PER_STATEMENT).map((c) => {
+      const stmt = db.prepare(sql)
+      return (access === null ? stmt.bind(JSON.stringify(c), kindsJson) : stmt.bind(JSON.stringify(c), kindsJson, access)).raw<[number, number, string]>()
+    }),
+  )
+  const out: PathEdge[] = []
+  for (const rows of parts) for (const [from, to, kind] of rows) out.push({ from, to, kind })
+  return out
+}
+
+/** The stored details of path edges (for `lastSeen`): properties.lastseen, else updated_at. */
+export async function edgeDetails(db: D1Database, edges: PathEdge[]): Promise<(PathEdge & { lastSeen: string })[]> {
+  if (edges.length === 0) return []
+  const results = await db.batch(
+    chunks(edges, 2_000).map((c) =>
+      db
+        .prepare(
+          `SELECT e.start_id AS "from", e.end_id AS "to", e.kind,
+                  CASE WHEN json_type(e.properties, '$.lastseen') = 'text' THEN json_extract(e.properties, '$.lastseen') ELSE e.updated_at END AS lastSeen
+           FROM json_each(?1) f
+           JOIN edges e ON e.start_id = json_extract(f.value, '$[0]') AND e.kind = json_extract(f.value, '$[2]') AND e.end_id = json_extract(f.value, '$[1]')`,
+        )
+        .bind(JSON.stringify(c.map((e) => [e.from, e.to, e.kind]))),
+    ),
+  )
+  return results
+    .flatMap((r) => r.results as (PathEdge & { lastSeen: string })[])
+    .sort((a, b) => a.from - b.from || a.to - b.to || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0))
+}
+
+// ---- search ---------------------------------------------------------------------------------------------
+
+export interface SearchQuery {
+  q: string
+  /** kinds (any of the node's kinds); null = all */
+  types: string[] | null
+  access: string | null
+  skip: number
+  limit: number
+}
+
+/** Trigram FTS needs at least 3 characters; shorter queries fall back to a name-prefix range scan. */
+export const MIN_CONTAINS_LENGTH = 3
+
+/**
+ * Exact (case-insensitive) name or object id matches first, then names containing `q` (FTS5 trigram
+ * index), each group ordered by name; skip/limit over the combined list. One statement.
+ */
+export async function searchNodes(db: D1Database, s: SearchQuery): Promise<NodeRecord[]> {
+  const exact = `(coalesce(n.name = ?1 COLLATE NOCASE, 0) OR n.objectid = ?1 COLLATE NOCASE)`
+  const filters = `(?3 IS NULL OR EXISTS (SELECT 1 FROM json_each(n.kinds) WHERE value IN (SELECT value FROM json_each(?3))))
+    AND ${visible('n.environment_id', '?4')}`
+  const contains =
+    [...s.q].length >= MIN_CONTAINS_LENGTH
+      ? `SELECT ${NODE_COLUMNS}, 1 AS rank FROM nodes_fts JOIN nodes n ON n.id = nodes_fts.rowid
+         WHERE nodes_fts MATCH ?2 AND NOT ${exact} AND ${filters}`
+      : `SELECT ${NODE_COLUMNS}, 1 AS rank FROM nodes n
+         WHERE n.name >= ?1 COLLATE NOCASE AND n.name < ?2 COLLATE NOCASE AND NOT ${exact} AND ${filters}`
+  const second = [...s.q].length >= MIN_CONTAINS_LENGTH ? `"${s.q.replace(/"/g, '""')}"` : `${s.q}\u{10FFFF}`
+  const sql = `SELECT ${NODE_COLUMNS}, 0 AS rank FROM nodes n WHERE ${exact} AND ${filters}
+    UNION ALL ${contains}
+    ORDER BY rank, name COLLATE NOCASE, objectid LIMIT ?5 OFFSET ?6`
+  const rows = await db
+    .prepare(sql)
+    .bind(s.q, second, s.types ? JSON.stringify(s.types) : null, s.access, s.limit, s.skip)
+    .all<NodeRow>()
+  return rows.results.map(toNodeRecord)
+}
+
+// ---- environments ---------------------------------------------------------------------------------------
+
+export interface EnvironmentRow {
+  objectid: string
+  name: string | null
+  environment_kind: string
+  collected_at: string | null
+}
+
+export async function listEnvironments(db: D1Database, access: string | null): Promise<EnvironmentRow[]> {
+  const rows = await db
+    .prepare(
+      `SELECT n.objectid, n.name, n.environment_kind, c.collected_at
+       FROM nodes n LEFT JOIN environment_collections c ON c.environment_id = n.objectid
+       WHERE n.environment_kind IS NOT NULL AND ${visible('n.objectid', '?1')}
+       ORDER BY n.name COLLATE NOCASE, n.objectid`,
+    )
+    .bind(access)
+    .all<EnvironmentRow>()
+  return rows.results
+}
+
+// ---- related entities -------------------------------------------------------------------------------------
+
+/**
+ * Compiles a plan into CTEs. Parameters: ?1 entity node id, ?2 entity object id, ?3 entity environment
+ * id, ?4 access; kind lists follow as ?5, ?6, ... (JSON arrays). The final CTE `result(id)` holds the
+ * related nodes (never the entity itself), visible ones only.
+ */
+export function compilePlan(plan: Plan): { sql: string; params: string[] } {
+  const params: string[] = []
+  const bind = (kinds: readonly string[]) => {
+    params.push(JSON.stringify(kinds))
+    return `?${4 + params.length}`
+  }
+  const ctes: string[] = ['s0(id) AS (SELECT ?1)']
+  plan.forEach((step, i) => {
+    const prev = `s${i}`
+    const cur = `s${i + 1}`
+    const kindSet = (kinds: readonly string[]) => `(SELECT value FROM json_each(${bind(kinds)}))`
+    switch (step.op) {
+      case 'out':
+      case 'in': {
+        const [near, far] = step.op === 'out' ? ['start_id', 'end_id'] : ['end_id', 'start_id']
+        ctes.push(`${cur}(id) AS (SELECT DISTINCT e.${far} FROM ${prev} JOIN edges e ON e.${near} = ${prev}.id AND e.kind IN ${kindSet(step.edges)})`)
+        break
+      }
+      case 'out*':
+      case 'in*': {
+        const [near, far] = step.op === 'out*' ? ['start_id', 'end_id'] : ['end_id', 'start_id']
+        const set = kindSet(step.edges)
+        const base = step.self
+          ? `SELECT id FROM ${prev}`
+          : `SELECT e.${far} FROM ${prev} JOIN edges e ON e.${near} = ${prev}.id AND e.kind IN ${set}`
+        ctes.push(`${cur}(id) AS (${base} UNION SELECT e.${far} FROM ${cur} JOIN edges e ON e.${near} = ${cur}.id AND e.kind IN ${set})`)
+        break
+      }
+      case 'environment':
+        ctes.push(`${cur}(id) AS (SELECT n.id FROM nodes n WHERE n.environment_id = ?2 AND n.kind IN ${kindSet(step.kinds)})`)
+        break
+      case 'kinds':
+        ctes.push(
+          `${cur}(id) AS (SELECT s.id FROM ${prev} s JOIN nodes n ON n.id = s.id
+             WHERE EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN ${kindSet(step.kinds)}))`,
+        )
+        break
+      case 'foreign':
+        ctes.push(`${cur}(id) AS (SELECT s.id FROM ${prev} s JOIN nodes n ON n.id = s.id WHERE n.environment_id IS NOT ?3)`)
+        break
+      case 'tierZero':
+        ctes.push(
+          `${cur}(id) AS (SELECT s.id FROM ${prev} s JOIN nodes n ON n.id = s.id
+             WHERE instr(' ' || coalesce(json_extract(n.properties, '$.system_tags'), '') || ' ', ' admin_tier_0 ') > 0
+                OR EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value = 'Tag_Tier_Zero'))`,
+        )
+        break
+    }
+  })
+  const last = `s${plan.length}`
+  ctes.push(`result(id) AS (SELECT DISTINCT s.id FROM ${last} s JOIN nodes n ON n.id = s.id WHERE s.id != ?1 AND ${visible('n.environment_id', '?4')})`)
+  return { sql: `WITH RECURSIVE ${ctes.join(',\n')}`, params }
+}
+
+export interface Entity {
+  node: NodeRecord
+  access: string | null
+}
+
+function bound(db: D1Database, e: Entity, plan: Plan, tail: string, extra: unknown[] = []): D1PreparedStatement {
+  const { sql, params } = compilePlan(plan)
+  const n = 4 + params.length
+  const text = `${sql}\n${tail.replace(/\?\+(\d)/g, (_, k: string) => `?${n + Number(k)}`)}`
+  return db.prepare(text).bind(e.node.id, e.node.objectid, e.node.environment_id, e.access, ...params, ...extra)
+}
+
+/** Counts of several plans in one round trip. */
+export async function countRelated(db: D1Database, e: Entity, plans: Plan[]): Promise<number[]> {
+  if (plans.length === 0) return []
+  const results = await db.batch(plans.map((p) => bound(db, e, p, 'SELECT count(*) AS n FROM result')))
+  return results.map((r) => (r.results[0] as { n: number }).n)
+}
+
+/** Per-kind counts of a plan's nodes (primary kind), e.g. Azure descendents. */
+export async function countRelatedByKind(db: D1Database, e: Entity, plan: Plan): Promise<Record<string, number>> {
+  const r = await bound(db, e, plan, 'SELECT n.kind, count(*) AS c FROM result JOIN nodes n ON n.id = result.id GROUP BY n.kind ORDER BY n.kind').all<{
+    kind: string
+    c: number
+  }>()
+  return Object.fromEntries(r.results.map((x) => [x.kind, x.c]))
+}
+
+/** A page of a plan's nodes ordered by name, plus the total. */
+export async function listRelated(db: D1Database, e: Entity, plan: Plan, skip: number, limit: number): Promise<{ count: number; nodes: NodeRecord[] }> {
+  const [count, page] = await db.batch([
+    bound(db, e, plan, 'SELECT count(*) AS n FROM result'),
+    bound(
+      db,
+      e,
+      plan,
+      `SELECT ${NODE_COLUMNS} FROM result JOIN nodes n ON n.id = result.id ORDER BY n.name COLLATE NOCASE, n.objectid LIMIT ?+1 OFFSET ?+2`,
+      [limit, skip],
+    ),
+  ])
+  return { count: (count.results[0] as { n: number }).n, nodes: (page.results as NodeRow[]).map(toNodeRecord) }
+}

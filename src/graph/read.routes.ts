@@ -1,0 +1,163 @@
+import { z } from 'zod'
+import { defineRoute, type RouteEntry } from '../http/route'
+import { ApiError } from '../http/errors'
+import { canSeeEnvironment } from '../auth/permissions'
+import { loadKindCatalog } from '../extensions/catalog'
+import { impactValues } from '../findings/impact'
+import { graphKinds, KIND_PATTERN, parseRelationshipKinds } from './kinds'
+import { accessParam, edgeDetails, expandFrontier, getNodeByObjectId, listEnvironments, nodesByIds, searchNodes } from './graph.store'
+import { allShortestPaths, PathSearchTooLarge } from './path'
+import { pathNode, searchItem } from './present'
+import { Limit, Skip } from './params'
+
+/** Path search bounds: longest path (edges) and edges fetched before giving up. */
+export const PATH_LIMITS = { maxDepth: 64, maxEdges: 400_000 }
+
+const EnvironmentSchema = z
+  .object({
+    id: z.string().describe('object id of the environment node (domain SID, tenant id, ...)'),
+    name: z.string(),
+    type: z.string().describe('active-directory, azure, or the extension display name'),
+    collected: z.boolean().describe('an ingest job carrying its data has ended'),
+    collected_at: z.string().nullable(),
+    impactValue: z.number().int(),
+  })
+  .meta({ id: 'AvailableEnvironment' })
+
+const SearchItemSchema = z
+  .object({ objectid: z.string(), type: z.string(), name: z.string(), distinguishedname: z.string(), system_tags: z.string() })
+  .meta({ id: 'SearchResult' })
+
+const PathNodeSchema = z.object({
+  label: z.string(),
+  kind: z.string(),
+  kinds: z.array(z.string()),
+  objectId: z.string(),
+  isTierZero: z.boolean(),
+  isOwnedObject: z.boolean(),
+  lastSeen: z.string(),
+})
+const PathEdgeSchema = z.object({ source: z.string(), target: z.string(), label: z.string(), kind: z.string(), lastSeen: z.string() })
+const PathGraphSchema = z
+  .object({ nodes: z.record(z.string(), PathNodeSchema).describe('keyed by internal node id'), edges: z.array(PathEdgeSchema) })
+  .meta({ id: 'ShortestPathGraph' })
+
+/** `type` may repeat or hold a comma list. */
+const Types = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((v) => (v === undefined ? null : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)))
+  .refine((v) => v === null || v.every((k) => KIND_PATTERN.test(k)), 'Invalid type parameter')
+
+export const readRoutes: RouteEntry[] = [
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/available-domains',
+      operationId: 'GetAvailableDomains',
+      summary: 'Environments (domains, tenants, extension environments) the caller may see',
+      tags: ['Graph'],
+      auth: 'graph/Read',
+      responses: { 200: { description: 'environments, by name', schema: z.object({ data: z.array(EnvironmentSchema) }) } },
+    },
+    async (c) => {
+      const db = c.env.DB
+      const [catalog, envs, impact] = await Promise.all([
+        loadKindCatalog(db),
+        listEnvironments(db, accessParam(c.var.principal.environmentAccess)),
+        impactValues(db),
+      ])
+      const kinds = graphKinds(catalog)
+      return c.json({
+        data: envs.map((e) => ({
+          id: e.objectid,
+          name: e.name ?? e.objectid,
+          type: kinds.environmentTypes.get(e.environment_kind) ?? e.environment_kind,
+          collected: e.collected_at !== null,
+          collected_at: e.collected_at,
+          impactValue: Math.trunc(impact.get(e.objectid) ?? 0),
+        })),
+      })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/search',
+      operationId: 'SearchGraph',
+      summary: 'Search nodes by name or object id',
+      description:
+        'Exact (case-insensitive) name or object id matches first, then nodes whose name contains `q` (trigram index; ' +
+        'for `q` shorter than 3 characters: names starting with `q`), each group by name. `type` (repeatable or ' +
+        'comma-separated) keeps nodes having one of the kinds.',
+      tags: ['Graph'],
+      auth: 'graph/Read',
+      query: z.object({
+        q: z.string({ error: 'Invalid search parameter: q is required' }).trim().min(1, 'Invalid search parameter: q is required').max(256, 'q must be at most 256 characters'),
+        type: Types,
+        skip: Skip,
+        limit: Limit(10, 1000),
+      }),
+      responses: { 200: { description: 'matching nodes', schema: z.object({ data: z.array(SearchItemSchema) }) } },
+    },
+    async (c, { query }) => {
+      const nodes = await searchNodes(c.env.DB, {
+        q: query.q,
+        types: query.type,
+        access: accessParam(c.var.principal.environmentAccess),
+        skip: query.skip,
+        limit: query.limit,
+      })
+      return c.json({ data: nodes.map(searchItem) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/graphs/shortest-path',
+      operationId: 'GetShortestPath',
+      summary: 'All shortest paths between two nodes',
+      description:
+        'Bidirectional breadth-first search over traversable relationship kinds (built-in AD/Azure traversable kinds plus ' +
+        'extension kinds with is_traversable). `relationship_kinds=in:A,B` searches only those kinds; `nin:A,B` removes ' +
+        'them from the traversable set. No path → 404 `Path not found`.',
+      tags: ['Graph'],
+      auth: 'graph/Read',
+      query: z.object({
+        start_node: z.string({ error: 'start_node is required' }).min(1, 'start_node is required').max(1024),
+        end_node: z.string({ error: 'end_node is required' }).min(1, 'end_node is required').max(1024),
+        relationship_kinds: z.string().optional(),
+      }),
+      responses: { 200: { description: 'the union of all shortest paths', schema: z.object({ data: PathGraphSchema }) } },
+    },
+    async (c, { query }) => {
+      const db = c.env.DB
+      const kinds = graphKinds(await loadKindCatalog(db))
+      const parsed = parseRelationshipKinds(query.relationship_kinds, kinds)
+      if (!parsed.ok) throw new ApiError(400, parsed.message, 'query.relationship_kinds')
+      const access = c.var.principal.environmentAccess
+      const [start, end] = await Promise.all([getNodeByObjectId(db, query.start_node), getNodeByObjectId(db, query.end_node)])
+      // Nodes outside the caller's environments are absent, exactly like nodes that do not exist.
+      if (!start || !canSeeEnvironment(access, start.environment_id)) throw new ApiError(404, 'Path not found: no node matches start_node', 'query.start_node')
+      if (!end || !canSeeEnvironment(access, end.environment_id)) throw new ApiError(404, 'Path not found: no node matches end_node', 'query.end_node')
+      const ap = accessParam(access)
+      let result
+      try {
+        result = await allShortestPaths(start.id, end.id, (frontier, dir) => expandFrontier(db, frontier, dir, parsed.kinds, ap), PATH_LIMITS)
+      } catch (e) {
+        if (e instanceof PathSearchTooLarge)
+          throw new ApiError(500, `the path search exceeded its limits (${PATH_LIMITS.maxEdges} relationships); narrow it with relationship_kinds`)
+        throw e
+      }
+      if (!result) throw new ApiError(404, 'Path not found', 'query')
+      const [nodes, edges] = await Promise.all([nodesByIds(db, result.nodes), edgeDetails(db, result.edges)])
+      const byId = Object.fromEntries(nodes.map((n) => [String(n.id), pathNode(n)]))
+      return c.json({
+        data: {
+          nodes: byId,
+          edges: edges.map((e) => ({ source: String(e.from), target: String(e.to), label: e.kind, kind: e.kind, lastSeen: e.lastSeen })),
+        },
+      })
+    },
+  ),
+]
