@@ -1,0 +1,218 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { adminToken, expectEnvelope, userWithRole } from '../helpers'
+import type { EdgeHoundClient } from '../../src/client'
+import { adEntity, adRelated, azureEntity, azureRelated, ingest, search } from '../../src/client/graph'
+import { adPayload, azurePayload, CORP, ID, LAB, TENANT } from '../fixtures/graph/corp'
+
+let admin: EdgeHoundClient
+let corpOnly: EdgeHoundClient
+
+beforeAll(async () => {
+  admin = await adminToken()
+  await ingest(admin, adPayload, azurePayload)
+  corpOnly = (await userWithRole('Read-Only', { all_environments: false, environment_access: [CORP] })).client
+})
+
+const names = (page: { data: { name: string }[] }) => page.data.map((d) => d.name).sort()
+
+describe('AD entities: users', () => {
+  it('properties and BloodHound count keys', async () => {
+    const r = await adEntity(admin, 'users', ID.alice)
+    expect(r.data.props).toMatchObject({ objectid: ID.alice, name: 'ALICE@CORP.LOCAL', domainsid: CORP, enabled: true })
+    expect(r.data).toMatchObject({
+      sessions: 0,
+      groupMembership: 1,
+      adminRights: 1, // WS1 through HELPDESK
+      rdpRights: 0,
+      dcomRights: 0,
+      psRemoteRights: 0,
+      backupRights: 0,
+      sqlAdmin: 0,
+      constrainedDelegation: 0,
+      controllables: 0,
+      controllers: 1, // carol (GenericWrite)
+      gpos: 0,
+    })
+    const bob = await adEntity(admin, 'users', ID.bob)
+    expect(bob.data).toMatchObject({ sessions: 1, groupMembership: 1, controllables: 1, adminRights: 1 })
+  })
+
+  it('counts=false answers the properties only', async () => {
+    const r = await adEntity(admin, 'users', ID.alice, { counts: false })
+    expect(Object.keys(r.data)).toEqual(['props'])
+    await expectEnvelope(await admin.raw('GET', `/api/v2/users/${ID.alice}?counts=maybe`), 400, 'counts must be true or false')
+  })
+
+  it('related lists are paginated {count, skip, limit, data} of {objectID, name, label}', async () => {
+    const m = await adRelated(admin, 'users', ID.alice, 'memberships')
+    expect(m).toEqual({ count: 1, skip: 0, limit: 100, data: [{ objectID: ID.helpdesk, name: 'HELPDESK@CORP.LOCAL', label: 'Group' }] })
+    expect(names(await adRelated(admin, 'users', ID.alice, 'admin-rights'))).toEqual(['WS1.CORP.LOCAL'])
+    expect(names(await adRelated(admin, 'users', ID.alice, 'controllers'))).toEqual(['CAROL@CORP.LOCAL'])
+    expect(names(await adRelated(admin, 'users', ID.carol, 'controllables'))).toEqual(['ALICE@CORP.LOCAL'])
+    expect(names(await adRelated(admin, 'users', ID.bob, 'sessions'))).toEqual(['WS1.CORP.LOCAL'])
+    const empty = await adRelated(admin, 'users', ID.alice, 'sessions', { skip: 5 })
+    expect(empty).toEqual({ count: 0, skip: 5, limit: 100, data: [] })
+  })
+
+  it('404 for unknown objects and objects of another kind; 400 for bad paging', async () => {
+    await expectEnvelope(await admin.raw('GET', '/api/v2/users/S-1-5-21-100-9999'), 404, 'node not found')
+    await expectEnvelope(await admin.raw('GET', `/api/v2/users/${ID.ws1}`), 404, 'node not found')
+    await expectEnvelope(await admin.raw('GET', `/api/v2/users/${ID.ws1}/sessions`), 404)
+    await expectEnvelope(await admin.raw('GET', `/api/v2/users/${ID.alice}/memberships?limit=0`), 400, 'limit must be at least 1')
+    await expectEnvelope(await admin.raw('GET', `/api/v2/users/${ID.alice}/memberships?type=graph`), 400, 'only type=list is supported')
+    await expectEnvelope(await admin.raw('GET', `/api/v2/users/${ID.alice}/not-a-list`), 404)
+  })
+})
+
+describe('AD entities: groups, computers, domains, gpos, ous, containers, base', () => {
+  it('groups', async () => {
+    const r = await adEntity(admin, 'groups', ID.helpdesk)
+    expect(r.data).toMatchObject({ members: 2, membership: 0, adminRights: 1, sessions: 0, controllers: 0 })
+    expect(names(await adRelated(admin, 'groups', ID.helpdesk, 'members'))).toEqual(['ALICE@CORP.LOCAL', 'DAVE@LAB.LOCAL'])
+    const da = await adEntity(admin, 'groups', ID.da)
+    expect(da.data).toMatchObject({ members: 1, sessions: 1, controllables: 1, adminRights: 1 })
+    expect(names(await adRelated(admin, 'groups', ID.da, 'sessions'))).toEqual(['WS1.CORP.LOCAL'])
+  })
+
+  it('computers', async () => {
+    const r = await adEntity(admin, 'computers', ID.ws1)
+    expect(r.data).toMatchObject({ sessions: 1, adminUsers: 3, groupMembership: 0, controllers: 0, gpos: 1 })
+    expect(names(await adRelated(admin, 'computers', ID.ws1, 'admin-users'))).toEqual(['ALICE@CORP.LOCAL', 'DAVE@LAB.LOCAL', 'HELPDESK@CORP.LOCAL'])
+    expect(names(await adRelated(admin, 'computers', ID.ws1, 'sessions'))).toEqual(['BOB@CORP.LOCAL'])
+    expect(names(await adRelated(admin, 'computers', ID.dc1, 'admin-users'))).toEqual(['BOB@CORP.LOCAL', 'DOMAIN ADMINS@CORP.LOCAL'])
+  })
+
+  it('domains', async () => {
+    const r = await adEntity(admin, 'domains', CORP)
+    expect(r.data).toMatchObject({
+      users: 3,
+      groups: 2,
+      computers: 2,
+      ous: 1,
+      gpos: 1,
+      foreignUsers: 1,
+      foreignGroups: 0,
+      foreignAdmins: 1,
+      controllers: 2,
+      dcsyncers: 0,
+      linkedgpos: 0,
+    })
+    expect(names(await adRelated(admin, 'domains', CORP, 'users'))).toEqual(['ALICE@CORP.LOCAL', 'BOB@CORP.LOCAL', 'CAROL@CORP.LOCAL'])
+    expect(names(await adRelated(admin, 'domains', CORP, 'foreign-users'))).toEqual(['DAVE@LAB.LOCAL'])
+    expect(names(await adRelated(admin, 'domains', CORP, 'controllers'))).toEqual(['BOB@CORP.LOCAL', 'DOMAIN ADMINS@CORP.LOCAL'])
+    const page = await adRelated(admin, 'domains', CORP, 'users', { skip: 1, limit: 1 })
+    expect(page).toMatchObject({ count: 3, skip: 1, limit: 1, data: [{ name: 'BOB@CORP.LOCAL', label: 'User' }] })
+  })
+
+  it('gpos and ous', async () => {
+    expect((await adEntity(admin, 'gpos', ID.gpo)).data).toMatchObject({ ous: 1, computers: 1, users: 0, tierzero: 0, controllers: 0 })
+    expect(names(await adRelated(admin, 'gpos', ID.gpo, 'computers'))).toEqual(['WS1.CORP.LOCAL'])
+    expect((await adEntity(admin, 'ous', ID.ou)).data).toMatchObject({ gpos: 1, users: 0, groups: 0, computers: 1 })
+    expect(names(await adRelated(admin, 'ous', ID.ou, 'gpos'))).toEqual(['DEFAULT POLICY@CORP.LOCAL'])
+  })
+
+  it('containers and base', async () => {
+    expect((await adEntity(admin, 'containers', ID.container)).data).toMatchObject({ controllers: 0 })
+    expect((await adEntity(admin, 'base', ID.carol)).data).toMatchObject({ controllables: 1, props: { objectid: ID.carol } })
+    // base accepts any node, Azure included
+    expect((await adEntity(admin, 'base', ID.azVm)).data.props.name).toBe('VM-01')
+    expect(names(await adRelated(admin, 'base', ID.alice, 'controllers'))).toEqual(['CAROL@CORP.LOCAL'])
+  })
+
+  it('the connector flow: search, then /{type}s/{objectid}', async () => {
+    const found = await search(admin, { q: ID.ws1 })
+    const type = found.data[0].type
+    expect(type).toBe('Computer')
+    const r = await adEntity(admin, `${type.toLowerCase()}s` as 'computers', ID.ws1)
+    expect(r.data.props.name).toBe('WS1.CORP.LOCAL')
+  })
+
+  it('environment access: nodes of other environments are absent, and so are related nodes', async () => {
+    await expectEnvelope(await corpOnly.raw('GET', `/api/v2/users/${ID.dave}`), 404, 'node not found')
+    await expectEnvelope(await corpOnly.raw('GET', `/api/v2/domains/${LAB}`), 404)
+    expect(names(await adRelated(corpOnly, 'groups', ID.helpdesk, 'members'))).toEqual(['ALICE@CORP.LOCAL'])
+    expect((await adEntity(corpOnly, 'groups', ID.helpdesk)).data).toMatchObject({ members: 1 })
+  })
+})
+
+describe('Azure entities', () => {
+  it('users: node shape and BloodHound count keys', async () => {
+    const r = await azureEntity(admin, 'users', ID.azAlice)
+    expect(r.data).toMatchObject({
+      kind: 'AZUser',
+      kinds: ['AZUser', 'AZBase'],
+      isTierZero: false,
+      isOwnedObject: false,
+      props: { objectid: ID.azAlice, name: 'ALICE@CONTOSO.COM', tenantid: TENANT },
+      group_membership: 1,
+      roles: 1,
+      execution_privileges: 1,
+      outbound_object_control: 1,
+      inbound_object_control: 0,
+    })
+    const plain = await azureEntity(admin, 'users', ID.azAlice, { counts: false })
+    expect(Object.keys(plain.data).sort()).toEqual(['isOwnedObject', 'isTierZero', 'kind', 'kinds', 'props'])
+  })
+
+  it('tenants, subscriptions: descendent counts per kind', async () => {
+    const t = await azureEntity(admin, 'tenants', TENANT)
+    expect(t.data.descendents).toEqual({ descendent_counts: { AZKeyVault: 1, AZSubscription: 1, AZUser: 1, AZVM: 1 } })
+    expect(t.data.inbound_object_control).toBe(0)
+    const s = await azureEntity(admin, 'subscriptions', ID.azSub)
+    expect(s.data).toMatchObject({ descendents: { descendent_counts: { AZVM: 1, AZKeyVault: 1 } }, inbound_object_control: 2 })
+  })
+
+  it('groups, roles, vms, key vaults, service principals, applications', async () => {
+    expect((await azureEntity(admin, 'groups', ID.azAdmins)).data).toMatchObject({ group_members: 1, roles: 1, outbound_object_control: 1 })
+    expect((await azureEntity(admin, 'roles', ID.azRole)).data).toMatchObject({ active_assignments: 2, pim_assignments: 0, approvers: 0 })
+    expect((await azureEntity(admin, 'vms', ID.azVm)).data).toMatchObject({ inboundExecutionPrivileges: 1, inbound_object_control: 0 })
+    expect((await azureEntity(admin, 'key-vaults', ID.azKv)).data).toMatchObject({
+      Readers: { KeyReaders: 0, CertificateReaders: 0, SecretReaders: 1, AllReaders: 1 },
+      inbound_object_control: 0,
+    })
+    expect((await azureEntity(admin, 'service-principals', ID.azSp)).data).toMatchObject({
+      roles: 0,
+      inbound_object_control: 0,
+      outbound_object_control: 0,
+      'inbound-abusable-app-role-assignments': 0,
+      'outbound-abusable-app-role-assignments': 0,
+    })
+    expect((await azureEntity(admin, 'applications', ID.azApp)).data).toMatchObject({ kind: 'AZApp', inbound_object_control: 0 })
+    expect((await azureEntity(admin, 'az-base', ID.azApp)).data).toMatchObject({ kind: 'AZApp', outbound_object_control: 0 })
+  })
+
+  it('related entity lists: paginated Azure nodes; the entity segment may be a kind name', async () => {
+    const r = await azureRelated(admin, 'AZUser', ID.azAlice, 'group-membership', { skip: 0, limit: 128 })
+    expect(r).toMatchObject({ count: 1, skip: 0, limit: 128 })
+    expect(r.data[0]).toMatchObject({ kind: 'AZGroup', props: { objectid: ID.azAdmins, name: 'ADMINS@CONTOSO.COM' } })
+    const d = await azureRelated(admin, 'tenants', TENANT, 'descendent-virtual-machines')
+    expect(d).toMatchObject({ count: 1, limit: 100, data: [{ kind: 'AZVM' }] })
+    expect((await azureRelated(admin, 'tenants', TENANT, 'inbound-control')).count).toBe(0)
+    expect((await azureRelated(admin, 'key-vaults', ID.azKv, 'secret-readers')).data.map((n) => n.props.objectid)).toEqual([ID.azSp])
+    expect((await azureRelated(admin, 'roles', ID.azRole, 'active-assignments')).count).toBe(2)
+  })
+
+  it('errors: missing object_id 400, unknown entity type 400, unknown related type 404, unknown object 404', async () => {
+    await expectEnvelope(await admin.raw('GET', '/api/v2/azure/users'), 400, 'query parameter object_id is required')
+    await expectEnvelope(await admin.raw('GET', `/api/v2/azure/unicorns?object_id=${ID.azAlice}`), 400, 'unknown azure entity type "unicorns"')
+    await expectEnvelope(
+      await admin.raw('GET', `/api/v2/azure/users?object_id=${ID.azAlice}&related_entity_type=nope`),
+      404,
+      'no matching related entity list type for nope',
+    )
+    await expectEnvelope(await admin.raw('GET', '/api/v2/azure/users?object_id=NOPE'), 404, 'node not found')
+    await expectEnvelope(await admin.raw('GET', `/api/v2/azure/users?object_id=${ID.azVm}`), 404, 'node not found')
+    await expectEnvelope(await admin.raw('GET', `/api/v2/azure/users?object_id=${ID.azAlice}&counts=2`), 400, 'counts must be true or false')
+  })
+
+  it('environment access: a caller without the tenant gets 404', async () => {
+    await expectEnvelope(await corpOnly.raw('GET', `/api/v2/azure/users?object_id=${ID.azAlice}`), 404, 'node not found')
+    await expectEnvelope(await corpOnly.raw('GET', `/api/v2/azure/tenants?object_id=${TENANT}&related_entity_type=descendent-users`), 404)
+  })
+
+  it('Upload-Only may not read entities', async () => {
+    const up = await userWithRole('Upload-Only')
+    await expectEnvelope(await up.client.raw('GET', `/api/v2/users/${ID.alice}`), 403)
+    await expectEnvelope(await up.client.raw('GET', `/api/v2/azure/users?object_id=${ID.azAlice}`), 403)
+  })
+})
