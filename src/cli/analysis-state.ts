@@ -1,8 +1,10 @@
 /**
- * Reads an analysis status answer (GET /api/v2/analysis, or the answer of POST /api/v2/analysis) into
- * one small state the CLI can wait on. Pure, so it is unit-tested on every shape it accepts.
+ * Reads an analysis answer into one small state the CLI can wait on. Pure, so it is unit-tested on every
+ * shape it accepts. The service answers `{data: run}` (POST /api/v2/analysis, GET /api/v2/analysis/{id})
+ * and `{count, skip, limit, data: [run, ...]}` newest first (GET /api/v2/analysis); a run has `id`,
+ * `status` (pending | running | complete | failed), `error`, timings and counts.
  *
- * Accepted shapes (the status object is `data`, `data.run`, `data.current`, `data.latest` or the body):
+ * Accepted shapes (the status object is `data`, `data[0]`, `data.run`, `data.current`, `data.latest` or the body):
  *   { status | state: "queued" | "pending" | "requested" | "running" | "analyzing" | ... }  → running
  *   { status | state: "complete" | "completed" | "succeeded" | "success" | "done" | "idle" } → complete
  *   { status | state: "failed" | "error" | "errored" | "canceled" | "cancelled" | "timed_out" } → failed
@@ -14,14 +16,19 @@
 export type AnalysisPhase = 'running' | 'complete' | 'failed' | 'unknown'
 
 export interface AnalysisState {
-  phase: AnalysisPhase
+  /** 'none' when the server has no run at all yet */
+  phase: AnalysisPhase | 'none'
   /** the server's own word for the state */
   status: string
   /** 0..1 when the server says how far it is */
   progress: number | null
   runId: string | null
   message: string | null
+  /** finding counts and duration of a finished run, when the server gives them */
+  counts: { findings: number | null; new: number | null; changed: number | null; closed: number | null; duration_ms: number | null }
 }
+
+const NO_COUNTS = { findings: null, new: null, changed: null, closed: null, duration_ms: null }
 
 const DONE = new Set(['complete', 'completed', 'succeeded', 'success', 'done', 'idle', 'finished'])
 const FAILED = new Set(['failed', 'failure', 'error', 'errored', 'canceled', 'cancelled', 'timed_out', 'timedout', 'aborted'])
@@ -30,8 +37,12 @@ const RUNNING = new Set(['queued', 'pending', 'requested', 'scheduled', 'running
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v)
 
-function statusObject(body: unknown): Obj | null {
-  const data = isObj(body) && 'data' in body ? body.data : body
+function statusObject(body: unknown): Obj | null | 'empty' {
+  let data = isObj(body) && 'data' in body ? body.data : body
+  if (Array.isArray(data)) {
+    if (data.length === 0) return 'empty'
+    data = data[0] // a list is newest first: the latest run is the current state
+  }
   if (!isObj(data)) return null
   for (const k of ['run', 'current', 'latest', 'analysis']) if (isObj(data[k]) && ('status' in (data[k] as Obj) || 'state' in (data[k] as Obj))) return data[k] as Obj
   return data
@@ -43,7 +54,8 @@ function num(v: unknown): number | null {
 
 export function interpretAnalysis(body: unknown): AnalysisState {
   const o = statusObject(body)
-  if (!o) return { phase: 'unknown', status: 'unknown', progress: null, runId: null, message: null }
+  if (o === 'empty') return { phase: 'none', status: 'none', progress: null, runId: null, message: null, counts: NO_COUNTS }
+  if (!o) return { phase: 'unknown', status: 'unknown', progress: null, runId: null, message: null, counts: NO_COUNTS }
   const raw = o.status ?? o.state
   const status = typeof raw === 'string' ? raw : typeof raw === 'number' ? String(raw) : 'unknown'
   const word = status.toLowerCase().replace(/[\s-]+/g, '_')
@@ -68,5 +80,12 @@ export function interpretAnalysis(body: unknown): AnalysisState {
     progress,
     runId: typeof id === 'string' || typeof id === 'number' ? String(id) : null,
     message: typeof msg === 'string' && msg ? msg : null,
+    counts: {
+      findings: num(o.finding_count),
+      new: num(o.new_count),
+      changed: num(o.changed_count),
+      closed: num(o.closed_count),
+      duration_ms: num(o.duration_ms),
+    },
   }
 }

@@ -14,7 +14,7 @@ import { login, logout, tokenCreate, tokenList, tokenRevoke } from './commands/a
 import { request } from './commands/request'
 import { ingest } from './commands/ingest'
 import { extensionsDelete, extensionsList, extensionsPut, samlCreate } from './commands/admin'
-import { analysisRun, analysisStatusCmd } from './commands/analysis'
+import { analysisRunCmd, analysisStatusCmd } from './commands/analysis'
 import { findings } from './commands/findings'
 
 export const COMMANDS: Command[] = [
@@ -29,7 +29,7 @@ export const COMMANDS: Command[] = [
   extensionsPut,
   extensionsList,
   extensionsDelete,
-  analysisRun,
+  analysisRunCmd,
   analysisStatusCmd,
   findings,
 ]

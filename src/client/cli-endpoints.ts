@@ -118,8 +118,27 @@ export function requestAnalysisRun(c: EdgeHoundClient) {
   return c.call<unknown>('POST', '/api/v2/analysis')
 }
 
-export function analysisStatus(c: EdgeHoundClient) {
-  return c.call<unknown>('GET', '/api/v2/analysis')
+export interface AnalysisRunJson {
+  id: number
+  status: 'pending' | 'running' | 'complete' | 'failed'
+  requested_at?: string
+  started_at?: string | null
+  completed_at?: string | null
+  error?: string | null
+  finding_count?: number | null
+  new_count?: number | null
+  changed_count?: number | null
+  closed_count?: number | null
+  duration_ms?: number | null
+}
+
+/** The latest runs, newest first (`limit` 1 = the current state). */
+export function analysisRuns(c: EdgeHoundClient, limit = 1) {
+  return c.call<{ count: number; skip: number; limit: number; data: Loose<AnalysisRunJson>[] }>('GET', `/api/v2/analysis?limit=${limit}`)
+}
+
+export function analysisRun(c: EdgeHoundClient, runId: string | number) {
+  return c.call<{ data: Loose<AnalysisRunJson> }>('GET', `/api/v2/analysis/${enc(String(runId))}`)
 }
 
 // ---- findings (the connector's read endpoints) ------------------------------------------------------

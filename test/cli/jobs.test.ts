@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { run } from '../../src/cli/main'
+
+const run_ = run
 import { envelope, FakeServer, formOf, testIO, type Recorded } from './fake-server'
 
 const TOKEN_ID = '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f'
@@ -33,7 +35,7 @@ describe('ingest FILE|DIR', () => {
       if (forced === 401) return { status: 401, json: envelope(401, 'unknown or revoked token', 'auth') }
       if (r.body.toString().includes('"bad"'))
         return { status: 400, json: { ...envelope(400, 'Error saving ingest file. File failed schema validation.'), request_id: '11111111-2222-4333-8444-555555555555' } }
-      return { status: 202 }
+      return { status: 202, json: { data: { job_id: 42, file_name: name, files: 1, nodes: 12, edges: 30, nodes_changed: 12, edges_changed: 30, unmatched_edges: 0, errors: [] } } }
     })
     srv.on('POST', '/api/v2/file-upload/:id/end', () => (ended++, { status: 200 }))
     return { ended: () => ended }
@@ -71,8 +73,8 @@ describe('ingest FILE|DIR', () => {
       '/api/v2/file-upload/42/end',
     ])
     expect(io.err()).toContain('Ingest job 42: 3 file(s)')
-    expect(io.err()).toMatch(/ok\s+1\/3 a-users\.json/)
-    expect(io.out()).toMatch(/^Job 42: 3 of 3 file\(s\) accepted \(.+\); job ended, analysis follows\.\n$/)
+    expect(io.err()).toMatch(/ok\s+1\/3 a-users\.json\s+\d+ KiB\s+HTTP 202, 12 nodes, 30 edges, \d+/)
+    expect(io.out()).toMatch(/^Job 42: 3 of 3 file\(s\) accepted \(.+; 36 nodes, 90 edges\); job ended, analysis follows\.\n$/)
   })
 
   it('a rejected file does not stop the others; exit 1 with the envelope message per file (--json summary)', async () => {
@@ -82,7 +84,8 @@ describe('ingest FILE|DIR', () => {
     await writeFile(path.join(d, 'sub', 'c-groups.json'), '{"bad":true}')
     expect(await run(['ingest', 'collect', '--json'], io)).toBe(1)
     const s = JSON.parse(io.out())
-    expect(s).toMatchObject({ job_id: 42, accepted: 2, rejected: 1, skipped: 0, ended: true })
+    expect(s).toMatchObject({ job_id: 42, accepted: 2, rejected: 1, skipped: 0, ended: true, nodes: 24, edges: 60 })
+    expect(s.files[0].result).toMatchObject({ nodes: 12, edges: 30, unmatched_edges: 0 })
     expect(s.files[2]).toMatchObject({
       file: path.join('collect', 'sub', 'c-groups.json'),
       status: 400,
@@ -189,31 +192,39 @@ describe('saml create, extensions put|list|delete', () => {
     srv.on('PUT', '/api/v2/extensions', (r) => {
       const created = !exists
       exists = true
-      return { status: created ? 201 : 200, json: { data: { id: 5, name: JSON.parse(r.body.toString()).schema.name, ct: r.headers['content-type'] } } }
+      const doc = JSON.parse(r.body.toString())
+      return { status: 200, json: { data: { id: 5, name: doc.schema.name, display_name: 'Acme', version: doc.schema.version ?? '1.0.0', namespace: 'ACME', is_builtin: false, created } } }
     })
-    srv.on('GET', '/api/v2/extensions', () => ({ json: { data: { extensions: [{ id: 5, name: 'acme', display_name: 'Acme', version: '1.0.0', namespace: 'ACME' }] } } }))
-    srv.on('DELETE', '/api/v2/extensions/:id', (_r, p) => (p.id === '5' ? { json: { data: { id: 5, deleted: true } } } : { status: 404, json: envelope(404, 'extension not found', 'extension_id') }))
+    srv.on('GET', '/api/v2/extensions', () => ({
+      json: { data: { extensions: [{ id: 5, name: 'acme', display_name: 'Acme', version: '1.0.0', namespace: 'ACME', is_builtin: false }, { id: 1, name: 'ad', display_name: 'Active Directory', version: '1', namespace: 'AD', is_builtin: true }] } },
+    }))
+    srv.on('DELETE', '/api/v2/extensions/:id', (_r, p) => (p.id === '5' ? { json: { data: { id: 5, name: 'acme', deleted: true } } } : { status: 404, json: envelope(404, 'no extension found matching extension id: 6', 'id') }))
     const io = await testIO(env())
     await writeFile(path.join(io.cwd, 'acme.json'), JSON.stringify({ schema: { name: 'acme', display_name: 'Acme', version: '1.0.0', namespace: 'ACME' }, node_kinds: [] }))
     expect(await run(['extensions', 'put', 'acme.json'], io)).toBe(0)
-    expect(io.out()).toBe('Extension "acme" created (HTTP 201).\n')
+    expect(io.out()).toBe('Extension "acme" created (id 5, version 1.0.0).\n')
     expect(srv.requests[0]).toMatchObject({ principal: TOKEN_ID, headers: expect.objectContaining({ 'content-type': 'application/json' }) })
     const io2 = await testIO(env())
-    await writeFile(path.join(io2.cwd, 'acme.json'), JSON.stringify({ schema: { name: 'acme' } }))
+    await writeFile(path.join(io2.cwd, 'acme.json'), JSON.stringify({ schema: { name: 'acme', version: '1.1.0' } }))
     expect(await run(['extensions', 'put', 'acme.json', '--json'], io2)).toBe(0)
-    expect(JSON.parse(io2.out())).toMatchObject({ status: 200, name: 'acme', body: { data: { id: 5 } } })
+    expect(JSON.parse(io2.out())).toMatchObject({ status: 200, name: 'acme', created: false, body: { data: { id: 5, version: '1.1.0' } } })
+    const io3 = await testIO(env())
+    await writeFile(path.join(io3.cwd, 'acme.json'), JSON.stringify({ schema: { name: 'acme', version: '1.2.0' } }))
+    expect(await run(['extensions', 'put', 'acme.json'], io3)).toBe(0)
+    expect(io3.out()).toBe('Extension "acme" updated (id 5, version 1.2.0).\n')
 
     const list = await testIO(env())
     expect(await run(['extensions', 'list'], list)).toBe(0)
-    expect(list.out().split('\n')[0]).toMatch(/^ID\s+NAME\s+DISPLAY_NAME\s+VERSION\s+NAMESPACE$/)
-    expect(list.out()).toMatch(/5\s+acme\s+Acme\s+1\.0\.0\s+ACME/)
+    expect(list.out().split('\n')[0]).toMatch(/^ID\s+NAME\s+DISPLAY_NAME\s+VERSION\s+NAMESPACE\s+BUILTIN$/)
+    expect(list.out()).toMatch(/5\s+acme\s+Acme\s+1\.0\.0\s+ACME\s+no\n/)
+    expect(list.out()).toMatch(/1\s+ad\s+Active Directory\s+1\s+AD\s+yes\n/)
 
     const del = await testIO(env())
     expect(await run(['extensions', 'delete', '5'], del)).toBe(0)
     expect(del.out()).toBe('Extension 5 deleted.\n')
     const del2 = await testIO(env())
     expect(await run(['extensions', 'delete', '6'], del2)).toBe(1)
-    expect(del2.err()).toContain('error: extension not found [extension_id]')
+    expect(del2.err()).toContain('error: no extension found matching extension id: 6 [id]')
   })
 
   it('extensions put: a 400 lists every envelope detail', async () => {
@@ -233,38 +244,54 @@ describe('saml create, extensions put|list|delete', () => {
 })
 
 describe('analysis run|status', () => {
-  function analysisServer(states: unknown[], post: unknown = { data: { id: 'r2', status: 'queued' } }) {
+  const run = (id: number, status: string, extra: Record<string, unknown> = {}) => ({
+    id,
+    status,
+    reasons: ['requested by admin'],
+    requested_at: '2026-11-25T10:00:00.000Z',
+    started_at: null,
+    completed_at: null,
+    attempts: 0,
+    error: null,
+    finding_count: null,
+    new_count: null,
+    changed_count: null,
+    closed_count: null,
+    duration_ms: null,
+    ...extra,
+  })
+  /** POST answers run 2 (pending); GET /api/v2/analysis/2 walks through `states`; the list shows the latest */
+  function analysisServer(states: unknown[], list: unknown[] = [run(1, 'complete')]) {
     let i = 0
-    srv.on('POST', '/api/v2/analysis', () => ({ status: 202, json: post }))
-    srv.on('GET', '/api/v2/analysis', () => ({ json: states[Math.min(i++, states.length - 1)] }))
+    srv.on('POST', '/api/v2/analysis', () => ({ status: 202, json: { data: run(2, 'pending') } }))
+    srv.on('GET', '/api/v2/analysis/:id', (_r, p) => (p.id === '2' ? { json: { data: states[Math.min(i++, states.length - 1)] } } : { status: 404, json: envelope(404, 'analysis run not found', 'run_id') }))
+    srv.on('GET', '/api/v2/analysis', () => ({ json: { count: list.length, skip: 0, limit: 1, data: list.slice(0, 1) } }))
   }
 
-  it('run waits, ignoring the previous finished run, until ours completes', async () => {
-    analysisServer([
-      { data: { id: 'r1', status: 'complete' } },
-      { data: { id: 'r2', status: 'running', progress: 0.5 } },
-      { data: { id: 'r2', status: 'complete' } },
-    ])
+  it('run requests, then follows that run by id until it completes, with its counts', async () => {
+    analysisServer([run(2, 'pending'), run(2, 'running'), run(2, 'complete', { finding_count: 240, new_count: 3, changed_count: 1, closed_count: 0, duration_ms: 1234 })])
     const io = await testIO(env())
-    expect(await run(['analysis', 'run', '--interval', '0.5'], io)).toBe(0)
+    expect(await run_(['analysis', 'run', '--interval', '0.5'], io)).toBe(0)
     expect(io.sleeps).toEqual([500, 500, 500])
-    expect(srv.to('GET', '/api/v2/analysis')).toHaveLength(3)
+    expect(srv.to('GET', '/api/v2/analysis').map((r) => r.target)).toEqual(['/api/v2/analysis/2', '/api/v2/analysis/2', '/api/v2/analysis/2'])
     expect(srv.requests.every((r) => r.principal === TOKEN_ID)).toBe(true)
-    expect(io.out()).toMatch(/^Analysis complete \(run r2\) after .+\.\n$/)
+    expect(io.out()).toBe('Analysis run 2 complete: 240 finding(s) (3 new, 1 changed, 0 closed) in 1.2 s.\n')
     // without a terminal: one line per change of state, on stderr
-    expect(io.err()).toContain('analysis queued')
-    expect(io.err()).toContain('analysis running 50%')
+    expect(io.err()).toBe('analysis pending\nanalysis running\n')
   })
 
-  it('a failed run exits 1 with its message; --json gives the state', async () => {
-    analysisServer([{ data: { id: 'r2', status: 'failed', message: 'graph too large' } }])
+  it('a failed run exits 1 with its error; --json gives the state and the run', async () => {
+    analysisServer([run(2, 'failed', { error: 'graph too large' })])
     const io = await testIO(env())
-    expect(await run(['analysis', 'run', '--json'], io)).toBe(1)
-    expect(JSON.parse(io.out())).toMatchObject({ phase: 'failed', status: 'failed', run_id: 'r2', message: 'graph too large' })
+    expect(await run_(['analysis', 'run', '--json'], io)).toBe(1)
+    expect(JSON.parse(io.out())).toMatchObject({ phase: 'failed', status: 'failed', run_id: '2', message: 'graph too large', run: { id: 2, error: 'graph too large' } })
+    const text = await testIO(env())
+    expect(await run_(['analysis', 'run'], text)).toBe(1)
+    expect(text.out()).toBe('Analysis run 2 FAILED: graph too large.\n')
   })
 
   it('gives up after --timeout with exit 1 (the run continues on the server)', async () => {
-    analysisServer([{ data: { status: 'running' } }], undefined)
+    analysisServer([run(2, 'running')])
     const io = await testIO(env())
     let t = Date.parse('2026-11-25T10:00:00Z')
     io.now = () => new Date(t)
@@ -272,29 +299,40 @@ describe('analysis run|status', () => {
       io.sleeps.push(ms)
       t += ms
     }
-    expect(await run(['analysis', 'run', '--timeout', '10', '--interval', '3'], io)).toBe(1)
+    expect(await run_(['analysis', 'run', '--timeout', '10', '--interval', '3'], io)).toBe(1)
     expect(io.sleeps).toEqual([3000, 3000, 3000, 3000])
     expect(io.err()).toContain('error: analysis still running after 12.0 s (gave up waiting; it continues on the server)')
   })
 
-  it('--no-wait returns after the request; status prints the state; status --wait waits', async () => {
-    analysisServer([{ data: { status: 'running', percent: 20 } }, { data: { status: 'idle' } }])
+  it('--no-wait returns after the request; status shows the latest run; status --wait follows it', async () => {
+    analysisServer([run(2, 'running'), run(2, 'complete', { finding_count: 7, duration_ms: 80 })], [run(2, 'running'), run(1, 'complete')])
     const io = await testIO(env())
-    expect(await run(['analysis', 'run', '--no-wait'], io)).toBe(0)
-    expect(io.out()).toContain('Analysis requested (run r2)')
+    expect(await run_(['analysis', 'run', '--no-wait'], io)).toBe(0)
+    expect(io.out()).toContain('Analysis requested (run 2, pending)')
     expect(srv.to('GET', '/api/v2/analysis')).toHaveLength(0)
     const st = await testIO(env())
-    expect(await run(['analysis', 'status'], st)).toBe(0)
-    expect(st.out()).toBe('Analysis running 20%.\n')
+    expect(await run_(['analysis', 'status'], st)).toBe(0)
+    expect(st.out()).toBe('Analysis run 2 running.\n')
+    expect(srv.to('GET', '/api/v2/analysis').map((r) => r.target)).toEqual(['/api/v2/analysis?limit=1'])
     const w = await testIO(env())
-    expect(await run(['analysis', 'status', '--wait'], w)).toBe(0)
-    expect(w.out()).toMatch(/^Analysis complete after/)
+    expect(await run_(['analysis', 'status', '--wait'], w)).toBe(0)
+    expect(w.out()).toBe('Analysis run 2 complete: 7 finding(s) in 80 ms.\n')
+  })
+
+  it('status with no run yet says so (and --wait does not wait)', async () => {
+    analysisServer([], [])
+    for (const argv of [['analysis', 'status'], ['analysis', 'status', '--wait']]) {
+      const io = await testIO(env())
+      expect(await run_(argv, io)).toBe(0)
+      expect(io.out()).toBe('No analysis has run yet.\n')
+      expect(io.sleeps).toEqual([])
+    }
   })
 
   it('a 403 on run is reported with its message', async () => {
     srv.on('POST', '/api/v2/analysis', () => ({ status: 403, json: envelope(403, 'missing permission analysis/Run', 'auth') }))
     const io = await testIO(env())
-    expect(await run(['analysis', 'run'], io)).toBe(1)
+    expect(await run_(['analysis', 'run'], io)).toBe(1)
     expect(io.err()).toContain('error: missing permission analysis/Run [auth]')
   })
 })

@@ -73,7 +73,9 @@ describe('interpretAnalysis', () => {
     [{ status: 'timed-out' }, 'failed'],
     [{ data: { status: 'weird' } }, 'unknown'],
     [undefined, 'unknown'],
-    [{ data: [] }, 'unknown'],
+    [{ data: [] }, 'none'],
+    [{ count: 2, data: [{ id: 9, status: 'pending' }, { id: 8, status: 'complete' }] }, 'running'],
+    [{ count: 1, data: [{ id: 8, status: 'complete' }] }, 'complete'],
   ])('%j → %s', (body, phase) => {
     expect(interpretAnalysis(body).phase).toBe(phase)
   })
@@ -83,7 +85,11 @@ describe('interpretAnalysis', () => {
     expect(interpretAnalysis({ data: { status: 'running' } }).progress).toBeNull()
     expect(interpretAnalysis({ data: { status: 'done' } }).progress).toBe(1)
     const s = interpretAnalysis({ data: { id: 7, status: 'failed', status_message: 'no graph' } })
-    expect(s).toEqual({ phase: 'failed', status: 'failed', progress: null, runId: '7', message: 'no graph' })
+    expect(s).toMatchObject({ phase: 'failed', status: 'failed', progress: null, runId: '7', message: 'no graph' })
+    // the service's run shape: error message and counts
+    const done = interpretAnalysis({ data: { id: 3, status: 'complete', error: null, finding_count: 5, new_count: 1, changed_count: 0, closed_count: 2, duration_ms: 99 } })
+    expect(done).toEqual({ phase: 'complete', status: 'complete', progress: 1, runId: '3', message: null, counts: { findings: 5, new: 1, changed: 0, closed: 2, duration_ms: 99 } })
+    expect(interpretAnalysis({ data: { id: 4, status: 'failed', error: 'boom' } }).message).toBe('boom')
   })
 })
 
@@ -142,5 +148,8 @@ describe('small formatting helpers', () => {
     expect(pickEnvironment(envs, 'corp.local')?.id).toBe('S-1')
     expect(pickEnvironment(envs, 'T-2')?.name).toBe('Tenant')
     expect(pickEnvironment(envs, 'nope')).toBeUndefined()
+    const twins = [...envs, { id: 'S-9', name: 'corp.local' }]
+    expect(() => pickEnvironment(twins, 'CORP.LOCAL')).toThrow('several environments are named "CORP.LOCAL": S-1, S-9; give the id instead')
+    expect(pickEnvironment(twins, 'S-9')?.id).toBe('S-9')
   })
 })

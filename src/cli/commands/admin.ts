@@ -62,9 +62,15 @@ export const extensionsPut: Command = {
     const bytes = await readInput(ctx, file)
     const c = await ctx.client()
     const r = await putExtension(c, bytes, ingestContentType(bytes))
-    const name = extensionName(bytes)
-    if (ctx.json) ctx.out.data({ status: r.status, name: name ?? null, body: r.body ?? null })
-    else ctx.out.line(`Extension ${name ? `"${name}" ` : ''}${r.status === 201 ? 'created' : 'saved'} (HTTP ${r.status}).`)
+    const data = ((r.body as { data?: Record<string, unknown> } | undefined)?.data ?? {}) as Record<string, unknown>
+    const name = typeof data.name === 'string' ? data.name : extensionName(bytes)
+    // The service says `created: true|false`; a bare 201 also means created (BloodHound answers 201/200 empty).
+    const verb = data.created === true || r.status === 201 ? 'created' : data.created === false ? 'updated' : 'saved'
+    if (ctx.json) ctx.out.data({ status: r.status, name: name ?? null, created: verb === 'created', body: r.body ?? null })
+    else
+      ctx.out.line(
+        `Extension ${name ? `"${name}" ` : ''}${verb}${data.id !== undefined ? ` (id ${data.id}` + (typeof data.version === 'string' ? `, version ${data.version})` : ')') : ''}.`,
+      )
     return 0
   },
 }
@@ -98,10 +104,11 @@ export const extensionsList: Command = {
           display_name: r.display_name ?? schema.display_name,
           version: r.version ?? schema.version,
           namespace: r.namespace ?? schema.namespace,
+          builtin: typeof r.is_builtin === 'boolean' ? (r.is_builtin ? 'yes' : 'no') : undefined,
           updated_at: r.updated_at,
         }
       })
-      const cols = ['id', 'name', 'display_name', 'version', 'namespace', 'updated_at'].filter((k) => flat.some((r) => r[k as keyof typeof r] !== undefined))
+      const cols = ['id', 'name', 'display_name', 'version', 'namespace', 'builtin', 'updated_at'].filter((k) => flat.some((r) => r[k as keyof typeof r] !== undefined))
       ctx.out.table(flat, cols)
     }
     return 0

@@ -3,9 +3,17 @@ import type { Command } from '../command'
 import { CliError, UsageError } from '../errors'
 import { findingSummary } from '../findings-format'
 
-/** An environment by id (exact) or by name (case-insensitive). */
+/**
+ * An environment by id (exact), else by name (case-insensitive). Names need not be unique (two forests
+ * can both be CORP.LOCAL): a name matching several environments is an error naming their ids.
+ */
 export function pickEnvironment(envs: EnvironmentJson[], wanted: string): EnvironmentJson | undefined {
-  return envs.find((e) => e.id === wanted) ?? envs.find((e) => e.name?.toLowerCase() === wanted.toLowerCase())
+  const byId = envs.find((e) => e.id === wanted)
+  if (byId) return byId
+  const byName = envs.filter((e) => e.name?.toLowerCase() === wanted.toLowerCase())
+  if (byName.length > 1)
+    throw new CliError(`several environments are named "${wanted}": ${byName.map((e) => e.id).join(', ')}; give the id instead`)
+  return byName[0]
 }
 
 export const findings: Command = {

@@ -102,9 +102,35 @@ interface FileResult {
   bytes: number
   status: number | null
   accepted: boolean
+  /** what the server reports for an accepted file (nodes, edges, unmatched_edges, ...) */
+  result?: Record<string, unknown>
   error?: string
   request_id?: string
   duration_ms: number
+}
+
+/** "120 nodes, 300 edges, 2 unmatched edges" from an upload answer, when it carries counts. */
+export function uploadCounts(result: Record<string, unknown> | undefined): string {
+  if (!result) return ''
+  const parts: string[] = []
+  for (const [k, label] of [
+    ['nodes', 'nodes'],
+    ['edges', 'edges'],
+    ['unmatched_edges', 'unmatched edges'],
+  ] as const) {
+    const v = result[k]
+    if (typeof v === 'number' && (k !== 'unmatched_edges' || v > 0)) parts.push(`${v} ${label}`)
+  }
+  return parts.join(', ')
+}
+
+async function jsonData(res: Response): Promise<Record<string, unknown> | undefined> {
+  try {
+    const j = (await res.json()) as { data?: unknown }
+    return j && typeof j.data === 'object' && j.data !== null && !Array.isArray(j.data) ? (j.data as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
 }
 
 export const ingest: Command = {
@@ -169,12 +195,14 @@ export const ingest: Command = {
         requestId = env?.request_id
         // Credentials or permission problems fail every file the same way: stop here.
         if (res.status === 401 || res.status === 403) fatal = new EdgeHoundError(res.status, env, res)
-      } else if (res) await res.body?.cancel()
+      }
+      const result = res?.ok ? await jsonData(res) : undefined
       const r: FileResult = {
         file: path.relative(ctx.io.cwd, f.path) || f.name,
         bytes: bytes.length,
         status: res?.status ?? null,
         accepted: !!res?.ok,
+        ...(result ? { result } : {}),
         ...(error ? { error } : {}),
         ...(requestId ? { request_id: requestId } : {}),
         duration_ms: ctx.io.now().getTime() - t0,
@@ -184,7 +212,9 @@ export const ingest: Command = {
       if (!ctx.json) {
         const mark = r.accepted ? 'ok ' : 'ERR'
         ctx.out.info(
-          `${mark} ${label} ${formatBytes(r.bytes).padStart(9)}  ${r.accepted ? `HTTP ${r.status}, ${formatDuration(r.duration_ms)}` : r.error}`,
+          `${mark} ${label} ${formatBytes(r.bytes).padStart(9)}  ${
+            r.accepted ? [`HTTP ${r.status}`, uploadCounts(r.result), formatDuration(r.duration_ms)].filter(Boolean).join(', ') : r.error
+          }`,
         )
       }
       if (fatal) break
@@ -202,8 +232,11 @@ export const ingest: Command = {
     }
     const accepted = results.filter((r) => r.accepted)
     const rejected = results.filter((r) => !r.accepted)
+    const sumOf = (k: string) => accepted.reduce((n, r) => n + (typeof r.result?.[k] === 'number' ? (r.result[k] as number) : 0), 0)
     const summary = {
       job_id: jobId,
+      nodes: sumOf('nodes'),
+      edges: sumOf('edges'),
       files: results,
       accepted: accepted.length,
       rejected: rejected.length,
@@ -216,7 +249,8 @@ export const ingest: Command = {
     if (ctx.json) ctx.out.data(summary)
     else {
       ctx.out.line(
-        `Job ${jobId}: ${accepted.length} of ${files.length} file(s) accepted (${formatBytes(summary.bytes)} in ${formatDuration(summary.duration_ms)})` +
+        `Job ${jobId}: ${accepted.length} of ${files.length} file(s) accepted (${formatBytes(summary.bytes)} in ${formatDuration(summary.duration_ms)}` +
+          `${summary.nodes || summary.edges ? `; ${summary.nodes} nodes, ${summary.edges} edges` : ''})` +
           (rejected.length ? `, ${rejected.length} rejected` : '') +
           (summary.skipped ? `, ${summary.skipped} not sent` : '') +
           (ended ? '; job ended, analysis follows.' : '.'),
