@@ -327,3 +327,42 @@ export async function parseIdpMetadata(input: Uint8Array | string, now: Date): P
 
   return { xml, entityId, ssoUrl, ssoBinding, certificates, validUntil: validUntil ? validUntil.toISOString() : null, nameIdFormats }
 }
+
+// ---- SSO endpoints by binding (for SP-initiated login; see src/saml/authn-request.ts) ------------
+
+export interface IdpSsoServices {
+  /** Location of the first SingleSignOnService with the HTTP-POST binding, or null */
+  post: string | null
+  /** Location of the first SingleSignOnService with the HTTP-Redirect binding, or null */
+  redirect: string | null
+}
+
+/**
+ * The IdP's SSO endpoints per binding, read from metadata that `parseIdpMetadata` accepted before (the
+ * stored `metadata_xml`). The same hardening applies (no DTD, tag cap, strict parser) and the same entity
+ * and IDPSSODescriptor are chosen, so `post ?? redirect` is the provider's stored `idp_sso_uri`.
+ * A Location that is not an absolute http(s) URL counts as absent for its binding rather than failing:
+ * the upload accepted the metadata on the strength of the binding it chose.
+ * Throws MetadataError when the document no longer parses (the caller falls back to the stored columns).
+ */
+export function idpSsoServices(xml: string): IdpSsoServices {
+  refuseDtd(xml)
+  const root = parseXml(xml).documentElement as Element
+  const { entity } = chooseEntity(root)
+  const idp = children(entity, MD_NS, 'IDPSSODescriptor').find((d) =>
+    (attr(d, 'protocolSupportEnumeration') ?? '').split(/\s+/).includes(SAML2_PROTOCOL),
+  )
+  if (!idp) throw new MetadataError(`IDPSSODescriptor attribute protocolSupportEnumeration does not include ${SAML2_PROTOCOL}`)
+  const services = children(idp, MD_NS, 'SingleSignOnService')
+  const location = (binding: string): string | null => {
+    const s = services.find((x) => attr(x, 'Binding') === binding)
+    if (!s) return null
+    try {
+      return absoluteUrl(attr(s, 'Location'), 'SingleSignOnService attribute Location')
+    } catch (e) {
+      if (e instanceof MetadataError) return null
+      throw e
+    }
+  }
+  return { post: location(BINDING_POST), redirect: location(BINDING_REDIRECT) }
+}
