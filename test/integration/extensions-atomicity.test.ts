@@ -71,17 +71,14 @@ function variants(name: string): [ExtensionDocument, ExtensionDocument] {
 describe('concurrent PUTs of one extension', () => {
   it('end with the database equal to one of the two payloads, never a mixture', async () => {
     const [a, b] = variants('Concurrent')
-    const expectA = await (async () => {
-      await upsertExtension(admin, a)
-      const t = await tablesOf('Concurrent')
-      return t
-    })()
+    await upsertExtension(admin, a)
+    const expectA = await tablesOf('Concurrent')
     await upsertExtension(admin, b)
     const expectB = await tablesOf('Concurrent')
     expect(expectA).not.toEqual(expectB)
     const id = (await extensionIdByName(admin, 'Concurrent'))!
 
-    const seen = new Set<string>()
+    // which payload wins a round is up to the scheduler; either is fine, a mixture is not
     for (let round = 0; round < 8; round++) {
       const pair = round % 2 === 0 ? [a, b] : [b, a]
       const results = await Promise.all(pair.map((d) => upsertExtension(admin, d)))
@@ -91,18 +88,14 @@ describe('concurrent PUTs of one extension', () => {
       if (doc.schema.version === '1.0.0') {
         expect(doc).toEqual(a)
         expect(tables).toEqual(expectA)
-        seen.add('a')
       } else {
         expect(doc).toEqual(b)
         expect(tables).toEqual(expectB)
-        seen.add('b')
       }
       const cat = await loadKindCatalog(env.DB)
       const kinds = [...cat.nodeKinds, ...cat.relationshipKinds.keys()].filter((k) => k.startsWith('CC_')).sort()
-      const want = doc === undefined ? [] : [...doc.node_kinds, ...doc.relationship_kinds].map((k) => k.name).sort()
-      expect(kinds).toEqual(want)
+      expect(kinds).toEqual([...doc.node_kinds, ...doc.relationship_kinds].map((k) => k.name).sort())
     }
-    expect(seen.size).toBeGreaterThan(0)
     await deleteExtension(admin, id)
   })
 
