@@ -1,0 +1,95 @@
+/** Entity plans compiled to SQL, executed against D1 (workerd) on a tiny graph. */
+import { env } from 'cloudflare:test'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { AD_ENTITY_TYPES, AZ_ENTITY_TYPES, AZ_RELATED, azEntityType } from '../../src/graph/entities'
+import { compilePlan, countRelated, getNodeByObjectId, listRelated, type Entity } from '../../src/graph/graph.store'
+import { nodeUpsert, edgeResolve, edgeUpsert } from '../../src/graph/ingest.store'
+
+const db = (env as unknown as { DB: D1Database }).DB
+const NOW = '2026-01-01T00:00:00.000Z'
+
+async function load(nodes: { o: string; k: string; ks?: string[]; p?: Record<string, unknown>; ek?: string | null }[], edges: [string, string, string][]) {
+  await db.batch([nodeUpsert(db, JSON.stringify(nodes.map((n) => ({ o: n.o, k: n.k, ks: n.ks ?? [n.k], p: n.p ?? {}, ek: n.ek ?? null }))), NOW)])
+  const rows = edges.map(([s, k, t]) => ({ s, sm: 'id', sk: null, t, tm: 'id', tk: null, k, p: {} }))
+  const resolved = (await edgeResolve(db, JSON.stringify(rows)).all<{ i: number; sid: number; tid: number }>()).results
+  await edgeUpsert(db, JSON.stringify(resolved.map((r) => ({ s: r.sid, t: r.tid, k: rows[r.i].k, p: {} }))), NOW).run()
+}
+
+async function entity(objectid: string, access: string | null = null): Promise<Entity> {
+  return { node: (await getNodeByObjectId(db, objectid))!, access }
+}
+
+beforeAll(async () => {
+  await load(
+    [
+      { o: 'DOM', k: 'Domain', ek: 'Domain', p: { name: 'DOM' } },
+      { o: 'OTHER', k: 'Domain', ek: 'Domain', p: { name: 'OTHER' } },
+      { o: 'U1', k: 'User', p: { name: 'U1', domainsid: 'DOM' } },
+      { o: 'U2', k: 'User', p: { name: 'U2', domainsid: 'OTHER' } },
+      { o: 'G1', k: 'Group', p: { name: 'G1', domainsid: 'DOM' } },
+      { o: 'G2', k: 'Group', p: { name: 'G2', domainsid: 'DOM' } },
+      { o: 'G3', k: 'Group', p: { name: 'G3', domainsid: 'DOM', system_tags: 'admin_tier_0' } },
+      { o: 'C1', k: 'Computer', p: { name: 'C1', domainsid: 'DOM' } },
+    ],
+    [
+      ['U1', 'MemberOf', 'G1'],
+      ['G1', 'MemberOf', 'G2'],
+      ['G2', 'MemberOf', 'G3'],
+      ['G3', 'MemberOf', 'G1'], // a cycle
+      ['U2', 'MemberOf', 'G2'],
+      ['G3', 'AdminTo', 'C1'],
+      ['G2', 'GenericAll', 'DOM'],
+    ],
+  )
+})
+
+describe('compiled plans', () => {
+  it('transitive membership terminates on cycles and never includes the entity itself', async () => {
+    const u1 = await entity('U1')
+    const m = await listRelated(db, u1, AD_ENTITY_TYPES[0].lists.memberships, 0, 10)
+    expect(m.nodes.map((n) => n.objectid)).toEqual(['G1', 'G2', 'G3'])
+    const g1 = await entity('G1')
+    expect((await listRelated(db, g1, AD_ENTITY_TYPES[1].lists.memberships, 0, 10)).nodes.map((n) => n.objectid)).toEqual(['G2', 'G3'])
+    expect((await listRelated(db, g1, AD_ENTITY_TYPES[1].lists.members, 0, 10)).nodes.map((n) => n.objectid)).toEqual(['G2', 'G3', 'U1', 'U2'])
+  })
+
+  it('rights through nested groups, foreign members, environment access on results', async () => {
+    const [adminRights] = await countRelated(db, await entity('U1'), [AD_ENTITY_TYPES[0].counts.adminRights])
+    expect(adminRights).toBe(1)
+    const domains = AD_ENTITY_TYPES.find((t) => t.segment === 'domains')!
+    const dom = await entity('DOM')
+    const counts = await countRelated(db, dom, [domains.lists.users, domains.lists.groups, domains.lists['foreign-users'], domains.lists.controllers])
+    expect(counts).toEqual([1, 3, 1, 5]) // controllers: G2 and its members G1, G3, U1, U2
+    const restricted = await entity('DOM', JSON.stringify(['DOM']))
+    expect(await countRelated(db, restricted, [domains.lists.controllers, domains.lists['foreign-users']])).toEqual([4, 0])
+  })
+
+  it('tier-zero and kinds filters', async () => {
+    const page = await listRelated(db, await entity('U1'), [{ op: 'out*', edges: ['MemberOf'] }, { op: 'tierZero' }], 0, 10)
+    expect(page.nodes.map((n) => n.objectid)).toEqual(['G3'])
+  })
+
+  it('every plan of every entity type compiles within D1 limits and runs', async () => {
+    const plans = [
+      ...AD_ENTITY_TYPES.flatMap((t) => [...Object.values(t.counts), ...Object.values(t.lists)]),
+      ...Object.values(AZ_RELATED),
+      ...AZ_ENTITY_TYPES.flatMap((t) => t.counts.flatMap((c) => ('plan' in c ? [c.plan] : []))),
+    ]
+    const e = await entity('G2')
+    for (const plan of plans) {
+      const { sql, params } = compilePlan(plan)
+      expect(4 + params.length + 2).toBeLessThanOrEqual(100)
+      expect(sql.length).toBeLessThan(100_000)
+    }
+    const counts = await countRelated(db, e, plans)
+    expect(counts.every((n) => Number.isInteger(n) && n >= 0)).toBe(true)
+  })
+
+  it('Azure entity types by BloodHound name or by kind name', () => {
+    expect(azEntityType('service-principals')?.kind).toBe('AZServicePrincipal')
+    expect(azEntityType('AZUser')?.segment).toBe('users')
+    expect(azEntityType('azkeyvault')?.segment).toBe('key-vaults')
+    expect(azEntityType('az-base')?.kind).toBeNull()
+    expect(azEntityType('unicorns')).toBeNull()
+  })
+})
