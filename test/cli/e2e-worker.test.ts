@@ -1,0 +1,171 @@
+/// <reference types="node" />
+/**
+ * The CLI and the example connector against the real worker (wrangler's unstable_startWorker, local D1 with
+ * every migration, in a throw-away directory): the fake-server tests pin each command's behaviour, this file
+ * proves the commands agree with the endpoints as they are implemented.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execFileSync } from 'node:child_process'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { run } from '../../src/cli/main'
+import { EdgeHoundClient } from '../../src/client'
+import { pollFindings } from '../../examples/poll-findings'
+import { EDGES, NODES, D } from '../fixtures/findings/known-graph'
+import { testIO } from './fake-server'
+
+const root = path.resolve(import.meta.dirname, '../..')
+const SECRETS = {
+  ENVIRONMENT: 'development',
+  JWT_SIGNING_KEY: 'cli-e2e-jwt-signing-key-0123456789abcdef012345678',
+  TOKEN_ENCRYPTION_KEY: 'Y2xpLWUyZS10b2tlbi1lbmNyeXB0aW9uLWtleS0zMiE=',
+  BOOTSTRAP_ADMIN_PASSWORD: 'cli-e2e-admin-password',
+}
+
+let worker: { url: Promise<URL>; dispose(): Promise<void> } | undefined
+let persist = ''
+let url = ''
+let config = ''
+
+beforeAll(async () => {
+  persist = await mkdtemp(path.join(os.tmpdir(), 'edgehound-cli-e2e-'))
+  execFileSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
+    cwd: root,
+    env: { ...process.env, CI: 'true' },
+    stdio: 'ignore',
+  })
+  const { unstable_startWorker } = await import('wrangler')
+  const w = await unstable_startWorker({
+    config: path.join(root, 'wrangler.toml'),
+    bindings: Object.fromEntries(Object.entries(SECRETS).map(([k, v]) => [k, { type: 'secret_text' as const, value: v }])),
+    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, persist, watch: false, logLevel: 'none' },
+  })
+  await w.ready
+  worker = w
+  url = (await w.url).origin
+  config = path.join(persist, 'cli-config.json')
+}, 180_000)
+
+afterAll(async () => {
+  await worker?.dispose()
+  if (persist) await rm(persist, { recursive: true, force: true })
+}, 60_000)
+
+/** runs one CLI command against the worker with the shared profile file */
+async function cli(argv: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
+  const io = await testIO({ EDGEHOUND_CONFIG: config, ...(opts.env ?? {}) }, { stdin: opts.stdin })
+  const code = await run(argv, io)
+  return { code, out: io.out(), err: io.err(), io }
+}
+
+/** the known-answer AD domain of the findings tests, as an OpenGraph file */
+function knownDomainFile(): string {
+  const nodes = NODES.filter((n) => n.environment_id === D).map((n) => ({
+    id: n.objectid,
+    kinds: n.kinds.slice(0, 3),
+    properties: Object.fromEntries(Object.entries(n.properties).filter(([, v]) => v !== null && typeof v !== 'object')),
+  }))
+  const ids = new Set(nodes.map((n) => n.id))
+  const edges = EDGES.filter((e) => ids.has(e.start) && ids.has(e.end)).map((e) => ({ start: { value: e.start }, end: { value: e.end }, kind: e.kind }))
+  return JSON.stringify({ graph: { nodes, edges } })
+}
+
+describe('edgehound against the real worker', () => {
+  let tokenId = ''
+
+  it('login --create-token stores a token; token list and a signed request work with it', async () => {
+    const login = await cli(['login', '--url', url, '--password-stdin', '--create-token', 'e2e'], { stdin: SECRETS.BOOTSTRAP_ADMIN_PASSWORD })
+    expect(login.err).toBe('')
+    expect(login.code).toBe(0)
+    const profile = JSON.parse(await readFile(config, 'utf8')).profiles.default
+    tokenId = profile.token_id
+    expect(profile).toMatchObject({ url, username: 'admin' })
+    expect(profile.token_key).toBeTruthy()
+    const list = await cli(['token', 'list', '--json'])
+    expect(list.code).toBe(0)
+    expect(JSON.parse(list.out).map((t: { id: string }) => t.id)).toContain(tokenId)
+    const version = await cli(['request', 'GET', '/api/version'])
+    expect(version.code).toBe(0)
+    expect(JSON.parse(version.out).data.API.current_version).toBe('v2')
+  })
+
+  it('ingest: one accepted file, one rejected with the server’s message; then analysis and findings', async () => {
+    const dir = path.join(persist, 'upload')
+    await mkdir(dir, { recursive: true })
+    await writeFile(path.join(dir, 'a-domain.json'), knownDomainFile())
+    await writeFile(path.join(dir, 'b-broken.json'), JSON.stringify({ graph: { nodes: [{ id: 1 }], edges: [] } }))
+    const ing = await cli(['ingest', dir, '--json'])
+    expect(ing.code).toBe(1)
+    const summary = JSON.parse(ing.out)
+    expect(summary).toMatchObject({ accepted: 1, rejected: 1, ended: true })
+    expect(summary.files[0].result.nodes).toBeGreaterThan(10)
+    expect(summary.files[1]).toMatchObject({ status: 400, accepted: false })
+    expect(summary.files[1].error).toMatch(/id is required/)
+
+    const status = await cli(['analysis', 'status', '--wait', '--interval', '0.2', '--timeout', '60'])
+    expect(status.code).toBe(0)
+    expect(status.out).toMatch(/^Analysis run \d+ complete: \d+ finding\(s\)/)
+
+    const f = await cli(['findings', D, '--all', '--json'])
+    expect(f.code).toBe(0)
+    const j = JSON.parse(f.out)
+    expect(j.environment).toMatchObject({ id: D, name: 'CORP.LOCAL' })
+    expect(j.findings.length).toBeGreaterThan(0)
+    for (const t of j.findings) expect(t.items).toHaveLength(t.count)
+
+    const again = await cli(['analysis', 'run', '--interval', '0.2', '--timeout', '60'])
+    expect(again.code).toBe(0)
+    expect(again.out).toMatch(/^Analysis run \d+ complete/)
+  }, 120_000)
+
+  it('the example connector: alerts on the first run, nothing on the second', async () => {
+    const profile = JSON.parse(await readFile(config, 'utf8')).profiles.default
+    const client = new EdgeHoundClient({ baseUrl: url, credentials: { kind: 'token', tokenId: profile.token_id, tokenKey: profile.token_key } })
+    const state = path.join(persist, 'poll-state.json')
+    const first: string[] = []
+    const r1 = await pollFindings({ client, stateFile: state, print: (l) => first.push(l), warn: (l) => first.push(`warn ${l}`) })
+    expect(r1.failed).toEqual([])
+    expect(r1.alerts.length).toBeGreaterThan(0)
+    expect(first[0]).toMatch(new RegExp(`^== CORP\\.LOCAL \\(${D}\\): \\d+ new finding\\(s\\)$`))
+    const second: string[] = []
+    const r2 = await pollFindings({ client, stateFile: state, print: (l) => second.push(l), warn: (l) => second.push(`warn ${l}`) })
+    expect(r2.alerts).toEqual([])
+    expect(second).toEqual([])
+  })
+
+  it('extensions put (created, then updated), list, delete', async () => {
+    const file = path.join(root, 'test/fixtures/extensions/github.json')
+    const put = await cli(['extensions', 'put', file])
+    expect(put.code).toBe(0)
+    expect(put.out).toMatch(/^Extension "GitHound" created \(id (\d+), version .+\)\.\n$/)
+    const id = /id (\d+)/.exec(put.out)![1]
+    expect((await cli(['extensions', 'put', file])).out).toMatch(/^Extension "GitHound" updated/)
+    expect((await cli(['extensions', 'list'])).out).toMatch(new RegExp(`\\n${id}\\s+GitHound\\s+`))
+    const del = await cli(['extensions', 'delete', id])
+    expect(del.code).toBe(0)
+    const gone = await cli(['extensions', 'delete', id])
+    expect(gone.code).toBe(1)
+    expect(gone.err).toContain(`error: no extension found matching extension id: ${id}`)
+  })
+
+  it('saml create prints the SP URLs; the same name again is a 409 message', async () => {
+    const meta = path.join(root, 'test/fixtures/saml/idp/okta.xml')
+    const ok = await cli(['saml', 'create', 'okta', meta])
+    expect(ok.code).toBe(0)
+    expect(ok.out).toContain(`sp_metadata_uri: ${url}/api/v2/sso/okta/metadata`)
+    const dup = await cli(['saml', 'create', 'okta', meta])
+    expect(dup.code).toBe(1)
+    expect(dup.err).toMatch(/HTTP 409, request id [0-9a-f-]{36}/)
+  })
+
+  it('token revoke: the stored token is removed from the profile and stops working', async () => {
+    const profile = JSON.parse(await readFile(config, 'utf8')).profiles.default
+    const rev = await cli(['token', 'revoke', tokenId])
+    expect(rev.code).toBe(0)
+    expect(JSON.parse(await readFile(config, 'utf8')).profiles.default.token_id).toBeUndefined()
+    const after = await cli(['request', 'GET', '/api/version', '--token-id', tokenId], { env: { EDGEHOUND_TOKEN_KEY: profile.token_key } })
+    expect(after.code).toBe(1)
+    expect(after.err).toContain('error: unknown or revoked token [auth]')
+  })
+})
