@@ -49,7 +49,7 @@ const T0_SPECS: T0Spec[] = [
     kind: 'GenericAll',
     label: 'Generic All',
     platform: AD,
-    abuse: 'full control of the object: reset its password, add members, write any attribute or take it over entirely',
+    abuse: 'take full control of the object: reset its password, add members, write any attribute or take it over entirely',
     fix: 'Remove the access control entry granting `GenericAll` (Full Control) on the Tier Zero object, or make the principal itself Tier Zero if it is administered as such.',
   },
   {
