@@ -1,0 +1,524 @@
+/// <reference types="node" />
+/**
+ * Graph benchmarks, per size (edges): a fresh worker and database, then
+ *   1. generator self-checks (deterministic, exact edge count, Tier Zero paths present);
+ *   2. ingest floors (D1 raw inserts, native SQLite) and our ingest through the API
+ *      (POST /api/v2/file-upload/start → POST /:id per ≤ 20 k-element OpenGraph file → POST /:id/end);
+ *   3. analysis (POST /api/v2/analysis, poll GET /api/v2/analysis/:id) with the isolate's heap sampled
+ *      through the inspector every 50 ms (peak = JS heap + ArrayBuffer backing stores);
+ *   4. shortest path over random connected pairs and unreachable pairs, each pair also solved by the
+ *      in-memory BFS floor (and the service's hop count checked against it);
+ *   5. search, details (skip=0 and a deep skip), available-domains latency.
+ * Every endpoint is probed first; one that does not exist yet is reported as "not available".
+ * With --profile (or when a goal is missed at the largest size) a short CPU profile is taken of the case,
+ * AFTER its measurement, so the profiler never distorts the reported numbers.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { ApiCallError, BenchApi, routeMissing, type AnalysisRun, type DetailsPage, type IngestJob, type ShortestPathGraph, type Timed } from './api'
+import { benchIp, createTokens, login } from './credentials'
+import { bfsFloor, d1InsertFloor, environmentOf, sqliteInsertFloor, type FloorResult } from './floors'
+import { buildCsr, generateGraph, graphFingerprint, openGraphPayloads, prng, type Csr, type GenGraph } from './generate'
+import { hotFunctions, Inspector, inspectorAvailable, loadSourceMap, type HotFunction } from './inspector'
+import { summarize, type Summary } from './stats'
+import { startMiniflare } from './worker-host'
+
+export interface GraphOptions {
+  bundle: string
+  tmp: string
+  username: string
+  password: string
+  sizes: number[]
+  pairs: number
+  unreachablePairs: number
+  queries: number
+  profile: boolean
+  smoke: boolean
+  resultsDir: string
+  inspectorPort: number
+  log: (msg: string) => void
+}
+
+export interface Availability {
+  available: boolean
+  error?: string
+}
+
+export interface ProfileSummary {
+  target: string
+  file: string
+  durationMs: number
+  idlePct: number
+  top: HotFunction[]
+}
+
+export interface SizeResult {
+  edgesTarget: number
+  nodes: number
+  edges: number
+  generateMs: number
+  fingerprint: string
+  selfCheck: { deterministic: boolean | null; exactEdges: boolean; tierZeroPaths: string }
+  ingest: Availability & {
+    seconds?: number
+    elementsPerSecond?: number
+    files?: number
+    nodesReceived?: number
+    edgesReceived?: number
+    unmatched?: number
+    floorD1: FloorResult
+    floorSqlite: FloorResult
+    ratioToD1?: number
+    ratioToSqlite?: number
+  }
+  analysis: Availability & {
+    wallSeconds?: number
+    serverMs?: number | null
+    findings?: number | null
+    baselineMiB?: number
+    peakMiB?: number
+    peakDeltaMiB?: number
+    memory?: string
+  }
+  shortestPath: Availability & {
+    reachable?: Summary
+    unreachable?: Summary
+    floorReachable?: Summary
+    floorUnreachable?: Summary
+    ratioP50?: number
+    statuses?: Record<string, number>
+    hopMismatches?: number
+    mismatchExample?: string
+  }
+  search: Availability & { latency?: Summary; statuses?: Record<string, number> }
+  details: Availability & { environment?: string; finding?: string; count?: number; limit?: number; deepSkip?: number; skip0?: Summary; deep?: Summary }
+  availableDomains: Availability & { latency?: Summary; environments?: number }
+  profiles: Record<string, ProfileSummary[]>
+}
+
+export interface GraphRun {
+  sizes: SizeResult[]
+}
+
+const INGEST_ELEMENTS_PER_FILE = 20_000
+const DETAILS_LIMIT = 100
+
+function bfsDistances(csr: Csr, s: number, dist: Int32Array, queue: Int32Array): number {
+  dist.fill(-1)
+  let head = 0, tail = 0
+  queue[tail++] = s
+  dist[s] = 0
+  while (head < tail) {
+    const u = queue[head++]
+    for (let j = csr.offsets[u], end = csr.offsets[u + 1]; j < end; j++) {
+      const v = csr.targets[j]
+      if (dist[v] === -1) {
+        dist[v] = dist[u] + 1
+        queue[tail++] = v
+      }
+    }
+  }
+  return tail
+}
+
+/** Random connected pairs (distance ≥ 2 when possible) and unreachable pairs, deterministic for a graph. */
+export function choosePairs(g: GenGraph, csr: Csr, connected: number, unreachable: number): { reach: [number, number][]; unreach: [number, number][] } {
+  const rnd = prng(g.seed * 31 + g.edgeCount)
+  const n = g.nodes.length
+  const dist = new Int32Array(n)
+  const queue = new Int32Array(n)
+  const reach: [number, number][] = []
+  const unreach: [number, number][] = []
+  let guard = 0
+  while ((reach.length < connected || unreach.length < unreachable) && guard++ < (connected + unreachable) * 50) {
+    const s = Math.floor(rnd() * n)
+    if (csr.offsets[s + 1] === csr.offsets[s]) continue
+    const reached = bfsDistances(csr, s, dist, queue)
+    if (reach.length < connected && reached > 1) {
+      // prefer a far target: pick among reached nodes at distance ≥ 2, else any reached one
+      const far: number[] = []
+      for (let i = 1; i < reached; i++) if (dist[queue[i]] >= 2) far.push(queue[i])
+      const pool = far.length > 0 ? far : Array.from(queue.subarray(1, reached))
+      reach.push([s, pool[Math.floor(rnd() * pool.length)]])
+    }
+    if (unreach.length < unreachable && reached < n) {
+      for (let tries = 0; tries < 200; tries++) {
+        const t = Math.floor(rnd() * n)
+        if (dist[t] === -1 && t !== s) {
+          unreach.push([s, t])
+          break
+        }
+      }
+    }
+  }
+  return { reach, unreach }
+}
+
+/** Peak memory of the isolate while `work` runs, sampled every `everyMs` through the inspector. */
+async function sampleMemory<T>(insp: Inspector | null, work: () => Promise<T>, everyMs = 50): Promise<{ value: T; baseline?: number; peak?: number }> {
+  if (!insp) return { value: await work() }
+  // No forced GC first: workerd never answers HeapProfiler.collectGarbage. The baseline is therefore the
+  // heap as the worker left it after ingest; the peak is absolute and is what the 128 MB limit applies to.
+  const baseline = (await insp.heapBytes()).total
+  let peak = baseline
+  let stop = false
+  const loop = (async () => {
+    while (!stop) {
+      try {
+        peak = Math.max(peak, (await insp.heapBytes()).total)
+      } catch {
+        /* a sample lost while the isolate is busy is not fatal */
+      }
+      await new Promise((r) => setTimeout(r, everyMs))
+    }
+  })()
+  try {
+    const value = await work()
+    return { value, baseline, peak }
+  } finally {
+    stop = true
+    await loop
+  }
+}
+
+const MiB = (b: number) => Math.round((b / 2 ** 20) * 10) / 10
+
+function countStatuses(rs: Timed[]): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const r of rs) out[r.status] = (out[r.status] ?? 0) + 1
+  return out
+}
+
+export async function runGraphBench(o: GraphOptions): Promise<GraphRun> {
+  const sizes: SizeResult[] = []
+  const sourceMap = loadSourceMap(`${o.bundle}.map`)
+  for (const edges of o.sizes) sizes.push(await runSize(o, edges, sourceMap))
+  return { sizes }
+}
+
+async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnType<typeof loadSourceMap>): Promise<SizeResult> {
+  const label = edgesTarget >= 1e6 ? `${edgesTarget / 1e6}M` : edgesTarget >= 1e3 ? `${edgesTarget / 1e3}k` : String(edgesTarget)
+  const log = (m: string) => o.log(`graph ${label}: ${m}`)
+
+  // ---- 1. generate + self-checks -------------------------------------------------------------------
+  let t0 = performance.now()
+  const g = generateGraph({ edges: edgesTarget })
+  const generateMs = performance.now() - t0
+  const fingerprint = graphFingerprint(g)
+  const deterministic = edgesTarget <= 200_000 ? graphFingerprint(generateGraph({ edges: edgesTarget })) === fingerprint : null
+  const csr = buildCsr(g)
+  const pathCheck = bfsFloor(csr, g.tierZeroPaths.map((p) => [p.nodes[0], p.nodes[p.nodes.length - 1]] as [number, number]))
+  const pathsOk = pathCheck.hops.filter((h) => h !== null).length
+  const r: SizeResult = {
+    edgesTarget,
+    nodes: g.nodes.length,
+    edges: g.edgeCount,
+    generateMs,
+    fingerprint,
+    selfCheck: { deterministic, exactEdges: g.edgeCount === edgesTarget, tierZeroPaths: `${pathsOk}/${g.tierZeroPaths.length}` },
+    ingest: { available: false, floorD1: { available: false }, floorSqlite: { available: false } },
+    analysis: { available: false },
+    shortestPath: { available: false },
+    search: { available: false },
+    details: { available: false },
+    availableDomains: { available: false },
+    profiles: {},
+  }
+  log(`generated ${g.nodes.length} nodes / ${g.edgeCount} edges in ${generateMs.toFixed(0)} ms (fingerprint ${fingerprint})`)
+  if (deterministic === false) throw new Error(`harness failure: the generator is not deterministic at ${edgesTarget} edges`)
+  if (!r.selfCheck.exactEdges) throw new Error(`harness failure: the generator made ${g.edgeCount} edges, not ${edgesTarget}`)
+  if (pathsOk !== g.tierZeroPaths.length) throw new Error(`harness failure: only ${pathsOk}/${g.tierZeroPaths.length} Tier Zero paths are connected`)
+
+  // ---- worker ----------------------------------------------------------------------------------------
+  const dir = mkdtempSync(path.join(o.tmp, `graph-${label}-`))
+  const withInspector = inspectorAvailable()
+  const w = await startMiniflare({ bundle: o.bundle, persistDir: path.join(dir, 'state'), migrate: true, inspectorPort: withInspector ? o.inspectorPort : undefined })
+  let insp: Inspector | null = null
+  try {
+    if (withInspector) {
+      try {
+        insp = await Inspector.connect(o.inspectorPort, 'core:user:edgehound')
+      } catch (e) {
+        log(`inspector unavailable: ${(e as Error).message}`)
+      }
+    }
+    const jwt = await login(w.url, o.username, o.password, benchIp(7, 172))
+    const api = new BenchApi(w.url, await createTokens(w.url, jwt, 8, `graph-${label}`))
+
+    const profileCase = async (name: string, work: () => Promise<unknown>) => {
+      if (!insp || !o.resultsDir) return
+      const out: ProfileSummary[] = []
+      const targets: [string, Inspector][] = [['core:user:edgehound', insp]]
+      let d1: Inspector | null = null
+      try {
+        d1 = await Inspector.connect(o.inspectorPort, 'd1:db')
+        targets.push(['d1:db', d1])
+      } catch {
+        /* D1 target not found: worker profile only */
+      }
+      for (const [, i] of targets) await i.startProfile(250)
+      const t = performance.now()
+      try {
+        await work()
+      } finally {
+        const durationMs = performance.now() - t
+        mkdirSync(path.join(o.resultsDir, 'profiles'), { recursive: true })
+        for (const [target, i] of targets) {
+          const prof = await i.stopProfile()
+          const file = path.join(o.resultsDir, 'profiles', `${label}-${name}-${target.replace(/[^a-z0-9]+/gi, '_')}.cpuprofile`)
+          writeFileSync(file, JSON.stringify(prof))
+          const top = hotFunctions(prof, 10, target === 'core:user:edgehound' ? sourceMap : undefined)
+          const idle = top.filter((h) => h.fn === '(idle)').reduce((a, h) => a + h.selfPct, 0)
+          out.push({ target, file: path.relative(path.resolve(o.resultsDir, '..', '..'), file), durationMs: Math.round(durationMs), idlePct: idle, top })
+        }
+        d1?.close()
+        r.profiles[name] = out
+      }
+    }
+    const wantProfile = (goalMissed: boolean) => o.profile || (goalMissed && !o.smoke && edgesTarget >= 1_000_000)
+
+    // ---- 2. ingest: floors, then the API ----------------------------------------------------------------
+    log('ingest floor: raw D1 inserts')
+    r.ingest.floorD1 = await d1InsertFloor(w.url, g)
+    log('ingest floor: native sqlite3')
+    r.ingest.floorSqlite = await sqliteInsertFloor(g, dir)
+    const start = await api.timed<{ data: IngestJob }>('POST', '/api/v2/file-upload/start')
+    if (routeMissing(start)) {
+      r.ingest.error = 'POST /api/v2/file-upload/start does not exist yet'
+      log('ingest: not available')
+    } else if (start.status !== 201 && start.status !== 200) {
+      r.ingest.error = `POST /api/v2/file-upload/start answered ${start.status}: ${start.text.slice(0, 200)}`
+    } else {
+      const jobId = start.body!.data.id
+      log(`ingest: job ${jobId}, files of ≤ ${INGEST_ELEMENTS_PER_FILE} elements`)
+      const payloads = [...openGraphPayloads(g, INGEST_ELEMENTS_PER_FILE)].map((p) => p.text)
+      t0 = performance.now()
+      let files = 0
+      let failure: string | undefined
+      for (const text of payloads) {
+        const up = await api.timed('POST', `/api/v2/file-upload/${jobId}`, text, 'application/json')
+        files++
+        if (up.status !== 202 && up.status !== 200) {
+          failure = `upload ${files} answered ${up.status}: ${up.text.slice(0, 300)}`
+          break
+        }
+      }
+      const end = failure ? null : await api.timed<{ data: IngestJob }>('POST', `/api/v2/file-upload/${jobId}/end`)
+      const seconds = (performance.now() - t0) / 1000
+      if (failure || !end || end.status !== 200) {
+        r.ingest.error = failure ?? `end answered ${end?.status}: ${end?.text.slice(0, 300)}`
+      } else {
+        const job = end.body!.data
+        Object.assign(r.ingest, {
+          available: true,
+          seconds,
+          elementsPerSecond: (g.nodes.length + g.edgeCount) / seconds,
+          files,
+          nodesReceived: job.nodes_received,
+          edgesReceived: job.edges_received,
+          unmatched: job.unmatched_edges,
+        })
+        if (r.ingest.floorD1.elementsPerSecond) r.ingest.ratioToD1 = r.ingest.elementsPerSecond! / r.ingest.floorD1.elementsPerSecond
+        if (r.ingest.floorSqlite.elementsPerSecond) r.ingest.ratioToSqlite = r.ingest.elementsPerSecond! / r.ingest.floorSqlite.elementsPerSecond
+        if (job.nodes_received !== g.nodes.length || job.edges_received !== g.edgeCount || job.unmatched_edges !== 0)
+          r.ingest.error = `job counts differ from the graph: ${job.nodes_received} nodes, ${job.edges_received} edges, ${job.unmatched_edges} unmatched`
+      }
+      log(`ingest: ${r.ingest.available ? `${Math.round(r.ingest.elementsPerSecond!)} elements/s` : r.ingest.error}`)
+    }
+    const graphLoaded = r.ingest.available
+
+    // ---- 3. analysis ---------------------------------------------------------------------------------------
+    if (graphLoaded) {
+      const req = await api.timed<{ data: AnalysisRun }>('POST', '/api/v2/analysis')
+      if (routeMissing(req)) {
+        r.analysis.error = 'POST /api/v2/analysis does not exist yet'
+      } else if (req.status !== 202 && req.status !== 200) {
+        r.analysis.error = `POST /api/v2/analysis answered ${req.status}: ${req.text.slice(0, 200)}`
+      } else {
+        const runId = req.body!.data.id
+        const t = performance.now()
+        const limitMs = o.smoke ? 60_000 : 15 * 60_000
+        const m = await sampleMemory(insp, async () => {
+          for (;;) {
+            const s = await api.timed<{ data: AnalysisRun }>('GET', `/api/v2/analysis/${runId}`)
+            if (s.status !== 200) return { error: `GET /api/v2/analysis/${runId} answered ${s.status}: ${s.text.slice(0, 200)}` }
+            const run = s.body!.data
+            if (run.status === 'complete' || run.status === 'failed') return { run }
+            if (performance.now() - t > limitMs) return { error: `analysis run ${runId} still ${run.status} after ${limitMs / 1000}s` }
+            await new Promise((res) => setTimeout(res, 100))
+          }
+        })
+        const wallSeconds = (performance.now() - t) / 1000
+        if ('error' in m.value && m.value.error) r.analysis.error = m.value.error
+        else {
+          const run = (m.value as { run: AnalysisRun }).run
+          Object.assign(r.analysis, { available: run.status === 'complete', wallSeconds, serverMs: run.duration_ms, findings: run.finding_count })
+          if (run.status === 'failed') r.analysis.error = `analysis failed: ${run.error}`
+        }
+        if (m.baseline !== undefined && m.peak !== undefined) {
+          Object.assign(r.analysis, { baselineMiB: MiB(m.baseline), peakMiB: MiB(m.peak), peakDeltaMiB: MiB(m.peak - m.baseline) })
+        } else r.analysis.memory = 'not measured (no inspector: run Node with --experimental-websocket)'
+        log(`analysis: ${r.analysis.available ? `${wallSeconds.toFixed(1)} s, peak ${r.analysis.peakMiB ?? '?'} MiB` : r.analysis.error}`)
+        if (r.analysis.available && wantProfile(wallSeconds > 60 || (r.analysis.peakMiB ?? 0) > 128)) {
+          log('analysis: profiling a second run')
+          await profileCase('analysis', async () => {
+            const again = await api.ok<{ data: AnalysisRun }>('POST', '/api/v2/analysis')
+            for (;;) {
+              const s = await api.ok<{ data: AnalysisRun }>('GET', `/api/v2/analysis/${again.body!.data.id}`)
+              if (s.body!.data.status === 'complete' || s.body!.data.status === 'failed') break
+              await new Promise((res) => setTimeout(res, 200))
+            }
+          })
+        }
+      }
+    } else r.analysis.error = 'skipped: no graph was ingested'
+
+    // ---- 4. shortest path -----------------------------------------------------------------------------------
+    const { reach, unreach } = choosePairs(g, csr, o.pairs, o.unreachablePairs)
+    const floorReach = bfsFloor(csr, reach)
+    const floorUnreach = bfsFloor(csr, unreach)
+    r.shortestPath.floorReachable = summarize(floorReach.ms)
+    r.shortestPath.floorUnreachable = summarize(floorUnreach.ms)
+    const spTarget = (s: number, t: number) =>
+      `/api/v2/graphs/shortest-path?start_node=${encodeURIComponent(g.nodes[s].objectid)}&end_node=${encodeURIComponent(g.nodes[t].objectid)}`
+    const first = graphLoaded && reach.length ? await api.timed('GET', spTarget(...reach[0])) : null
+    if (!graphLoaded) r.shortestPath.error = 'skipped: no graph was ingested'
+    else if (first && routeMissing(first)) r.shortestPath.error = 'GET /api/v2/graphs/shortest-path does not exist yet'
+    else if (reach.length) {
+      const rs: Timed<ShortestPathGraph>[] = []
+      for (const p of reach) rs.push(await api.timed<ShortestPathGraph>('GET', spTarget(...p)))
+      const us: Timed[] = []
+      for (const p of unreach) us.push(await api.timed('GET', spTarget(...p)))
+      let mismatches = 0
+      let example: string | undefined
+      rs.forEach((x, i) => {
+        const hops = x.status === 200 ? x.body?.data?.edges?.length ?? -1 : null
+        if (hops !== floorReach.hops[i]) {
+          mismatches++
+          example ??= `${g.nodes[reach[i][0]].objectid} → ${g.nodes[reach[i][1]].objectid}: service ${x.status} with ${hops} edges, BFS ${floorReach.hops[i]} hops`
+        }
+      })
+      us.forEach((x) => {
+        if (x.status !== 404) {
+          mismatches++
+          example ??= `unreachable pair answered ${x.status}: ${x.text.slice(0, 120)}`
+        }
+      })
+      Object.assign(r.shortestPath, {
+        available: true,
+        reachable: summarize(rs.map((x) => x.ms)),
+        unreachable: summarize(us.map((x) => x.ms)),
+        statuses: countStatuses([...rs, ...us]),
+        hopMismatches: mismatches,
+        mismatchExample: example,
+      })
+      r.shortestPath.ratioP50 = r.shortestPath.reachable!.p50 / Math.max(1e-3, r.shortestPath.floorReachable!.p50)
+      log(`shortest path: p50 ${r.shortestPath.reachable!.p50.toFixed(1)} ms (floor ${r.shortestPath.floorReachable!.p50.toFixed(3)} ms), ${mismatches} mismatches`)
+      if (wantProfile(r.shortestPath.reachable!.p50 > 150))
+        await profileCase('shortest-path', async () => {
+          for (const p of reach.slice(0, 20)) await api.timed('GET', spTarget(...p))
+        })
+    }
+
+    // ---- 5. search, details, available-domains ------------------------------------------------------------------
+    const rnd = prng(edgesTarget + 99)
+    const terms: string[] = []
+    for (let i = 0; i < o.queries; i++) {
+      const n = g.nodes[Math.floor(rnd() * g.nodes.length)]
+      const name = String(n.properties.name)
+      // a third exact object ids, a third exact names, a third name prefixes (the "contains" search)
+      terms.push(i % 3 === 0 ? n.objectid : i % 3 === 1 ? name : name.slice(0, Math.max(4, name.indexOf('@') - 2)))
+    }
+    const searchTarget = (q: string) => `/api/v2/search?q=${encodeURIComponent(q)}`
+    const s0 = graphLoaded ? await api.timed('GET', searchTarget(terms[0])) : null
+    if (!graphLoaded) r.search.error = 'skipped: no graph was ingested'
+    else if (s0 && routeMissing(s0)) r.search.error = 'GET /api/v2/search does not exist yet'
+    else {
+      const ss: Timed[] = []
+      for (const q of terms) ss.push(await api.timed('GET', searchTarget(q)))
+      Object.assign(r.search, { available: true, latency: summarize(ss.map((x) => x.ms)), statuses: countStatuses(ss) })
+      if (ss.some((x) => x.status !== 200)) r.search.error = `non-200 answers: ${JSON.stringify(countStatuses(ss))}`
+      log(`search: p50 ${r.search.latency!.p50.toFixed(1)} ms`)
+      if (wantProfile(r.search.latency!.p50 > 20))
+        await profileCase('search', async () => {
+          for (const q of terms.slice(0, 20)) await api.timed('GET', searchTarget(q))
+        })
+    }
+
+    const ad = await api.timed<{ data: { id: string; name: string }[] }>('GET', '/api/v2/available-domains')
+    if (routeMissing(ad)) r.availableDomains.error = 'GET /api/v2/available-domains does not exist yet'
+    else {
+      const as: Timed[] = []
+      for (let i = 0; i < o.queries; i++) as.push(await api.timed('GET', '/api/v2/available-domains'))
+      Object.assign(r.availableDomains, {
+        available: true,
+        latency: summarize(as.map((x) => x.ms)),
+        environments: Array.isArray(ad.body?.data) ? ad.body!.data.length : undefined,
+      })
+      if (ad.status !== 200) r.availableDomains.error = `answered ${ad.status}: ${ad.text.slice(0, 200)}`
+      log(`available-domains: p50 ${r.availableDomains.latency!.p50.toFixed(1)} ms`)
+    }
+
+    // details: the environment + finding type with the most findings (Kerberoasting on the big domain)
+    if (!r.analysis.available) r.details.error = `skipped: ${r.analysis.error ?? 'no analysis'}`
+    else {
+      let best: { env: string; finding: string; count: number } | null = null
+      let missing = false
+      for (const env of [...g.domains.map((d) => d.sid), g.tenant.id]) {
+        const types = await api.timed<{ data: string[] }>('GET', `/api/v2/domains/${encodeURIComponent(env)}/available-types`)
+        if (routeMissing(types)) {
+          missing = true
+          break
+        }
+        for (const f of types.body?.data ?? []) {
+          const p = await api.timed<DetailsPage>('GET', `/api/v2/domains/${encodeURIComponent(env)}/details?finding=${encodeURIComponent(f)}&skip=0&limit=1`)
+          if (routeMissing(p)) {
+            missing = true
+            break
+          }
+          const count = p.body?.count ?? 0
+          if (!best || count > best.count) best = { env, finding: f, count }
+        }
+      }
+      if (missing) r.details.error = 'GET /api/v2/domains/{id}/details (or available-types) does not exist yet'
+      else if (!best || best.count === 0) r.details.error = 'the analysis produced no findings to page through'
+      else {
+        const deepSkip = Math.max(0, best.count - DETAILS_LIMIT)
+        const target = (skip: number) =>
+          `/api/v2/domains/${encodeURIComponent(best!.env)}/details?finding=${encodeURIComponent(best!.finding)}&skip=${skip}&limit=${DETAILS_LIMIT}`
+        const a: Timed[] = []
+        const b: Timed[] = []
+        for (let i = 0; i < o.queries; i++) {
+          a.push(await api.timed('GET', target(0)))
+          b.push(await api.timed('GET', target(deepSkip)))
+        }
+        Object.assign(r.details, {
+          available: true,
+          environment: best.env,
+          finding: best.finding,
+          count: best.count,
+          limit: DETAILS_LIMIT,
+          deepSkip,
+          skip0: summarize(a.map((x) => x.ms)),
+          deep: summarize(b.map((x) => x.ms)),
+        })
+        if ([...a, ...b].some((x) => x.status !== 200)) r.details.error = `non-200 answers: ${JSON.stringify(countStatuses([...a, ...b]))}`
+        log(`details (${best.finding}, ${best.count} rows): skip=0 p50 ${r.details.skip0!.p50.toFixed(1)} ms, skip=${deepSkip} p50 ${r.details.deep!.p50.toFixed(1)} ms`)
+        if (wantProfile(Math.max(r.details.skip0!.p50, r.details.deep!.p50) > 20))
+          await profileCase('details', async () => {
+            for (let i = 0; i < 10; i++) await api.timed('GET', target(deepSkip))
+          })
+      }
+    }
+  } catch (e) {
+    if (e instanceof ApiCallError) throw new Error(`harness failure: ${e.message}`)
+    throw e
+  } finally {
+    insp?.close()
+    await w.dispose()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return r
+}
+
+export { environmentOf }

@@ -1,0 +1,66 @@
+/// <reference types="node" />
+/**
+ * CPU time of processes from /proc (Linux): used to tell whether a case is CPU-bound in workerd (its CPU
+ * time per request explains the throughput) or waiting (low CPU, low throughput: I/O, storage commits,
+ * queueing behind a single Durable Object). Elsewhere the figures are simply reported as not measured.
+ */
+import { readFileSync, readdirSync } from 'node:fs'
+
+const TICKS = 100 // USER_HZ on Linux
+
+interface Stat {
+  pid: number
+  ppid: number
+  comm: string
+  cpuTicks: number
+}
+
+function readStat(pid: number): Stat | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const close = text.lastIndexOf(')')
+    const comm = text.slice(text.indexOf('(') + 1, close)
+    const f = text.slice(close + 2).split(' ')
+    // fields after comm: state(0) ppid(1) … utime(11) stime(12)
+    return { pid, ppid: Number(f[1]), comm, cpuTicks: Number(f[11]) + Number(f[12]) }
+  } catch {
+    return null
+  }
+}
+
+/** Every descendant of `root` whose command name is `comm` (e.g. workerd); any name when `comm` is null. */
+export function descendantsNamed(root: number, comm: string | null): number[] {
+  let all: Stat[]
+  try {
+    all = readdirSync('/proc')
+      .filter((d) => /^\d+$/.test(d))
+      .map((d) => readStat(Number(d)))
+      .filter((s): s is Stat => s !== null)
+  } catch {
+    return []
+  }
+  const children = new Map<number, Stat[]>()
+  for (const s of all) children.set(s.ppid, [...(children.get(s.ppid) ?? []), s])
+  const out: number[] = []
+  const stack = [root]
+  while (stack.length) {
+    const p = stack.pop()!
+    for (const c of children.get(p) ?? []) {
+      if (comm === null || c.comm === comm) out.push(c.pid)
+      stack.push(c.pid)
+    }
+  }
+  return out
+}
+
+/** Total CPU seconds (user + system) of the given processes; NaN when /proc is unreadable. */
+export function cpuSeconds(pids: number[]): number {
+  if (pids.length === 0) return NaN
+  let ticks = 0
+  for (const p of pids) {
+    const s = readStat(p)
+    if (!s) return NaN
+    ticks += s.cpuTicks
+  }
+  return ticks / TICKS
+}

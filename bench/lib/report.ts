@@ -1,0 +1,257 @@
+/**
+ * Goals (issue 7) evaluated against one run, and the Markdown report (bench/results/latest.md, the table
+ * kept in BENCHMARKS.md). Pure: takes the results object, returns values and text.
+ */
+import type { BenchResults } from '../run'
+import type { CaseResult, HttpRun } from './http-cases'
+import type { SizeResult } from './graph-cases'
+import { fmt } from './stats'
+
+export interface Goal {
+  id: string
+  goal: string
+  target: string
+  measured: string
+  /** true met, false missed, null not measurable in this run (endpoint missing, size not run) */
+  met: boolean | null
+  note?: string
+}
+
+const byId = (h: HttpRun | undefined, id: string): CaseResult | undefined => h?.cases.find((c) => c.id === id && c.load)
+
+function sizeLabel(e: number): string {
+  return e >= 1e6 ? `${e / 1e6} M` : e >= 1e3 ? `${e / 1e3} k` : String(e)
+}
+
+export function evaluateGoals(r: BenchResults): Goal[] {
+  const goals: Goal[] = []
+  const h = r.http
+  const read = byId(h, 'domains-signed')
+  const readFallback = read ?? byId(h, 'version-signed')
+  goals.push(
+    read
+      ? {
+          id: 'read-throughput',
+          goal: 'signed, rate-limited read ≥ 0.5× the bare route',
+          target: '≥ 0.50×',
+          measured: `${fmt(read.rpsRatio, 2)}× (${fmt(read.load!.rps, 0)} vs ${fmt(h!.bare.rps, 0)} req/s)`,
+          met: (read.rpsRatio ?? 0) >= 0.5,
+        }
+      : {
+          id: 'read-throughput',
+          goal: 'signed, rate-limited read ≥ 0.5× the bare route',
+          target: '≥ 0.50×',
+          measured: readFallback ? `available-domains not available; signed /api/version: ${fmt(readFallback.rpsRatio, 2)}×` : 'not measured',
+          met: null,
+        },
+  )
+  goals.push({
+    id: 'auth-overhead',
+    goal: 'authentication + rate-limit overhead at p50',
+    target: '≤ 1 ms',
+    measured: h?.authOverheadP50ms !== undefined ? `${fmt(h.authOverheadP50ms, 2)} ms (signed /api/version − pipeline, unloaded)` : 'not measured',
+    met: h?.authOverheadP50ms !== undefined ? h.authOverheadP50ms <= 1 : null,
+  })
+  for (const [id, label] of [
+    ['over-limit', '429 path'],
+    ['forged-one-ip', 'forged signatures, one IP'],
+    ['forged-many-ips', 'forged signatures, many IPs'],
+  ] as const) {
+    const c = byId(h, id)
+    if (!c || !readFallback) {
+      goals.push({ id, goal: `${label} cheaper than a successful read`, target: 'more req/s and lower p50', measured: 'not measured', met: null })
+      continue
+    }
+    const faster = c.load!.rps > readFallback.load!.rps
+    const lower = c.load!.probe.p50us < readFallback.load!.probe.p50us
+    goals.push({
+      id,
+      goal: `${label} cheaper than a successful read`,
+      target: 'more req/s and lower p50',
+      measured: `${fmt(c.load!.rps, 0)} vs ${fmt(readFallback.load!.rps, 0)} req/s; p50 ${fmt(c.load!.probe.p50us / 1000, 2)} vs ${fmt(readFallback.load!.probe.p50us / 1000, 2)} ms`,
+      met: faster && lower,
+      note: read ? undefined : 'compared with signed /api/version (available-domains not available)',
+    })
+  }
+
+  const sizes = r.graph?.sizes ?? []
+  const big = sizes.find((s) => s.edgesTarget === 1_000_000) ?? null
+  const at = big ?? sizes[sizes.length - 1]
+  const atNote = big ? undefined : at ? `1 M edges not in this run; shown at ${sizeLabel(at.edgesTarget)} edges` : 'no graph size in this run'
+  const graphGoal = (id: string, goal: string, target: string, f: (s: SizeResult) => { measured: string; met: boolean } | string): Goal => {
+    if (!at) return { id, goal, target, measured: 'not measured', met: null, note: atNote }
+    const v = f(at)
+    if (typeof v === 'string') return { id, goal, target, measured: v, met: null, note: atNote }
+    return { id, goal, target, measured: v.measured, met: big ? v.met : null, note: atNote }
+  }
+  goals.push(
+    graphGoal('shortest-path', 'shortest path p50 (100 k nodes / 1 M edges)', '≤ 150 ms', (s) =>
+      s.shortestPath.available ? { measured: `${fmt(s.shortestPath.reachable!.p50)} ms`, met: s.shortestPath.reachable!.p50 <= 150 } : `not available: ${s.shortestPath.error}`,
+    ),
+    graphGoal('search', 'search p50', '≤ 20 ms', (s) =>
+      s.search.available ? { measured: `${fmt(s.search.latency!.p50)} ms`, met: s.search.latency!.p50 <= 20 } : `not available: ${s.search.error}`,
+    ),
+    graphGoal('details', 'details page at any skip (p50)', '≤ 20 ms', (s) =>
+      s.details.available
+        ? {
+            measured: `skip=0 ${fmt(s.details.skip0!.p50)} ms, skip=${s.details.deepSkip} ${fmt(s.details.deep!.p50)} ms`,
+            met: Math.max(s.details.skip0!.p50, s.details.deep!.p50) <= 20,
+          }
+        : `not available: ${s.details.error}`,
+    ),
+    graphGoal('ingest', 'ingest throughput', '≥ 20 000 elements/s', (s) =>
+      s.ingest.available ? { measured: `${fmt(s.ingest.elementsPerSecond, 0)} elements/s`, met: s.ingest.elementsPerSecond! >= 20_000 } : `not available: ${s.ingest.error}`,
+    ),
+    graphGoal('analysis', 'analysis duration and peak memory', '≤ 60 s within 128 MB', (s) =>
+      s.analysis.available
+        ? {
+            measured: `${fmt(s.analysis.wallSeconds)} s, peak ${s.analysis.peakMiB !== undefined ? `${fmt(s.analysis.peakMiB)} MiB` : 'not measured'}`,
+            met: s.analysis.wallSeconds! <= 60 && (s.analysis.peakMiB === undefined ? false : s.analysis.peakMiB <= 128),
+          }
+        : `not available: ${s.analysis.error}`,
+    ),
+  )
+  return goals
+}
+
+const mark = (m: boolean | null) => (m === true ? 'met' : m === false ? '**missed**' : 'n/a')
+
+function statusText(s: Record<string, number> | undefined): string {
+  if (!s) return ''
+  const total = Object.values(s).reduce((a, b) => a + b, 0)
+  return Object.entries(s)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k}: ${Math.round((v / total) * 1000) / 10}%`)
+    .join(', ')
+}
+
+function httpTable(h: HttpRun): string[] {
+  const out = [
+    '| case | req/s | × bare | p50 ms | p99 ms | unloaded p50 µs | × bare | workerd CPU | CPU µs/req | statuses |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ]
+  for (const c of h.cases) {
+    if (!c.load) {
+      out.push(`| ${c.title} | not available | | | | | | | | ${(c.error ?? '').slice(0, 60)} |`)
+      continue
+    }
+    const l = c.load
+    out.push(
+      `| ${c.title} | ${fmt(l.rps, 0)} | ${fmt(c.rpsRatio, 2)} | ${fmt(l.latencyMs.p50, 0)} | ${fmt(l.latencyMs.p99, 0)} | ${fmt(l.probe.p50us, 0)} | ${fmt(c.p50Ratio, 2)} | ${c.serverCpuPct !== undefined ? `${fmt(c.serverCpuPct, 0)}%` : '–'} | ${fmt(c.serverCpuUsPerRequest, 0)} | ${statusText(l.statuses)}${c.error ? ` — ${c.error.slice(0, 140)}` : ''} |`,
+    )
+  }
+  return out
+}
+
+function graphTable(sizes: SizeResult[]): string[] {
+  const head = `| metric | ${sizes.map((s) => `${sizeLabel(s.edgesTarget)} edges`).join(' | ')} |`
+  const out = [head, `|---|${sizes.map(() => '---:').join('|')}|`]
+  const row = (name: string, f: (s: SizeResult) => string) => out.push(`| ${name} | ${sizes.map(f).join(' | ')} |`)
+  const na = (a: { available: boolean; error?: string }) => (a.error && /does not exist/.test(a.error) ? 'not available' : a.error ? 'error' : '–')
+  row('nodes / edges', (s) => `${fmt(s.nodes, 0)} / ${fmt(s.edges, 0)}`)
+  row('ingest, elements/s', (s) => (s.ingest.available ? fmt(s.ingest.elementsPerSecond, 0) : na(s.ingest)))
+  row('floor: raw D1 inserts, elements/s', (s) => (s.ingest.floorD1.available ? fmt(s.ingest.floorD1.elementsPerSecond, 0) : 'not available'))
+  row('ingest ÷ D1 floor', (s) => fmt(s.ingest.ratioToD1, 2))
+  row('floor: native SQLite, elements/s', (s) => (s.ingest.floorSqlite.available ? fmt(s.ingest.floorSqlite.elementsPerSecond, 0) : 'not available'))
+  row('ingest ÷ SQLite floor', (s) => fmt(s.ingest.ratioToSqlite, 3))
+  row('analysis, s (wall)', (s) => (s.analysis.available ? fmt(s.analysis.wallSeconds, 1) : na(s.analysis)))
+  row('analysis, peak isolate MiB (Δ)', (s) => (s.analysis.peakMiB !== undefined ? `${fmt(s.analysis.peakMiB)} (+${fmt(s.analysis.peakDeltaMiB)})` : '–'))
+  row('shortest path p50 / p99 ms', (s) => (s.shortestPath.available ? `${fmt(s.shortestPath.reachable!.p50)} / ${fmt(s.shortestPath.reachable!.p99)}` : na(s.shortestPath)))
+  row('… unreachable p50 / p99 ms', (s) => (s.shortestPath.available ? `${fmt(s.shortestPath.unreachable!.p50)} / ${fmt(s.shortestPath.unreachable!.p99)}` : '–'))
+  row('floor: in-memory BFS p50 / p99 ms', (s) => `${fmt(s.shortestPath.floorReachable?.p50, 3)} / ${fmt(s.shortestPath.floorReachable?.p99, 3)}`)
+  row('… unreachable floor p50 ms', (s) => fmt(s.shortestPath.floorUnreachable?.p50, 3))
+  row('shortest path ÷ BFS floor (p50)', (s) => fmt(s.shortestPath.ratioP50, 0))
+  row('shortest path answers ≠ BFS', (s) => (s.shortestPath.available ? String(s.shortestPath.hopMismatches) : '–'))
+  row('search p50 ms', (s) => (s.search.available ? fmt(s.search.latency!.p50) : na(s.search)))
+  row('details skip=0 p50 ms', (s) => (s.details.available ? fmt(s.details.skip0!.p50) : na(s.details)))
+  row('details deep skip p50 ms (skip)', (s) => (s.details.available ? `${fmt(s.details.deep!.p50)} (${s.details.deepSkip})` : '–'))
+  row('available-domains p50 ms', (s) => (s.availableDomains.available ? fmt(s.availableDomains.latency!.p50) : na(s.availableDomains)))
+  return out
+}
+
+export function renderMarkdown(r: BenchResults): string {
+  const m = r.machine
+  const c = r.config
+  const lines: string[] = []
+  lines.push(`## Results (${c.mode}, ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${r.elapsedSeconds ?? '?'} s)`)
+  lines.push('')
+  lines.push(
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}; Node ${m.node}, workerd ${m.workerd} (Miniflare ${m.miniflare}), ` +
+      `wrangler ${m.wrangler}, autocannon ${m.autocannon}. Load average ${m.loadAverageStart.join(' ')} at start, ${(m.loadAverageEnd ?? []).join(' ')} at the end ` +
+      `(shared machine: absolute figures are noisy, ratios to the baseline of the same run are the result).`,
+  )
+  lines.push('')
+  lines.push(`Load: autocannon in a separate process, ${c.connections} connections, ${c.durationSeconds} s per case after ${c.warmupSeconds} s warm-up; ` +
+    `unloaded p50 = ${c.probeCount} sequential requests on one keep-alive connection (µs resolution).`)
+  if (r.harnessFailure) {
+    lines.push('')
+    lines.push('**Harness failure:** `' + r.harnessFailure.split('\n')[0] + '`')
+  }
+  if (r.goals?.length) {
+    lines.push('')
+    lines.push('### Goals')
+    lines.push('')
+    lines.push('| goal | target | measured | status |')
+    lines.push('|---|---|---|---|')
+    for (const g of r.goals) lines.push(`| ${g.goal} | ${g.target} | ${g.measured}${g.note ? ` (${g.note})` : ''} | ${mark(g.met)} |`)
+  }
+  if (r.http) {
+    lines.push('')
+    lines.push('### HTTP path (workerd via Miniflare, no proxy)')
+    lines.push('')
+    lines.push(...httpTable(r.http))
+    if (r.http.authOverheadP50ms !== undefined)
+      lines.push('', `Authentication + rate limit at p50 (signed /api/version − pipeline, unloaded): ${fmt(r.http.authOverheadP50ms, 2)} ms.`)
+  }
+  const wd = r.wranglerDev
+  if (wd) {
+    lines.push('')
+    lines.push('### `wrangler dev` (its proxy worker in front) compared with Miniflare direct')
+    lines.push('')
+    if (wd.error) lines.push(`wrangler dev could not be measured: ${wd.error.split('\n')[0]}`)
+    else {
+      lines.push('| case | Miniflare req/s | wrangler dev req/s | throughput kept | Miniflare p50 µs | wrangler dev p50 µs | added per request | CPU µs/req Miniflare → wrangler dev |')
+      lines.push('|---|---:|---:|---:|---:|---:|---:|---:|')
+      for (const d of wd.cases) {
+        const mfc = r.http?.cases.find((x) => x.id === d.id)
+        if (!d.load) {
+          lines.push(`| ${d.title} | | not available | | | | | |`)
+          continue
+        }
+        lines.push(
+          `| ${d.title} | ${fmt(mfc?.load?.rps, 0)} | ${fmt(d.load.rps, 0)} | ${mfc?.load ? `${fmt((d.load.rps / mfc.load.rps) * 100, 0)}%` : '–'} | ${fmt(mfc?.load?.probe.p50us, 0)} | ${fmt(d.load.probe.p50us, 0)} | ${mfc?.load ? `${fmt((d.load.probe.p50us - mfc.load.probe.p50us) / 1000, 2)} ms` : '–'} | ${fmt(mfc?.serverCpuUsPerRequest, 0)} → ${fmt(d.serverCpuUsPerRequest, 0)} |`,
+        )
+      }
+    }
+  }
+  if (r.graph?.sizes.length) {
+    lines.push('')
+    lines.push('### Graph (each size: fresh worker and database; latencies are sequential requests)')
+    lines.push('')
+    lines.push(...graphTable(r.graph.sizes))
+    const problems: string[] = []
+    for (const s of r.graph.sizes)
+      for (const [k, v] of Object.entries({
+        ingest: s.ingest,
+        analysis: s.analysis,
+        'shortest path': s.shortestPath,
+        search: s.search,
+        details: s.details,
+        'available-domains': s.availableDomains,
+      }))
+        if ((v as { error?: string }).error) problems.push(`- ${sizeLabel(s.edgesTarget)} edges, ${k}: ${(v as { error?: string }).error}`)
+    for (const s of r.graph.sizes)
+      if (s.shortestPath.mismatchExample) problems.push(`- ${sizeLabel(s.edgesTarget)} edges, shortest path differs from BFS, e.g. ${s.shortestPath.mismatchExample}`)
+    if (problems.length) lines.push('', 'Notes:', '', ...problems)
+    const profiled = r.graph.sizes.flatMap((s) => Object.entries(s.profiles).map(([name, ps]) => ({ s, name, ps })))
+    for (const { s, name, ps } of profiled) {
+      lines.push('', `#### CPU profile: ${name} at ${sizeLabel(s.edgesTarget)} edges`)
+      for (const p of ps) {
+        lines.push('', `${p.target} (${p.durationMs} ms, file \`${p.file}\`):`, '')
+        lines.push('| function | where | self ms | self % |', '|---|---|---:|---:|')
+        for (const t of p.top) lines.push(`| ${t.fn} | ${t.where} | ${fmt(t.selfMs)} | ${fmt(t.selfPct)} |`)
+      }
+    }
+  }
+  return lines.join('\n') + '\n'
+}

@@ -1,0 +1,183 @@
+/// <reference types="node" />
+/**
+ * EdgeHound benchmarks. `npm run bench` (full) or `npm run bench:smoke` (tiny sizes, short runs; CI).
+ *
+ *   tsx bench/run.ts [--smoke] [--sizes 10k,100k,1m] [--duration S] [--connections N]
+ *                    [--http-only | --graph-only] [--no-wrangler-dev] [--profile] [--out DIR]
+ *
+ * Writes bench/results/<timestamp>.json, bench/results/latest.json and bench/results/latest.md, and
+ * prints the Markdown table. Exit status: 0 when the harness ran (goals met or not, endpoints present or
+ * "not available"); 1 when the harness itself failed (worker did not start, credentials rejected, load
+ * generator crashed, generator self-check failed, …).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { runHttpCases, type HttpRun } from './lib/http-cases'
+import { runGraphBench, type GraphRun } from './lib/graph-cases'
+import { describeMachine, type Machine } from './lib/machine'
+import { renderMarkdown, evaluateGoals, type Goal } from './lib/report'
+import { adminCredentials, buildBundle, freePort, ROOT, startMiniflare, startWranglerDev } from './lib/worker-host'
+
+export interface BenchConfig {
+  mode: 'full' | 'smoke'
+  durationSeconds: number
+  warmupSeconds: number
+  connections: number
+  probeCount: number
+  poolSize: number
+  sizes: number[]
+  wranglerDev: boolean
+  http: boolean
+  graph: boolean
+  profile: boolean
+  /** graph latency sample sizes */
+  pairs: number
+  unreachablePairs: number
+  queries: number
+}
+
+export interface BenchResults {
+  version: 1
+  startedAt: string
+  finishedAt?: string
+  elapsedSeconds?: number
+  config: BenchConfig
+  machine: Machine
+  http?: HttpRun
+  wranglerDev?: HttpRun & { error?: string }
+  graph?: GraphRun
+  goals?: Goal[]
+  harnessFailure?: string
+}
+
+function parseSize(s: string): number {
+  const m = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(s.trim())
+  if (!m) throw new Error(`bad size "${s}": use e.g. 10k, 100k, 1m or a number of edges`)
+  return Math.round(Number(m[1]) * (m[2].toLowerCase() === 'k' ? 1e3 : m[2].toLowerCase() === 'm' ? 1e6 : 1))
+}
+
+function config(): { cfg: BenchConfig; out: string } {
+  const { values } = parseArgs({
+    options: {
+      smoke: { type: 'boolean', default: false },
+      sizes: { type: 'string' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      'http-only': { type: 'boolean', default: false },
+      'graph-only': { type: 'boolean', default: false },
+      'no-wrangler-dev': { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
+      out: { type: 'string' },
+    },
+  })
+  const smoke = values.smoke === true
+  const cfg: BenchConfig = {
+    mode: smoke ? 'smoke' : 'full',
+    durationSeconds: Number(values.duration ?? (smoke ? 1 : 10)),
+    warmupSeconds: smoke ? 0.3 : 2,
+    connections: Number(values.connections ?? (smoke ? 8 : 16)),
+    probeCount: smoke ? 100 : 1000,
+    poolSize: smoke ? 6 : 64,
+    sizes: (values.sizes ?? (smoke ? '2k' : '10k,100k,1m')).split(',').map(parseSize),
+    wranglerDev: values['no-wrangler-dev'] !== true && values['graph-only'] !== true,
+    http: values['graph-only'] !== true,
+    graph: values['http-only'] !== true,
+    profile: values.profile === true,
+    pairs: smoke ? 10 : 100,
+    unreachablePairs: smoke ? 5 : 30,
+    queries: smoke ? 10 : 50,
+  }
+  return { cfg, out: path.resolve(values.out ?? path.join(ROOT, 'bench', 'results')) }
+}
+
+async function main(): Promise<number> {
+  const { cfg, out } = config()
+  const started = Date.now()
+  const log = (msg: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s] ${msg}\n`)
+  const results: BenchResults = { version: 1, startedAt: new Date().toISOString(), config: cfg, machine: describeMachine() }
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'edgehound-bench-'))
+  const { username, password } = adminCredentials()
+  let status = 0
+  try {
+    log(`mode ${cfg.mode}; building bench/worker.ts (wrangler deploy --dry-run)`)
+    const bundle = await buildBundle(path.join(tmp, 'build'))
+
+    if (cfg.http) {
+      log('http: starting workerd through Miniflare (no proxy)')
+      const w = await startMiniflare({ bundle, persistDir: path.join(tmp, 'http-state'), migrate: true })
+      try {
+        results.http = await runHttpCases({ url: w.url, username, password, ...cfg, log, serverPids: w.pids })
+        log(`http: the worker wrote ${w.logLines()} log lines`)
+      } finally {
+        await w.dispose()
+      }
+    }
+
+    if (cfg.wranglerDev) {
+      log('wrangler dev: starting (proxy worker + request logging, as npm run dev)')
+      try {
+        const d = await startWranglerDev({ persistDir: path.join(tmp, 'wrangler-dev-state') })
+        try {
+          results.wranglerDev = await runHttpCases({
+            url: d.url, username, password, ...cfg, log: (m) => log(`wrangler dev: ${m}`), serverPids: d.pids,
+            only: ['version-signed', 'domains-signed'],
+          })
+        } finally {
+          await d.dispose()
+        }
+      } catch (e) {
+        // wrangler dev is a comparison, not the subject: report its failure but keep the run.
+        if (String((e as Error).message).startsWith('harness failure')) throw e
+        results.wranglerDev = { cases: [], bare: { rps: NaN, p50ms: NaN, probeP50us: NaN }, error: String((e as Error).message).slice(0, 2000) }
+        log(`wrangler dev: failed: ${(e as Error).message.split('\n')[0]}`)
+      }
+    }
+
+    if (cfg.graph) {
+      results.graph = await runGraphBench({
+        bundle,
+        tmp,
+        username,
+        password,
+        sizes: cfg.sizes,
+        pairs: cfg.pairs,
+        unreachablePairs: cfg.unreachablePairs,
+        queries: cfg.queries,
+        profile: cfg.profile,
+        smoke: cfg.mode === 'smoke',
+        resultsDir: out,
+        inspectorPort: await freePort(),
+        log,
+      })
+    }
+  } catch (e) {
+    results.harnessFailure = String((e as Error)?.stack ?? e)
+    log(`HARNESS FAILURE: ${(e as Error)?.message ?? e}`)
+    status = 1
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+  results.machine.loadAverageEnd = os.loadavg().map((l) => Math.round(l * 100) / 100)
+  results.finishedAt = new Date().toISOString()
+  results.elapsedSeconds = Math.round((Date.now() - started) / 100) / 10
+  results.goals = evaluateGoals(results)
+  const md = renderMarkdown(results)
+  mkdirSync(out, { recursive: true })
+  const stamp = results.startedAt.replace(/[:.]/g, '-')
+  writeFileSync(path.join(out, `${stamp}-${cfg.mode}.json`), JSON.stringify(results, null, 2))
+  writeFileSync(path.join(out, cfg.mode === 'full' ? 'latest.json' : 'latest-smoke.json'), JSON.stringify(results, null, 2))
+  writeFileSync(path.join(out, cfg.mode === 'full' ? 'latest.md' : 'latest-smoke.md'), md)
+  process.stdout.write(md + '\n')
+  log(`results: ${path.join(out, cfg.mode === 'full' ? 'latest.json' : 'latest-smoke.json')} (${results.elapsedSeconds}s)`)
+  return status
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    process.stderr.write(`bench: ${String(e?.stack ?? e)}\n`)
+    process.exit(1)
+  },
+)

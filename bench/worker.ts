@@ -1,0 +1,103 @@
+/**
+ * The benchmark's worker entry: the real worker (src/index.ts) unchanged, plus three bench-only paths that
+ * exist ONLY in this bundle (it is never deployed; wrangler.toml's `main` stays src/index.ts):
+ *
+ *   GET  /__bench/bare      a static response from the fetch handler itself: no Hono, no auth, no storage.
+ *                           The runtime's ceiling on this machine; every HTTP case is reported as a ratio to it.
+ *   GET  /__bench/pipeline  the service's global middleware (request id + log line, security headers,
+ *                           config) and a JSON answer, but no authentication, rate limit or storage, so
+ *                           "signed request − pipeline" isolates the cost of authentication + rate limiting.
+ *   POST /__bench/floor-insert?table=nodes|edges
+ *                           the ingest floor inside the runtime: the request body is a JSON array of rows
+ *                           in the shape of the `nodes`/`edges` tables, written with the cheapest D1 method
+ *                           we know (one batch of `INSERT … SELECT … FROM json_each(?)` statements, each
+ *                           under D1's 100 KB statement limit) into a separate database `FLOOR_DB`.
+ *   POST /__bench/floor-reset  empties FLOOR_DB's graph tables.
+ *   POST /__bench/migrate?db=DB|FLOOR_DB  runs a JSON array of SQL statements (the migrations, split by
+ *                           wrangler's splitter in the harness) on that database. Miniflare's Node-side
+ *                           D1 proxy cannot be used under tsx (its synchronous fetcher trips over the
+ *                           loader's worker-thread messages), so the harness applies migrations through here.
+ *
+ * SQL here is deliberate: this file is the storage floor the ingest is measured against, not product code.
+ */
+import worker from '../src/index'
+import { createApp } from '../src/app'
+
+export { RateLimiter, Analyzer } from '../src/index'
+
+type BenchEnv = Env & { FLOOR_DB?: D1Database }
+
+const pipeline = createApp([])
+pipeline.get('/__bench/pipeline', (c) => c.json({ data: { status: 'ok' } }))
+
+const BARE = '{"data":{"status":"ok"}}'
+
+/** Rows arrive as arrays (positional) to keep the floor's request small and its parse cheap. */
+const NODE_SQL =
+  `INSERT INTO nodes (id, objectid, kind, kinds, name, environment_id, properties, created_at, updated_at) ` +
+  `SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, j.value->>5, j.value->>6, ?2, ?2 FROM json_each(?1) AS j`
+const EDGE_SQL =
+  `INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at) ` +
+  `SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3, ?2, ?2 FROM json_each(?1) AS j`
+
+/** Splits rows into JSON texts of at most ~90 KB (D1: 100 KB per statement, bound values included). */
+function chunks(rows: unknown[]): string[] {
+  const out: string[] = []
+  let cur: string[] = []
+  let size = 2
+  for (const r of rows) {
+    const s = JSON.stringify(r)
+    if (size + s.length + 1 > 90_000 && cur.length > 0) {
+      out.push(`[${cur.join(',')}]`)
+      cur = []
+      size = 2
+    }
+    cur.push(s)
+    size += s.length + 1
+  }
+  if (cur.length > 0) out.push(`[${cur.join(',')}]`)
+  return out
+}
+
+async function floorInsert(req: Request, env: BenchEnv): Promise<Response> {
+  if (!env.FLOOR_DB) return new Response('no FLOOR_DB binding', { status: 501 })
+  const table = new URL(req.url).searchParams.get('table')
+  if (table !== 'nodes' && table !== 'edges') return new Response('table must be nodes or edges', { status: 400 })
+  const rows = (await req.json()) as unknown[]
+  const now = new Date().toISOString()
+  const sql = table === 'nodes' ? NODE_SQL : EDGE_SQL
+  const stmt = env.FLOOR_DB.prepare(sql)
+  const parts = chunks(rows)
+  // D1 caps a batch by its total size too; 40 statements of ≤ 90 KB stay well inside it.
+  for (let i = 0; i < parts.length; i += 40) {
+    await env.FLOOR_DB.batch(parts.slice(i, i + 40).map((p) => stmt.bind(p, now)))
+  }
+  return Response.json({ inserted: rows.length, statements: parts.length })
+}
+
+export default {
+  async fetch(req: Request, env: BenchEnv, ctx: ExecutionContext): Promise<Response> {
+    const url = req.url
+    // Cheapest possible test first: the bare route must not pay for URL parsing either.
+    if (url.endsWith('/__bench/bare')) return new Response(BARE, { headers: { 'content-type': 'application/json' } })
+    if (url.includes('/__bench/')) {
+      const path = new URL(url).pathname
+      if (path === '/__bench/pipeline') return pipeline.fetch(req, env, ctx)
+      if (path === '/__bench/floor-insert' && req.method === 'POST') return floorInsert(req, env)
+      if (path === '/__bench/migrate' && req.method === 'POST') {
+        const which = new URL(url).searchParams.get('db')
+        const db = which === 'DB' ? env.DB : which === 'FLOOR_DB' ? env.FLOOR_DB : undefined
+        if (!db) return new Response('db must be DB or FLOOR_DB', { status: 400 })
+        const statements = (await req.json()) as string[]
+        for (const sql of statements) await db.prepare(sql).run()
+        return Response.json({ applied: statements.length })
+      }
+      if (path === '/__bench/floor-reset' && req.method === 'POST') {
+        if (!env.FLOOR_DB) return new Response('no FLOOR_DB binding', { status: 501 })
+        await env.FLOOR_DB.batch([env.FLOOR_DB.prepare('DELETE FROM edges'), env.FLOOR_DB.prepare('DELETE FROM nodes')])
+        return Response.json({ ok: true })
+      }
+    }
+    return worker.fetch(req, env, ctx)
+  },
+} satisfies ExportedHandler<BenchEnv>
