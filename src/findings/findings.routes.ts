@@ -5,7 +5,7 @@ import { canSeeEnvironment } from '../auth/permissions'
 import { loadKindCatalog } from '../extensions/catalog'
 import { ApiError, rfc3339 } from '../http/errors'
 import { defineRoute, type RouteEntry } from '../http/route'
-import { getRun, listRuns, type RunRecord } from './analysis.store'
+import { getRun, listRuns } from './analysis.store'
 import { requestRun } from './analyzer.client'
 import { ASSET_NAMES, findFindingDef, type AssetName } from './catalogue'
 import { detailItem, sparklineItem } from './details'
@@ -168,15 +168,14 @@ function requireFindingParam(finding: string | undefined): string {
   return finding.trim()
 }
 
-/** A finding type is valid when the catalogue knows it, or when findings of it exist (an uninstalled extension). */
-async function requireFindingType(db: D1Database, finding: string): Promise<void> {
+/**
+ * A finding type is valid when the catalogue knows it, or when the environment has (had) findings of it
+ * (an extension that has since been uninstalled: its history stays readable).
+ */
+async function requireFindingType(db: D1Database, environmentId: string, finding: string): Promise<void> {
   if (findFindingDef(finding, await loadKindCatalog(db))) return
-  if (await findingTypeSeen(db, finding)) return
+  if (await findingTypeSeen(db, environmentId, finding)) return
   throw new ApiError(400, `unknown finding type "${finding}"`, 'query.finding')
-}
-
-function runJson(r: RunRecord): RunRecord {
-  return r
 }
 
 // ---- routes --------------------------------------------------------------------------------------------
@@ -230,7 +229,7 @@ export const findingRoutes: RouteEntry[] = [
       const filters = parseDetailsFilters(query)
       const sort = parseSort(query.sort_by)
       await requireEnvironment(c, params.domain_id)
-      await requireFindingType(c.env.DB, finding)
+      await requireFindingType(c.env.DB, params.domain_id, finding)
       const skip = query.skip ?? 0
       const limit = query.limit ?? 10
       const { count, rows } = await listDetails(c.env.DB, {
@@ -267,7 +266,7 @@ export const findingRoutes: RouteEntry[] = [
       const finding = requireFindingParam(query.finding)
       const window = parseWindow(query.from, query.to, c.var.now())
       await requireEnvironment(c, params.domain_id)
-      await requireFindingType(c.env.DB, finding)
+      await requireFindingType(c.env.DB, params.domain_id, finding)
       const rows = await listSparklines(c.env.DB, params.domain_id, finding, rfc3339(window.from), rfc3339(window.to))
       return c.json({ start: rfc3339(window.from), end: rfc3339(window.to), data: rows.map(sparklineItem) })
     },
@@ -341,7 +340,7 @@ export const findingRoutes: RouteEntry[] = [
     },
     async (c) => {
       const run = await requestRun(c.env, `requested by ${c.var.principal.principalName}`)
-      return c.json({ data: runJson(run) }, 202)
+      return c.json({ data: run }, 202)
     },
   ),
   defineRoute(
@@ -372,7 +371,7 @@ export const findingRoutes: RouteEntry[] = [
       const skip = query.skip ?? 0
       const limit = query.limit ?? 10
       const { count, runs } = await listRuns(c.env.DB, skip, limit)
-      return c.json({ count, skip, limit, data: runs.map(runJson) })
+      return c.json({ count, skip, limit, data: runs })
     },
   ),
   defineRoute(
@@ -389,7 +388,7 @@ export const findingRoutes: RouteEntry[] = [
     async (c, { params }) => {
       const run = await getRun(c.env.DB, Number(params.run_id))
       if (!run) throw new ApiError(404, 'analysis run not found', 'run_id')
-      return c.json({ data: runJson(run) })
+      return c.json({ data: run })
     },
   ),
 ]

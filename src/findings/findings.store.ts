@@ -172,9 +172,12 @@ export async function availableTypes(db: D1Database, environmentId: string): Pro
   return results.map((r) => r.finding)
 }
 
-/** Whether any finding row (open or closed) of this type exists anywhere. */
-export async function findingTypeSeen(db: D1Database, finding: string): Promise<boolean> {
-  const r = await db.prepare(`SELECT EXISTS (SELECT 1 FROM findings WHERE finding = ?1) AS ok`).bind(finding).first<{ ok: number }>()
+/** Whether a finding row (open or closed) of this type ever existed in the environment (index findings_pairs). */
+export async function findingTypeSeen(db: D1Database, environmentId: string, finding: string): Promise<boolean> {
+  const r = await db
+    .prepare(`SELECT EXISTS (SELECT 1 FROM findings WHERE environment_id = ?1 AND finding = ?2) AS ok`)
+    .bind(environmentId, finding)
+    .first<{ ok: number }>()
   return r?.ok === 1
 }
 

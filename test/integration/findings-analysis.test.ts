@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { adminToken } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
-import { upsertExtension } from '../../src/client/extensions'
+import { deleteExtension, extensionIdByName, upsertExtension } from '../../src/client/extensions'
 import {
   availableFindingTypes,
   findingAsset,
@@ -308,5 +308,22 @@ describe('identity of findings across runs', () => {
     // the closed row stays closed
     const oldRow = (await openFindingRows(db)).find((r) => r.id === old.id)!
     expect(oldRow.deleted_at).not.toBeNull()
+  })
+})
+
+describe('uninstalling the extension', () => {
+  it('closes its findings on the next run; their history stays readable', async () => {
+    expect((await allOf(G, 'GH_T0AdminOf')).length).toBe(1)
+    await deleteExtension(admin, (await extensionIdByName(admin, GH_EXTENSION.schema.name))!)
+    // the type is no longer in the catalogue, but the environment had findings of it: still a valid query
+    expect((await allOf(G, 'GH_T0AdminOf')).length).toBe(1)
+    await analyse()
+    expect((await findingDetails(admin, G, { finding: 'GH_T0AdminOf' })).count).toBe(0)
+    expect((await availableFindingTypes(admin, G)).data).toEqual([])
+    const spark = await findingSparkline(admin, G, { finding: 'GH_T0AdminOf' })
+    expect(spark.data.map((s) => s.FindingCount)).toEqual([1, 1, 1, 0])
+    // texts need the extension
+    const res = await admin.raw('GET', '/api/v2/assets/findings/GH_T0AdminOf/title.md')
+    expect(res.status).toBe(404)
   })
 })
