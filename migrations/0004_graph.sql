@@ -30,7 +30,7 @@ CREATE TABLE edges (
   UNIQUE (start_id, kind, end_id)                -- also the outbound traversal index
 );
 CREATE INDEX edges_end_kind ON edges (end_id, kind, start_id);   -- inbound traversal
-CREATE INDEX edges_kind ON edges (kind);
+-- No index on kind alone: nothing reads edges by kind without an end, and every index slows ingest.
 
 -- Substring search over names: FTS5 trigram index kept in step with nodes.name by triggers
 -- (external content: the index stores trigrams only, the text stays in nodes).

@@ -120,15 +120,18 @@ export const MIN_CONTAINS_LENGTH = 3
  * index), each group ordered by name; skip/limit over the combined list. One statement.
  */
 export async function searchNodes(db: D1Database, s: SearchQuery): Promise<NodeRecord[]> {
-  const exact = `(coalesce(n.name = ?1 COLLATE NOCASE, 0) OR n.objectid = ?1 COLLATE NOCASE)`
+  // Two spellings: the first lets SQLite use both NOCASE indexes (multi-index OR); the second is the
+  // same test made NULL-safe for the NOT in the contains part.
+  const exact = `(n.name = ?1 COLLATE NOCASE OR n.objectid = ?1 COLLATE NOCASE)`
+  const notExact = `NOT (coalesce(n.name = ?1 COLLATE NOCASE, 0) OR n.objectid = ?1 COLLATE NOCASE)`
   const filters = `(?3 IS NULL OR EXISTS (SELECT 1 FROM json_each(n.kinds) WHERE value IN (SELECT value FROM json_each(?3))))
     AND ${visible('n.environment_id', '?4')}`
   const contains =
     [...s.q].length >= MIN_CONTAINS_LENGTH
       ? `SELECT ${NODE_COLUMNS}, 1 AS rank FROM nodes_fts JOIN nodes n ON n.id = nodes_fts.rowid
-         WHERE nodes_fts MATCH ?2 AND NOT ${exact} AND ${filters}`
+         WHERE nodes_fts MATCH ?2 AND ${notExact} AND ${filters}`
       : `SELECT ${NODE_COLUMNS}, 1 AS rank FROM nodes n
-         WHERE n.name >= ?1 COLLATE NOCASE AND n.name < ?2 COLLATE NOCASE AND NOT ${exact} AND ${filters}`
+         WHERE n.name >= ?1 COLLATE NOCASE AND n.name < ?2 COLLATE NOCASE AND ${notExact} AND ${filters}`
   const second = [...s.q].length >= MIN_CONTAINS_LENGTH ? `"${s.q.replace(/"/g, '""')}"` : `${s.q}\u{10FFFF}`
   const sql = `SELECT ${NODE_COLUMNS}, 0 AS rank FROM nodes n WHERE ${exact} AND ${filters}
     UNION ALL ${contains}
