@@ -151,7 +151,20 @@ export function shortestPath(c: EdgeHoundClient, startNode: string, endNode: str
 
 // ---- entities ---------------------------------------------------------------------------------------
 
-export type AdEntitySegment = 'users' | 'computers' | 'groups' | 'domains' | 'gpos' | 'ous' | 'containers' | 'base'
+export type AdEntitySegment =
+  | 'users'
+  | 'computers'
+  | 'groups'
+  | 'domains'
+  | 'gpos'
+  | 'ous'
+  | 'containers'
+  | 'aiacas'
+  | 'rootcas'
+  | 'enterprisecas'
+  | 'ntauthstores'
+  | 'certtemplates'
+  | 'base'
 
 export function adEntity(c: EdgeHoundClient, segment: AdEntitySegment, objectId: string, opts: { counts?: boolean } = {}) {
   return c.call<{ data: { props: Record<string, unknown> } & Record<string, unknown> }>(

@@ -87,6 +87,8 @@ const AD_LISTS = {
   ouUsers: contained('User'),
   ouGroups: contained('Group'),
   ouComputers: contained('Computer'),
+  publishedTemplates: [{ op: 'in', edges: ['PublishedTo'] }],
+  publishedToCAs: [{ op: 'out', edges: ['PublishedTo'] }],
 } satisfies Record<string, Plan>
 
 export interface AdEntityType {
@@ -180,6 +182,23 @@ export const AD_ENTITY_TYPES: AdEntityType[] = [
     segment: 'containers',
     kind: 'Container',
     counts: { controllers: L.controllers },
+    lists: { controllers: L.controllers },
+  },
+  // AD CS objects (the Google SecOps connector routes these types here too): controllers, and where
+  // BloodHound has them the publication lists. Not implemented: pki-hierarchy and trusted-cas counts.
+  { segment: 'aiacas', kind: 'AIACA', counts: { controllers: L.controllers }, lists: { controllers: L.controllers } },
+  { segment: 'rootcas', kind: 'RootCA', counts: { controllers: L.controllers }, lists: { controllers: L.controllers } },
+  {
+    segment: 'enterprisecas',
+    kind: 'EnterpriseCA',
+    counts: { controllers: L.controllers, 'published-templates': L.publishedTemplates },
+    lists: { controllers: L.controllers },
+  },
+  { segment: 'ntauthstores', kind: 'NTAuthStore', counts: { controllers: L.controllers }, lists: { controllers: L.controllers } },
+  {
+    segment: 'certtemplates',
+    kind: 'CertTemplate',
+    counts: { controllers: L.controllers, 'published-to-cas': L.publishedToCAs },
     lists: { controllers: L.controllers },
   },
   {

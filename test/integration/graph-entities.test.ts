@@ -119,6 +119,30 @@ describe('AD entities: groups, computers, domains, gpos, ous, containers, base',
     expect(names(await adRelated(admin, 'base', ID.alice, 'controllers'))).toEqual(['CAROL@CORP.LOCAL'])
   })
 
+  it('AD CS objects: enterprisecas, certtemplates, rootcas, aiacas, ntauthstores', async () => {
+    await ingest(admin, {
+      graph: {
+        nodes: [
+          { id: 'ECA-1', kinds: ['EnterpriseCA', 'Base'], properties: { name: 'CORP-CA@CORP.LOCAL', domainsid: CORP } },
+          { id: 'CT-1', kinds: ['CertTemplate', 'Base'], properties: { name: 'USER@CORP.LOCAL', domainsid: CORP } },
+          { id: 'RCA-1', kinds: ['RootCA', 'Base'], properties: { name: 'ROOT@CORP.LOCAL', domainsid: CORP } },
+          { id: 'AIA-1', kinds: ['AIACA', 'Base'], properties: { name: 'AIA@CORP.LOCAL', domainsid: CORP } },
+          { id: 'NTA-1', kinds: ['NTAuthStore', 'Base'], properties: { name: 'NTAUTH@CORP.LOCAL', domainsid: CORP } },
+        ],
+        edges: [
+          { start: { value: 'CT-1' }, end: { value: 'ECA-1' }, kind: 'PublishedTo' },
+          { start: { value: ID.carol }, end: { value: 'ECA-1' }, kind: 'ManageCA' },
+        ],
+      },
+    })
+    expect((await adEntity(admin, 'enterprisecas', 'ECA-1')).data).toMatchObject({ controllers: 1, 'published-templates': 1 })
+    expect(names(await adRelated(admin, 'enterprisecas', 'ECA-1', 'controllers'))).toEqual(['CAROL@CORP.LOCAL'])
+    expect((await adEntity(admin, 'certtemplates', 'CT-1')).data).toMatchObject({ controllers: 0, 'published-to-cas': 1 })
+    for (const [segment, id] of [['rootcas', 'RCA-1'], ['aiacas', 'AIA-1'], ['ntauthstores', 'NTA-1']] as const)
+      expect((await adEntity(admin, segment, id)).data).toMatchObject({ controllers: 0, props: { objectid: id } })
+    await expectEnvelope(await admin.raw('GET', '/api/v2/rootcas/ECA-1'), 404)
+  })
+
   it('the connector flow: search, then /{type}s/{objectid}', async () => {
     const found = await search(admin, { q: ID.ws1 })
     const type = found.data[0].type
