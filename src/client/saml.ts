@@ -112,3 +112,52 @@ export async function getSpMetadata(c: EdgeHoundClient, slug: string): Promise<{
   }
   return { contentType: res.headers.get('content-type'), xml }
 }
+
+// ---- SSO flow endpoints (src/saml/sso.routes.ts) -----------------------------------------------
+
+export type SamlLoginStart =
+  /** HTTP-Redirect binding: where the browser is sent (the IdP SSO URL with SAMLRequest and RelayState) */
+  | { binding: 'HTTP-Redirect'; location: string; response: Response }
+  /** HTTP-POST binding: the auto-submitting form page and the Content-Security-Policy it came with */
+  | { binding: 'HTTP-POST'; html: string; csp: string | null; response: Response }
+
+async function failure(res: Response): Promise<EdgeHoundError> {
+  const text = await res.text()
+  let envelope: ErrorEnvelope | null = null
+  try {
+    envelope = JSON.parse(text) as ErrorEnvelope
+  } catch {
+    /* not JSON */
+  }
+  return new EdgeHoundError(res.status, envelope, res)
+}
+
+/**
+ * GET /api/v2/sso/{slug}/login (no authentication): what a browser gets when it starts a SAML login.
+ * The client's fetch must not follow redirects (pass one that uses `redirect: 'manual'`), or this sees the IdP.
+ */
+export async function startSamlLogin(c: EdgeHoundClient, slug: string, opts: { relayState?: string } = {}): Promise<SamlLoginStart> {
+  const q = opts.relayState === undefined ? '' : `?RelayState=${encodeURIComponent(opts.relayState)}`
+  const res = await c.raw('GET', `/api/v2/sso/${encodeURIComponent(slug)}/login${q}`)
+  if (res.status === 302) return { binding: 'HTTP-Redirect', location: res.headers.get('location') ?? '', response: res }
+  if (res.status === 200) return { binding: 'HTTP-POST', html: await res.text(), csp: res.headers.get('content-security-policy'), response: res }
+  throw await failure(res)
+}
+
+/**
+ * POST /api/v2/sso/{slug}/callback as an IdP's browser form would (application/x-www-form-urlencoded).
+ * Assertion consumption is not supported yet: this throws EdgeHoundError 501 for a known provider, 404 otherwise.
+ */
+export async function postSamlResponse(c: EdgeHoundClient, slug: string, samlResponse: string, relayState?: string): Promise<never> {
+  const form = new URLSearchParams({ SAMLResponse: samlResponse })
+  if (relayState !== undefined) form.set('RelayState', relayState)
+  const res = await c.raw('POST', `/api/v2/sso/${encodeURIComponent(slug)}/callback`, form.toString(), {
+    contentType: 'application/x-www-form-urlencoded',
+  })
+  throw await failure(res)
+}
+
+/** GET /api/v2/saml/sso (no authentication): each provider's name and login URL. */
+export function listSamlSignOnEndpoints(c: EdgeHoundClient) {
+  return c.call<{ data: { endpoints: { name: string; initiation_url: string }[] } }>('GET', '/api/v2/saml/sso')
+}

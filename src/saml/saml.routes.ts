@@ -10,6 +10,7 @@
  *   PATCH  /api/v2/sso-providers/:id           rename, replace metadata, change config (multipart)
  *   DELETE /api/v2/sso-providers/:id           delete
  *   GET    /api/v2/sso/:slug/metadata          this service's SP metadata for the provider (public)
+ *   + the SSO flow routes of sso.routes.ts (issuer URL, login, callback, GET /api/v2/saml/sso)
  */
 import type { Context } from 'hono'
 import { z } from 'zod'
@@ -34,6 +35,7 @@ import {
   type SamlProviderRecord,
 } from './saml.store'
 import { spMetadataXml, spUrls } from './sp'
+import { ssoFlowRoutes } from './sso.routes'
 
 /** Whole form (name + metadata + config fields + multipart framing); the metadata file alone is capped at 1 MiB. */
 const MAX_FORM_BYTES = 2 * 1024 * 1024
@@ -396,4 +398,5 @@ export const samlRoutes: RouteEntry[] = [
       return c.body(xml, 200, { 'Content-Type': 'application/samlmetadata+xml' })
     },
   ),
+  ...ssoFlowRoutes,
 ]
