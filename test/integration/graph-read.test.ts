@@ -110,6 +110,12 @@ describe('search', () => {
     expect((await search(admin, { q: 'D' })).data.map((d) => d.name).slice(0, 2)).toEqual(['DAVE@LAB.LOCAL', 'DC1.CORP.LOCAL'])
   })
 
+  it('treats q literally (FTS syntax characters are not operators)', async () => {
+    for (const q of ['x"y', 'a* OR b', '(NEAR)', 'AND', '@corp', '"'])
+      expect(Array.isArray((await search(admin, { q })).data), q).toBe(true)
+    expect((await search(admin, { q: '@corp' })).data.length).toBe(10)
+  })
+
   it('respects environment access', async () => {
     expect((await search(corpOnly, { q: 'alice' })).data.map((d) => d.name)).toEqual(['ALICE@CORP.LOCAL'])
     expect((await search(corpOnly, { q: 'lab.local' })).data).toEqual([])
