@@ -14,7 +14,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { runHttpCases, type HttpRun } from './lib/http-cases'
+import { profileHttpCases, runHttpCases, type HttpRun } from './lib/http-cases'
+import type { ProfileSummary } from './lib/inspector'
 import { runGraphBench, type GraphRun } from './lib/graph-cases'
 import { describeMachine, type Machine } from './lib/machine'
 import { renderMarkdown, evaluateGoals, type Goal } from './lib/report'
@@ -46,6 +47,8 @@ export interface BenchResults {
   config: BenchConfig
   machine: Machine
   http?: HttpRun
+  /** CPU profiles of HTTP cases whose goal was missed (or all with --profile), from a separate instance */
+  httpProfiles?: Record<string, ProfileSummary[]>
   wranglerDev?: HttpRun & { error?: string }
   graph?: GraphRun
   goals?: Goal[]
@@ -78,7 +81,7 @@ function config(): { cfg: BenchConfig; out: string } {
     durationSeconds: Number(values.duration ?? (smoke ? 1 : 10)),
     warmupSeconds: smoke ? 0.3 : 2,
     connections: Number(values.connections ?? (smoke ? 8 : 16)),
-    probeCount: smoke ? 100 : 1000,
+    probeCount: smoke ? 30 : 1000,
     poolSize: smoke ? 6 : 64,
     sizes: (values.sizes ?? (smoke ? '2k' : '10k,100k,1m')).split(',').map(parseSize),
     wranglerDev: values['no-wrangler-dev'] !== true && values['graph-only'] !== true,
@@ -108,10 +111,30 @@ async function main(): Promise<number> {
       log('http: starting workerd through Miniflare (no proxy)')
       const w = await startMiniflare({ bundle, persistDir: path.join(tmp, 'http-state'), migrate: true })
       try {
-        results.http = await runHttpCases({ url: w.url, username, password, ...cfg, log, serverPids: w.pids })
+        results.http = await runHttpCases({ url: w.url, username, password, ...cfg, log, serverPids: w.pids, closingBaseline: cfg.mode === 'full' })
         log(`http: the worker wrote ${w.logLines()} log lines`)
       } finally {
         await w.dispose()
+      }
+    }
+
+    if (results.http) {
+      // Profile what missed its goal (all cases with --profile), on another instance, after measuring.
+      const missed = new Set(evaluateGoals(results).filter((g) => g.met === false).map((g) => g.id))
+      const ids = cfg.profile
+        ? ['version-signed', 'domains-signed', 'over-limit', 'forged-many-ips']
+        : cfg.mode === 'full'
+          ? [
+              ...(missed.has('read-throughput') ? ['domains-signed'] : []),
+              ...(missed.has('auth-overhead') ? ['version-signed'] : []),
+              ...(['over-limit', 'forged-one-ip', 'forged-many-ips'] as const).filter((id) => missed.has(id)),
+            ]
+          : []
+      if (ids.length > 0) {
+        results.httpProfiles = await profileHttpCases({
+          bundle, persistDir: path.join(tmp, 'http-profile-state'), inspectorPort: await freePort(), resultsDir: out,
+          username, password, ids: [...new Set(ids)], seconds: 3, connections: cfg.connections, poolSize: cfg.poolSize, log,
+        })
       }
     }
 
@@ -122,7 +145,8 @@ async function main(): Promise<number> {
         try {
           results.wranglerDev = await runHttpCases({
             url: d.url, username, password, ...cfg, log: (m) => log(`wrangler dev: ${m}`), serverPids: d.pids,
-            only: ['version-signed', 'domains-signed'],
+            only: cfg.mode === 'smoke' ? ['version-signed'] : ['pipeline', 'version-signed', 'domains-signed'],
+            closingBaseline: false,
           })
         } finally {
           await d.dispose()

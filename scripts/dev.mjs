@@ -53,6 +53,10 @@ EdgeHound is starting on http://127.0.0.1:8787
       -H 'Content-Type: application/json' -d '{"token_name":"my-token"}'
   API explorer: http://127.0.0.1:8787/api/v2/docs    OpenAPI: http://127.0.0.1:8787/api/v2/spec
 `)
-const child = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', '8787', ...process.argv.slice(2)], { stdio: 'inherit' })
+// Optional demo data (bench/demo.ts, the benchmark's generated AD + Azure graph, ingested through the API
+// once the server answers): `npm run dev -- --demo` or EDGEHOUND_DEMO=1. Not forwarded to wrangler.
+const demo = process.argv.includes('--demo') || process.env.EDGEHOUND_DEMO === '1'
+const child = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', '8787', ...process.argv.slice(2).filter((a) => a !== '--demo')], { stdio: 'inherit' })
 child.on('exit', (code) => process.exit(code ?? 0))
+if (demo) spawn('npx', ['tsx', 'bench/demo.ts', '--base', 'http://127.0.0.1:8787', '--username', username, ...(password ? ['--password', password] : [])], { stdio: 'inherit' })
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig))

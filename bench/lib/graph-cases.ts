@@ -13,14 +13,15 @@
  * With --profile (or when a goal is missed at the largest size) a short CPU profile is taken of the case,
  * AFTER its measurement, so the profiler never distorts the reported numbers.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { ApiCallError, BenchApi, routeMissing, type AnalysisRun, type DetailsPage, type IngestJob, type ShortestPathGraph, type Timed } from './api'
 import { benchIp, createTokens, login } from './credentials'
 import { bfsFloor, d1InsertFloor, environmentOf, sqliteInsertFloor, type FloorResult } from './floors'
 import { buildCsr, generateGraph, graphFingerprint, openGraphPayloads, prng, type Csr, type GenGraph } from './generate'
-import { hotFunctions, Inspector, inspectorAvailable, loadSourceMap, type HotFunction } from './inspector'
+import { captureProfiles, Inspector, inspectorAvailable, loadSourceMap, type ProfileSummary } from './inspector'
 import { summarize, type Summary } from './stats'
+import { rssBytes } from './proc'
 import { startMiniflare } from './worker-host'
 
 export interface GraphOptions {
@@ -42,14 +43,6 @@ export interface GraphOptions {
 export interface Availability {
   available: boolean
   error?: string
-}
-
-export interface ProfileSummary {
-  target: string
-  file: string
-  durationMs: number
-  idlePct: number
-  top: HotFunction[]
 }
 
 export interface SizeResult {
@@ -75,9 +68,16 @@ export interface SizeResult {
     wallSeconds?: number
     serverMs?: number | null
     findings?: number | null
+    /** isolate: live heap + ArrayBuffers, sampled when the isolate yields */
     baselineMiB?: number
     peakMiB?: number
     peakDeltaMiB?: number
+    /** isolate: committed heap + ArrayBuffers (conservative peak) */
+    peakCommittedMiB?: number
+    /** workerd process resident set (upper bound: all isolates, SQLite page cache) */
+    rssBaselineMiB?: number
+    rssPeakMiB?: number
+    rssDeltaMiB?: number
     memory?: string
   }
   shortestPath: Availability & {
@@ -154,30 +154,80 @@ export function choosePairs(g: GenGraph, csr: Csr, connected: number, unreachabl
   return { reach, unreach }
 }
 
-/** Peak memory of the isolate while `work` runs, sampled every `everyMs` through the inspector. */
-async function sampleMemory<T>(insp: Inspector | null, work: () => Promise<T>, everyMs = 50): Promise<{ value: T; baseline?: number; peak?: number }> {
-  if (!insp) return { value: await work() }
-  // No forced GC first: workerd never answers HeapProfiler.collectGarbage. The baseline is therefore the
-  // heap as the worker left it after ingest; the peak is absolute and is what the 128 MB limit applies to.
-  const baseline = (await insp.heapBytes()).total
-  let peak = baseline
+/**
+ * The service answers the union of ALL shortest paths (BloodHound's allShortestPaths), so its edge count is
+ * not the hop count: the length is the BFS distance from start to end inside the returned subgraph.
+ * -1 when the answer does not connect them.
+ */
+export function pathLength(body: ShortestPathGraph | null, startObjectId: string, endObjectId: string): number {
+  const nodes = body?.data?.nodes ?? {}
+  const key = (oid: string) => Object.keys(nodes).find((k) => String((nodes[k] as { objectId?: string }).objectId ?? '').toUpperCase() === oid.toUpperCase())
+  const s = key(startObjectId)
+  const t = key(endObjectId)
+  if (s === undefined || t === undefined) return -1
+  const adj = new Map<string, string[]>()
+  for (const e of body?.data?.edges ?? []) adj.set(e.source, [...(adj.get(e.source) ?? []), e.target])
+  const dist = new Map<string, number>([[s, 0]])
+  const queue = [s]
+  while (queue.length) {
+    const u = queue.shift()!
+    if (u === t) return dist.get(u)!
+    for (const v of adj.get(u) ?? []) if (!dist.has(v)) (dist.set(v, dist.get(u)! + 1), queue.push(v))
+  }
+  return -1
+}
+
+interface MemoryPeaks {
+  baselineUsed?: number
+  peakUsed?: number
+  peakCommitted?: number
+  baselineRss?: number
+  peakRss?: number
+}
+
+/**
+ * Peaks while `work` runs: the isolate's heap through the inspector (every `everyMs`, but only when the
+ * isolate yields, see Inspector.heapBytes) and workerd's resident set from /proc (read from this process,
+ * so it is sampled even while the isolate computes; it also counts SQLite's page cache and every other
+ * isolate, so it is an upper bound).
+ */
+async function sampleMemory<T>(insp: Inspector | null, pids: () => number[], work: () => Promise<T>, everyMs = 50): Promise<{ value: T; m: MemoryPeaks }> {
+  const m: MemoryPeaks = {}
+  const rss = () => rssBytes(pids())
+  const r0 = rss()
+  if (Number.isFinite(r0)) m.baselineRss = m.peakRss = r0
+  if (insp) {
+    // No forced GC first: workerd never answers HeapProfiler.collectGarbage. The baseline is the heap as
+    // the worker left it after ingest.
+    const h = await insp.heapBytes()
+    m.baselineUsed = m.peakUsed = h.used
+    m.peakCommitted = h.committed
+  }
   let stop = false
-  const loop = (async () => {
+  const rssLoop = (async () => {
     while (!stop) {
+      const v = rss()
+      if (Number.isFinite(v)) m.peakRss = Math.max(m.peakRss ?? 0, v)
+      await new Promise((r) => setTimeout(r, everyMs))
+    }
+  })()
+  const heapLoop = (async () => {
+    while (insp && !stop) {
       try {
-        peak = Math.max(peak, (await insp.heapBytes()).total)
+        const h = await insp.heapBytes()
+        m.peakUsed = Math.max(m.peakUsed ?? 0, h.used)
+        m.peakCommitted = Math.max(m.peakCommitted ?? 0, h.committed)
       } catch {
-        /* a sample lost while the isolate is busy is not fatal */
+        /* a lost sample is not fatal */
       }
       await new Promise((r) => setTimeout(r, everyMs))
     }
   })()
   try {
-    const value = await work()
-    return { value, baseline, peak }
+    return { value: await work(), m }
   } finally {
     stop = true
-    await loop
+    await Promise.all([rssLoop, heapLoop])
   }
 }
 
@@ -246,34 +296,8 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
     const api = new BenchApi(w.url, await createTokens(w.url, jwt, 8, `graph-${label}`))
 
     const profileCase = async (name: string, work: () => Promise<unknown>) => {
-      if (!insp || !o.resultsDir) return
-      const out: ProfileSummary[] = []
-      const targets: [string, Inspector][] = [['core:user:edgehound', insp]]
-      let d1: Inspector | null = null
-      try {
-        d1 = await Inspector.connect(o.inspectorPort, 'd1:db')
-        targets.push(['d1:db', d1])
-      } catch {
-        /* D1 target not found: worker profile only */
-      }
-      for (const [, i] of targets) await i.startProfile(250)
-      const t = performance.now()
-      try {
-        await work()
-      } finally {
-        const durationMs = performance.now() - t
-        mkdirSync(path.join(o.resultsDir, 'profiles'), { recursive: true })
-        for (const [target, i] of targets) {
-          const prof = await i.stopProfile()
-          const file = path.join(o.resultsDir, 'profiles', `${label}-${name}-${target.replace(/[^a-z0-9]+/gi, '_')}.cpuprofile`)
-          writeFileSync(file, JSON.stringify(prof))
-          const top = hotFunctions(prof, 10, target === 'core:user:edgehound' ? sourceMap : undefined)
-          const idle = top.filter((h) => h.fn === '(idle)').reduce((a, h) => a + h.selfPct, 0)
-          out.push({ target, file: path.relative(path.resolve(o.resultsDir, '..', '..'), file), durationMs: Math.round(durationMs), idlePct: idle, top })
-        }
-        d1?.close()
-        r.profiles[name] = out
-      }
+      if (!insp) return
+      r.profiles[name] = await captureProfiles(o.inspectorPort, `${label}-${name}`, work, o.resultsDir, sourceMap, insp)
     }
     const wantProfile = (goalMissed: boolean) => o.profile || (goalMissed && !o.smoke && edgesTarget >= 1_000_000)
 
@@ -338,7 +362,7 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
         const runId = req.body!.data.id
         const t = performance.now()
         const limitMs = o.smoke ? 60_000 : 15 * 60_000
-        const m = await sampleMemory(insp, async () => {
+        const m = await sampleMemory(insp, w.pids, async () => {
           for (;;) {
             const s = await api.timed<{ data: AnalysisRun }>('GET', `/api/v2/analysis/${runId}`)
             if (s.status !== 200) return { error: `GET /api/v2/analysis/${runId} answered ${s.status}: ${s.text.slice(0, 200)}` }
@@ -355,11 +379,14 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
           Object.assign(r.analysis, { available: run.status === 'complete', wallSeconds, serverMs: run.duration_ms, findings: run.finding_count })
           if (run.status === 'failed') r.analysis.error = `analysis failed: ${run.error}`
         }
-        if (m.baseline !== undefined && m.peak !== undefined) {
-          Object.assign(r.analysis, { baselineMiB: MiB(m.baseline), peakMiB: MiB(m.peak), peakDeltaMiB: MiB(m.peak - m.baseline) })
-        } else r.analysis.memory = 'not measured (no inspector: run Node with --experimental-websocket)'
-        log(`analysis: ${r.analysis.available ? `${wallSeconds.toFixed(1)} s, peak ${r.analysis.peakMiB ?? '?'} MiB` : r.analysis.error}`)
-        if (r.analysis.available && wantProfile(wallSeconds > 60 || (r.analysis.peakMiB ?? 0) > 128)) {
+        const p = m.m
+        if (p.peakUsed !== undefined && p.baselineUsed !== undefined)
+          Object.assign(r.analysis, { baselineMiB: MiB(p.baselineUsed), peakMiB: MiB(p.peakUsed), peakDeltaMiB: MiB(p.peakUsed - p.baselineUsed), peakCommittedMiB: MiB(p.peakCommitted!) })
+        else r.analysis.memory = 'isolate heap not measured (no inspector: run Node with --experimental-websocket)'
+        if (p.peakRss !== undefined && p.baselineRss !== undefined)
+          Object.assign(r.analysis, { rssBaselineMiB: MiB(p.baselineRss), rssPeakMiB: MiB(p.peakRss), rssDeltaMiB: MiB(p.peakRss - p.baselineRss) })
+        log(`analysis: ${r.analysis.available ? `${wallSeconds.toFixed(1)} s, isolate peak ${r.analysis.peakMiB ?? '?'} MiB (committed ${r.analysis.peakCommittedMiB ?? '?'}), workerd RSS +${r.analysis.rssDeltaMiB ?? '?'} MiB` : r.analysis.error}`)
+        if (r.analysis.available && wantProfile(wallSeconds > 60 || (r.analysis.peakCommittedMiB ?? 0) > 128)) {
           log('analysis: profiling a second run')
           await profileCase('analysis', async () => {
             const again = await api.ok<{ data: AnalysisRun }>('POST', '/api/v2/analysis')
@@ -392,7 +419,7 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
       let mismatches = 0
       let example: string | undefined
       rs.forEach((x, i) => {
-        const hops = x.status === 200 ? x.body?.data?.edges?.length ?? -1 : null
+        const hops = x.status === 200 ? pathLength(x.body, g.nodes[reach[i][0]].objectid, g.nodes[reach[i][1]].objectid) : null
         if (hops !== floorReach.hops[i]) {
           mismatches++
           example ??= `${g.nodes[reach[i][0]].objectid} → ${g.nodes[reach[i][1]].objectid}: service ${x.status} with ${hops} edges, BFS ${floorReach.hops[i]} hops`

@@ -5,7 +5,9 @@
  */
 import { randomBytes } from 'node:crypto'
 import { benchIp, createSessions, createTokens, login, prepared, type TokenCred } from './credentials'
-import { runLoad, type CpuUse, type LoadRequest, type LoadResult } from './load'
+import { captureProfiles, loadSourceMap, type ProfileSummary } from './inspector'
+import { startMiniflare } from './worker-host'
+import { LoadGenerator, type CpuUse, type LoadRequest, type LoadResult } from './load'
 
 export interface HttpOptions {
   url: string
@@ -21,6 +23,8 @@ export interface HttpOptions {
   only?: string[]
   /** processes serving the requests, for CPU per request */
   serverPids?: () => number[]
+  /** measure the bare route again at the end and use the mean of both as the baseline */
+  closingBaseline: boolean
   log: (msg: string) => void
 }
 
@@ -112,11 +116,8 @@ function notAvailable(status: number, body: string): boolean {
   }
 }
 
-export async function runHttpCases(o: HttpOptions): Promise<HttpRun> {
-  const url = o.url
-  o.log(`http: logging in and creating credentials (${o.poolSize} per throughput case)`)
-  const jwt = await login(url, o.username, o.password, benchIp(1, 172))
-  const want = (id: string) => !o.only || o.only.includes(id) || id === 'bare' || id === 'pipeline'
+/** The cases, with their credentials created lazily (each case's own pool) when its requests are built. */
+function buildCases(url: string, jwt: string, o: Pick<HttpOptions, 'poolSize' | 'username' | 'password'>): CaseDef[] {
   const tokens = async (label: string) => (await createTokens(url, jwt, o.poolSize, label)) as TokenCred[]
   const signedAll = async (creds: TokenCred[], method: string, target: string, body?: string) =>
     Promise.all(creds.map((t) => prepared(url, { kind: 'token', ...t }, method, target, body)))
@@ -199,57 +200,66 @@ export async function runHttpCases(o: HttpOptions): Promise<HttpRun> {
       },
     },
   ]
+  return cases
+}
 
+export async function runHttpCases(o: HttpOptions): Promise<HttpRun> {
+  const url = o.url
+  o.log(`http: logging in and creating credentials (${o.poolSize} per throughput case)`)
+  const jwt = await login(url, o.username, o.password, benchIp(1, 172))
+  const want = (id: string) => !o.only || o.only.includes(id) || id === 'bare'
+  const cases = buildCases(url, jwt, o)
   const results: CaseResult[] = []
   const bareRuns: LoadResult[] = []
+  const gen = new LoadGenerator()
   const measure = (requests: LoadRequest[]) =>
-    runLoad({
-      url,
-      connections: o.connections,
-      durationSeconds: o.durationSeconds,
-      warmupSeconds: o.warmupSeconds,
-      probeCount: o.probeCount,
-      requests,
-    }, o.serverPids)
+    gen.run(
+      { url, connections: o.connections, durationSeconds: o.durationSeconds, warmupSeconds: o.warmupSeconds, probeCount: o.probeCount, requests },
+      o.serverPids,
+    )
 
-  for (const c of cases) {
-    if (!want(c.id)) continue
-    const res: CaseResult = { id: c.id, title: c.title, available: true, expected: c.expected, note: c.note }
-    results.push(res)
-    const requests = await c.requests()
-    const first = await probeOnce(url, requests[0])
-    if (notAvailable(first.status, first.body)) {
-      res.available = false
-      res.error = `not available: ${first.status} ${first.body.slice(0, 160)}`
-      o.log(`http: ${c.id}: not available (${first.status})`)
-      continue
+  try {
+    for (const c of cases) {
+      if (!want(c.id)) continue
+      const res: CaseResult = { id: c.id, title: c.title, available: true, expected: c.expected, note: c.note }
+      results.push(res)
+      const requests = await c.requests()
+      const first = await probeOnce(url, requests[0])
+      if (notAvailable(first.status, first.body)) {
+        res.available = false
+        res.error = `not available: ${first.status} ${first.body.slice(0, 160)}`
+        o.log(`http: ${c.id}: not available (${first.status})`)
+        continue
+      }
+      if (c.harnessBroken?.includes(first.status))
+        throw new Error(`harness failure: ${c.id} answered ${first.status} to a correctly signed request: ${first.body.slice(0, 300)}`)
+      if (!c.expected.includes(first.status) && !(c.id === 'over-limit' && first.status === 200)) {
+        res.error = `unexpected status ${first.status}: ${first.body.slice(0, 200)}`
+        o.log(`http: ${c.id}: ${res.error} (measured anyway)`)
+      }
+      o.log(`http: ${c.id}: ${o.durationSeconds}s at ${o.connections} connections`)
+      const load = await measure(requests)
+      res.load = load
+      const total = Object.values(load.statuses).reduce((a, b) => a + b, 0)
+      const ok = Object.entries(load.statuses).filter(([s]) => c.expected.includes(Number(s))).reduce((a, [, n]) => a + n, 0)
+      res.expectedShare = total ? ok / total : 0
+      if (load.cpu && load.cpu.wallSeconds > 0 && Number.isFinite(load.cpu.serverSeconds)) {
+        res.serverCpuPct = (load.cpu.serverSeconds / load.cpu.wallSeconds) * 100
+        res.serverCpuUsPerRequest = (load.cpu.serverSeconds * 1e6) / Math.max(1, load.rps * load.cpu.wallSeconds)
+        res.loadCpuPct = (load.cpu.loadSeconds / load.cpu.wallSeconds) * 100
+      }
+      if (c.id === 'bare') bareRuns.push(load)
     }
-    if (c.harnessBroken?.includes(first.status))
-      throw new Error(`harness failure: ${c.id} answered ${first.status} to a correctly signed request: ${first.body.slice(0, 300)}`)
-    if (!c.expected.includes(first.status) && !(c.id === 'over-limit' && first.status === 200)) {
-      res.error = `unexpected status ${first.status}: ${first.body.slice(0, 200)}`
-      o.log(`http: ${c.id}: ${res.error} (measured anyway)`)
+    // the baseline again at the end: the machine is shared, so its load may have changed meanwhile
+    if (bareRuns.length === 1 && o.closingBaseline) {
+      o.log('http: bare (again, closing baseline)')
+      const again = await measure([{ method: 'GET', path: '/__bench/bare', headers: {} }])
+      bareRuns.push(again)
+      const b = results.find((r) => r.id === 'bare')!
+      b.note = `baseline measured first and last: ${bareRuns.map((r) => r.rps.toFixed(0)).join(' and ')} req/s; ratios use the mean`
     }
-    o.log(`http: ${c.id}: ${o.durationSeconds}s at ${o.connections} connections`)
-    const load = await measure(requests)
-    res.load = load
-    const total = Object.values(load.statuses).reduce((a, b) => a + b, 0)
-    const ok = Object.entries(load.statuses).filter(([s]) => c.expected.includes(Number(s))).reduce((a, [, n]) => a + n, 0)
-    res.expectedShare = total ? ok / total : 0
-    if (load.cpu && load.cpu.wallSeconds > 0 && Number.isFinite(load.cpu.serverSeconds)) {
-      res.serverCpuPct = (load.cpu.serverSeconds / load.cpu.wallSeconds) * 100
-      res.serverCpuUsPerRequest = (load.cpu.serverSeconds * 1e6) / Math.max(1, load.rps * load.cpu.wallSeconds)
-      res.loadCpuPct = (load.cpu.loadSeconds / load.cpu.wallSeconds) * 100
-    }
-    if (c.id === 'bare') bareRuns.push(load)
-  }
-  // the baseline again at the end: the machine is shared, so its load may have changed meanwhile
-  if (bareRuns.length === 1) {
-    o.log('http: bare (again, closing baseline)')
-    const again = await measure([{ method: 'GET', path: '/__bench/bare', headers: {} }])
-    bareRuns.push(again)
-    const b = results.find((r) => r.id === 'bare')!
-    b.note = `baseline measured first and last: ${bareRuns.map((r) => r.rps.toFixed(0)).join(' and ')} req/s; ratios use the mean`
+  } finally {
+    await gen.close()
   }
   const mean = (f: (r: LoadResult) => number) => bareRuns.reduce((a, r) => a + f(r), 0) / bareRuns.length
   const bare = { rps: mean((r) => r.rps), p50ms: mean((r) => r.latencyMs.p50), probeP50us: mean((r) => r.probe.p50us) }
@@ -280,3 +290,46 @@ function forged(tokenId: string, ip: string): LoadRequest {
     },
   }
 }
+
+/**
+ * CPU profiles of HTTP cases, taken on a separate worker instance with the inspector on (never during the
+ * measured runs): `seconds` of load per case after a one-second warm-up, worker isolate and D1 service.
+ */
+export async function profileHttpCases(o: {
+  bundle: string
+  persistDir: string
+  inspectorPort: number
+  resultsDir: string
+  username: string
+  password: string
+  ids: string[]
+  seconds: number
+  connections: number
+  poolSize: number
+  log: (m: string) => void
+}): Promise<Record<string, ProfileSummary[]>> {
+  const w = await startMiniflare({ bundle: o.bundle, persistDir: o.persistDir, migrate: true, inspectorPort: o.inspectorPort })
+  const gen = new LoadGenerator()
+  const out: Record<string, ProfileSummary[]> = {}
+  try {
+    const jwt = await login(w.url, o.username, o.password, benchIp(2, 172))
+    const sourceMap = loadSourceMap(`${o.bundle}.map`)
+    for (const c of buildCases(w.url, jwt, o).filter((x) => o.ids.includes(x.id))) {
+      o.log(`http profile: ${c.id}`)
+      const requests = await c.requests()
+      await gen.run({ url: w.url, connections: o.connections, durationSeconds: 1, warmupSeconds: 0, probeCount: 0, requests })
+      out[c.id] = await captureProfiles(
+        o.inspectorPort,
+        `http-${c.id}`,
+        () => gen.run({ url: w.url, connections: o.connections, durationSeconds: o.seconds, warmupSeconds: 0, probeCount: 0, requests }),
+        o.resultsDir,
+        sourceMap,
+      )
+    }
+  } finally {
+    await gen.close()
+    await w.dispose()
+  }
+  return out
+}
+

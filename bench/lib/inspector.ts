@@ -10,7 +10,8 @@
  * Uses the global WebSocket (Node ≥ 22, or Node 20 with --experimental-websocket, which the npm scripts
  * pass). Without it, memory and profiles are reported as not measured; nothing else depends on it.
  */
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void }
 
@@ -80,11 +81,17 @@ export class Inspector {
     })
   }
 
-  /** JS heap in use plus ArrayBuffer backing stores (typed arrays live outside the JS heap). */
-  async heapBytes(): Promise<{ used: number; backing: number; total: number }> {
+  /**
+   * Heap figures of the isolate: `used` = live JS heap + ArrayBuffer backing stores (typed arrays live
+   * outside the JS heap); `committed` = the JS heap V8 has reserved + backing stores. V8 gives committed
+   * memory back lazily, so its maximum is a conservative measure of a peak the sampler may not have seen:
+   * the inspector is served on the isolate's own thread, so no sample is taken while a long synchronous
+   * computation runs.
+   */
+  async heapBytes(): Promise<{ used: number; committed: number }> {
     const r = await this.send<{ usedSize: number; totalSize: number; backingStorageSize?: number; embedderHeapUsedSize?: number }>('Runtime.getHeapUsage')
-    const backing = r.backingStorageSize ?? 0
-    return { used: r.usedSize, backing, total: r.usedSize + backing + (r.embedderHeapUsedSize ?? 0) }
+    const extra = (r.backingStorageSize ?? 0) + (r.embedderHeapUsedSize ?? 0)
+    return { used: r.usedSize + extra, committed: r.totalSize + extra }
   }
 
   async startProfile(intervalUs = 200): Promise<void> {
@@ -135,9 +142,10 @@ export function hotFunctions(p: CpuProfile, top = 12, sourceMap?: SourceMapLooku
     const us = byNode.get(n.id) ?? 0
     if (!us) continue
     const cf = n.callFrame
-    const fn = cf.functionName || (cf.url ? '(anonymous)' : cf.functionName || '(native)')
+    const fn = cf.functionName || (cf.url ? '(anonymous)' : '(runtime, unnamed)')
     let where = cf.url ? `${cf.url.split('/').pop()}:${cf.lineNumber + 1}` : ''
-    if (sourceMap && cf.url && cf.lineNumber >= 0) {
+    // Only the bundle has a source map; runtime modules (cloudflare-internal:…, node-internal:…) keep their names.
+    if (sourceMap && /(^|\/)worker\.js$/.test(cf.url) && cf.lineNumber >= 0) {
       const orig = sourceMap(cf.lineNumber, cf.columnNumber)
       if (orig) where = orig
     }
@@ -207,7 +215,84 @@ export function loadSourceMap(mapFile: string): SourceMapLookup | undefined {
       else break
     }
     const file = map.sources[best[1]] ?? '?'
-    const short = file.replace(/^(\.\.\/)+/, '').replace(/^.*node_modules\//, 'node_modules/')
+    const short = file.includes('node_modules/') ? file.replace(/^.*node_modules\//, 'node_modules/') : file.replace(/^.*?\b(src|bench)\//, '$1/')
     return `${short}:${best[2] + 1}`
   }
+}
+
+/** Share of the profile's time (percent) spent in the given pseudo-function, e.g. `(idle)`, `(garbage collector)`. */
+export function sharePct(p: CpuProfile, fn: string): number {
+  const ids = new Set(p.nodes.filter((n) => n.callFrame.functionName === fn).map((n) => n.id))
+  const samples = p.samples ?? []
+  const deltas = p.timeDeltas ?? []
+  let hit = 0, all = 0
+  for (let i = 0; i < samples.length; i++) {
+    all += deltas[i] ?? 0
+    if (ids.has(samples[i])) hit += deltas[i] ?? 0
+  }
+  return all ? Math.round((hit / all) * 1000) / 10 : 0
+}
+
+export interface ProfileSummary {
+  target: string
+  /** path of the saved .cpuprofile (open it in Chrome DevTools → Performance) */
+  file: string
+  durationMs: number
+  idlePct: number
+  gcPct: number
+  top: HotFunction[]
+}
+
+/**
+ * CPU profiles of the worker isolate and of Miniflare's D1 service while `work` runs, saved under
+ * `outDir/profiles/` and summarised. `worker` may be an already-open session to the worker's target.
+ */
+export async function captureProfiles(
+  port: number,
+  name: string,
+  work: () => Promise<unknown>,
+  outDir: string,
+  sourceMap?: SourceMapLookup,
+  worker?: Inspector,
+): Promise<ProfileSummary[]> {
+  const own: Inspector[] = []
+  const targets: [string, Inspector][] = []
+  const open = async (target: string) => {
+    const i = await Inspector.connect(port, target)
+    own.push(i)
+    return i
+  }
+  targets.push(['core:user:edgehound', worker ?? (await open('core:user:edgehound'))])
+  try {
+    targets.push(['d1:db', await open('d1:db')])
+  } catch {
+    /* no D1 target: worker profile only */
+  }
+  const out: ProfileSummary[] = []
+  try {
+    for (const [, i] of targets) await i.startProfile(250)
+    const t = performance.now()
+    try {
+      await work()
+    } finally {
+      const durationMs = Math.round(performance.now() - t)
+      mkdirSync(path.join(outDir, 'profiles'), { recursive: true })
+      for (const [target, i] of targets) {
+        const prof = await i.stopProfile()
+        const file = path.join(outDir, 'profiles', `${name}-${target.replace(/[^a-z0-9]+/gi, '_')}.cpuprofile`)
+        writeFileSync(file, JSON.stringify(prof))
+        out.push({
+          target,
+          file: path.relative(process.cwd(), file),
+          durationMs,
+          idlePct: sharePct(prof, '(idle)'),
+          gcPct: sharePct(prof, '(garbage collector)'),
+          top: hotFunctions(prof, 10, target === 'core:user:edgehound' ? sourceMap : undefined),
+        })
+      }
+    }
+  } finally {
+    for (const i of own) i.close()
+  }
+  return out
 }

@@ -3,8 +3,8 @@
  * The load generator: runs in its OWN process (spawned by bench/lib/load.ts), never in the process that
  * hosts the worker, so that the two compete only for the machine, not for one event loop.
  *
- * Input (JSON on stdin): LoadSpec. Output on stdout: `@measure-start` / `@measure-end` lines around the
- * measured window (the parent reads the server's CPU time at each), then LoadResult as one JSON line.
+ * Input: one LoadSpec JSON per stdin line. Output on stdout: `@measure-start` / `@measure-end` around the
+ * measured window (the parent reads the server's CPU time at each), then `@result <LoadResult JSON>`.
  *  1. warm-up: autocannon for `warmupSeconds` (discarded) — JIT, connection setup, token-key caches;
  *  2. measurement: autocannon, fixed `connections` and `durationSeconds`, cycling through `requests`;
  *  3. latency probe: `probeCount` requests one at a time on one keep-alive connection, timed with
@@ -96,10 +96,8 @@ async function probe(spec: LoadSpec) {
   return { count: times.length, p50us: percentile(times, 50), p90us: percentile(times, 90), p99us: percentile(times, 99), statuses }
 }
 
-async function main() {
-  const chunks: Buffer[] = []
-  for await (const c of process.stdin) chunks.push(c as Buffer)
-  const spec = JSON.parse(Buffer.concat(chunks).toString('utf8')) as LoadSpec
+/** One measurement: warm-up, measured window (between phase markers), probe. */
+async function measure(spec: LoadSpec): Promise<LoadResult> {
   if (spec.warmupSeconds > 0) await run(spec, spec.warmupSeconds)
   // Phase markers: the parent samples the server's CPU time exactly around the measured window.
   process.stdout.write('@measure-start\n')
@@ -108,7 +106,7 @@ async function main() {
   const seconds = (new Date(r.finish).getTime() - new Date(r.start).getTime()) / 1000
   const statuses: Record<string, number> = {}
   for (const [code, v] of Object.entries(r.statusCodeStats)) statuses[code] = v.count
-  const result: LoadResult = {
+  return {
     rps: r.requests.total / seconds,
     total: r.requests.total,
     latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, mean: r.latency.mean, max: r.latency.max },
@@ -117,7 +115,34 @@ async function main() {
     timeouts: r.timeouts,
     probe: spec.probeCount > 0 ? await probe(spec) : { count: 0, p50us: NaN, p90us: NaN, p99us: NaN, statuses: {} },
   }
-  process.stdout.write(JSON.stringify(result) + '\n')
+}
+
+/**
+ * The process stays up for the whole run (starting Node with the TypeScript loader costs about a second
+ * on a busy machine): one LoadSpec per stdin line in, one `@result <json>` (or `@error <text>`) line out.
+ */
+async function main() {
+  let buf = ''
+  let chain = Promise.resolve()
+  process.stdin.setEncoding('utf8')
+  process.stdin.on('data', (d: string) => {
+    buf += d
+    let nl: number
+    while ((nl = buf.indexOf('\n')) !== -1) {
+      const line = buf.slice(0, nl)
+      buf = buf.slice(nl + 1)
+      if (!line.trim()) continue
+      chain = chain.then(async () => {
+        try {
+          const result = await measure(JSON.parse(line) as LoadSpec)
+          process.stdout.write(`@result ${JSON.stringify(result)}\n`)
+        } catch (e) {
+          process.stdout.write(`@error ${JSON.stringify(String((e as Error)?.stack ?? e))}\n`)
+        }
+      })
+    }
+  })
+  process.stdin.on('end', () => void chain.then(() => process.exit(0)))
 }
 
 main().catch((e) => {

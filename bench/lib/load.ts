@@ -1,6 +1,10 @@
 /// <reference types="node" />
-/** Parent side of the load generator: spawns bench/lib/load-child.ts in a separate Node process. */
-import { spawn } from 'node:child_process'
+/**
+ * Parent side of the load generator: one long-lived child process (bench/lib/load-child.ts) that runs
+ * autocannon, so the load never shares an event loop with the harness, and the server's CPU time can be
+ * read exactly around each measured window.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import path from 'node:path'
 import type { LoadResult, LoadSpec } from './load-child'
 import { cpuSeconds } from './proc'
@@ -17,38 +21,77 @@ export interface CpuUse {
   wallSeconds: number
 }
 
-/**
- * Runs one load in a child process. `serverPids` are the processes whose CPU time is read at the start and
- * end of the measured window (workerd); the result then carries `cpu`.
- */
-export function runLoad(spec: LoadSpec, serverPids: () => number[] = () => []): Promise<LoadResult & { cpu?: CpuUse }> {
-  return new Promise((resolve, reject) => {
+export type MeasuredLoad = LoadResult & { cpu?: CpuUse }
+
+interface Waiter {
+  serverPids: () => number[]
+  resolve: (r: MeasuredLoad) => void
+  reject: (e: Error) => void
+  mark: { server: number; load: number; t: number } | null
+  cpu?: CpuUse
+}
+
+export class LoadGenerator {
+  private child: ChildProcessWithoutNullStreams | null = null
+  private queue: Waiter[] = []
+  private buf = ''
+  private stderr = ''
+
+  private start(): ChildProcessWithoutNullStreams {
+    if (this.child && this.child.exitCode === null) return this.child
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD], { stdio: ['pipe', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    let mark: { server: number; load: number; t: number } | null = null
-    let cpu: CpuUse | undefined
-    const sample = () => ({ server: cpuSeconds(serverPids()), load: cpuSeconds(child.pid ? [child.pid] : []), t: performance.now() })
-    child.stdout.on('data', (d) => {
-      const text = String(d)
-      if (text.includes('@measure-start')) mark = sample()
-      if (text.includes('@measure-end') && mark) {
-        const now = sample()
-        cpu = { serverSeconds: now.server - mark.server, loadSeconds: now.load - mark.load, wallSeconds: (now.t - mark.t) / 1000 }
-      }
-      out += text
-    })
-    child.stderr.on('data', (d) => (err += d))
-    child.on('error', reject)
+    this.child = child
+    child.stderr.on('data', (d) => (this.stderr = (this.stderr + d).slice(-4000)))
+    child.stdout.on('data', (d) => this.onData(String(d)))
     child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`load generator exited with ${code}: ${err.trim().slice(-2000)}`))
-      try {
-        const result = JSON.parse(out.trim().split('\n').pop() ?? '') as LoadResult
-        resolve(cpu ? { ...result, cpu } : result)
-      } catch (e) {
-        reject(new Error(`load generator printed no result: ${(e as Error).message}; stderr: ${err.slice(-2000)}`))
-      }
+      const err = new Error(`load generator exited with ${code}: ${this.stderr.trim()}`)
+      for (const w of this.queue.splice(0)) w.reject(err)
+      this.child = null
     })
-    child.stdin.end(JSON.stringify(spec))
-  })
+    return child
+  }
+
+  private sample(w: Waiter) {
+    return { server: cpuSeconds(w.serverPids()), load: cpuSeconds(this.child?.pid ? [this.child.pid] : []), t: performance.now() }
+  }
+
+  private onData(text: string) {
+    this.buf += text
+    let nl: number
+    while ((nl = this.buf.indexOf('\n')) !== -1) {
+      const line = this.buf.slice(0, nl)
+      this.buf = this.buf.slice(nl + 1)
+      const w = this.queue[0]
+      if (!w) continue
+      if (line === '@measure-start') w.mark = this.sample(w)
+      else if (line === '@measure-end' && w.mark) {
+        const now = this.sample(w)
+        w.cpu = { serverSeconds: now.server - w.mark.server, loadSeconds: now.load - w.mark.load, wallSeconds: (now.t - w.mark.t) / 1000 }
+      } else if (line.startsWith('@result ')) {
+        this.queue.shift()
+        const r = JSON.parse(line.slice(8)) as LoadResult
+        w.resolve(w.cpu ? { ...r, cpu: w.cpu } : r)
+      } else if (line.startsWith('@error ')) {
+        this.queue.shift()
+        w.reject(new Error(`load generator: ${JSON.parse(line.slice(7))}`))
+      }
+    }
+  }
+
+  /** Runs one measurement; `serverPids` are read at the start and end of the measured window. */
+  run(spec: LoadSpec, serverPids: () => number[] = () => []): Promise<MeasuredLoad> {
+    const child = this.start()
+    return new Promise((resolve, reject) => {
+      this.queue.push({ serverPids, resolve, reject, mark: null })
+      child.stdin.write(JSON.stringify(spec) + '\n')
+    })
+  }
+
+  async close(): Promise<void> {
+    const c = this.child
+    if (!c || c.exitCode !== null) return
+    const gone = new Promise<void>((r) => c.once('exit', () => r()))
+    c.stdin.end()
+    await gone
+  }
 }

@@ -64,3 +64,19 @@ export function cpuSeconds(pids: number[]): number {
   }
   return ticks / TICKS
 }
+
+/** Resident set size of the given processes, in bytes (VmRSS); NaN when unreadable. */
+export function rssBytes(pids: number[]): number {
+  if (pids.length === 0) return NaN
+  let kb = 0
+  for (const p of pids) {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))
+      if (!m) return NaN
+      kb += Number(m[1])
+    } catch {
+      return NaN
+    }
+  }
+  return kb * 1024
+}
