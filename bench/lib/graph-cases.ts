@@ -22,7 +22,7 @@ import { buildCsr, generateGraph, graphFingerprint, openGraphPayloads, prng, typ
 import { captureProfiles, Inspector, inspectorAvailable, loadSourceMap, type ProfileSummary } from './inspector'
 import { summarize, type Summary } from './stats'
 import { rssBytes } from './proc'
-import { startMiniflare } from './worker-host'
+import { freePort, startMiniflare } from './worker-host'
 
 export interface GraphOptions {
   bundle: string
@@ -535,6 +535,31 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
           await profileCase('details', async () => {
             for (let i = 0; i < 10; i++) await api.timed('GET', target(deepSkip))
           })
+      }
+    }
+
+    // ---- ingest profile (after everything else, on its own fresh worker: the measured run stays clean) -----
+    if (r.ingest.available && insp && wantProfile(r.ingest.elementsPerSecond! < 20_000)) {
+      log('ingest: profiling the nodes plus 100 k edges into a fresh database')
+      const port = await freePort()
+      const pw = await startMiniflare({ bundle: o.bundle, persistDir: path.join(dir, 'profile-state'), migrate: true, inspectorPort: port })
+      try {
+        const pjwt = await login(pw.url, o.username, o.password, benchIp(8, 172))
+        const papi = new BenchApi(pw.url, await createTokens(pw.url, pjwt, 2, `graph-${label}-profile`))
+        const job = await papi.ok<{ data: IngestJob }>('POST', '/api/v2/file-upload/start')
+        const files = [...openGraphPayloads(g, INGEST_ELEMENTS_PER_FILE)]
+        const chosen = [...files.filter((f) => f.nodes > 0), ...files.filter((f) => f.edges > 0).slice(0, 5)]
+        r.profiles.ingest = await captureProfiles(
+          port,
+          `${label}-ingest`,
+          async () => {
+            for (const f of chosen) await papi.ok('POST', `/api/v2/file-upload/${job.body!.data.id}`, f.text, 'application/json')
+          },
+          o.resultsDir,
+          sourceMap,
+        )
+      } finally {
+        await pw.dispose()
       }
     }
   } catch (e) {

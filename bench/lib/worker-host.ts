@@ -99,6 +99,8 @@ export interface HostedWorker {
   logLines(): number
   /** the processes serving requests (for CPU accounting) */
   pids(): number[]
+  /** the last lines the runtime wrote to stderr (crash reports) */
+  stderrTail(): string
   migrations: string[]
   dispose(): Promise<void>
 }
@@ -170,6 +172,7 @@ export async function startMiniflare(opts: StartOptions): Promise<HostedWorker> 
     logLines: () => lines,
     // Miniflare runs workerd as our child; one instance at a time, so every workerd below us is this one.
     pids: () => descendantsNamed(process.pid, 'workerd'),
+    stderrTail: () => errText.slice(-3000),
     migrations,
     dispose: () => mf.dispose(),
   }
@@ -238,6 +241,7 @@ export async function startWranglerDev(opts: { persistDir: string }): Promise<Ho
     logLines: () => lines,
     // wrangler's own Node process (logging, proxy control) plus its workerd processes (proxy worker, user worker)
     pids: () => (child.pid ? [child.pid, ...descendantsNamed(child.pid, null)] : []),
+    stderrTail: () => tail,
     migrations,
     async dispose() {
       if (child.exitCode !== null) return
