@@ -8,6 +8,7 @@ CREATE TABLE analysis_runs (
   reasons                 TEXT NOT NULL DEFAULT '[]',   -- JSON array of the reasons it was requested for
   requested_at            TEXT NOT NULL,
   started_at              TEXT,                         -- first attempt
+  attempt_started_at      TEXT,                         -- latest attempt (a live attempt is younger than 2 min)
   completed_at            TEXT,                         -- the commit time of a complete run (or when it failed)
   attempts                INTEGER NOT NULL DEFAULT 0,
   error                   TEXT,                         -- last attempt's error, for operators
@@ -24,6 +25,10 @@ CREATE TABLE analysis_runs (
   duration_ms             INTEGER                       -- of the successful attempt
 );
 CREATE INDEX analysis_runs_status ON analysis_runs (status, completed_at);
+-- At most one run waits and at most one runs: requests coalesce into the pending run (one atomic batch by
+-- the caller), and the Analyzer object claims it.
+CREATE UNIQUE INDEX analysis_runs_one_pending ON analysis_runs (status) WHERE status = 'pending';
+CREATE UNIQUE INDEX analysis_runs_one_running ON analysis_runs (status) WHERE status = 'running';
 
 -- Findings. A row lives from the run that first finds it until the run that no longer does (deleted_at).
 -- Identity: (finding, environment_id, from_objectid, to_objectid) among OPEN rows; list findings keep the

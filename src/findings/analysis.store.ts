@@ -19,6 +19,7 @@ export interface RunRecord {
   reasons: string[]
   requested_at: string
   started_at: string | null
+  attempt_started_at: string | null
   completed_at: string | null
   attempts: number
   error: string | null
@@ -51,20 +52,42 @@ function toRun(r: RunRow): RunRecord {
 /** Reasons kept per run (coalesced requests beyond this are counted by the run, not listed). */
 export const MAX_REASONS = 50
 
+/**
+ * Records a request for a run: appends the reason to the pending run, or creates the pending run when there
+ * is none — one atomic batch, and the partial unique index `analysis_runs_one_pending` guarantees a single
+ * pending run even under concurrent callers. Also answers whether a run attempt is live (started recently),
+ * so the caller can skip waking a busy Analyzer.
+ */
+export async function requestRunRecord(
+  db: D1Database,
+  reason: string,
+  now: string,
+): Promise<{ run: RunRecord; liveAttemptSince: string | null }> {
+  const res = await db.batch([
+    db
+      .prepare(`UPDATE analysis_runs SET reasons = json_insert(reasons, '$[#]', ?1) WHERE status = 'pending' AND json_array_length(reasons) < ?2`)
+      .bind(reason, MAX_REASONS),
+    db
+      .prepare(
+        `INSERT INTO analysis_runs (status, reasons, requested_at) SELECT 'pending', json_array(?1), ?2
+         WHERE NOT EXISTS (SELECT 1 FROM analysis_runs WHERE status = 'pending')`,
+      )
+      .bind(reason, now),
+    db.prepare(`SELECT * FROM analysis_runs WHERE status = 'pending'`),
+    db.prepare(`SELECT attempt_started_at FROM analysis_runs WHERE status = 'running'`),
+  ])
+  const run = (res[2].results as RunRow[])[0]
+  const running = (res[3].results as { attempt_started_at: string | null }[])[0]
+  return { run: toRun(run), liveAttemptSince: running?.attempt_started_at ?? null }
+}
+
+/** A pending run for tests and tools that need one without the Analyzer (fails if one is pending). */
 export async function createRun(db: D1Database, reason: string, now: string): Promise<RunRecord> {
   const r = await db
     .prepare(`INSERT INTO analysis_runs (status, reasons, requested_at) VALUES ('pending', json_array(?1), ?2) RETURNING *`)
     .bind(reason, now)
     .first<RunRow>()
   return toRun(r!)
-}
-
-export async function addRunReason(db: D1Database, id: number, reason: string): Promise<RunRecord | null> {
-  await db
-    .prepare(`UPDATE analysis_runs SET reasons = json_insert(reasons, '$[#]', ?1) WHERE id = ?2 AND json_array_length(reasons) < ?3`)
-    .bind(reason, id, MAX_REASONS)
-    .run()
-  return getRun(db, id)
 }
 
 export async function getRun(db: D1Database, id: number): Promise<RunRecord | null> {
@@ -80,16 +103,39 @@ export async function listRuns(db: D1Database, skip: number, limit: number): Pro
   return { count: (c.results[0] as { n: number }).n, runs: (rows.results as RunRow[]).map(toRun) }
 }
 
-/** Marks an attempt as started (first attempt: started_at). Null when the run is already finished. */
+/**
+ * Claims the next attempt: the running run again if there is one (its previous attempt died), else the
+ * oldest pending run. Marks it running, counts the attempt. Null when there is nothing to do.
+ */
+export async function claimRun(db: D1Database, now: string): Promise<RunRecord | null> {
+  const r = await db
+    .prepare(
+      `UPDATE analysis_runs SET status = 'running', started_at = COALESCE(started_at, ?1), attempt_started_at = ?1, attempts = attempts + 1
+       WHERE id = COALESCE((SELECT id FROM analysis_runs WHERE status = 'running' ORDER BY id LIMIT 1),
+                           (SELECT id FROM analysis_runs WHERE status = 'pending' ORDER BY id LIMIT 1))
+       RETURNING *`,
+    )
+    .bind(now)
+    .first<RunRow>()
+  return r ? toRun(r) : null
+}
+
+/** Marks one particular run as started (tests and tools that execute a run without the Analyzer). */
 export async function startAttempt(db: D1Database, id: number, now: string): Promise<RunRecord | null> {
   const r = await db
     .prepare(
-      `UPDATE analysis_runs SET status = 'running', started_at = COALESCE(started_at, ?2), attempts = attempts + 1
+      `UPDATE analysis_runs SET status = 'running', started_at = COALESCE(started_at, ?2), attempt_started_at = ?2, attempts = attempts + 1
        WHERE id = ?1 AND status IN ('pending', 'running') RETURNING *`,
     )
     .bind(id, now)
     .first<RunRow>()
   return r ? toRun(r) : null
+}
+
+/** Whether a run waits or runs (the Analyzer schedules another alarm while so). */
+export async function hasRunWork(db: D1Database): Promise<boolean> {
+  const r = await db.prepare(`SELECT EXISTS (SELECT 1 FROM analysis_runs WHERE status IN ('pending', 'running')) AS ok`).first<{ ok: number }>()
+  return r?.ok === 1
 }
 
 export async function recordAttemptError(db: D1Database, id: number, error: string): Promise<void> {

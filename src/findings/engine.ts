@@ -19,7 +19,7 @@ import type { FindingDef, FindingShape } from './catalogue'
 import type { AnalysisGraph } from './graph'
 import { LIST_ASREPROAST, LIST_KERBEROAST } from './graph'
 import type { KindRules } from './kinds'
-import { countReaching, stronglyConnectedComponents, type ReachItem } from './reach'
+import { countReachingSteps, drain, stronglyConnectedComponents, type ReachItem } from './reach'
 
 export type Severity = 'critical' | 'high' | 'moderate' | 'low'
 
@@ -112,6 +112,14 @@ interface Raw {
 }
 
 export function analyse(g: AnalysisGraph, rules: KindRules, defs: readonly FindingDef[]): AnalysisResult {
+  return drain(analyseSteps(g, rules, defs))
+}
+
+/**
+ * `analyse` as steps: yields between the expensive phases (after the components, after every batch of
+ * reach counting), so a Durable Object can let requests in while a large run computes. Same result.
+ */
+export function* analyseSteps(g: AnalysisGraph, rules: KindRules, defs: readonly FindingDef[]): Generator<void, AnalysisResult> {
   const nEnv = g.envs.names.length
   const kindName = g.kinds.names
 
@@ -245,8 +253,10 @@ export function analyse(g: AnalysisGraph, rules: KindRules, defs: readonly Findi
     items.push({ seeds: [...gr.targets], env: gr.env })
   }
 
+  yield
   const comps = stronglyConnectedComponents({ nodeCount: g.nodeCount, offsets: g.offsets, targets: g.targets })
-  const counts = countReaching(comps, principalsByEnv, items)
+  yield
+  const counts = yield* countReachingSteps(comps, principalsByEnv, items)
 
   const envName = g.envs.names
   const findings: FindingResult[] = raws.map((r) => {

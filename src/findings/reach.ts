@@ -124,6 +124,22 @@ export interface ReachItem {
  * `principalsByEnv[e]` lists the node indexes of environment e's principals.
  */
 export function countReaching(comps: Components, principalsByEnv: ArrayLike<number>[], items: ReachItem[], maxWords = 8): Int32Array {
+  return drain(countReachingSteps(comps, principalsByEnv, items, maxWords))
+}
+
+/** Runs a step generator to its end without pausing. */
+export function drain<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next()
+    if (r.done) return r.value
+  }
+}
+
+/**
+ * The same, as steps: yields after every batch, so that a caller running inside a Durable Object can give
+ * the event loop a turn between batches (requests to the object are not held up for the whole computation).
+ */
+export function* countReachingSteps(comps: Components, principalsByEnv: ArrayLike<number>[], items: ReachItem[], maxWords = 8): Generator<void, Int32Array> {
   const counts = new Int32Array(items.length)
   if (items.length === 0) return counts
   const C = comps.count
@@ -178,6 +194,7 @@ export function countReaching(comps: Components, principalsByEnv: ArrayLike<numb
         }
       }
     }
+    yield
   }
   return counts
 }

@@ -18,7 +18,7 @@ import {
   stagePlan,
 } from './analysis.store'
 import { allFindingDefs } from './catalogue'
-import { analyse, type AnalysisStats } from './engine'
+import { analyseSteps, type AnalysisStats } from './engine'
 import { GraphBuilder } from './graph'
 import { BUILTIN_TRAVERSABLE, kindRules } from './kinds'
 import { reconcile, sparklineRows, type OpenFinding } from './reconcile'
@@ -78,7 +78,15 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
     after = page[page.length - 1][0]
   }
 
-  const result = analyse(builder.build(), rules, defs)
+  // The computation yields between phases and batches; each pause gives the event loop a turn, so the
+  // Analyzer object answers requests (e.g. requestAnalysis at the end of an ingest job) during a long run.
+  const steps = analyseSteps(builder.build(), rules, defs)
+  let step = steps.next()
+  while (!step.done) {
+    await new Promise((r) => setTimeout(r, 0))
+    step = steps.next()
+  }
+  const result = step.value
 
   const open: OpenFinding[] = []
   for (let after = Number.MIN_SAFE_INTEGER; ; ) {

@@ -2,7 +2,7 @@ import { env } from 'cloudflare:workers'
 import { runInDurableObject } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { Analyzer, MAX_ATTEMPTS } from '../../src/findings/analyzer.do'
-import { analyzerStub, requestRun } from '../../src/findings/analyzer.client'
+import { analyzerStub, requestRun, LIVE_ATTEMPT_MS } from '../../src/findings/analyzer.client'
 import { createRun, getRun, listRuns } from '../../src/findings/analysis.store'
 import { requestAnalysis } from '../../src/findings/trigger'
 import { EXPECTED_FINDINGS } from '../fixtures/findings/known-graph'
@@ -22,10 +22,18 @@ async function runningCount(): Promise<number> {
 async function idle(): Promise<void> {
   for (let i = 0; i < 500; i++) {
     const s = await stub().status()
-    if (s.pending === null && s.current === null && !s.running) return
+    const busy = (await db.prepare(`SELECT COUNT(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>())!.n
+    if (busy === 0 && !s.running && s.alarm === null) return
     await new Promise((r) => setTimeout(r, 20))
   }
   throw new Error('the Analyzer did not become idle')
+}
+
+/** What the runtime does after an eviction: deliver the alarm again. */
+async function fireAlarm(): Promise<void> {
+  await runInDurableObject(stub(), async (_instance: Analyzer, state) => {
+    await state.storage.setAlarm(Date.now())
+  })
 }
 
 beforeAll(async () => {
@@ -65,7 +73,7 @@ describe('Analyzer Durable Object', () => {
     expect(third).toMatchObject({ status: 'pending', reasons: ['b', 'c'] })
     expect((await getRun(db, first.id))!.status).toBe('running')
     expect(await runningCount()).toBe(1)
-    expect(await stub().status()).toEqual({ pending: second.id, current: first.id, running: true })
+    expect((await stub().status()).running).toBe(true)
 
     await runInDurableObject(stub(), (instance: Analyzer) => {
       instance.beforeCommit = async () => {
@@ -88,14 +96,11 @@ describe('Analyzer Durable Object', () => {
   it('resumes an interrupted run: the same run id runs again, leftovers of the dead attempt are discarded', async () => {
     const run = await createRun(db, 'interrupted', new Date().toISOString())
     await db.batch([
-      db.prepare(`UPDATE analysis_runs SET status = 'running', started_at = requested_at, attempts = 1 WHERE id = ?1`).bind(run.id),
+      db.prepare(`UPDATE analysis_runs SET status = 'running', started_at = requested_at, attempt_started_at = requested_at, attempts = 1 WHERE id = ?1`).bind(run.id),
       // half-written staging of the attempt that died
       db.prepare(`INSERT INTO analysis_staged_findings (run_id, op, finding_id) VALUES (?1, 'close', 1), (?1, 'close', 2)`).bind(run.id),
     ])
-    await runInDurableObject(stub(), async (_instance: Analyzer, state) => {
-      state.storage.kv.put('current', run.id)
-      await state.storage.setAlarm(Date.now())
-    })
+    await fireAlarm()
     const done = await waitForRun(db, run.id)
     expect(done).toMatchObject({ status: 'complete', attempts: 2, closed_count: 0, unchanged_count: EXPECTED_FINDINGS.length - 1 })
     expect(await openCount()).toBe(EXPECTED_FINDINGS.length - 1)
@@ -103,20 +108,34 @@ describe('Analyzer Durable Object', () => {
     await idle()
   })
 
+  it('a request finds a dead attempt (older than the live window) and wakes the object, which resumes it first', async () => {
+    const old = new Date(Date.now() - LIVE_ATTEMPT_MS - 1000).toISOString()
+    const dead = await createRun(db, 'died long ago', old)
+    await db.prepare(`UPDATE analysis_runs SET status = 'running', started_at = ?2, attempt_started_at = ?2, attempts = 1 WHERE id = ?1`).bind(dead.id, old).run()
+    const next = await requestRun(env, 'after the death')
+    expect(next.id).not.toBe(dead.id)
+    expect((await waitForRun(db, dead.id)).status).toBe('complete')
+    expect((await waitForRun(db, next.id)).status).toBe('complete')
+    expect((await getRun(db, next.id))!.completed_at! > (await getRun(db, dead.id))!.completed_at!).toBe(true)
+    await idle()
+  })
+
   it(`gives up after ${MAX_ATTEMPTS} attempts and goes on with the pending run`, async () => {
     const stuck = await createRun(db, 'keeps dying', new Date().toISOString())
     await db.prepare(`UPDATE analysis_runs SET status = 'running', attempts = ?2, error = 'worker evicted' WHERE id = ?1`).bind(stuck.id, MAX_ATTEMPTS).run()
     const next = await createRun(db, 'next', new Date().toISOString())
-    await runInDurableObject(stub(), async (_instance: Analyzer, state) => {
-      state.storage.kv.put('current', stuck.id)
-      state.storage.kv.put('pending', next.id)
-      await state.storage.setAlarm(Date.now())
-    })
+    await fireAlarm()
     const failed = await waitForRun(db, stuck.id)
     expect(failed.status).toBe('failed')
     expect(failed.error).toBe(`gave up after ${MAX_ATTEMPTS} attempts: worker evicted`)
     expect((await waitForRun(db, next.id)).status).toBe('complete')
     await idle()
+  })
+
+  it('there is never more than one pending and one running run', async () => {
+    await db.prepare(`INSERT INTO analysis_runs (status, requested_at) VALUES ('pending', 'x')`).run()
+    await expect(db.prepare(`INSERT INTO analysis_runs (status, requested_at) VALUES ('pending', 'y')`).run()).rejects.toThrow(/UNIQUE/)
+    await db.prepare(`DELETE FROM analysis_runs WHERE requested_at = 'x'`).run()
   })
 
   it('a failed attempt records its error, keeps the run, and the retried alarm completes it', async () => {

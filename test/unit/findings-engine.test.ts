@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { allFindingDefs } from '../../src/findings/catalogue'
-import { analyse, severityOf, type AnalysisResult } from '../../src/findings/engine'
+import { analyse, analyseSteps, severityOf, type AnalysisResult } from '../../src/findings/engine'
 import { GraphBuilder, nodeInputFromRecord, type AnalysisGraph } from '../../src/findings/graph'
 import { kindRules } from '../../src/findings/kinds'
-import { countReaching, stronglyConnectedComponents } from '../../src/findings/reach'
+import { countReaching, countReachingSteps, stronglyConnectedComponents } from '../../src/findings/reach'
 import type { KindCatalog } from '../../src/extensions/catalog'
 import {
   EDGES,
@@ -70,6 +70,20 @@ describe('analysis engine: the known-answer graph', () => {
     expect(result.stats).toMatchObject({ nodes: NODES.length, edges: EDGES.length, environments: 3, principals: 33, findings: EXPECTED_FINDINGS.length })
     // GetChanges and GH_ReadOf are not traversable
     expect(result.stats.traversableEdges).toBe(EDGES.length - 2)
+  })
+
+  it('as steps, it pauses between phases and batches and reaches the same result', () => {
+    const rules = kindRules(KNOWN_CATALOG)
+    const steps = analyseSteps(g, rules, allFindingDefs(KNOWN_CATALOG))
+    let pauses = 0
+    let r = steps.next()
+    while (!r.done) {
+      pauses++
+      r = steps.next()
+    }
+    // before the components, after them, and after the (single) batch of reach counting
+    expect(pauses).toBe(3)
+    expect(r.value).toEqual(result)
   })
 
   it('without the extension installed, its findings disappear and its kinds stop being traversable', () => {
@@ -149,6 +163,21 @@ describe('reachability counting (SCC + bit-parallel) against one BFS per item', 
       ),
       { numRuns: 150 },
     )
+  })
+
+  it('yields once per batch of 32·W items', () => {
+    const offsets = new Int32Array(2)
+    const comps = stronglyConnectedComponents({ nodeCount: 1, offsets, targets: new Int32Array(0) })
+    const items = Array.from({ length: 100 }, () => ({ seeds: [0], env: 0 }))
+    const steps = countReachingSteps(comps, [Int32Array.from([0])], items, 1)
+    let pauses = 0
+    let r = steps.next()
+    while (!r.done) {
+      pauses++
+      r = steps.next()
+    }
+    expect(pauses).toBe(4) // 100 items, 32 per batch
+    expect([...r.value]).toEqual(new Array(100).fill(1))
   })
 
   it('handles a long chain without recursion (100 000 nodes)', () => {
