@@ -231,6 +231,11 @@ async function sampleMemory<T>(insp: Inspector | null, pids: () => number[], wor
   }
 }
 
+/** fetch's own failure (connection refused or reset), as opposed to an HTTP answer. */
+function isNetworkError(e: unknown): boolean {
+  return e instanceof TypeError && /fetch failed/i.test(e.message)
+}
+
 const MiB = (b: number) => Math.round((b / 2 ** 20) * 10) / 10
 
 function countStatuses(rs: Timed[]): Record<string, number> {
@@ -301,267 +306,304 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
     }
     const wantProfile = (goalMissed: boolean) => o.profile || (goalMissed && !o.smoke && edgesTarget >= 1_000_000)
 
-    // ---- 2. ingest: floors, then the API ----------------------------------------------------------------
-    log('ingest floor: raw D1 inserts')
-    r.ingest.floorD1 = await d1InsertFloor(w.url, g)
-    log('ingest floor: native sqlite3')
-    r.ingest.floorSqlite = await sqliteInsertFloor(g, dir)
-    const start = await api.timed<{ data: IngestJob }>('POST', '/api/v2/file-upload/start')
-    if (routeMissing(start)) {
-      r.ingest.error = 'POST /api/v2/file-upload/start does not exist yet'
-      log('ingest: not available')
-    } else if (start.status !== 201 && start.status !== 200) {
-      r.ingest.error = `POST /api/v2/file-upload/start answered ${start.status}: ${start.text.slice(0, 200)}`
-    } else {
-      const jobId = start.body!.data.id
-      log(`ingest: job ${jobId}, files of ≤ ${INGEST_ELEMENTS_PER_FILE} elements`)
-      const payloads = [...openGraphPayloads(g, INGEST_ELEMENTS_PER_FILE)].map((p) => p.text)
-      t0 = performance.now()
-      let files = 0
-      let failure: string | undefined
-      for (const text of payloads) {
-        const up = await api.timed('POST', `/api/v2/file-upload/${jobId}`, text, 'application/json')
-        files++
-        if (up.status !== 202 && up.status !== 200) {
-          failure = `upload ${files} answered ${up.status}: ${up.text.slice(0, 300)}`
-          break
-        }
+    // A network error means workerd stopped answering (crashed or was killed): that is a result to report,
+    // not a harness failure. The phase gets the error and the runtime's last words; later phases are skipped.
+    let down: string | null = null
+    const phase = async (name: string, target: { available: boolean; error?: string }, fn: () => Promise<void>) => {
+      if (down) {
+        target.error ??= `skipped: ${down}`
+        return
       }
-      const end = failure ? null : await api.timed<{ data: IngestJob }>('POST', `/api/v2/file-upload/${jobId}/end`)
-      const seconds = (performance.now() - t0) / 1000
-      if (failure || !end || end.status !== 200) {
-        r.ingest.error = failure ?? `end answered ${end?.status}: ${end?.text.slice(0, 300)}`
-      } else {
-        const job = end.body!.data
-        Object.assign(r.ingest, {
-          available: true,
-          seconds,
-          elementsPerSecond: (g.nodes.length + g.edgeCount) / seconds,
-          files,
-          nodesReceived: job.nodes_received,
-          edgesReceived: job.edges_received,
-          unmatched: job.unmatched_edges,
-        })
-        if (r.ingest.floorD1.elementsPerSecond) r.ingest.ratioToD1 = r.ingest.elementsPerSecond! / r.ingest.floorD1.elementsPerSecond
-        if (r.ingest.floorSqlite.elementsPerSecond) r.ingest.ratioToSqlite = r.ingest.elementsPerSecond! / r.ingest.floorSqlite.elementsPerSecond
-        if (job.nodes_received !== g.nodes.length || job.edges_received !== g.edgeCount || job.unmatched_edges !== 0)
-          r.ingest.error = `job counts differ from the graph: ${job.nodes_received} nodes, ${job.edges_received} edges, ${job.unmatched_edges} unmatched`
+      try {
+        await fn()
+      } catch (e) {
+        if (e instanceof ApiCallError || !isNetworkError(e)) throw e
+        down = `the worker stopped answering during ${name}`
+        target.available = false
+        target.error = `${down} (${(e as Error).message}); runtime stderr: ${w.stderrTail().trim().slice(-600) || '(nothing)'}`
+        log(target.error)
       }
-      log(`ingest: ${r.ingest.available ? `${Math.round(r.ingest.elementsPerSecond!)} elements/s` : r.ingest.error}`)
     }
-    const graphLoaded = r.ingest.available
+
+    // ---- 2. ingest: floors, then the API ----------------------------------------------------------------
+    await phase('ingest', r.ingest, async () => {
+      log('ingest floor: raw D1 inserts')
+      r.ingest.floorD1 = await d1InsertFloor(w.url, g)
+      log('ingest floor: native sqlite3')
+      r.ingest.floorSqlite = await sqliteInsertFloor(g, dir)
+      const start = await api.timed<{ data: IngestJob }>('POST', '/api/v2/file-upload/start')
+      if (routeMissing(start)) {
+        r.ingest.error = 'POST /api/v2/file-upload/start does not exist yet'
+        log('ingest: not available')
+      } else if (start.status !== 201 && start.status !== 200) {
+        r.ingest.error = `POST /api/v2/file-upload/start answered ${start.status}: ${start.text.slice(0, 200)}`
+      } else {
+        const jobId = start.body!.data.id
+        log(`ingest: job ${jobId}, files of ≤ ${INGEST_ELEMENTS_PER_FILE} elements`)
+        const payloads = [...openGraphPayloads(g, INGEST_ELEMENTS_PER_FILE)].map((p) => p.text)
+        t0 = performance.now()
+        let files = 0
+        let failure: string | undefined
+        for (const text of payloads) {
+          const up = await api.timed('POST', `/api/v2/file-upload/${jobId}`, text, 'application/json')
+          files++
+          if (up.status !== 202 && up.status !== 200) {
+            failure = `upload ${files} answered ${up.status}: ${up.text.slice(0, 300)}`
+            break
+          }
+        }
+        const end = failure ? null : await api.timed<{ data: IngestJob }>('POST', `/api/v2/file-upload/${jobId}/end`)
+        const seconds = (performance.now() - t0) / 1000
+        if (failure || !end || end.status !== 200) {
+          r.ingest.error = failure ?? `end answered ${end?.status}: ${end?.text.slice(0, 300)}`
+        } else {
+          const job = end.body!.data
+          Object.assign(r.ingest, {
+            available: true,
+            seconds,
+            elementsPerSecond: (g.nodes.length + g.edgeCount) / seconds,
+            files,
+            nodesReceived: job.nodes_received,
+            edgesReceived: job.edges_received,
+            unmatched: job.unmatched_edges,
+          })
+          if (r.ingest.floorD1.elementsPerSecond) r.ingest.ratioToD1 = r.ingest.elementsPerSecond! / r.ingest.floorD1.elementsPerSecond
+          if (r.ingest.floorSqlite.elementsPerSecond) r.ingest.ratioToSqlite = r.ingest.elementsPerSecond! / r.ingest.floorSqlite.elementsPerSecond
+          if (job.nodes_received !== g.nodes.length || job.edges_received !== g.edgeCount || job.unmatched_edges !== 0)
+            r.ingest.error = `job counts differ from the graph: ${job.nodes_received} nodes, ${job.edges_received} edges, ${job.unmatched_edges} unmatched`
+        }
+        log(`ingest: ${r.ingest.available ? `${Math.round(r.ingest.elementsPerSecond!)} elements/s` : r.ingest.error}`)
+      }
+    })
+    const graphLoaded = () => r.ingest.available && !down
 
     // ---- 3. analysis ---------------------------------------------------------------------------------------
-    if (graphLoaded) {
-      const req = await api.timed<{ data: AnalysisRun }>('POST', '/api/v2/analysis')
-      if (routeMissing(req)) {
-        r.analysis.error = 'POST /api/v2/analysis does not exist yet'
-      } else if (req.status !== 202 && req.status !== 200) {
-        r.analysis.error = `POST /api/v2/analysis answered ${req.status}: ${req.text.slice(0, 200)}`
-      } else {
-        const runId = req.body!.data.id
-        const t = performance.now()
-        const limitMs = o.smoke ? 60_000 : 15 * 60_000
-        const m = await sampleMemory(insp, w.pids, async () => {
-          for (;;) {
-            const s = await api.timed<{ data: AnalysisRun }>('GET', `/api/v2/analysis/${runId}`)
-            if (s.status !== 200) return { error: `GET /api/v2/analysis/${runId} answered ${s.status}: ${s.text.slice(0, 200)}` }
-            const run = s.body!.data
-            if (run.status === 'complete' || run.status === 'failed') return { run }
-            if (performance.now() - t > limitMs) return { error: `analysis run ${runId} still ${run.status} after ${limitMs / 1000}s` }
-            await new Promise((res) => setTimeout(res, 100))
-          }
-        })
-        const wallSeconds = (performance.now() - t) / 1000
-        if ('error' in m.value && m.value.error) r.analysis.error = m.value.error
-        else {
-          const run = (m.value as { run: AnalysisRun }).run
-          Object.assign(r.analysis, { available: run.status === 'complete', wallSeconds, serverMs: run.duration_ms, findings: run.finding_count })
-          if (run.status === 'failed') r.analysis.error = `analysis failed: ${run.error}`
-        }
-        const p = m.m
-        if (p.peakUsed !== undefined && p.baselineUsed !== undefined)
-          Object.assign(r.analysis, { baselineMiB: MiB(p.baselineUsed), peakMiB: MiB(p.peakUsed), peakDeltaMiB: MiB(p.peakUsed - p.baselineUsed), peakCommittedMiB: MiB(p.peakCommitted!) })
-        else r.analysis.memory = 'isolate heap not measured (no inspector: run Node with --experimental-websocket)'
-        if (p.peakRss !== undefined && p.baselineRss !== undefined)
-          Object.assign(r.analysis, { rssBaselineMiB: MiB(p.baselineRss), rssPeakMiB: MiB(p.peakRss), rssDeltaMiB: MiB(p.peakRss - p.baselineRss) })
-        log(`analysis: ${r.analysis.available ? `${wallSeconds.toFixed(1)} s, isolate peak ${r.analysis.peakMiB ?? '?'} MiB (committed ${r.analysis.peakCommittedMiB ?? '?'}), workerd RSS +${r.analysis.rssDeltaMiB ?? '?'} MiB` : r.analysis.error}`)
-        if (r.analysis.available && wantProfile(wallSeconds > 60 || (r.analysis.peakCommittedMiB ?? 0) > 128)) {
-          log('analysis: profiling a second run')
-          await profileCase('analysis', async () => {
-            const again = await api.ok<{ data: AnalysisRun }>('POST', '/api/v2/analysis')
+    await phase('analysis', r.analysis, async () => {
+      if (graphLoaded()) {
+        const req = await api.timed<{ data: AnalysisRun }>('POST', '/api/v2/analysis')
+        if (routeMissing(req)) {
+          r.analysis.error = 'POST /api/v2/analysis does not exist yet'
+        } else if (req.status !== 202 && req.status !== 200) {
+          r.analysis.error = `POST /api/v2/analysis answered ${req.status}: ${req.text.slice(0, 200)}`
+        } else {
+          const runId = req.body!.data.id
+          const t = performance.now()
+          const limitMs = o.smoke ? 60_000 : 15 * 60_000
+          const m = await sampleMemory(insp, w.pids, async () => {
             for (;;) {
-              const s = await api.ok<{ data: AnalysisRun }>('GET', `/api/v2/analysis/${again.body!.data.id}`)
-              if (s.body!.data.status === 'complete' || s.body!.data.status === 'failed') break
-              await new Promise((res) => setTimeout(res, 200))
+              const s = await api.timed<{ data: AnalysisRun }>('GET', `/api/v2/analysis/${runId}`)
+              if (s.status !== 200) return { error: `GET /api/v2/analysis/${runId} answered ${s.status}: ${s.text.slice(0, 200)}` }
+              const run = s.body!.data
+              if (run.status === 'complete' || run.status === 'failed') return { run }
+              if (performance.now() - t > limitMs) return { error: `analysis run ${runId} still ${run.status} after ${limitMs / 1000}s` }
+              await new Promise((res) => setTimeout(res, 100))
             }
           })
+          const wallSeconds = (performance.now() - t) / 1000
+          if ('error' in m.value && m.value.error) r.analysis.error = m.value.error
+          else {
+            const run = (m.value as { run: AnalysisRun }).run
+            Object.assign(r.analysis, { available: run.status === 'complete', wallSeconds, serverMs: run.duration_ms, findings: run.finding_count })
+            if (run.status === 'failed') r.analysis.error = `analysis failed: ${run.error}`
+          }
+          const p = m.m
+          if (p.peakUsed !== undefined && p.baselineUsed !== undefined)
+            Object.assign(r.analysis, { baselineMiB: MiB(p.baselineUsed), peakMiB: MiB(p.peakUsed), peakDeltaMiB: MiB(p.peakUsed - p.baselineUsed), peakCommittedMiB: MiB(p.peakCommitted!) })
+          else r.analysis.memory = 'isolate heap not measured (no inspector: run Node with --experimental-websocket)'
+          if (p.peakRss !== undefined && p.baselineRss !== undefined)
+            Object.assign(r.analysis, { rssBaselineMiB: MiB(p.baselineRss), rssPeakMiB: MiB(p.peakRss), rssDeltaMiB: MiB(p.peakRss - p.baselineRss) })
+          log(`analysis: ${r.analysis.available ? `${wallSeconds.toFixed(1)} s, isolate peak ${r.analysis.peakMiB ?? '?'} MiB (committed ${r.analysis.peakCommittedMiB ?? '?'}), workerd RSS +${r.analysis.rssDeltaMiB ?? '?'} MiB` : r.analysis.error}`)
+          if (r.analysis.available && wantProfile(wallSeconds > 60 || (r.analysis.peakCommittedMiB ?? 0) > 128)) {
+            log('analysis: profiling a second run')
+            await profileCase('analysis', async () => {
+              const again = await api.ok<{ data: AnalysisRun }>('POST', '/api/v2/analysis')
+              for (;;) {
+                const s = await api.ok<{ data: AnalysisRun }>('GET', `/api/v2/analysis/${again.body!.data.id}`)
+                if (s.body!.data.status === 'complete' || s.body!.data.status === 'failed') break
+                await new Promise((res) => setTimeout(res, 200))
+              }
+            })
+          }
         }
-      }
-    } else r.analysis.error = 'skipped: no graph was ingested'
+      } else r.analysis.error = 'skipped: no graph was ingested'
+
+    })
 
     // ---- 4. shortest path -----------------------------------------------------------------------------------
-    const { reach, unreach } = choosePairs(g, csr, o.pairs, o.unreachablePairs)
-    const floorReach = bfsFloor(csr, reach)
-    const floorUnreach = bfsFloor(csr, unreach)
-    r.shortestPath.floorReachable = summarize(floorReach.ms)
-    r.shortestPath.floorUnreachable = summarize(floorUnreach.ms)
-    const spTarget = (s: number, t: number) =>
-      `/api/v2/graphs/shortest-path?start_node=${encodeURIComponent(g.nodes[s].objectid)}&end_node=${encodeURIComponent(g.nodes[t].objectid)}`
-    const first = graphLoaded && reach.length ? await api.timed('GET', spTarget(...reach[0])) : null
-    if (!graphLoaded) r.shortestPath.error = 'skipped: no graph was ingested'
-    else if (first && routeMissing(first)) r.shortestPath.error = 'GET /api/v2/graphs/shortest-path does not exist yet'
-    else if (reach.length) {
-      const rs: Timed<ShortestPathGraph>[] = []
-      for (const p of reach) rs.push(await api.timed<ShortestPathGraph>('GET', spTarget(...p)))
-      const us: Timed[] = []
-      for (const p of unreach) us.push(await api.timed('GET', spTarget(...p)))
-      let mismatches = 0
-      let example: string | undefined
-      rs.forEach((x, i) => {
-        const hops = x.status === 200 ? pathLength(x.body, g.nodes[reach[i][0]].objectid, g.nodes[reach[i][1]].objectid) : null
-        if (hops !== floorReach.hops[i]) {
-          mismatches++
-          example ??= `${g.nodes[reach[i][0]].objectid} → ${g.nodes[reach[i][1]].objectid}: service ${x.status} with ${hops} edges, BFS ${floorReach.hops[i]} hops`
-        }
-      })
-      us.forEach((x) => {
-        if (x.status !== 404) {
-          mismatches++
-          example ??= `unreachable pair answered ${x.status}: ${x.text.slice(0, 120)}`
-        }
-      })
-      Object.assign(r.shortestPath, {
-        available: true,
-        reachable: summarize(rs.map((x) => x.ms)),
-        unreachable: summarize(us.map((x) => x.ms)),
-        statuses: countStatuses([...rs, ...us]),
-        hopMismatches: mismatches,
-        mismatchExample: example,
-      })
-      r.shortestPath.ratioP50 = r.shortestPath.reachable!.p50 / Math.max(1e-3, r.shortestPath.floorReachable!.p50)
-      log(`shortest path: p50 ${r.shortestPath.reachable!.p50.toFixed(1)} ms (floor ${r.shortestPath.floorReachable!.p50.toFixed(3)} ms), ${mismatches} mismatches`)
-      if (wantProfile(r.shortestPath.reachable!.p50 > 150))
-        await profileCase('shortest-path', async () => {
-          for (const p of reach.slice(0, 20)) await api.timed('GET', spTarget(...p))
+    await phase('shortest path', r.shortestPath, async () => {
+      const { reach, unreach } = choosePairs(g, csr, o.pairs, o.unreachablePairs)
+      const floorReach = bfsFloor(csr, reach)
+      const floorUnreach = bfsFloor(csr, unreach)
+      r.shortestPath.floorReachable = summarize(floorReach.ms)
+      r.shortestPath.floorUnreachable = summarize(floorUnreach.ms)
+      const spTarget = (s: number, t: number) =>
+        `/api/v2/graphs/shortest-path?start_node=${encodeURIComponent(g.nodes[s].objectid)}&end_node=${encodeURIComponent(g.nodes[t].objectid)}`
+      const first = graphLoaded() && reach.length ? await api.timed('GET', spTarget(...reach[0])) : null
+      if (!graphLoaded()) r.shortestPath.error = 'skipped: no graph was ingested'
+      else if (first && routeMissing(first)) r.shortestPath.error = 'GET /api/v2/graphs/shortest-path does not exist yet'
+      else if (reach.length) {
+        const rs: Timed<ShortestPathGraph>[] = []
+        for (const p of reach) rs.push(await api.timed<ShortestPathGraph>('GET', spTarget(...p)))
+        const us: Timed[] = []
+        for (const p of unreach) us.push(await api.timed('GET', spTarget(...p)))
+        let mismatches = 0
+        let example: string | undefined
+        rs.forEach((x, i) => {
+          const hops = x.status === 200 ? pathLength(x.body, g.nodes[reach[i][0]].objectid, g.nodes[reach[i][1]].objectid) : null
+          if (hops !== floorReach.hops[i]) {
+            mismatches++
+            example ??= `${g.nodes[reach[i][0]].objectid} → ${g.nodes[reach[i][1]].objectid}: service ${x.status} with ${hops} edges, BFS ${floorReach.hops[i]} hops`
+          }
         })
-    }
+        us.forEach((x) => {
+          if (x.status !== 404) {
+            mismatches++
+            example ??= `unreachable pair answered ${x.status}: ${x.text.slice(0, 120)}`
+          }
+        })
+        Object.assign(r.shortestPath, {
+          available: true,
+          reachable: summarize(rs.map((x) => x.ms)),
+          unreachable: summarize(us.map((x) => x.ms)),
+          statuses: countStatuses([...rs, ...us]),
+          hopMismatches: mismatches,
+          mismatchExample: example,
+        })
+        r.shortestPath.ratioP50 = r.shortestPath.reachable!.p50 / Math.max(1e-3, r.shortestPath.floorReachable!.p50)
+        log(`shortest path: p50 ${r.shortestPath.reachable!.p50.toFixed(1)} ms (floor ${r.shortestPath.floorReachable!.p50.toFixed(3)} ms), ${mismatches} mismatches`)
+        if (wantProfile(r.shortestPath.reachable!.p50 > 150))
+          await profileCase('shortest-path', async () => {
+            for (const p of reach.slice(0, 20)) await api.timed('GET', spTarget(...p))
+          })
+      }
+
+    })
 
     // ---- 5. search, details, available-domains ------------------------------------------------------------------
     const rnd = prng(edgesTarget + 99)
-    const terms: string[] = []
-    for (let i = 0; i < o.queries; i++) {
-      const n = g.nodes[Math.floor(rnd() * g.nodes.length)]
-      const name = String(n.properties.name)
-      // a third exact object ids, a third exact names, a third name prefixes (the "contains" search)
-      terms.push(i % 3 === 0 ? n.objectid : i % 3 === 1 ? name : name.slice(0, Math.max(4, name.indexOf('@') - 2)))
-    }
-    const searchTarget = (q: string) => `/api/v2/search?q=${encodeURIComponent(q)}`
-    const s0 = graphLoaded ? await api.timed('GET', searchTarget(terms[0])) : null
-    if (!graphLoaded) r.search.error = 'skipped: no graph was ingested'
-    else if (s0 && routeMissing(s0)) r.search.error = 'GET /api/v2/search does not exist yet'
-    else {
-      const ss: Timed[] = []
-      for (const q of terms) ss.push(await api.timed('GET', searchTarget(q)))
-      Object.assign(r.search, { available: true, latency: summarize(ss.map((x) => x.ms)), statuses: countStatuses(ss) })
-      if (ss.some((x) => x.status !== 200)) r.search.error = `non-200 answers: ${JSON.stringify(countStatuses(ss))}`
-      log(`search: p50 ${r.search.latency!.p50.toFixed(1)} ms`)
-      if (wantProfile(r.search.latency!.p50 > 20))
-        await profileCase('search', async () => {
-          for (const q of terms.slice(0, 20)) await api.timed('GET', searchTarget(q))
-        })
-    }
+    await phase('search', r.search, async () => {
+      const terms: string[] = []
+      for (let i = 0; i < o.queries; i++) {
+        const n = g.nodes[Math.floor(rnd() * g.nodes.length)]
+        const name = String(n.properties.name)
+        // a third exact object ids, a third exact names, a third name prefixes (the "contains" search)
+        terms.push(i % 3 === 0 ? n.objectid : i % 3 === 1 ? name : name.slice(0, Math.max(4, name.indexOf('@') - 2)))
+      }
+      const searchTarget = (q: string) => `/api/v2/search?q=${encodeURIComponent(q)}`
+      const s0 = graphLoaded() ? await api.timed('GET', searchTarget(terms[0])) : null
+      if (!graphLoaded()) r.search.error = 'skipped: no graph was ingested'
+      else if (s0 && routeMissing(s0)) r.search.error = 'GET /api/v2/search does not exist yet'
+      else {
+        const ss: Timed[] = []
+        for (const q of terms) ss.push(await api.timed('GET', searchTarget(q)))
+        Object.assign(r.search, { available: true, latency: summarize(ss.map((x) => x.ms)), statuses: countStatuses(ss) })
+        if (ss.some((x) => x.status !== 200)) r.search.error = `non-200 answers: ${JSON.stringify(countStatuses(ss))}`
+        log(`search: p50 ${r.search.latency!.p50.toFixed(1)} ms`)
+        if (wantProfile(r.search.latency!.p50 > 20))
+          await profileCase('search', async () => {
+            for (const q of terms.slice(0, 20)) await api.timed('GET', searchTarget(q))
+          })
+      }
 
-    const ad = await api.timed<{ data: { id: string; name: string }[] }>('GET', '/api/v2/available-domains')
-    if (routeMissing(ad)) r.availableDomains.error = 'GET /api/v2/available-domains does not exist yet'
-    else {
-      const as: Timed[] = []
-      for (let i = 0; i < o.queries; i++) as.push(await api.timed('GET', '/api/v2/available-domains'))
-      Object.assign(r.availableDomains, {
-        available: true,
-        latency: summarize(as.map((x) => x.ms)),
-        environments: Array.isArray(ad.body?.data) ? ad.body!.data.length : undefined,
-      })
-      if (ad.status !== 200) r.availableDomains.error = `answered ${ad.status}: ${ad.text.slice(0, 200)}`
-      log(`available-domains: p50 ${r.availableDomains.latency!.p50.toFixed(1)} ms`)
-    }
+    })
+    await phase('available-domains', r.availableDomains, async () => {
+      const ad = await api.timed<{ data: { id: string; name: string }[] }>('GET', '/api/v2/available-domains')
+      if (routeMissing(ad)) r.availableDomains.error = 'GET /api/v2/available-domains does not exist yet'
+      else {
+        const as: Timed[] = []
+        for (let i = 0; i < o.queries; i++) as.push(await api.timed('GET', '/api/v2/available-domains'))
+        Object.assign(r.availableDomains, {
+          available: true,
+          latency: summarize(as.map((x) => x.ms)),
+          environments: Array.isArray(ad.body?.data) ? ad.body!.data.length : undefined,
+        })
+        if (ad.status !== 200) r.availableDomains.error = `answered ${ad.status}: ${ad.text.slice(0, 200)}`
+        log(`available-domains: p50 ${r.availableDomains.latency!.p50.toFixed(1)} ms`)
+      }
+
+    })
 
     // details: the environment + finding type with the most findings (Kerberoasting on the big domain)
-    if (!r.analysis.available) r.details.error = `skipped: ${r.analysis.error ?? 'no analysis'}`
-    else {
-      let best: { env: string; finding: string; count: number } | null = null
-      let missing = false
-      for (const env of [...g.domains.map((d) => d.sid), g.tenant.id]) {
-        const types = await api.timed<{ data: string[] }>('GET', `/api/v2/domains/${encodeURIComponent(env)}/available-types`)
-        if (routeMissing(types)) {
-          missing = true
-          break
-        }
-        for (const f of types.body?.data ?? []) {
-          const p = await api.timed<DetailsPage>('GET', `/api/v2/domains/${encodeURIComponent(env)}/details?finding=${encodeURIComponent(f)}&skip=0&limit=1`)
-          if (routeMissing(p)) {
+    await phase('details', r.details, async () => {
+      if (!r.analysis.available) r.details.error = `skipped: ${r.analysis.error ?? 'no analysis'}`
+      else {
+        let best: { env: string; finding: string; count: number } | null = null
+        let missing = false
+        for (const env of [...g.domains.map((d) => d.sid), g.tenant.id]) {
+          const types = await api.timed<{ data: string[] }>('GET', `/api/v2/domains/${encodeURIComponent(env)}/available-types`)
+          if (routeMissing(types)) {
             missing = true
             break
           }
-          const count = p.body?.count ?? 0
-          if (!best || count > best.count) best = { env, finding: f, count }
+          for (const f of types.body?.data ?? []) {
+            const p = await api.timed<DetailsPage>('GET', `/api/v2/domains/${encodeURIComponent(env)}/details?finding=${encodeURIComponent(f)}&skip=0&limit=1`)
+            if (routeMissing(p)) {
+              missing = true
+              break
+            }
+            const count = p.body?.count ?? 0
+            if (!best || count > best.count) best = { env, finding: f, count }
+          }
         }
-      }
-      if (missing) r.details.error = 'GET /api/v2/domains/{id}/details (or available-types) does not exist yet'
-      else if (!best || best.count === 0) r.details.error = 'the analysis produced no findings to page through'
-      else {
-        const deepSkip = Math.max(0, best.count - DETAILS_LIMIT)
-        const target = (skip: number) =>
-          `/api/v2/domains/${encodeURIComponent(best!.env)}/details?finding=${encodeURIComponent(best!.finding)}&skip=${skip}&limit=${DETAILS_LIMIT}`
-        const a: Timed[] = []
-        const b: Timed[] = []
-        for (let i = 0; i < o.queries; i++) {
-          a.push(await api.timed('GET', target(0)))
-          b.push(await api.timed('GET', target(deepSkip)))
-        }
-        Object.assign(r.details, {
-          available: true,
-          environment: best.env,
-          finding: best.finding,
-          count: best.count,
-          limit: DETAILS_LIMIT,
-          deepSkip,
-          skip0: summarize(a.map((x) => x.ms)),
-          deep: summarize(b.map((x) => x.ms)),
-        })
-        if ([...a, ...b].some((x) => x.status !== 200)) r.details.error = `non-200 answers: ${JSON.stringify(countStatuses([...a, ...b]))}`
-        log(`details (${best.finding}, ${best.count} rows): skip=0 p50 ${r.details.skip0!.p50.toFixed(1)} ms, skip=${deepSkip} p50 ${r.details.deep!.p50.toFixed(1)} ms`)
-        if (wantProfile(Math.max(r.details.skip0!.p50, r.details.deep!.p50) > 20))
-          await profileCase('details', async () => {
-            for (let i = 0; i < 10; i++) await api.timed('GET', target(deepSkip))
+        if (missing) r.details.error = 'GET /api/v2/domains/{id}/details (or available-types) does not exist yet'
+        else if (!best || best.count === 0) r.details.error = 'the analysis produced no findings to page through'
+        else {
+          const deepSkip = Math.max(0, best.count - DETAILS_LIMIT)
+          const target = (skip: number) =>
+            `/api/v2/domains/${encodeURIComponent(best!.env)}/details?finding=${encodeURIComponent(best!.finding)}&skip=${skip}&limit=${DETAILS_LIMIT}`
+          const a: Timed[] = []
+          const b: Timed[] = []
+          for (let i = 0; i < o.queries; i++) {
+            a.push(await api.timed('GET', target(0)))
+            b.push(await api.timed('GET', target(deepSkip)))
+          }
+          Object.assign(r.details, {
+            available: true,
+            environment: best.env,
+            finding: best.finding,
+            count: best.count,
+            limit: DETAILS_LIMIT,
+            deepSkip,
+            skip0: summarize(a.map((x) => x.ms)),
+            deep: summarize(b.map((x) => x.ms)),
           })
+          if ([...a, ...b].some((x) => x.status !== 200)) r.details.error = `non-200 answers: ${JSON.stringify(countStatuses([...a, ...b]))}`
+          log(`details (${best.finding}, ${best.count} rows): skip=0 p50 ${r.details.skip0!.p50.toFixed(1)} ms, skip=${deepSkip} p50 ${r.details.deep!.p50.toFixed(1)} ms`)
+          if (wantProfile(Math.max(r.details.skip0!.p50, r.details.deep!.p50) > 20))
+            await profileCase('details', async () => {
+              for (let i = 0; i < 10; i++) await api.timed('GET', target(deepSkip))
+            })
+        }
       }
-    }
+
+    })
 
     // ---- ingest profile (after everything else, on its own fresh worker: the measured run stays clean) -----
-    if (r.ingest.available && insp && wantProfile(r.ingest.elementsPerSecond! < 20_000)) {
-      log('ingest: profiling the nodes plus 100 k edges into a fresh database')
-      const port = await freePort()
-      const pw = await startMiniflare({ bundle: o.bundle, persistDir: path.join(dir, 'profile-state'), migrate: true, inspectorPort: port })
-      try {
-        const pjwt = await login(pw.url, o.username, o.password, benchIp(8, 172))
-        const papi = new BenchApi(pw.url, await createTokens(pw.url, pjwt, 2, `graph-${label}-profile`))
-        const job = await papi.ok<{ data: IngestJob }>('POST', '/api/v2/file-upload/start')
-        const files = [...openGraphPayloads(g, INGEST_ELEMENTS_PER_FILE)]
-        const chosen = [...files.filter((f) => f.nodes > 0), ...files.filter((f) => f.edges > 0).slice(0, 5)]
-        r.profiles.ingest = await captureProfiles(
-          port,
-          `${label}-ingest`,
-          async () => {
-            for (const f of chosen) await papi.ok('POST', `/api/v2/file-upload/${job.body!.data.id}`, f.text, 'application/json')
-          },
-          o.resultsDir,
-          sourceMap,
-        )
-      } finally {
-        await pw.dispose()
+    await phase('the ingest profile', { available: true }, async () => {
+      if (r.ingest.available && insp && wantProfile(r.ingest.elementsPerSecond! < 20_000)) {
+        log('ingest: profiling the nodes plus 100 k edges into a fresh database')
+        const port = await freePort()
+        const pw = await startMiniflare({ bundle: o.bundle, persistDir: path.join(dir, 'profile-state'), migrate: true, inspectorPort: port })
+        try {
+          const pjwt = await login(pw.url, o.username, o.password, benchIp(8, 172))
+          const papi = new BenchApi(pw.url, await createTokens(pw.url, pjwt, 2, `graph-${label}-profile`))
+          const job = await papi.ok<{ data: IngestJob }>('POST', '/api/v2/file-upload/start')
+          const files = [...openGraphPayloads(g, INGEST_ELEMENTS_PER_FILE)]
+          const chosen = [...files.filter((f) => f.nodes > 0), ...files.filter((f) => f.edges > 0).slice(0, 5)]
+          r.profiles.ingest = await captureProfiles(
+            port,
+            `${label}-ingest`,
+            async () => {
+              for (const f of chosen) await papi.ok('POST', `/api/v2/file-upload/${job.body!.data.id}`, f.text, 'application/json')
+            },
+            o.resultsDir,
+            sourceMap,
+          )
+        } finally {
+          await pw.dispose()
+        }
       }
-    }
+    })
   } catch (e) {
     if (e instanceof ApiCallError) throw new Error(`harness failure: ${e.message}`)
     throw e
