@@ -86,6 +86,7 @@ export interface AnalysisRunJson {
   reasons: string[]
   requested_at: string
   started_at: string | null
+  attempt_started_at: string | null
   completed_at: string | null
   attempts: number
   error: string | null

@@ -99,6 +99,7 @@ export const RunSchema = z
     reasons: z.array(z.string()),
     requested_at: z.string(),
     started_at: z.string().nullable(),
+    attempt_started_at: z.string().nullable(),
     completed_at: z.string().nullable(),
     attempts: z.number().int(),
     error: z.string().nullable(),
