@@ -3,9 +3,10 @@
  * Ask for an analysis run (after an ingest job ends, or on demand). Must return quickly: the run itself
  * happens off the request path.
  *
- * It costs one Durable Object round-trip (which writes one D1 row, or appends the reason to the run that is
- * already pending). It never throws: an ingest job must not fail because analysis could not be requested.
- * A failed request is retried once and then logged; the next job (or POST /api/v2/analysis) requests again.
+ * It costs one D1 batch (joining the pending run or creating it) plus, when no run attempt is live, one
+ * wake-up call to the Analyzer object; it never waits for a run in progress. It never throws: an ingest job
+ * must not fail because analysis could not be requested. A failed request is retried once and then logged;
+ * the next job (or POST /api/v2/analysis) requests again.
  */
 import { requestRun } from './analyzer.client'
 
