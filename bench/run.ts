@@ -2,7 +2,7 @@
 /**
  * EdgeHound benchmarks. `npm run bench` (full) or `npm run bench:smoke` (tiny sizes, short runs; CI).
  *
- *   tsx bench/run.ts [--smoke] [--sizes 10k,100k,1m] [--duration S] [--connections N]
+ *   tsx bench/run.ts [--smoke] [--sizes 10k,100k,1m] [--duration S] [--rounds N] [--connections N]
  *                    [--http-only | --graph-only] [--no-wrangler-dev] [--profile] [--out DIR]
  *
  * Writes bench/results/<timestamp>.json, bench/results/latest.json and bench/results/latest.md, and
@@ -25,6 +25,8 @@ export interface BenchConfig {
   mode: 'full' | 'smoke'
   durationSeconds: number
   warmupSeconds: number
+  /** HTTP cases are measured once per round, interleaved */
+  rounds: number
   connections: number
   probeCount: number
   poolSize: number
@@ -67,6 +69,7 @@ function config(): { cfg: BenchConfig; out: string } {
       smoke: { type: 'boolean', default: false },
       sizes: { type: 'string' },
       duration: { type: 'string' },
+      rounds: { type: 'string' },
       connections: { type: 'string' },
       'http-only': { type: 'boolean', default: false },
       'graph-only': { type: 'boolean', default: false },
@@ -78,10 +81,11 @@ function config(): { cfg: BenchConfig; out: string } {
   const smoke = values.smoke === true
   const cfg: BenchConfig = {
     mode: smoke ? 'smoke' : 'full',
-    durationSeconds: Number(values.duration ?? (smoke ? 1 : 10)),
-    warmupSeconds: smoke ? 0.3 : 2,
+    durationSeconds: Number(values.duration ?? (smoke ? 1 : 5)),
+    warmupSeconds: smoke ? 0.3 : 1,
+    rounds: Number(values.rounds ?? (smoke ? 1 : 3)),
     connections: Number(values.connections ?? (smoke ? 8 : 16)),
-    probeCount: smoke ? 30 : 1000,
+    probeCount: smoke ? 30 : 400,
     poolSize: smoke ? 6 : 64,
     sizes: (values.sizes ?? (smoke ? '2k' : '10k,100k,1m')).split(',').map(parseSize),
     wranglerDev: values['no-wrangler-dev'] !== true && values['graph-only'] !== true,
@@ -111,7 +115,7 @@ async function main(): Promise<number> {
       log('http: starting workerd through Miniflare (no proxy)')
       const w = await startMiniflare({ bundle, persistDir: path.join(tmp, 'http-state'), migrate: true })
       try {
-        results.http = await runHttpCases({ url: w.url, username, password, ...cfg, log, serverPids: w.pids, closingBaseline: cfg.mode === 'full' })
+        results.http = await runHttpCases({ url: w.url, username, password, ...cfg, log, serverPids: w.pids })
         log(`http: the worker wrote ${w.logLines()} log lines`)
       } finally {
         await w.dispose()
@@ -146,7 +150,6 @@ async function main(): Promise<number> {
           results.wranglerDev = await runHttpCases({
             url: d.url, username, password, ...cfg, log: (m) => log(`wrangler dev: ${m}`), serverPids: d.pids,
             only: cfg.mode === 'smoke' ? ['version-signed'] : ['pipeline', 'version-signed', 'domains-signed'],
-            closingBaseline: false,
           })
         } finally {
           await d.dispose()

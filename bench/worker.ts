@@ -13,6 +13,7 @@
  *                           we know (one batch of `INSERT … SELECT … FROM json_each(?)` statements, each
  *                           under D1's 100 KB statement limit) into a separate database `FLOOR_DB`.
  *   POST /__bench/floor-reset  empties FLOOR_DB's graph tables.
+ *   GET  /__bench/d1-stats  statements sent to D1 so far (see the census below).
  *   POST /__bench/migrate?db=DB|FLOOR_DB  runs a JSON array of SQL statements (the migrations, split by
  *                           wrangler's splitter in the harness) on that database. Miniflare's Node-side
  *                           D1 proxy cannot be used under tsx (its synchronous fetcher trips over the
@@ -20,12 +21,88 @@
  *
  * SQL here is deliberate: this file is the storage floor the ingest is measured against, not product code.
  */
-import worker from '../src/index'
+import worker, { Analyzer as BaseAnalyzer, RateLimiter as BaseRateLimiter } from '../src/index'
 import { createApp } from '../src/app'
 
-export { RateLimiter, Analyzer } from '../src/index'
-
 type BenchEnv = Env & { FLOOR_DB?: D1Database }
+
+/**
+ * D1 census: how many statements the service sends to D1, per request, whichever code sends them (the
+ * fetch handler or a Durable Object: they share this isolate and so these counters). `DB` is wrapped in a
+ * counting proxy before the real code sees it; the Durable Object classes are the real ones, subclassed only
+ * to hand them the same wrapped binding. GET /__bench/d1-stats reads the counters.
+ */
+const d1 = { statements: 0, batches: 0 }
+const wrapped = new WeakMap<object, D1Database>()
+function countingDb(db: D1Database): D1Database {
+  const hit = wrapped.get(db)
+  if (hit) return hit
+  const proxy = new Proxy(db, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver)
+      if (typeof v !== 'function') return v
+      if (prop === 'prepare')
+        return (sql: string) => {
+          const stmt = target.prepare(sql)
+          return countingStatement(stmt)
+        }
+      if (prop === 'batch')
+        return (stmts: D1PreparedStatement[]) => {
+          d1.batches++
+          return target.batch(stmts.map((x) => (x as unknown as { [RAW]?: D1PreparedStatement })[RAW] ?? x))
+        }
+      if (prop === 'exec')
+        return (sql: string) => {
+          d1.statements++
+          return target.exec(sql)
+        }
+      return v.bind(target)
+    },
+  })
+  wrapped.set(db, proxy)
+  return proxy
+}
+const RAW = Symbol('raw statement')
+function countingStatement(stmt: D1PreparedStatement): D1PreparedStatement {
+  return new Proxy(stmt, {
+    get(target, prop) {
+      if (prop === RAW) {
+        d1.statements++ // executed as part of a batch
+        return target
+      }
+      const v = Reflect.get(target, prop, target)
+      if (typeof v !== 'function') return v
+      if (prop === 'bind') return (...args: unknown[]) => countingStatement(target.bind(...args))
+      if (prop === 'run' || prop === 'all' || prop === 'first' || prop === 'raw')
+        return (...args: unknown[]) => {
+          d1.statements++
+          return (v as (...a: unknown[]) => unknown).apply(target, args)
+        }
+      return v.bind(target)
+    },
+  })
+}
+// One wrapped env per real env, so that everything keyed on the env object (the config cache) still hits.
+const envs = new WeakMap<object, object>()
+function benchEnv<E extends { DB: D1Database }>(env: E): E {
+  let e = envs.get(env) as E | undefined
+  if (!e) {
+    e = { ...env, DB: countingDb(env.DB) }
+    envs.set(env, e)
+  }
+  return e
+}
+
+export class RateLimiter extends BaseRateLimiter {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, benchEnv(env))
+  }
+}
+export class Analyzer extends BaseAnalyzer {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, benchEnv(env))
+  }
+}
 
 const pipeline = createApp([])
 pipeline.get('/__bench/pipeline', (c) => c.json({ data: { status: 'ok' } }))
@@ -82,6 +159,7 @@ export default {
     if (url.endsWith('/__bench/bare')) return new Response(BARE, { headers: { 'content-type': 'application/json' } })
     if (url.includes('/__bench/')) {
       const path = new URL(url).pathname
+      if (path === '/__bench/d1-stats') return Response.json(d1)
       if (path === '/__bench/pipeline') return pipeline.fetch(req, env, ctx)
       if (path === '/__bench/floor-insert' && req.method === 'POST') return floorInsert(req, env)
       if (path === '/__bench/migrate' && req.method === 'POST') {
@@ -98,6 +176,6 @@ export default {
         return Response.json({ ok: true })
       }
     }
-    return worker.fetch(req, env, ctx)
+    return worker.fetch(req, benchEnv(env), ctx)
   },
 } satisfies ExportedHandler<BenchEnv>

@@ -114,3 +114,14 @@ export interface DetailsPage {
 export interface ShortestPathGraph {
   data: { nodes: Record<string, unknown>; edges: { source: string; target: string; kind?: string; label?: string }[] }
 }
+
+/** Statements the bench worker has sent to D1 so far (bench/worker.ts census); NaN when unavailable. */
+export async function d1Statements(baseUrl: string): Promise<number> {
+  try {
+    const r = await fetch(`${baseUrl}/__bench/d1-stats`)
+    if (!r.ok) return NaN
+    return ((await r.json()) as { statements: number }).statements
+  } catch {
+    return NaN
+  }
+}

@@ -15,7 +15,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import path from 'node:path'
-import { ApiCallError, BenchApi, routeMissing, type AnalysisRun, type DetailsPage, type IngestJob, type ShortestPathGraph, type Timed } from './api'
+import { ApiCallError, BenchApi, d1Statements, routeMissing, type AnalysisRun, type DetailsPage, type IngestJob, type ShortestPathGraph, type Timed } from './api'
 import { benchIp, createTokens, login } from './credentials'
 import { bfsFloor, d1InsertFloor, environmentOf, sqliteInsertFloor, type FloorResult } from './floors'
 import { buildCsr, generateGraph, graphFingerprint, openGraphPayloads, prng, type Csr, type GenGraph } from './generate'
@@ -61,6 +61,8 @@ export interface SizeResult {
     unmatched?: number
     floorD1: FloorResult
     floorSqlite: FloorResult
+    /** D1 statements the whole ingest sent */
+    d1Statements?: number
     ratioToD1?: number
     ratioToSqlite?: number
   }
@@ -79,6 +81,8 @@ export interface SizeResult {
     rssPeakMiB?: number
     rssDeltaMiB?: number
     memory?: string
+    /** D1 statements during the run (the polling reads included) */
+    d1Statements?: number
   }
   shortestPath: Availability & {
     reachable?: Summary
@@ -89,10 +93,21 @@ export interface SizeResult {
     statuses?: Record<string, number>
     hopMismatches?: number
     mismatchExample?: string
+    d1PerQuery?: number
+    d1PerUnreachable?: number
   }
-  search: Availability & { latency?: Summary; statuses?: Record<string, number> }
-  details: Availability & { environment?: string; finding?: string; count?: number; limit?: number; deepSkip?: number; skip0?: Summary; deep?: Summary }
-  availableDomains: Availability & { latency?: Summary; environments?: number }
+  search: Availability & { latency?: Summary; statuses?: Record<string, number>; d1PerQuery?: number }
+  details: Availability & {
+    environment?: string
+    finding?: string
+    count?: number
+    limit?: number
+    deepSkip?: number
+    skip0?: Summary
+    deep?: Summary
+    d1PerQuery?: number
+  }
+  availableDomains: Availability & { latency?: Summary; environments?: number; d1PerQuery?: number }
   profiles: Record<string, ProfileSummary[]>
 }
 
@@ -341,6 +356,7 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
         const jobId = start.body!.data.id
         log(`ingest: job ${jobId}, files of ≤ ${INGEST_ELEMENTS_PER_FILE} elements`)
         const payloads = [...openGraphPayloads(g, INGEST_ELEMENTS_PER_FILE)].map((p) => p.text)
+        const c0 = await d1Statements(w.url)
         t0 = performance.now()
         let files = 0
         let failure: string | undefined
@@ -354,6 +370,7 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
         }
         const end = failure ? null : await api.timed<{ data: IngestJob }>('POST', `/api/v2/file-upload/${jobId}/end`)
         const seconds = (performance.now() - t0) / 1000
+        r.ingest.d1Statements = (await d1Statements(w.url)) - c0
         if (failure || !end || end.status !== 200) {
           r.ingest.error = failure ?? `end answered ${end?.status}: ${end?.text.slice(0, 300)}`
         } else {
@@ -387,6 +404,7 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
           r.analysis.error = `POST /api/v2/analysis answered ${req.status}: ${req.text.slice(0, 200)}`
         } else {
           const runId = req.body!.data.id
+          const c0 = await d1Statements(w.url)
           const t = performance.now()
           const limitMs = o.smoke ? 60_000 : 15 * 60_000
           const m = await sampleMemory(insp, w.pids, async () => {
@@ -400,6 +418,7 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
             }
           })
           const wallSeconds = (performance.now() - t) / 1000
+r.analysis.d1Statements = (await d1Statements(w.url)) - c0
           if ('error' in m.value && m.value.error) r.analysis.error = m.value.error
           else {
             const run = (m.value as { run: AnalysisRun }).run
@@ -443,9 +462,14 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
       else if (first && routeMissing(first)) r.shortestPath.error = 'GET /api/v2/graphs/shortest-path does not exist yet'
       else if (reach.length) {
         const rs: Timed<ShortestPathGraph>[] = []
+        const c0 = await d1Statements(w.url)
         for (const p of reach) rs.push(await api.timed<ShortestPathGraph>('GET', spTarget(...p)))
+        const c1 = await d1Statements(w.url)
         const us: Timed[] = []
         for (const p of unreach) us.push(await api.timed('GET', spTarget(...p)))
+        const c2 = await d1Statements(w.url)
+        r.shortestPath.d1PerQuery = (c1 - c0) / rs.length
+        r.shortestPath.d1PerUnreachable = (c2 - c1) / Math.max(1, us.length)
         let mismatches = 0
         let example: string | undefined
         rs.forEach((x, i) => {
@@ -495,7 +519,9 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
       else if (s0 && routeMissing(s0)) r.search.error = 'GET /api/v2/search does not exist yet'
       else {
         const ss: Timed[] = []
+        const c0 = await d1Statements(w.url)
         for (const q of terms) ss.push(await api.timed('GET', searchTarget(q)))
+        r.search.d1PerQuery = ((await d1Statements(w.url)) - c0) / ss.length
         Object.assign(r.search, { available: true, latency: summarize(ss.map((x) => x.ms)), statuses: countStatuses(ss) })
         if (ss.some((x) => x.status !== 200)) r.search.error = `non-200 answers: ${JSON.stringify(countStatuses(ss))}`
         log(`search: p50 ${r.search.latency!.p50.toFixed(1)} ms`)
@@ -511,7 +537,9 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
       if (routeMissing(ad)) r.availableDomains.error = 'GET /api/v2/available-domains does not exist yet'
       else {
         const as: Timed[] = []
+        const c0 = await d1Statements(w.url)
         for (let i = 0; i < o.queries; i++) as.push(await api.timed('GET', '/api/v2/available-domains'))
+        r.availableDomains.d1PerQuery = ((await d1Statements(w.url)) - c0) / as.length
         Object.assign(r.availableDomains, {
           available: true,
           latency: summarize(as.map((x) => x.ms)),
@@ -553,10 +581,12 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
             `/api/v2/domains/${encodeURIComponent(best!.env)}/details?finding=${encodeURIComponent(best!.finding)}&skip=${skip}&limit=${DETAILS_LIMIT}`
           const a: Timed[] = []
           const b: Timed[] = []
+          const c0 = await d1Statements(w.url)
           for (let i = 0; i < o.queries; i++) {
             a.push(await api.timed('GET', target(0)))
             b.push(await api.timed('GET', target(deepSkip)))
           }
+          r.details.d1PerQuery = ((await d1Statements(w.url)) - c0) / (a.length + b.length)
           Object.assign(r.details, {
             available: true,
             environment: best.env,

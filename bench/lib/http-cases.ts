@@ -1,13 +1,15 @@
 /// <reference types="node" />
 /**
  * The HTTP-path cases, all measured in one run against one worker, each reported as a ratio to the bare
- * route measured in the same run (before and after the other cases; the ratio uses their mean).
+ * route measured in the same run. With several rounds every case (the bare route included) is measured
+ * once per round, interleaved, and the rounds are combined.
  */
 import { randomBytes } from 'node:crypto'
 import { benchIp, createSessions, createTokens, login, prepared, type TokenCred } from './credentials'
+import { d1Statements } from './api'
 import { captureProfiles, loadSourceMap, type ProfileSummary } from './inspector'
 import { startMiniflare } from './worker-host'
-import { LoadGenerator, type CpuUse, type LoadRequest, type LoadResult } from './load'
+import { LoadGenerator, type CpuUse, type LoadRequest, type MeasuredLoad } from './load'
 
 export interface HttpOptions {
   url: string
@@ -23,8 +25,8 @@ export interface HttpOptions {
   only?: string[]
   /** processes serving the requests, for CPU per request */
   serverPids?: () => number[]
-  /** measure the bare route again at the end and use the mean of both as the baseline */
-  closingBaseline: boolean
+  /** every case is measured once per round (interleaved); results are combined over the rounds */
+  rounds: number
   log: (msg: string) => void
 }
 
@@ -37,11 +39,13 @@ export interface CaseResult {
   error?: string
   note?: string
   expected: number[]
-  load?: LoadResult & { cpu?: CpuUse }
+  load?: MeasuredLoad
   /** server CPU during the measured window: % of one core, and µs per request */
   serverCpuPct?: number
   serverCpuUsPerRequest?: number
   loadCpuPct?: number
+  /** D1 statements per request (warm-up, measurement and probe together) */
+  d1PerRequest?: number
   /** share of responses with an expected status */
   expectedShare?: number
   rpsRatio?: number
@@ -203,6 +207,49 @@ function buildCases(url: string, jwt: string, o: Pick<HttpOptions, 'poolSize' | 
   return cases
 }
 
+/**
+ * Several rounds of loads, combined: request counts and CPU time add up, rates and percentiles are
+ * averaged over the rounds (each round has the same duration).
+ */
+function combine(loads: MeasuredLoad[]): MeasuredLoad {
+  if (loads.length === 1) return loads[0]
+  const mean = (f: (l: MeasuredLoad) => number) => loads.reduce((a, l) => a + f(l), 0) / loads.length
+  const sum = (f: (l: MeasuredLoad) => number) => loads.reduce((a, l) => a + f(l), 0)
+  const statuses: Record<string, number> = {}
+  const probeStatuses: Record<string, number> = {}
+  for (const l of loads) {
+    for (const [k, v] of Object.entries(l.statuses)) statuses[k] = (statuses[k] ?? 0) + v
+    for (const [k, v] of Object.entries(l.probe.statuses)) probeStatuses[k] = (probeStatuses[k] ?? 0) + v
+  }
+  const cpus = loads.map((l) => l.cpu).filter((c): c is CpuUse => !!c)
+  return {
+    rps: mean((l) => l.rps),
+    total: sum((l) => l.total),
+    warmupTotal: sum((l) => l.warmupTotal),
+    latencyMs: {
+      p50: mean((l) => l.latencyMs.p50),
+      p90: mean((l) => l.latencyMs.p90),
+      p99: mean((l) => l.latencyMs.p99),
+      mean: mean((l) => l.latencyMs.mean),
+      max: Math.max(...loads.map((l) => l.latencyMs.max)),
+    },
+    statuses,
+    errors: sum((l) => l.errors),
+    timeouts: sum((l) => l.timeouts),
+    probe: {
+      count: sum((l) => l.probe.count),
+      p50us: mean((l) => l.probe.p50us),
+      p90us: mean((l) => l.probe.p90us),
+      p99us: mean((l) => l.probe.p99us),
+      statuses: probeStatuses,
+    },
+    cpu:
+      cpus.length === loads.length
+        ? { serverSeconds: sum((l) => l.cpu!.serverSeconds), loadSeconds: sum((l) => l.cpu!.loadSeconds), wallSeconds: sum((l) => l.cpu!.wallSeconds) }
+        : undefined,
+  }
+}
+
 export async function runHttpCases(o: HttpOptions): Promise<HttpRun> {
   const url = o.url
   o.log(`http: logging in and creating credentials (${o.poolSize} per throughput case)`)
@@ -210,7 +257,7 @@ export async function runHttpCases(o: HttpOptions): Promise<HttpRun> {
   const want = (id: string) => !o.only || o.only.includes(id) || id === 'bare'
   const cases = buildCases(url, jwt, o)
   const results: CaseResult[] = []
-  const bareRuns: LoadResult[] = []
+  const runs = new Map<string, { def: CaseDef; res: CaseResult; requests: LoadRequest[]; loads: MeasuredLoad[]; d1: number }>()
   const gen = new LoadGenerator()
   const measure = (requests: LoadRequest[]) =>
     gen.run(
@@ -219,6 +266,7 @@ export async function runHttpCases(o: HttpOptions): Promise<HttpRun> {
     )
 
   try {
+    // 1. credentials and availability, once per case
     for (const c of cases) {
       if (!want(c.id)) continue
       const res: CaseResult = { id: c.id, title: c.title, available: true, expected: c.expected, note: c.note }
@@ -237,32 +285,41 @@ export async function runHttpCases(o: HttpOptions): Promise<HttpRun> {
         res.error = `unexpected status ${first.status}: ${first.body.slice(0, 200)}`
         o.log(`http: ${c.id}: ${res.error} (measured anyway)`)
       }
-      o.log(`http: ${c.id}: ${o.durationSeconds}s at ${o.connections} connections`)
-      const load = await measure(requests)
+      runs.set(c.id, { def: c, res, requests, loads: [], d1: 0 })
+    }
+    // 2. rounds: every case once per round, in the same order, so that a change in the machine's load
+    //    during the run hits every case (and the baseline) alike instead of a few cases fully
+    for (let round = 1; round <= o.rounds; round++) {
+      for (const [id, run] of runs) {
+        o.log(`http: ${id}${o.rounds > 1 ? ` (round ${round}/${o.rounds})` : ''}: ${o.durationSeconds}s at ${o.connections} connections`)
+        const d1Before = await d1Statements(url)
+        run.loads.push(await measure(run.requests))
+        run.d1 += (await d1Statements(url)) - d1Before
+      }
+    }
+    // 3. combine
+    for (const { def, res, loads, d1 } of runs.values()) {
+      const load = combine(loads)
       res.load = load
+      const sent = load.warmupTotal + load.total + load.probe.count
+      if (Number.isFinite(d1) && sent > 0) res.d1PerRequest = d1 / sent
       const total = Object.values(load.statuses).reduce((a, b) => a + b, 0)
-      const ok = Object.entries(load.statuses).filter(([s]) => c.expected.includes(Number(s))).reduce((a, [, n]) => a + n, 0)
+      const ok = Object.entries(load.statuses).filter(([s]) => def.expected.includes(Number(s))).reduce((a, [, n]) => a + n, 0)
       res.expectedShare = total ? ok / total : 0
       if (load.cpu && load.cpu.wallSeconds > 0 && Number.isFinite(load.cpu.serverSeconds)) {
         res.serverCpuPct = (load.cpu.serverSeconds / load.cpu.wallSeconds) * 100
-        res.serverCpuUsPerRequest = (load.cpu.serverSeconds * 1e6) / Math.max(1, load.rps * load.cpu.wallSeconds)
+        res.serverCpuUsPerRequest = (load.cpu.serverSeconds * 1e6) / Math.max(1, load.total)
         res.loadCpuPct = (load.cpu.loadSeconds / load.cpu.wallSeconds) * 100
       }
-      if (c.id === 'bare') bareRuns.push(load)
-    }
-    // the baseline again at the end: the machine is shared, so its load may have changed meanwhile
-    if (bareRuns.length === 1 && o.closingBaseline) {
-      o.log('http: bare (again, closing baseline)')
-      const again = await measure([{ method: 'GET', path: '/__bench/bare', headers: {} }])
-      bareRuns.push(again)
-      const b = results.find((r) => r.id === 'bare')!
-      b.note = `baseline measured first and last: ${bareRuns.map((r) => r.rps.toFixed(0)).join(' and ')} req/s; ratios use the mean`
+      if (loads.length > 1) res.note = [res.note, `rounds: ${loads.map((l) => Math.round(l.rps)).join(' / ')} req/s`].filter(Boolean).join('; ')
     }
   } finally {
     await gen.close()
   }
-  const mean = (f: (r: LoadResult) => number) => bareRuns.reduce((a, r) => a + f(r), 0) / bareRuns.length
-  const bare = { rps: mean((r) => r.rps), p50ms: mean((r) => r.latencyMs.p50), probeP50us: mean((r) => r.probe.p50us) }
+  const bareLoad = runs.get('bare')?.res.load
+  const bare = bareLoad
+    ? { rps: bareLoad.rps, p50ms: bareLoad.latencyMs.p50, probeP50us: bareLoad.probe.p50us }
+    : { rps: NaN, p50ms: NaN, probeP50us: NaN }
   for (const r of results) {
     if (!r.load) continue
     r.rpsRatio = r.load.rps / bare.rps

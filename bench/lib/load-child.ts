@@ -33,6 +33,8 @@ export interface LoadSpec {
 export interface LoadResult {
   rps: number
   total: number
+  /** requests sent during the warm-up (not measured; counted for per-request D1 statements) */
+  warmupTotal: number
   latencyMs: { p50: number; p90: number; p99: number; mean: number; max: number }
   statuses: Record<string, number>
   errors: number
@@ -98,7 +100,7 @@ async function probe(spec: LoadSpec) {
 
 /** One measurement: warm-up, measured window (between phase markers), probe. */
 async function measure(spec: LoadSpec): Promise<LoadResult> {
-  if (spec.warmupSeconds > 0) await run(spec, spec.warmupSeconds)
+  const warm = spec.warmupSeconds > 0 ? await run(spec, spec.warmupSeconds) : null
   // Phase markers: the parent samples the server's CPU time exactly around the measured window.
   process.stdout.write('@measure-start\n')
   const r = await run(spec, spec.durationSeconds)
@@ -109,6 +111,7 @@ async function measure(spec: LoadSpec): Promise<LoadResult> {
   return {
     rps: r.requests.total / seconds,
     total: r.requests.total,
+    warmupTotal: warm?.requests.total ?? 0,
     latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, mean: r.latency.mean, max: r.latency.max },
     statuses,
     errors: r.errors,

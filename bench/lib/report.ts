@@ -128,17 +128,17 @@ function statusText(s: Record<string, number> | undefined): string {
 
 function httpTable(h: HttpRun): string[] {
   const out = [
-    '| case | req/s | × bare | p50 ms | p99 ms | unloaded p50 µs | × bare | workerd CPU | CPU µs/req | statuses |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| case | req/s | × bare | p50 ms | p99 ms | unloaded p50 µs | × bare | workerd CPU | CPU µs/req | D1 stmts/req | statuses |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ]
   for (const c of h.cases) {
     if (!c.load) {
-      out.push(`| ${c.title} | not available | | | | | | | | ${(c.error ?? '').slice(0, 60)} |`)
+      out.push(`| ${c.title} | not available | | | | | | | | | ${(c.error ?? '').slice(0, 60)} |`)
       continue
     }
     const l = c.load
     out.push(
-      `| ${c.title} | ${fmt(l.rps, 0)} | ${fmt(c.rpsRatio, 2)} | ${fmt(l.latencyMs.p50, 0)} | ${fmt(l.latencyMs.p99, 0)} | ${fmt(l.probe.p50us, 0)} | ${fmt(c.p50Ratio, 2)} | ${c.serverCpuPct !== undefined ? `${fmt(c.serverCpuPct, 0)}%` : '–'} | ${fmt(c.serverCpuUsPerRequest, 0)} | ${statusText(l.statuses)}${c.error ? ` — ${c.error.slice(0, 140)}` : ''} |`,
+      `| ${c.title} | ${fmt(l.rps, 0)} | ${fmt(c.rpsRatio, 2)} | ${fmt(l.latencyMs.p50, 0)} | ${fmt(l.latencyMs.p99, 0)} | ${fmt(l.probe.p50us, 0)} | ${fmt(c.p50Ratio, 2)} | ${c.serverCpuPct !== undefined ? `${fmt(c.serverCpuPct, 0)}%` : '–'} | ${fmt(c.serverCpuUsPerRequest, 0)} | ${fmt(c.d1PerRequest, 2)} | ${statusText(l.statuses)}${c.error ? ` — ${c.error.slice(0, 140)}` : ''} |`,
     )
   }
   return out
@@ -164,10 +164,17 @@ function graphTable(sizes: SizeResult[]): string[] {
   row('… unreachable floor p50 ms', (s) => fmt(s.shortestPath.floorUnreachable?.p50, 3))
   row('shortest path ÷ BFS floor (p50)', (s) => fmt(s.shortestPath.ratioP50, 0))
   row('shortest path answers ≠ BFS', (s) => (s.shortestPath.available ? String(s.shortestPath.hopMismatches) : '–'))
+  row('shortest path D1 statements / query (reachable, unreachable)', (s) =>
+    s.shortestPath.available ? `${fmt(s.shortestPath.d1PerQuery)}, ${fmt(s.shortestPath.d1PerUnreachable)}` : '–',
+  )
   row('search p50 ms', (s) => (s.search.available ? fmt(s.search.latency!.p50) : na(s.search)))
   row('details skip=0 p50 ms', (s) => (s.details.available ? fmt(s.details.skip0!.p50) : na(s.details)))
   row('details deep skip p50 ms (skip)', (s) => (s.details.available ? `${fmt(s.details.deep!.p50)} (${s.details.deepSkip})` : '–'))
   row('available-domains p50 ms', (s) => (s.availableDomains.available ? fmt(s.availableDomains.latency!.p50) : na(s.availableDomains)))
+  row('D1 statements / request: search, details, available-domains', (s) =>
+    [s.search.d1PerQuery, s.details.d1PerQuery, s.availableDomains.d1PerQuery].map((v) => fmt(v)).join(', '),
+  )
+  row('D1 statements: whole ingest, analysis run', (s) => `${fmt(s.ingest.d1Statements, 0)}, ${fmt(s.analysis.d1Statements, 0)}`)
   return out
 }
 
@@ -193,7 +200,7 @@ export function renderMarkdown(r: BenchResults): string {
       `(shared machine: absolute figures are noisy, ratios to the baseline of the same run are the result).`,
   )
   lines.push('')
-  lines.push(`Load: autocannon in a separate process, ${c.connections} connections, ${c.durationSeconds} s per case after ${c.warmupSeconds} s warm-up; ` +
+  lines.push(`Load: autocannon in a separate process, ${c.connections} connections, ${c.durationSeconds} s per case and round after ${c.warmupSeconds} s warm-up, ${c.rounds} round(s) interleaved; ` +
     `unloaded p50 = ${c.probeCount} sequential requests on one keep-alive connection (µs resolution).`)
   if (r.harnessFailure) {
     lines.push('')
