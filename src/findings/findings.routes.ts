@@ -176,7 +176,7 @@ function requireFindingParam(finding: string | undefined): string {
 async function requireFindingType(db: D1Database, environmentId: string, finding: string): Promise<void> {
   if (findFindingDef(finding, await loadKindCatalog(db))) return
   if (await findingTypeSeen(db, environmentId, finding)) return
-  throw new ApiError(400, `unknown finding type "${finding}"`, 'query.finding')
+  throw new ApiError(400, `unknown finding type "${finding.slice(0, 100)}"`, 'query.finding')
 }
 
 // ---- routes --------------------------------------------------------------------------------------------
@@ -287,9 +287,9 @@ export const findingRoutes: RouteEntry[] = [
     async (c, { params }) => {
       const name = params.asset.endsWith('.md') ? params.asset.slice(0, -3) : params.asset
       if (!(ASSET_NAMES as readonly string[]).includes(name))
-        throw new ApiError(404, `unknown finding asset "${params.asset}"; available: ${ASSET_NAMES.join(', ')} (optionally with .md)`, 'asset')
+        throw new ApiError(404, `unknown finding asset "${params.asset.slice(0, 100)}"; available: ${ASSET_NAMES.join(', ')} (optionally with .md)`, 'asset')
       const def = findFindingDef(params.finding_type, await loadKindCatalog(c.env.DB))
-      if (!def) throw new ApiError(404, `unknown finding type "${params.finding_type}"`, 'finding_type')
+      if (!def) throw new ApiError(404, `unknown finding type "${params.finding_type.slice(0, 100)}"`, 'finding_type')
       return c.body(def[name as AssetName], 200, { 'Content-Type': 'text/markdown; charset=utf-8' })
     },
   ),

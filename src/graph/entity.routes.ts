@@ -130,7 +130,7 @@ const azureRoute = defineRoute(
   },
   async (c, { params, query }) => {
     const type = azEntityType(params.entity_type)
-    if (!type) throw new ApiError(400, `unknown azure entity type "${params.entity_type}"; expected one of ${AZ_SEGMENTS.join(', ')}`, 'path.entity_type')
+    if (!type) throw new ApiError(400, `unknown azure entity type "${params.entity_type.slice(0, 100)}"; expected one of ${AZ_SEGMENTS.join(', ')}`, 'path.entity_type')
     const db = c.env.DB
     if (query.related_entity_type !== undefined) {
       const plan: Plan | undefined = AZ_RELATED[query.related_entity_type]

@@ -151,6 +151,9 @@ function pooledPath(r: RouteInfo): string {
   return r.pathWith(values)
 }
 
+/** Path and query values tried on every run before the random ones. */
+const SEGMENT_EXAMPLES = ['x'.repeat(5000), '%', '%ZZ', '%00', '__proto__', "'%20OR%201%3D1--", '%F0%9F%98%80', '..']
+
 const ROUTES_INFO = routeInfo()
 
 describe('bad input on every route', () => {
@@ -173,7 +176,8 @@ describe('bad input on every route', () => {
               const s = await send(r.method, target, bad?.body, bad?.headers)
               expectRefused(s, describeCase(r, 'path', target))
             }),
-            { numRuns: RUNS },
+            // the classics run every time (fast-check's examples), the random ones on top
+            { numRuns: RUNS, examples: r.pathParams.flatMap((p) => SEGMENT_EXAMPLES.map((seg) => [p, seg, false] as [string, string, boolean])) },
           )
           expectSameDigest(before, await dbDigest(), r.label)
         })
@@ -188,7 +192,7 @@ describe('bad input on every route', () => {
               const target = `${r.samplePath()}?${q}`
               await expectSurvives(r, () => send(r.method, target, bad?.body, bad?.headers), describeCase(r, 'query', target))
             }),
-            { numRuns: SURVIVE_RUNS },
+            { numRuns: SURVIVE_RUNS, examples: keys.flatMap((k) => SEGMENT_EXAMPLES.map((v) => [`${k}=${v}`] as [string])) },
           )
         })
       }
