@@ -15,6 +15,12 @@
  *                                                             undefined entity references are all refused
  *   6. match elements by namespace URI + local name, never by prefix; walk only direct children
  *      (iteratively), so deep nesting cannot exhaust the stack.
+ *   7. refuse characters XML 1.0 does not allow (NUL, other C0 controls, U+FFFE/U+FFFF), which
+ *      xmldom lets through                                 -> a stored document is well-formed XML
+ *   8. refuse nesting deeper than MAX_DEPTH and documents with more than one IDPSSODescriptor
+ *      (anywhere: side by side, or hidden in another entity's Extensions or a ds:Signature's ds:Object)
+ *                                                          -> no signature-wrapping shape, no guess
+ *                                                             about which IdP the admin meant
  */
 import { DOMParser, type Document, type Element } from '@xmldom/xmldom'
 import { fromBase64Strict } from '../auth/encoding'
@@ -30,6 +36,11 @@ export const BINDING_REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redir
 export const MAX_METADATA_BYTES = 1024 * 1024
 /** Largest accepted number of tags (`<` characters). ADFS metadata, the largest in practice, has ~2 000. */
 export const MAX_TAGS = 100_000
+/**
+ * Deepest element nesting accepted. Real IdP metadata nests fewer than 15 levels (ADFS included); libxml2
+ * refuses more than 256 by default. 128 leaves room for nested EntitiesDescriptor groups.
+ */
+export const MAX_DEPTH = 128
 /** SAML metadata schema: entityID is an anyURI of at most 1024 characters. */
 const MAX_ENTITY_ID = 1024
 const MAX_URL = 2048
@@ -111,6 +122,12 @@ function decode(bytes: Uint8Array): string {
     throw new MetadataError('metadata is not valid UTF-8 text (is it an XML file?)')
   }
   if (s.charCodeAt(0) === 0xfeff) s = s.slice(1)
+  // XML 1.0 Char production: no C0 controls but TAB, LF, CR; no U+FFFE, U+FFFF (xmldom accepts them).
+  const bad = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/.exec(s)
+  if (bad)
+    throw new MetadataError(
+      `metadata contains a character XML does not allow (U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} at offset ${bad.index})`,
+    )
   const decl = /^\s*<\?xml\s[^?]*?\bencoding\s*=\s*["']([^"']*)["']/.exec(s)
   if (decl && !/^(utf-8|utf8|us-ascii)$/i.test(decl[1]))
     throw new MetadataError(`metadata must be UTF-8 encoded XML; the XML declaration says encoding="${decl[1]}"`)
@@ -154,6 +171,27 @@ function parseXml(xml: string): Document {
   }
   if (!doc.documentElement) throw new MetadataError('metadata is not well-formed XML: missing root element')
   return doc
+}
+
+/**
+ * One iterative pass over the whole document: nesting depth, and the number of IDPSSODescriptor elements
+ * wherever they are. Exactly one identity provider per upload: a second one — a sibling entity, an
+ * entity tucked into Extensions or into a ds:Signature's ds:Object (the signature-wrapping shapes), or a
+ * federation aggregate listing many IdPs — leaves it to chance which one is trusted, so it is refused.
+ */
+function checkShape(root: Element): void {
+  let idps = 0
+  const stack: [Element, number][] = [[root, 1]]
+  while (stack.length) {
+    const [el, depth] = stack.pop()!
+    if (depth > MAX_DEPTH) throw new MetadataError(`metadata nests elements more than ${MAX_DEPTH} levels deep; IdP metadata is far flatter`)
+    if (el.namespaceURI === MD_NS && el.localName === 'IDPSSODescriptor') idps++
+    for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) stack.push([n as Element, depth + 1])
+  }
+  if (idps > 1)
+    throw new MetadataError(
+      `metadata contains ${idps} IDPSSODescriptor elements; upload the metadata of exactly one identity provider (aggregates and wrapped entities are refused)`,
+    )
 }
 
 /** xmldom's wording for the common cases, made plain; anything else is passed through. */
@@ -280,6 +318,8 @@ export async function parseIdpMetadata(input: Uint8Array | string, now: Date): P
   // 4–5. Strict parse.
   const doc = parseXml(xml)
   const root = doc.documentElement as Element
+  // 8. Depth, and exactly one IdP (7, characters XML forbids, is part of decoding).
+  checkShape(root)
   // 6. Namespace-aware walk.
   const { entity, path } = chooseEntity(root)
 

@@ -88,12 +88,13 @@ describe('EntitiesDescriptor', () => {
       ? doc({ prefix: '' }).replace(`xmlns="${MD}" entityID="https://idp.example.com"`, `entityID="${id}"${inner}`)
       : `<EntityDescriptor entityID="${id}"><SPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"/></EntityDescriptor>`
 
-  it('takes the first entity with an IDPSSODescriptor, in document order, nested groups included', async () => {
-    const xml =
+  it('takes the entity with an IDPSSODescriptor, nested groups included; a second IdP is refused (hardening, issue 8)', async () => {
+    const xml = (later: string) =>
       `<EntitiesDescriptor xmlns="${MD}">${entity('sp-1', 'SP')}` +
       `<EntitiesDescriptor Name="inner">${entity('sp-2', 'SP')}${entity('idp-nested', 'IDP')}</EntitiesDescriptor>` +
-      `${entity('idp-later', 'IDP')}</EntitiesDescriptor>`
-    expect((await parseIdpMetadata(xml, NOW)).entityId).toBe('idp-nested')
+      `${later}</EntitiesDescriptor>`
+    expect((await parseIdpMetadata(xml(''), NOW)).entityId).toBe('idp-nested')
+    expect((await refusal(xml(entity('idp-later', 'IDP')))).message).toMatch(/^metadata contains 2 IDPSSODescriptor elements/)
   })
 
   it('checks validUntil on every enclosing group', async () => {
@@ -108,10 +109,10 @@ describe('EntitiesDescriptor', () => {
     )
   })
 
-  it('walks deeply nested groups without recursion', async () => {
-    const depth = 5000
-    const xml = `<EntitiesDescriptor xmlns="${MD}">`.repeat(depth) + entity('deep', 'IDP') + '</EntitiesDescriptor>'.repeat(depth)
-    expect((await parseIdpMetadata(xml, NOW)).entityId).toBe('deep')
+  it('walks nested groups without recursion; nesting beyond MAX_DEPTH is refused (hardening, issue 8)', async () => {
+    const xml = (depth: number) => `<EntitiesDescriptor xmlns="${MD}">`.repeat(depth) + entity('deep', 'IDP') + '</EntitiesDescriptor>'.repeat(depth)
+    expect((await parseIdpMetadata(xml(100), NOW)).entityId).toBe('deep')
+    expect((await refusal(xml(5000))).message).toMatch(/nests elements more than \d+ levels deep/)
   })
 })
 
