@@ -177,16 +177,28 @@ export const ingestRoutes: RouteEntry[] = [
         )
         throw e
       }
-      await recordAcceptedFile(db, job.id, {
-        nodes: written.nodes,
-        edges: written.edges,
-        nodesChanged: written.nodesChanged,
-        edgesChanged: written.edgesChanged,
-        unmatched: written.unmatched,
-        errors: written.errors,
-        environments: written.environments,
-        now: rfc3339(c.var.now()),
-      })
+      try {
+        await recordAcceptedFile(db, job.id, {
+          nodes: written.nodes,
+          edges: written.edges,
+          nodesChanged: written.nodesChanged,
+          edgesChanged: written.edgesChanged,
+          unmatched: written.unmatched,
+          errors: written.errors,
+          environments: written.environments,
+          now: rfc3339(c.var.now()),
+        })
+      } catch (e) {
+        // The data is written but the job could not record it: record the file as failed (best effort:
+        // the same database failure may prevent that too), so that the job does not end as "complete".
+        await recordFailedFile(
+          db,
+          job.id,
+          [{ file: fileName, context: 'body', message: 'an internal error interrupted recording this file; part of it may have been written' }],
+          rfc3339(c.var.now()),
+        ).catch(() => undefined)
+        throw e
+      }
       return c.json(
         {
           data: {
