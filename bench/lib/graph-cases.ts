@@ -315,9 +315,9 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
     const jwt = await login(w.url, o.username, o.password, benchIp(7, 172))
     const api = new BenchApi(w.url, await createTokens(w.url, jwt, 8, `graph-${label}`))
 
-    const profileCase = async (name: string, work: () => Promise<unknown>) => {
+    const profileCase = async (name: string, work: () => Promise<unknown>, heap = false) => {
       if (!insp) return
-      r.profiles[name] = await captureProfiles(o.inspectorPort, `${label}-${name}`, work, o.resultsDir, sourceMap, insp)
+      r.profiles[name] = await captureProfiles(o.inspectorPort, `${label}-${name}`, work, o.resultsDir, sourceMap, insp, { heap })
     }
     const wantProfile = (goalMissed: boolean) => o.profile || (goalMissed && !o.smoke && edgesTarget >= 1_000_000)
 
@@ -441,7 +441,7 @@ r.analysis.d1Statements = (await d1Statements(w.url)) - c0
                 if (s.body!.data.status === 'complete' || s.body!.data.status === 'failed') break
                 await new Promise((res) => setTimeout(res, 200))
               }
-            })
+            }, true)
           }
         }
       } else r.analysis.error = 'skipped: no graph was ingested'

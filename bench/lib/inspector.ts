@@ -233,7 +233,15 @@ export function sharePct(p: CpuProfile, fn: string): number {
   return all ? Math.round((hit / all) * 1000) / 10 : 0
 }
 
+export interface AllocationSite {
+  fn: string
+  where: string
+  mib: number
+}
+
 export interface ProfileSummary {
+  /** sampled allocations (bytes allocated during the work, by allocating function), worker isolate only */
+  allocations?: AllocationSite[]
   target: string
   /** path of the saved .cpuprofile (open it in Chrome DevTools → Performance) */
   file: string
@@ -254,6 +262,7 @@ export async function captureProfiles(
   outDir: string,
   sourceMap?: SourceMapLookup,
   worker?: Inspector,
+  opts: { heap?: boolean } = {},
 ): Promise<ProfileSummary[]> {
   const own: Inspector[] = []
   const targets: [string, Inspector][] = []
@@ -271,12 +280,24 @@ export async function captureProfiles(
   const out: ProfileSummary[] = []
   try {
     for (const [, i] of targets) await i.startProfile(250)
+    const heap = opts.heap ? targets[0][1] : null
+    if (heap) {
+      await heap.send('HeapProfiler.enable')
+      await heap.send('HeapProfiler.startSampling', { samplingInterval: 32768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
+    }
     const t = performance.now()
     try {
       await work()
     } finally {
       const durationMs = Math.round(performance.now() - t)
       mkdirSync(path.join(outDir, 'profiles'), { recursive: true })
+      let allocations: AllocationSite[] | undefined
+      if (heap) {
+        const r = await heap.send<{ profile: SamplingHeapProfile }>('HeapProfiler.stopSampling')
+        await heap.send('HeapProfiler.disable').catch(() => undefined)
+        writeFileSync(path.join(outDir, 'profiles', `${name}-allocations.heapprofile`), JSON.stringify(r.profile))
+        allocations = topAllocations(r.profile, 8, sourceMap)
+      }
       for (const [target, i] of targets) {
         const prof = await i.stopProfile()
         const file = path.join(outDir, 'profiles', `${name}-${target.replace(/[^a-z0-9]+/gi, '_')}.cpuprofile`)
@@ -288,6 +309,7 @@ export async function captureProfiles(
           idlePct: sharePct(prof, '(idle)'),
           gcPct: sharePct(prof, '(garbage collector)'),
           top: hotFunctions(prof, 10, target === 'core:user:edgehound' ? sourceMap : undefined),
+          ...(target === 'core:user:edgehound' && allocations ? { allocations } : {}),
         })
       }
     }
@@ -295,4 +317,35 @@ export async function captureProfiles(
     for (const i of own) i.close()
   }
   return out
+}
+
+interface SamplingHeapNode {
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }
+  selfSize: number
+  children: SamplingHeapNode[]
+}
+interface SamplingHeapProfile {
+  head: SamplingHeapNode
+}
+
+/** Bytes allocated per function (sampled, so estimates), largest first. */
+function topAllocations(p: SamplingHeapProfile, top: number, sourceMap?: SourceMapLookup): AllocationSite[] {
+  const by = new Map<string, AllocationSite & { bytes: number }>()
+  const walk = (n: SamplingHeapNode) => {
+    const cf = n.callFrame
+    let where = cf.url ? `${cf.url.split('/').pop()}:${cf.lineNumber + 1}` : ''
+    if (sourceMap && /(^|\/)worker\.js$/.test(cf.url) && cf.lineNumber >= 0) where = sourceMap(cf.lineNumber, cf.columnNumber) ?? where
+    const fn = cf.functionName || (cf.url ? '(anonymous)' : '(runtime)')
+    const key = `${fn}@${where}`
+    const e = by.get(key) ?? { fn, where, mib: 0, bytes: 0 }
+    e.bytes += n.selfSize
+    by.set(key, e)
+    for (const c of n.children) walk(c)
+  }
+  walk(p.head)
+  return [...by.values()]
+    .filter((e) => e.bytes > 0)
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, top)
+    .map((e) => ({ fn: e.fn, where: e.where, mib: Math.round((e.bytes / 2 ** 20) * 10) / 10 }))
 }

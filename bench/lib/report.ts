@@ -184,6 +184,11 @@ function profileTables(title: string, ps: ProfileSummary[]): string[] {
     lines.push('', `\`${p.target}\` over ${p.durationMs} ms: idle ${fmt(p.idlePct)}%, garbage collector ${fmt(p.gcPct)}% (\`${p.file}\`)`, '')
     lines.push('| function | where | self ms | self % |', '|---|---|---:|---:|')
     for (const t of p.top) lines.push(`| ${t.fn} | ${t.where} | ${fmt(t.selfMs)} | ${fmt(t.selfPct)} |`)
+    if (p.allocations?.length) {
+      lines.push('', `Allocations in \`${p.target}\` during the same work (sampling heap profiler, estimates):`, '')
+      lines.push('| allocating function | where | MiB allocated |', '|---|---|---:|')
+      for (const a of p.allocations) lines.push(`| ${a.fn} | ${a.where} | ${fmt(a.mib)} |`)
+    }
   }
   return lines
 }
