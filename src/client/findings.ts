@@ -1,3 +1,4 @@
+import type { RunRecord } from '../findings/analysis.store'
 /**
  * Typed wrappers for the findings and analysis endpoints (issue 6), as functions taking an EdgeHoundClient.
  * Shapes follow clients.md §9 (what the Google SecOps, Sentinel and Splunk connectors parse).
@@ -80,28 +81,8 @@ export interface SparklineJson {
   Finding: string
 }
 
-export interface AnalysisRunJson {
-  id: number
-  status: 'pending' | 'running' | 'complete' | 'failed'
-  reasons: string[]
-  requested_at: string
-  started_at: string | null
-  attempt_started_at: string | null
-  completed_at: string | null
-  attempts: number
-  error: string | null
-  node_count: number | null
-  edge_count: number | null
-  traversable_edge_count: number | null
-  environment_count: number | null
-  principal_count: number | null
-  finding_count: number | null
-  new_count: number | null
-  changed_count: number | null
-  closed_count: number | null
-  unchanged_count: number | null
-  duration_ms: number | null
-}
+/** An analysis run as the API returns it (the server's own record type). */
+export type AnalysisRunJson = RunRecord
 
 export type FindingAsset = 'title' | 'short_description' | 'short_remediation' | 'long_remediation'
 

@@ -1,30 +1,12 @@
+import type { JobRecord } from '../graph/jobs.store'
 /**
  * Typed wrappers for the graph endpoints (ingest jobs, environments, search, paths, entities).
  * Functions take an EdgeHoundClient so that src/client/index.ts stays small.
  */
 import type { EdgeHoundClient } from './index'
 
-export interface IngestJobJson {
-  id: number
-  user_id: string
-  user_email_address: string | null
-  status: number
-  status_message: string
-  start_time: string
-  end_time: string | null
-  last_ingest: string | null
-  total_files: number
-  failed_files: number
-  nodes_received: number
-  edges_received: number
-  nodes_changed: number
-  edges_changed: number
-  unmatched_edges: number
-  error_count: number
-  errors: { file: string; context: string; message: string }[]
-  created_at: string
-  updated_at: string
-}
+/** An ingest job as the API returns it (the server's own record type). */
+export type IngestJobJson = JobRecord
 
 export interface FileResultJson {
   job_id: number
