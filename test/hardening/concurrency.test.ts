@@ -429,7 +429,7 @@ describe('a request that fails midway leaves no partial rows (fault injected on 
   const writesSeen: Record<string, string[]> = {}
 
   afterAll(() => {
-    for (const [s, t] of Object.entries(writesSeen)) console.log(`HARDENING fault scenario "${s}" failed cleanly with faults on: ${t.join(', ')}`)
+    for (const [s, t] of Object.entries(writesSeen)) console.log(`HARDENING fault scenario "${s}" failed (answered an error) with faults on: ${t.join(', ')}`)
   })
 
   it('the scenarios cover write routes that exist', () => {
