@@ -43,7 +43,7 @@ let ipSeq = 0
  * A new documentation-range client IP. Every distinct IP is a rate-limiter Durable Object with its own
  * SQLite storage, so the suites do not use one per request (thousands of objects slow workerd down
  * for every later test): HARD_ENV's budgets are unlimited, one IP serves everything except logins
- * (whose budget, 1/s burst 5, is fixed), and the matrix rotates through IP_POOL.
+ * (whose budget, 1/s burst 5, is fixed), and the matrix rotates through IP_POOL (256 addresses: at burst 20 + 10/s each, far more than the ~3 800 failing matrix requests can spend even on a fast machine).
  */
 export function freshIp(): string {
   ipSeq++
@@ -54,7 +54,7 @@ let loginIp = freshIp()
 let loginUses = 0
 
 /** A pool of client IPs for requests under production limits (per-IP burst 20, 10/s). */
-export const IP_POOL = Array.from({ length: 64 }, (_, i) => `198.19.1.${i + 1}`)
+export const IP_POOL = Array.from({ length: 256 }, (_, i) => `198.19.${1 + (i >> 8)}.${i & 255}`)
 let poolSeq = 0
 export function poolIp(): string {
   return IP_POOL[poolSeq++ % IP_POOL.length]
