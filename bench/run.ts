@@ -3,14 +3,14 @@
  * EdgeHound benchmarks. `npm run bench` (full) or `npm run bench:smoke` (tiny sizes, short runs; CI).
  *
  *   tsx bench/run.ts [--smoke] [--sizes 10k,100k,1m] [--duration S] [--rounds N] [--connections N]
- *                    [--http-only | --graph-only] [--no-wrangler-dev] [--profile] [--out DIR]
+ *                    [--http-only | --graph-only] [--no-wrangler-dev] [--profile] [--out DIR] [--update-doc]
  *
  * Writes bench/results/<timestamp>.json, bench/results/latest.json and bench/results/latest.md, and
  * prints the Markdown table. Exit status: 0 when the harness ran (goals met or not, endpoints present or
  * "not available"); 1 when the harness itself failed (worker did not start, credentials rejected, load
  * generator crashed, generator self-check failed, …).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -39,6 +39,8 @@ export interface BenchConfig {
   pairs: number
   unreachablePairs: number
   queries: number
+  /** replace the results section of BENCHMARKS.md (between its markers) with this run's report */
+  updateDoc: boolean
 }
 
 export interface BenchResults {
@@ -76,6 +78,7 @@ function config(): { cfg: BenchConfig; out: string } {
       'no-wrangler-dev': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       out: { type: 'string' },
+      'update-doc': { type: 'boolean', default: false },
     },
   })
   const smoke = values.smoke === true
@@ -95,6 +98,7 @@ function config(): { cfg: BenchConfig; out: string } {
     pairs: smoke ? 10 : 100,
     unreachablePairs: smoke ? 5 : 30,
     queries: smoke ? 10 : 50,
+    updateDoc: values['update-doc'] === true,
   }
   return { cfg, out: path.resolve(values.out ?? path.join(ROOT, 'bench', 'results')) }
 }
@@ -196,9 +200,23 @@ async function main(): Promise<number> {
   writeFileSync(path.join(out, `${stamp}-${cfg.mode}.json`), JSON.stringify(results, null, 2))
   writeFileSync(path.join(out, cfg.mode === 'full' ? 'latest.json' : 'latest-smoke.json'), JSON.stringify(results, null, 2))
   writeFileSync(path.join(out, cfg.mode === 'full' ? 'latest.md' : 'latest-smoke.md'), md)
+  if (cfg.updateDoc) updateBenchmarksMd(md)
   process.stdout.write(md + '\n')
   log(`results: ${path.join(out, cfg.mode === 'full' ? 'latest.json' : 'latest-smoke.json')} (${results.elapsedSeconds}s)`)
   return status
+}
+
+const START = '<!-- bench:results:start (written by npm run bench -- --update-doc) -->'
+const END = '<!-- bench:results:end -->'
+
+/** Replaces the section between the markers of BENCHMARKS.md; the prose around it is left alone. */
+function updateBenchmarksMd(md: string) {
+  const file = path.join(ROOT, 'BENCHMARKS.md')
+  const text = readFileSync(file, 'utf8')
+  const a = text.indexOf(START)
+  const b = text.indexOf(END)
+  if (a === -1 || b < a) throw new Error(`BENCHMARKS.md has no ${START} … ${END} section to update`)
+  writeFileSync(file, text.slice(0, a + START.length) + '\n\n' + md + '\n' + text.slice(b))
 }
 
 main().then(
