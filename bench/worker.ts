@@ -32,7 +32,11 @@ type BenchEnv = Env & { FLOOR_DB?: D1Database }
  * counting proxy before the real code sees it; the Durable Object classes are the real ones, subclassed only
  * to hand them the same wrapped binding. GET /__bench/d1-stats reads the counters.
  */
-const d1 = { statements: 0, batches: 0 }
+const d1 = { statements: 0, batches: 0, bySql: {} as Record<string, number> }
+const noteSql = (sql: string) => {
+  const k = sql.replace(/\s+/g, ' ').trim().slice(0, 90)
+  if (d1.bySql[k] !== undefined || Object.keys(d1.bySql).length < 200) d1.bySql[k] = (d1.bySql[k] ?? 0) + 1
+}
 const wrapped = new WeakMap<object, D1Database>()
 function countingDb(db: D1Database): D1Database {
   const hit = wrapped.get(db)
@@ -42,10 +46,7 @@ function countingDb(db: D1Database): D1Database {
       const v = Reflect.get(target, prop, receiver)
       if (typeof v !== 'function') return v
       if (prop === 'prepare')
-        return (sql: string) => {
-          const stmt = target.prepare(sql)
-          return countingStatement(stmt)
-        }
+        return (sql: string) => countingStatement(target.prepare(sql), sql)
       if (prop === 'batch')
         return (stmts: D1PreparedStatement[]) => {
           d1.batches++
@@ -54,6 +55,7 @@ function countingDb(db: D1Database): D1Database {
       if (prop === 'exec')
         return (sql: string) => {
           d1.statements++
+          noteSql(sql)
           return target.exec(sql)
         }
       return v.bind(target)
@@ -63,19 +65,21 @@ function countingDb(db: D1Database): D1Database {
   return proxy
 }
 const RAW = Symbol('raw statement')
-function countingStatement(stmt: D1PreparedStatement): D1PreparedStatement {
+function countingStatement(stmt: D1PreparedStatement, sql: string): D1PreparedStatement {
   return new Proxy(stmt, {
     get(target, prop) {
       if (prop === RAW) {
         d1.statements++ // executed as part of a batch
+        noteSql(sql)
         return target
       }
       const v = Reflect.get(target, prop, target)
       if (typeof v !== 'function') return v
-      if (prop === 'bind') return (...args: unknown[]) => countingStatement(target.bind(...args))
+      if (prop === 'bind') return (...args: unknown[]) => countingStatement(target.bind(...args), sql)
       if (prop === 'run' || prop === 'all' || prop === 'first' || prop === 'raw')
         return (...args: unknown[]) => {
           d1.statements++
+          noteSql(sql)
           return (v as (...a: unknown[]) => unknown).apply(target, args)
         }
       return v.bind(target)

@@ -115,13 +115,34 @@ export interface ShortestPathGraph {
   data: { nodes: Record<string, unknown>; edges: { source: string; target: string; kind?: string; label?: string }[] }
 }
 
-/** Statements the bench worker has sent to D1 so far (bench/worker.ts census); NaN when unavailable. */
-export async function d1Statements(baseUrl: string): Promise<number> {
+export interface D1Census {
+  statements: number
+  /** statements by the first 90 characters of their SQL */
+  bySql: Record<string, number>
+}
+
+/** The bench worker's D1 census so far (bench/worker.ts); null when unavailable. */
+export async function d1Census(baseUrl: string): Promise<D1Census | null> {
   try {
     const r = await fetch(`${baseUrl}/__bench/d1-stats`)
-    if (!r.ok) return NaN
-    return ((await r.json()) as { statements: number }).statements
+    if (!r.ok) return null
+    return (await r.json()) as D1Census
   } catch {
-    return NaN
+    return null
   }
+}
+
+/** Statements the bench worker has sent to D1 so far; NaN when unavailable. */
+export async function d1Statements(baseUrl: string): Promise<number> {
+  return (await d1Census(baseUrl))?.statements ?? NaN
+}
+
+/** Statements between two censuses, by SQL, largest first. */
+export function d1Delta(a: D1Census | null, b: D1Census | null, into: Record<string, number> = {}): Record<string, number> {
+  if (!a || !b) return into
+  for (const [k, v] of Object.entries(b.bySql)) {
+    const d = v - (a.bySql[k] ?? 0)
+    if (d > 0) into[k] = (into[k] ?? 0) + d
+  }
+  return into
 }

@@ -15,7 +15,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import path from 'node:path'
-import { ApiCallError, BenchApi, d1Statements, routeMissing, type AnalysisRun, type DetailsPage, type IngestJob, type ShortestPathGraph, type Timed } from './api'
+import { ApiCallError, BenchApi, d1Census, d1Delta, d1Statements, routeMissing, type AnalysisRun, type DetailsPage, type IngestJob, type ShortestPathGraph, type Timed } from './api'
 import { benchIp, createTokens, login } from './credentials'
 import { bfsFloor, d1InsertFloor, environmentOf, sqliteInsertFloor, type FloorResult } from './floors'
 import { buildCsr, generateGraph, graphFingerprint, openGraphPayloads, prng } from './generate'
@@ -107,8 +107,10 @@ export interface SizeResult {
     skip0?: Summary
     deep?: Summary
     d1PerQuery?: number
+    /** statements per request by SQL (first 90 characters) */
+    d1BySql?: [string, number][]
   }
-  availableDomains: Availability & { latency?: Summary; environments?: number; d1PerQuery?: number }
+  availableDomains: Availability & { latency?: Summary; environments?: number; d1PerQuery?: number; d1BySql?: [string, number][] }
   profiles: Record<string, ProfileSummary[]>
 }
 
@@ -171,6 +173,14 @@ async function sampleMemory<T>(insp: Inspector | null, pids: () => number[], wor
     stop = true
     await Promise.all([rssLoop, heapLoop])
   }
+}
+
+/** Statements per request by SQL, most frequent first. */
+function topSql(bySql: Record<string, number>, requests: number): [string, number][] {
+  return Object.entries(bySql)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 12)
+    .map(([k, v]) => [k, Math.round((v / Math.max(1, requests)) * 100) / 100])
 }
 
 /** fetch's own failure (connection refused or reset), as opposed to an HTTP answer. */
@@ -465,9 +475,11 @@ r.analysis.d1Statements = (await d1Statements(w.url)) - c0
       if (routeMissing(ad)) r.availableDomains.error = 'GET /api/v2/available-domains does not exist yet'
       else {
         const as: Timed[] = []
-        const c0 = await d1Statements(w.url)
+        const c0 = await d1Census(w.url)
         for (let i = 0; i < o.queries; i++) as.push(await api.timed('GET', '/api/v2/available-domains'))
-        r.availableDomains.d1PerQuery = ((await d1Statements(w.url)) - c0) / as.length
+        const c1 = await d1Census(w.url)
+        if (c0 && c1) r.availableDomains.d1PerQuery = (c1.statements - c0.statements) / as.length
+        r.availableDomains.d1BySql = topSql(d1Delta(c0, c1), as.length)
         Object.assign(r.availableDomains, {
           available: true,
           latency: summarize(as.map((x) => x.ms)),
@@ -509,12 +521,14 @@ r.analysis.d1Statements = (await d1Statements(w.url)) - c0
             `/api/v2/domains/${encodeURIComponent(best!.env)}/details?finding=${encodeURIComponent(best!.finding)}&skip=${skip}&limit=${DETAILS_LIMIT}`
           const a: Timed[] = []
           const b: Timed[] = []
-          const c0 = await d1Statements(w.url)
+          const c0 = await d1Census(w.url)
           for (let i = 0; i < o.queries; i++) {
             a.push(await api.timed('GET', target(0)))
             b.push(await api.timed('GET', target(deepSkip)))
           }
-          r.details.d1PerQuery = ((await d1Statements(w.url)) - c0) / (a.length + b.length)
+          const c1 = await d1Census(w.url)
+          if (c0 && c1) r.details.d1PerQuery = (c1.statements - c0.statements) / (a.length + b.length)
+          r.details.d1BySql = topSql(d1Delta(c0, c1), a.length + b.length)
           Object.assign(r.details, {
             available: true,
             environment: best.env,

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { benchIp, createSessions, createTokens, login, prepared, type TokenCred } from './credentials'
-import { d1Statements } from './api'
+import { d1Census, d1Delta } from './api'
 import { captureProfiles, loadSourceMap, type ProfileSummary } from './inspector'
 import { startMiniflare } from './worker-host'
 import { LoadGenerator, type CpuUse, type LoadRequest, type MeasuredLoad } from './load'
@@ -46,6 +46,8 @@ export interface CaseResult {
   loadCpuPct?: number
   /** D1 statements per request (warm-up, measurement and probe together) */
   d1PerRequest?: number
+  /** the statements behind it, by SQL (first 90 characters), most frequent first */
+  d1BySql?: [string, number][]
   /** share of responses with an expected status */
   expectedShare?: number
   rpsRatio?: number
@@ -257,7 +259,7 @@ export async function runHttpCases(o: HttpOptions): Promise<HttpRun> {
   const want = (id: string) => !o.only || o.only.includes(id) || id === 'bare'
   const cases = buildCases(url, jwt, o)
   const results: CaseResult[] = []
-  const runs = new Map<string, { def: CaseDef; res: CaseResult; requests: LoadRequest[]; loads: MeasuredLoad[]; d1: number }>()
+  const runs = new Map<string, { def: CaseDef; res: CaseResult; requests: LoadRequest[]; loads: MeasuredLoad[]; d1: number; bySql: Record<string, number> }>()
   const gen = new LoadGenerator()
   const measure = (requests: LoadRequest[]) =>
     gen.run(
@@ -285,24 +287,27 @@ export async function runHttpCases(o: HttpOptions): Promise<HttpRun> {
         res.error = `unexpected status ${first.status}: ${first.body.slice(0, 200)}`
         o.log(`http: ${c.id}: ${res.error} (measured anyway)`)
       }
-      runs.set(c.id, { def: c, res, requests, loads: [], d1: 0 })
+      runs.set(c.id, { def: c, res, requests, loads: [], d1: 0, bySql: {} })
     }
     // 2. rounds: every case once per round, in the same order, so that a change in the machine's load
     //    during the run hits every case (and the baseline) alike instead of a few cases fully
     for (let round = 1; round <= o.rounds; round++) {
       for (const [id, run] of runs) {
         o.log(`http: ${id}${o.rounds > 1 ? ` (round ${round}/${o.rounds})` : ''}: ${o.durationSeconds}s at ${o.connections} connections`)
-        const d1Before = await d1Statements(url)
+        const d1Before = await d1Census(url)
         run.loads.push(await measure(run.requests))
-        run.d1 += (await d1Statements(url)) - d1Before
+        const d1After = await d1Census(url)
+        run.d1 += d1Before && d1After ? d1After.statements - d1Before.statements : NaN
+        d1Delta(d1Before, d1After, run.bySql)
       }
     }
     // 3. combine
-    for (const { def, res, loads, d1 } of runs.values()) {
+    for (const { def, res, loads, d1, bySql } of runs.values()) {
       const load = combine(loads)
       res.load = load
       const sent = load.warmupTotal + load.total + load.probe.count
       if (Number.isFinite(d1) && sent > 0) res.d1PerRequest = d1 / sent
+      res.d1BySql = Object.entries(bySql).sort((a, b) => b[1] - a[1]).slice(0, 6)
       const total = Object.values(load.statuses).reduce((a, b) => a + b, 0)
       const ok = Object.entries(load.statuses).filter(([s]) => def.expected.includes(Number(s))).reduce((a, [, n]) => a + n, 0)
       res.expectedShare = total ? ok / total : 0

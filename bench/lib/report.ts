@@ -226,6 +226,14 @@ export function renderMarkdown(r: BenchResults): string {
     lines.push(...httpTable(r.http))
     if (r.http.authOverheadP50ms !== undefined)
       lines.push('', `Authentication + rate limit at p50 (signed /api/version − pipeline, unloaded): ${fmt(r.http.authOverheadP50ms, 2)} ms.`)
+    const withSql = r.http.cases.filter((c) => c.load && c.d1BySql?.length)
+    if (withSql.length) {
+      lines.push('', 'D1 statements behind each case (all rounds, warm-up and probe included; SQL cut at 90 characters):', '')
+      for (const c of withSql) {
+        const total = c.d1BySql!.reduce((a, [, n]) => a + n, 0)
+        lines.push(`- ${c.id}: ${c.d1BySql!.map(([sql, n]) => `${n} × \`${sql.replace(/`/g, "'")}\``).join('; ')}${total ? '' : ''}`)
+      }
+    }
     for (const [id, ps] of Object.entries(r.httpProfiles ?? {})) lines.push(...profileTables(`HTTP case ${id}`, ps))
   }
   const wd = r.wranglerDev
@@ -268,6 +276,16 @@ export function renderMarkdown(r: BenchResults): string {
     for (const s of r.graph.sizes)
       if (s.shortestPath.mismatchExample) problems.push(`- ${sizeLabel(s.edgesTarget)} edges, shortest path differs from BFS, e.g. ${s.shortestPath.mismatchExample}`)
     if (problems.length) lines.push('', 'Notes:', '', ...problems)
+    const big = r.graph.sizes[r.graph.sizes.length - 1]
+    for (const [name, sql] of [
+      ['details', big.details.d1BySql],
+      ['available-domains', big.availableDomains.d1BySql],
+    ] as const)
+      if (sql?.length)
+        lines.push(
+          '',
+          `D1 statements per ${name} request at ${sizeLabel(big.edgesTarget)} edges: ${sql.map(([k, n]) => `${n} × \`${k.replace(/`/g, "'")}\``).join('; ')}`,
+        )
     const profiled = r.graph.sizes.flatMap((s) => Object.entries(s.profiles).map(([name, ps]) => ({ s, name, ps })))
     for (const { s, name, ps } of profiled) lines.push(...profileTables(`${name} at ${sizeLabel(s.edgesTarget)} edges`, ps))
   }
