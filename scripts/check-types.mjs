@@ -3,13 +3,12 @@
 // the --env-file it was generated with, so it reports secrets-bearing types as stale forever; instead we
 // regenerate into a temporary file with the same flags and compare everything below the header line.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 
 const root = path.resolve(import.meta.dirname, '..')
-const dir = mkdtempSync(path.join(tmpdir(), 'types-'))
-const out = path.join(dir, 'worker-configuration.d.ts')
+// beside the real file, so the relative imports it writes are the same
+const out = path.join(root, `.types-check-${process.pid}.d.ts`)
 try {
   execFileSync(
     'npx',
@@ -24,5 +23,5 @@ try {
   }
   console.log('worker-configuration.d.ts is up to date')
 } finally {
-  rmSync(dir, { recursive: true, force: true })
+  rmSync(out, { force: true })
 }
