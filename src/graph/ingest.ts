@@ -14,7 +14,7 @@ import { JsonSyntaxError } from './json-scan'
 import { PayloadReader, type EdgeRow, type PayloadContext, type Violation } from './opengraph'
 import { JsonArrayChunker, type UploadPart } from './upload'
 import { edgeResolve, edgeUpsert, nodeUpsert, runBatch, type ResolvedEnds } from './ingest.store'
-import type { JobErrorEntry } from './jobs.store'
+import type { AcceptedFile } from './jobs.store'
 
 /** JSON bytes per statement parameter: D1 allows 100 KB per statement, SQL text included. */
 export const CHUNK_BYTES = 80_000
@@ -23,16 +23,8 @@ export const BATCH_STATEMENTS = 12
 /** violations reported in one 400 */
 export const MAX_VIOLATIONS = 100
 
-export interface IngestResult {
-  nodes: number
-  edges: number
-  nodesChanged: number
-  edgesChanged: number
-  unmatched: number
-  /** one entry per unmatched edge (the caller keeps the first ones) */
-  errors: JobErrorEntry[]
-  environments: string[]
-}
+/** What one ingested file did: the same record the job store keeps for it, minus its time. */
+export type IngestResult = Omit<AcceptedFile, 'now'>
 
 function contextOf(part: UploadPart, path: string): string {
   return part.member ? `${part.name}: ${path}` : path
