@@ -7,7 +7,7 @@ import { graphKinds } from './kinds'
 import { ACCEPTED_TYPES, MAX_UPLOAD_BYTES, uploadParts } from './upload'
 import { validateUpload, writeUpload } from './ingest'
 import { canActOnJob, seesAllJobs } from './job-access'
-import { createJob, endJob, getJob, listJobs, recordAcceptedFile, recordFailedFile, type JobRecord } from './jobs.store'
+import { createJob, endJob, getJob, listJobs, recordFailedFile, type JobRecord } from './jobs.store'
 import { Limit, NumericId, Skip } from './params'
 import type { Context } from 'hono'
 import type { AppEnv } from '../env'
@@ -167,34 +167,14 @@ export const ingestRoutes: RouteEntry[] = [
       }
       let written
       try {
-        written = await writeUpload(db, parts, ctx, rfc3339(c.var.now()), checked.environments)
+        written = await writeUpload(db, { jobId: job.id, parts, ctx, now: rfc3339(c.var.now()), environments: checked.environments })
       } catch (e) {
+        // The upload's one commit batch did not run (or was rolled back): nothing of the file is in the graph.
+        // Record the failure (best effort: the same database failure may prevent that too).
         await recordFailedFile(
           db,
           job.id,
-          [{ file: fileName, context: 'body', message: 'an internal error interrupted writing this file; part of it may have been written' }],
-          rfc3339(c.var.now()),
-        )
-        throw e
-      }
-      try {
-        await recordAcceptedFile(db, job.id, {
-          nodes: written.nodes,
-          edges: written.edges,
-          nodesChanged: written.nodesChanged,
-          edgesChanged: written.edgesChanged,
-          unmatched: written.unmatched,
-          errors: written.errors,
-          environments: written.environments,
-          now: rfc3339(c.var.now()),
-        })
-      } catch (e) {
-        // The data is written but the job could not record it: record the file as failed (best effort:
-        // the same database failure may prevent that too), so that the job does not end as "complete".
-        await recordFailedFile(
-          db,
-          job.id,
-          [{ file: fileName, context: 'body', message: 'an internal error interrupted recording this file; part of it may have been written' }],
+          [{ file: fileName, context: 'body', message: 'an internal error interrupted writing this file; nothing of it was written' }],
           rfc3339(c.var.now()),
         ).catch(() => undefined)
         throw e

@@ -2,9 +2,11 @@
  * Ingesting one uploaded file (a JSON payload or a zip of them) into the graph.
  *
  *   pass 1  validate every payload completely (nothing is written if any violation is found)
- *   pass 2  write the nodes of every payload, then the edges of every payload (so an edge may refer to
- *           a node from another file of the same zip), in chunks of ~80 KB of JSON per statement and a
- *           few statements per db.batch; memory stays at the upload plus one batch.
+ *   pass 2  stage the nodes of every payload, then the edges of every payload, in chunks of ~80 KB of
+ *           JSON and a few chunks per round trip (memory stays at the upload plus one batch), then commit
+ *           the whole upload in one db.batch: nodes, then edges (so an edge may refer to a node from
+ *           another file of the same zip), then the job's record. D1 runs a batch as one transaction,
+ *           so a file is written completely or not at all (src/graph/ingest.store.ts).
  *
  * Edges whose start or end matches no node (or, by name, several) are not written; they are counted
  * and reported (job errors and the upload's response), never dropped silently.
@@ -13,8 +15,7 @@ import { ApiError, type ErrorDetail } from '../http/errors'
 import { JsonSyntaxError } from './json-scan'
 import { PayloadReader, type EdgeRow, type PayloadContext, type Violation } from './opengraph'
 import { JsonArrayChunker, type UploadPart } from './upload'
-import { edgeResolve, edgeUpsert, nodeUpsert, runBatch, type ResolvedEnds } from './ingest.store'
-import type { AcceptedFile } from './jobs.store'
+import { commitUpload, discardUpload, purgeStaleStaging, runStaging, stageChunk, type StagePart } from './ingest.store'
 
 /** JSON bytes per statement parameter: D1 allows 100 KB per statement, SQL text included. */
 export const CHUNK_BYTES = 80_000
@@ -23,8 +24,21 @@ export const BATCH_STATEMENTS = 12
 /** violations reported in one 400 */
 export const MAX_VIOLATIONS = 100
 
-/** What one ingested file did: the same record the job store keeps for it, minus its time. */
-export type IngestResult = Omit<AcceptedFile, 'now'>
+/** Age after which the staging rows of an interrupted upload are purged (by the next upload). */
+export const STALE_STAGING_MS = 60 * 60 * 1000
+
+/** What one ingested file did (the job records the same counts and the first errors). */
+export interface IngestResult {
+  nodes: number
+  edges: number
+  nodesChanged: number
+  edgesChanged: number
+  /** edges not written because an end matched no single node */
+  unmatched: number
+  /** the first MAX_JOB_ERRORS unmatched edges */
+  errors: { file: string; context: string; message: string }[]
+  environments: string[]
+}
 
 function contextOf(part: UploadPart, path: string): string {
   return part.member ? `${part.name}: ${path}` : path
@@ -77,77 +91,60 @@ export function validateUpload(parts: UploadPart[], ctx: PayloadContext): { node
   return total
 }
 
-function describeUnmatched(id: number | null, end: 'start' | 'end', value: string, match: string, kind: string | null): string {
-  const what = `${match === 'name' ? 'name' : 'id'} "${value}"${kind ? ` of kind ${kind}` : ''}`
-  return id === null ? `edge ${end} not found: no node with ${what}` : `edge ${end} is ambiguous: several nodes have ${what}`
+export interface WriteInput {
+  jobId: number
+  parts: UploadPart[]
+  ctx: PayloadContext
+  now: string
+  /** from pass 1 */
+  environments: Set<string>
 }
 
-type EdgeMeta = EdgeRow & { part: UploadPart; index: number }
-
-/** Pass 2. Assumes `validateUpload` accepted the same parts. */
-export async function writeUpload(db: D1Database, parts: UploadPart[], ctx: PayloadContext, now: string, environments: Set<string>): Promise<IngestResult> {
-  const result: IngestResult = { nodes: 0, edges: 0, nodesChanged: 0, edgesChanged: 0, unmatched: 0, errors: [], environments: [...environments].sort() }
-
-  // Nodes: one upsert per chunk, BATCH_STATEMENTS chunks per round trip.
-  let nodeBatch: D1PreparedStatement[] = []
-  const flushNodes = async () => {
-    for (const r of await runBatch(db, nodeBatch)) result.nodesChanged += r.results.length
-    nodeBatch = []
-  }
-  for (const part of parts) {
-    const chunker = new JsonArrayChunker(CHUNK_BYTES)
-    for (const row of openPayload(part, ctx).nodeRows()) {
-      result.nodes++
-      const done = chunker.push(JSON.stringify(row), undefined)
-      if (done) nodeBatch.push(nodeUpsert(db, done.json, now))
-      if (nodeBatch.length >= BATCH_STATEMENTS) await flushNodes()
-    }
-    const last = chunker.flush()
-    if (last) nodeBatch.push(nodeUpsert(db, last.json, now))
-  }
-  // Nodes must all be written before edges are matched against them.
-  if (nodeBatch.length) await flushNodes()
-
-  // Edges: resolve the ends of a batch of chunks in one round trip (each end matched once, by index),
-  // then upsert the matched ones by node id in the next; unmatched ones become job errors.
-  let pending: { json: string; meta: EdgeMeta[] }[] = []
-  const flushEdges = async () => {
-    const resolved = await runBatch(db, pending.map((c) => edgeResolve(db, c.json)))
-    const upserts = new JsonArrayChunker(CHUNK_BYTES)
-    const statements: D1PreparedStatement[] = []
-    resolved.forEach((r, ci) => {
-      const meta = pending[ci].meta
-      for (const { i, sid, tid } of r.results as ResolvedEnds[]) {
-        const m = meta[i]
-        if (sid !== null && sid > 0 && tid !== null && tid > 0) {
-          const done = upserts.push(JSON.stringify({ s: sid, t: tid, k: m.k, p: m.p }), undefined)
-          if (done) statements.push(edgeUpsert(db, done.json, now))
-          continue
-        }
-        result.unmatched++
-        const problems: string[] = []
-        if (sid === null || sid < 0) problems.push(describeUnmatched(sid, 'start', m.s, m.sm, m.sk))
-        if (tid === null || tid < 0) problems.push(describeUnmatched(tid, 'end', m.t, m.tm, m.tk))
-        result.errors.push({ file: m.part.name, context: `graph.edges[${m.index}]`, message: problems.join('; ') })
+/**
+ * Pass 2. Assumes `validateUpload` accepted the same parts. Either the whole upload is written and
+ * recorded in the job, or (the promise rejects) nothing is: staging rows of a failed attempt are
+ * deleted (best effort; if even that fails, the next upload purges them after STALE_STAGING_MS).
+ */
+export async function writeUpload(db: D1Database, w: WriteInput): Promise<IngestResult> {
+  const uploadId = crypto.randomUUID()
+  const counts = { nodes: 0, edges: 0 }
+  try {
+    await purgeStaleStaging(db, new Date(Date.parse(w.now) - STALE_STAGING_MS).toISOString())
+    let batch: D1PreparedStatement[] = []
+    let seq = 0
+    const stage = async (part: StagePart, file: string, json: string) => {
+      batch.push(stageChunk(db, uploadId, part, seq++, file, json, w.now))
+      if (batch.length >= BATCH_STATEMENTS) {
+        await runStaging(db, batch)
+        batch = []
       }
-    })
-    const last = upserts.flush()
-    if (last) statements.push(edgeUpsert(db, last.json, now))
-    for (const r of await runBatch(db, statements)) result.edgesChanged += r.results.length
-    pending = []
-  }
-  for (const part of parts) {
-    const chunker = new JsonArrayChunker<EdgeMeta>(CHUNK_BYTES)
-    for (const row of openPayload(part, ctx).edgeRows()) {
-      result.edges++
-      const { index, ...edge } = row
-      const done = chunker.push(JSON.stringify(edge), { ...edge, part, index })
-      if (done) pending.push(done)
-      if (pending.length >= BATCH_STATEMENTS) await flushEdges()
     }
-    const last = chunker.flush()
-    if (last) pending.push(last)
+    for (const part of w.parts) {
+      const chunker = new JsonArrayChunker(CHUNK_BYTES)
+      for (const row of openPayload(part, w.ctx).nodeRows()) {
+        counts.nodes++
+        const done = chunker.push(JSON.stringify(row), undefined)
+        if (done) await stage('n', part.name, done.json)
+      }
+      const last = chunker.flush()
+      if (last) await stage('n', part.name, last.json)
+    }
+    for (const part of w.parts) {
+      const chunker = new JsonArrayChunker(CHUNK_BYTES)
+      for (const { index, ...edge } of openPayload(part, w.ctx).edgeRows()) {
+        counts.edges++
+        const done = chunker.push(JSON.stringify({ i: index, ...edge }), undefined)
+        if (done) await stage('e', part.name, done.json)
+      }
+      const last = chunker.flush()
+      if (last) await stage('e', part.name, last.json)
+    }
+    await runStaging(db, batch)
+    const environments = [...w.environments].sort()
+    const done = await commitUpload(db, { uploadId, jobId: w.jobId, nodes: counts.nodes, edges: counts.edges, environments, now: w.now })
+    return { ...counts, ...done, environments }
+  } catch (e) {
+    await discardUpload(db, uploadId).catch(() => undefined)
+    throw e
   }
-  if (pending.length) await flushEdges()
-  return result
 }

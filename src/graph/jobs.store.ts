@@ -85,47 +85,23 @@ export async function listJobs(db: D1Database, q: JobListQuery): Promise<{ count
   return { count: (count.results[0] as { n: number }).n, jobs: (rows.results as Row[]).map(toRecord) }
 }
 
-/** Appends errors to a job, keeping the first MAX_JOB_ERRORS. ?1 job, ?2 JSON array of entries. */
-const APPEND_ERRORS = `errors = CASE WHEN json_array_length(errors) >= ${MAX_JOB_ERRORS} THEN errors ELSE (
+/**
+ * SET clause appending errors to a job, keeping the first MAX_JOB_ERRORS. `entries` is an SQL expression
+ * giving a JSON array of {file, context, message} (a bound parameter or a subquery).
+ */
+export function appendErrors(entries: string): string {
+  return `errors = CASE WHEN json_array_length(errors) >= ${MAX_JOB_ERRORS} THEN errors ELSE (
     SELECT json_group_array(json(v)) FROM (
       SELECT v FROM (SELECT 0 AS src, key AS k, value AS v FROM json_each(errors)
-                     UNION ALL SELECT 1, key, value FROM json_each(?2))
+                     UNION ALL SELECT 1, key, value FROM json_each(${entries}))
       ORDER BY src, k LIMIT ${MAX_JOB_ERRORS})) END`
-
-export interface AcceptedFile {
-  nodes: number
-  edges: number
-  nodesChanged: number
-  edgesChanged: number
-  unmatched: number
-  /** all errors of the file (unmatched edges); only the first ones are kept */
-  errors: JobErrorEntry[]
-  environments: string[]
-  now: string
-}
-
-export async function recordAcceptedFile(db: D1Database, jobId: number, f: AcceptedFile): Promise<void> {
-  await db.batch([
-    db
-      .prepare(
-        `UPDATE ingest_jobs SET total_files = total_files + 1, last_ingest = ?3, updated_at = ?3,
-           nodes_received = nodes_received + ?4, edges_received = edges_received + ?5,
-           nodes_changed = nodes_changed + ?6, edges_changed = edges_changed + ?7,
-           unmatched_edges = unmatched_edges + ?8, error_count = error_count + ?9, ${APPEND_ERRORS}
-         WHERE id = ?1`,
-      )
-      .bind(jobId, JSON.stringify(f.errors.slice(0, MAX_JOB_ERRORS)), f.now, f.nodes, f.edges, f.nodesChanged, f.edgesChanged, f.unmatched, f.errors.length),
-    db
-      .prepare(`INSERT OR IGNORE INTO ingest_job_environments (job_id, environment_id) SELECT ?1, value FROM json_each(?2)`)
-      .bind(jobId, JSON.stringify(f.environments)),
-  ])
 }
 
 export async function recordFailedFile(db: D1Database, jobId: number, errors: JobErrorEntry[], now: string): Promise<void> {
   await db
     .prepare(
       `UPDATE ingest_jobs SET total_files = total_files + 1, failed_files = failed_files + 1, last_ingest = ?3, updated_at = ?3,
-         error_count = error_count + ?4, ${APPEND_ERRORS}
+         error_count = error_count + ?4, ${appendErrors('?2')}
        WHERE id = ?1`,
     )
     .bind(jobId, JSON.stringify(errors.slice(0, MAX_JOB_ERRORS)), now, errors.length)
