@@ -1,13 +1,19 @@
 import type { EnvironmentKindInfo, ExtensionInfo, LoadedKindCatalog, NodeKindInfo, RelationshipFindingInfo } from './catalog'
 
 /**
- * loadKindCatalog: the kind catalogue in ONE D1 round-trip, cached per isolate.
+ * loadKindCatalog: the kind catalogue, cached per isolate; one tiny statement while the cache is current.
  *
  * Every extension write sets a new random value in `extension_catalog_version` in the same batch as the
- * write (extensions.store.ts). One db.batch() reads that value together with the catalogue rows, and each
- * row query carries `WHERE <current version> IS NOT <cached version>`: while the cache is current the
- * queries return nothing (a few index lookups), and when it is stale the same round-trip brings the new
- * catalogue. A batch is one transaction, so the version and the rows always belong together.
+ * write (extensions.store.ts). A read first asks for that value alone (a primary-key lookup): when it is the
+ * cached copy's version, the cached copy is the answer. Only when it differs (another isolate, or this one,
+ * changed the extensions) does one db.batch() read the version together with the catalogue rows. Each row
+ * query carries `WHERE <current version> IS NOT <cached version>`, so that a copy refreshed meanwhile by a
+ * concurrent request costs no rows. A batch is one transaction, so the version and the rows always belong
+ * together.
+ *
+ * Routes that send a statement or batch of their own anyway fold the version into it instead
+ * (`CATALOG_VERSION_SQL` as a column, or `catalogVersionStatement` as one more statement of the batch) and
+ * call `kindCatalogAt(db, version)`: while the cache is current, no statement of its own at all.
  *
  * The version is random (not a counter) so that two databases can never share a version with different
  * contents (tests run one database per file in one isolate); the only shared value is the migration's
@@ -16,7 +22,41 @@ import type { EnvironmentKindInfo, ExtensionInfo, LoadedKindCatalog, NodeKindInf
 
 let cached: LoadedKindCatalog | null = null
 
-const CHANGED = '(SELECT version FROM extension_catalog_version WHERE id = 1) IS NOT ?1'
+/** The current catalogue version as a scalar subquery, to fold into a statement of the caller's own. */
+export const CATALOG_VERSION_SQL = '(SELECT version FROM extension_catalog_version WHERE id = 1)'
+
+const CHANGED = `${CATALOG_VERSION_SQL} IS NOT ?1`
+
+const NO_VERSION = 'extension_catalog_version has no row: is migration 0003 applied?'
+
+/** The version alone, one row `{ version }`: for a batch of the caller's own; read it with `catalogVersionOf`. */
+export function catalogVersionStatement(db: D1Database): D1PreparedStatement {
+  return db.prepare('SELECT version FROM extension_catalog_version WHERE id = 1')
+}
+
+/** The version in the result of `catalogVersionStatement`. */
+export function catalogVersionOf(result: D1Result): string {
+  const version = (result.results[0] as { version: string } | undefined)?.version
+  if (version === undefined) throw new Error(NO_VERSION)
+  return version
+}
+
+export async function loadKindCatalog(db: D1Database): Promise<LoadedKindCatalog> {
+  const row = await catalogVersionStatement(db).first<{ version: string }>()
+  if (!row) throw new Error(NO_VERSION)
+  return kindCatalogAt(db, row.version)
+}
+
+/**
+ * The catalogue, given a version the caller has just read from the database (in a statement or batch of its
+ * own): the isolate's copy when it has that version (no I/O), else the catalogue loaded now, which is that
+ * version or a newer one if an extension write came in between.
+ */
+export async function kindCatalogAt(db: D1Database, version: string): Promise<LoadedKindCatalog> {
+  const current = cached
+  if (current && current.version === version) return current
+  return refresh(db)
+}
 
 interface ExtRow {
   id: number
@@ -59,10 +99,12 @@ interface FindingRow {
   extension_name: string
 }
 
-export async function loadKindCatalog(db: D1Database): Promise<LoadedKindCatalog> {
-  const known = cached?.version ?? null
+/** The version, and the catalogue rows unless it is the cached copy's: one batch. */
+async function refresh(db: D1Database): Promise<LoadedKindCatalog> {
+  const before = cached
+  const known = before?.version ?? null
   const [v, exts, kinds, envs, principals, findings] = await db.batch([
-    db.prepare('SELECT version FROM extension_catalog_version WHERE id = 1'),
+    catalogVersionStatement(db),
     db
       .prepare(`SELECT id, name, display_name, namespace, version, is_builtin FROM extensions WHERE ${CHANGED} ORDER BY is_builtin DESC, CASE WHEN is_builtin = 1 THEN id END, name`)
       .bind(known),
@@ -87,10 +129,10 @@ export async function loadKindCatalog(db: D1Database): Promise<LoadedKindCatalog
       )
       .bind(known),
   ])
-  const version = (v.results[0] as { version: string } | undefined)?.version
-  if (version === undefined) throw new Error('extension_catalog_version has no row: is migration 0003 applied?')
-  const current = cached
-  if (current && current.version === version) return current
+  const version = catalogVersionOf(v)
+  // The row queries returned nothing exactly when the version is the one they were guarded with (`known`):
+  // compare with that copy, not with `cached`, which a concurrent request may have replaced meanwhile.
+  if (before && before.version === version) return before
 
   const catalog = buildCatalog(
     version,

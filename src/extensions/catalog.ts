@@ -2,8 +2,17 @@
  * The kind catalogue: what the installed graph extensions (built-in Active Directory and Azure, plus any
  * installed through PUT /api/v2/extensions) say about node kinds, relationship kinds, environments and
  * relationship findings. Ingest, the graph reads and analysis all read it through `loadKindCatalog`,
- * which the extensions store implements with few cheap queries (and an isolate cache keyed by a
- * version that every extension write bumps).
+ * which the extensions store implements with an isolate cache keyed by a version that every extension
+ * write bumps: one tiny statement (the version) while the cached copy is current, one batch more when
+ * it is not.
+ *
+ * A read that sends a statement or batch of its own can save even that statement: put the version in it
+ * (`CATALOG_VERSION_SQL` as a column of a store's statement, or `catalogVersionStatement` as one more
+ * statement of the batch, read with `catalogVersionOf`), then call `kindCatalogAt(db, version)`. It
+ * returns the cached copy when it has that version, else loads the catalogue (that version or a newer
+ * one). Do this only where the route's own rows do not depend on the catalogue, or where a catalogue at
+ * least as new as those rows is right (the catalogue may be newer than the rows, never older than the
+ * version read).
  *
  * The catalogue object is shared by every request of an isolate until the version changes: treat it,
  * its Sets, Maps and arrays as read-only.
@@ -79,4 +88,4 @@ export interface KindCatalog {
 /** What loadKindCatalog returns: a KindCatalog with the added members present. */
 export type LoadedKindCatalog = KindCatalog & Required<Pick<KindCatalog, 'nodeKindInfo' | 'extensions'>>
 
-export { loadKindCatalog } from './catalog.store'
+export { loadKindCatalog, kindCatalogAt, CATALOG_VERSION_SQL, catalogVersionStatement, catalogVersionOf } from './catalog.store'
