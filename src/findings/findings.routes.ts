@@ -2,7 +2,7 @@ import type { Context } from 'hono'
 import { z } from 'zod'
 import type { AppEnv } from '../env'
 import { canSeeEnvironment } from '../auth/permissions'
-import { loadKindCatalog } from '../extensions/catalog'
+import { kindCatalogAt, loadKindCatalog } from '../extensions/catalog'
 import { ApiError, rfc3339 } from '../http/errors'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { getRun, listRuns } from './analysis.store'
@@ -176,7 +176,11 @@ function requireFindingParam(finding: string | undefined): string {
 async function requireFindingType(db: D1Database, environmentId: string, finding: string): Promise<void> {
   if (findFindingDef(finding, await loadKindCatalog(db))) return
   if (await findingTypeSeen(db, environmentId, finding)) return
-  throw new ApiError(400, `unknown finding type "${finding.slice(0, 100)}"`, 'query.finding')
+  throw unknownFindingType(finding)
+}
+
+function unknownFindingType(finding: string): ApiError {
+  return new ApiError(400, `unknown finding type "${finding.slice(0, 100)}"`, 'query.finding')
 }
 
 // ---- routes --------------------------------------------------------------------------------------------
@@ -229,11 +233,12 @@ export const findingRoutes: RouteEntry[] = [
       const finding = requireFindingParam(query.finding)
       const filters = parseDetailsFilters(query)
       const sort = parseSort(query.sort_by)
-      await requireEnvironment(c, params.domain_id)
-      await requireFindingType(c.env.DB, params.domain_id, finding)
+      if (!canSeeEnvironment(c.var.principal.environmentAccess, params.domain_id)) throw new ApiError(404, NOT_FOUND_ENV, 'domain_id')
       const skip = query.skip ?? 0
       const limit = query.limit ?? 10
-      const { count, rows } = await listDetails(c.env.DB, {
+      // One round trip: the page comes with the checks of requireEnvironment and requireFindingType and the
+      // catalogue version, and is answered only when they pass (in the same order: 404, then 400).
+      const page = await listDetails(c.env.DB, {
         environmentId: params.domain_id,
         finding,
         filters,
@@ -242,7 +247,9 @@ export const findingRoutes: RouteEntry[] = [
         limit,
         now: rfc3339(c.var.now()),
       })
-      return c.json({ count, skip, limit, data: rows.map(detailItem) })
+      if (!page.environmentKnown) throw new ApiError(404, NOT_FOUND_ENV, 'domain_id')
+      if (!page.findingTypeSeen && !findFindingDef(finding, await kindCatalogAt(c.env.DB, page.catalogVersion))) throw unknownFindingType(finding)
+      return c.json({ count: page.count, skip, limit, data: page.rows.map(detailItem) })
     },
   ),
   defineRoute(

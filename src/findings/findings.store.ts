@@ -6,6 +6,7 @@
  * Filters and sort orders arrive as typed values (src/findings/query.ts) and are turned into SQL from fixed
  * fragments; values are always bound parameters.
  */
+import { CATALOG_VERSION_SQL } from '../extensions/catalog'
 import type { DetailsFilters, FilterOp, SortColumn, SortKey } from './query'
 
 export interface DetailRow {
@@ -97,12 +98,14 @@ function whereClause(environmentId: string, finding: string, filters: DetailsFil
   return { sql: parts.join(' AND '), binds }
 }
 
-const DETAIL_SELECT = `
+const DETAIL_COLUMNS = `
   SELECT f.*, ${acceptedExpr(3)} AS accepted_now,
     fn.kind AS fn_kind, fn.name AS fn_name, fn.properties AS fn_props, fn.environment_id AS fn_env, fe.name AS fn_env_name,
     tn.kind AS tn_kind, tn.name AS tn_name, tn.properties AS tn_props, tn.environment_id AS tn_env, te.name AS tn_env_name,
-    en.name AS env_name, e.id AS edge_id, e.properties AS edge_props
-  FROM findings f
+    en.name AS env_name, e.id AS edge_id, e.properties AS edge_props`
+
+/** The nodes and the edge a finding names; `f` is the finding row. */
+const DETAIL_JOINS = `
   LEFT JOIN nodes fn ON fn.objectid = f.from_objectid
   LEFT JOIN nodes tn ON f.to_objectid <> '' AND tn.objectid = f.to_objectid
   LEFT JOIN nodes fe ON fe.objectid = fn.environment_id
@@ -110,25 +113,75 @@ const DETAIL_SELECT = `
   LEFT JOIN nodes en ON en.objectid = f.environment_id
   LEFT JOIN edges e ON f.rel_kind IS NOT NULL AND e.start_id = fn.id AND e.kind = f.rel_kind AND e.end_id = tn.id`
 
+const DETAIL_SELECT = `${DETAIL_COLUMNS} FROM findings f ${DETAIL_JOINS}`
+
+/**
+ * Whether an environment exists: the graph has nodes in it (its own node included: an environment node's
+ * environment_id is its own object id), or analysis ever recorded anything for it. `p` is its parameter.
+ */
+const environmentKnownSql = (p: string) => `(EXISTS (SELECT 1 FROM nodes WHERE environment_id = ${p})
+  OR EXISTS (SELECT 1 FROM findings WHERE environment_id = ${p})
+  OR EXISTS (SELECT 1 FROM finding_sparklines WHERE environment_id = ${p}))`
+
+/** Whether a finding row (open or closed) of type `t` ever existed in environment `e` (index findings_pairs). */
+const findingTypeSeenSql = (e: string, t: string) => `EXISTS (SELECT 1 FROM findings WHERE environment_id = ${e} AND finding = ${t})`
+
 function orderBy(sort: SortKey[]): string {
   const parts = sort.map((s) => `${SORT_SQL[s.column]} ${s.desc ? 'DESC' : 'ASC'}`)
   if (!sort.some((s) => s.column === 'id')) parts.push('f.id ASC')
   return parts.join(', ')
 }
 
+export interface DetailsPage {
+  /** the environment exists (see environmentKnownSql); when false, count is 0 and rows are empty */
+  environmentKnown: boolean
+  /** a finding of this type, open or closed, ever existed in the environment */
+  findingTypeSeen: boolean
+  /** the kind catalogue version read in the same transaction (for kindCatalogAt) */
+  catalogVersion: string
+  count: number
+  rows: DetailRow[]
+}
+
+/**
+ * A page of details with everything the route checks, in one batch of two statements: (1) whether the
+ * environment exists, whether the finding type was ever seen there, the catalogue version and the count;
+ * (2) the page. The page is chosen on the finding rows alone (for the default order a walk of the index
+ * findings_open_env, so that a deep OFFSET skips index entries, not joined rows), and only its rows are
+ * joined to their nodes and edge, then put back in the same order (the order always ends with id: total).
+ */
 export async function listDetails(
   db: D1Database,
   q: { environmentId: string; finding: string; filters: DetailsFilters; sort: SortKey[]; skip: number; limit: number; now: string },
-): Promise<{ count: number; rows: DetailRow[] }> {
+): Promise<DetailsPage> {
   const w = whereClause(q.environmentId, q.finding, q.filters, q.now)
   const n = w.binds.length
-  const [c, rows] = await db.batch([
-    db.prepare(`SELECT COUNT(*) AS n FROM findings f WHERE ${w.sql}`).bind(...w.binds),
+  const order = orderBy(q.sort)
+  const [meta, rows] = await db.batch([
     db
-      .prepare(`${DETAIL_SELECT} WHERE ${w.sql} ORDER BY ${orderBy(q.sort)} LIMIT ?${n + 1} OFFSET ?${n + 2}`)
+      .prepare(
+        `SELECT ${environmentKnownSql('?1')} AS env_known, ${findingTypeSeenSql('?1', '?2')} AS type_seen,
+                ${CATALOG_VERSION_SQL} AS catalog_version, (SELECT COUNT(*) FROM findings f WHERE ${w.sql}) AS n`,
+      )
+      .bind(...w.binds),
+    db
+      .prepare(
+        `${DETAIL_COLUMNS}
+         FROM (SELECT f.id FROM findings f WHERE ${w.sql} ORDER BY ${order} LIMIT ?${n + 1} OFFSET ?${n + 2}) page
+         JOIN findings f ON f.id = page.id ${DETAIL_JOINS}
+         ORDER BY ${order}`,
+      )
       .bind(...w.binds, q.limit === 0 ? -1 : q.limit, q.skip),
   ])
-  return { count: (c.results[0] as { n: number }).n, rows: rows.results as DetailRow[] }
+  const m = meta.results[0] as { env_known: number; type_seen: number; catalog_version: string | null; n: number }
+  if (m.catalog_version === null) throw new Error('extension_catalog_version has no row: is migration 0003 applied?')
+  return {
+    environmentKnown: m.env_known === 1,
+    findingTypeSeen: m.type_seen === 1,
+    catalogVersion: m.catalog_version,
+    count: m.n,
+    rows: rows.results as DetailRow[],
+  }
 }
 
 /** One open finding with everything the detail item needs, or null. */
@@ -148,19 +201,9 @@ export async function setAcceptance(db: D1Database, id: number, accepted: boolea
   return (r.meta.changes ?? 0) > 0
 }
 
-/**
- * An environment exists when the graph has nodes in it (its own node included: an environment node's
- * environment_id is its own object id) or when analysis ever recorded anything for it.
- */
+/** See environmentKnownSql. */
 export async function environmentKnown(db: D1Database, environmentId: string): Promise<boolean> {
-  const r = await db
-    .prepare(
-      `SELECT EXISTS (SELECT 1 FROM nodes WHERE environment_id = ?1)
-           OR EXISTS (SELECT 1 FROM findings WHERE environment_id = ?1)
-           OR EXISTS (SELECT 1 FROM finding_sparklines WHERE environment_id = ?1) AS ok`,
-    )
-    .bind(environmentId)
-    .first<{ ok: number }>()
+  const r = await db.prepare(`SELECT ${environmentKnownSql('?1')} AS ok`).bind(environmentId).first<{ ok: number }>()
   return r?.ok === 1
 }
 
@@ -174,10 +217,7 @@ export async function availableTypes(db: D1Database, environmentId: string): Pro
 
 /** Whether a finding row (open or closed) of this type ever existed in the environment (index findings_pairs). */
 export async function findingTypeSeen(db: D1Database, environmentId: string, finding: string): Promise<boolean> {
-  const r = await db
-    .prepare(`SELECT EXISTS (SELECT 1 FROM findings WHERE environment_id = ?1 AND finding = ?2) AS ok`)
-    .bind(environmentId, finding)
-    .first<{ ok: number }>()
+  const r = await db.prepare(`SELECT ${findingTypeSeenSql('?1', '?2')} AS ok`).bind(environmentId, finding).first<{ ok: number }>()
   return r?.ok === 1
 }
 
@@ -209,14 +249,15 @@ export async function listSparklines(db: D1Database, environmentId: string, find
   return results
 }
 
-/** Highest CompositeRisk per environment in the latest complete run. */
-export async function compositeRisksOfLatestRun(db: D1Database): Promise<{ environment_id: string; risk: number }[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT environment_id, MAX(composite_risk) AS risk FROM finding_sparklines
-       WHERE run_id = (SELECT id FROM analysis_runs WHERE status = 'complete' ORDER BY completed_at DESC, id DESC LIMIT 1)
-       GROUP BY environment_id`,
-    )
-    .all<{ environment_id: string; risk: number }>()
-  return results
+/** Highest CompositeRisk per environment in the latest complete run, as a statement for the caller's batch. */
+export function compositeRisksStatement(db: D1Database): D1PreparedStatement {
+  return db.prepare(
+    `SELECT environment_id, MAX(composite_risk) AS risk FROM finding_sparklines
+     WHERE run_id = (SELECT id FROM analysis_runs WHERE status = 'complete' ORDER BY completed_at DESC, id DESC LIMIT 1)
+     GROUP BY environment_id`,
+  )
+}
+
+export function compositeRisksOf(result: D1Result): { environment_id: string; risk: number }[] {
+  return result.results as { environment_id: string; risk: number }[]
 }

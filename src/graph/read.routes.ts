@@ -2,10 +2,10 @@ import { z } from 'zod'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError } from '../http/errors'
 import { canSeeEnvironment } from '../auth/permissions'
-import { loadKindCatalog } from '../extensions/catalog'
-import { impactValues } from '../findings/impact'
+import { catalogVersionOf, catalogVersionStatement, kindCatalogAt, loadKindCatalog } from '../extensions/catalog'
+import { impactValuesOf, impactValuesStatement } from '../findings/impact'
 import { graphKinds, KIND_PATTERN, parseRelationshipKinds } from './kinds'
-import { accessParam, edgeDetails, expandFrontier, getNodeByObjectId, listEnvironments, nodesByIds, searchNodes } from './graph.store'
+import { accessParam, edgeDetails, environmentsOf, environmentsStatement, expandFrontier, getNodeByObjectId, nodesByIds, searchNodes } from './graph.store'
 import { allShortestPaths, PathSearchTooLarge } from './path'
 import { pathNode, searchItem } from './present'
 import { Limit, Skip } from './params'
@@ -62,20 +62,23 @@ export const readRoutes: RouteEntry[] = [
     },
     async (c) => {
       const db = c.env.DB
-      const [catalog, envs, impact] = await Promise.all([
-        loadKindCatalog(db),
-        listEnvironments(db, accessParam(c.var.principal.environmentAccess)),
-        impactValues(db),
+      // One round trip: the catalogue version rides along (the rows do not depend on the catalogue, which
+      // only names the environment types), so a current isolate copy costs no statement of its own.
+      const [version, envs, impact] = await db.batch([
+        catalogVersionStatement(db),
+        environmentsStatement(db, accessParam(c.var.principal.environmentAccess)),
+        impactValuesStatement(db),
       ])
-      const kinds = graphKinds(catalog)
+      const kinds = graphKinds(await kindCatalogAt(db, catalogVersionOf(version)))
+      const impactOf = impactValuesOf(impact)
       return c.json({
-        data: envs.map((e) => ({
+        data: environmentsOf(envs).map((e) => ({
           id: e.objectid,
           name: e.name ?? e.objectid,
           type: kinds.environmentTypes.get(e.environment_kind) ?? e.environment_kind,
           collected: e.collected_at !== null,
           collected_at: e.collected_at,
-          impactValue: Math.trunc(impact.get(e.objectid) ?? 0),
+          impactValue: Math.trunc(impactOf.get(e.objectid) ?? 0),
         })),
       })
     },

@@ -1,0 +1,357 @@
+/**
+ * The connector's read paths stay cheap (issues 5/6/7 benchmark misses):
+ *  - the kind catalogue costs one tiny statement while the isolate's copy is current (none where a route
+ *    folds the version into its own batch), and is refreshed when another isolate changes the extensions;
+ *  - available-domains and details are one D1 round trip each;
+ *  - their query plans (workerd's SQLite) stay on the indexes that keep them flat in graph size and skip.
+ * Every D1 call is observed through a recording wrapper around env.DB.
+ */
+import { env } from 'cloudflare:workers'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { adminToken, expectEnvelope } from '../helpers'
+import type { EdgeHoundClient } from '../../src/client'
+import { createApp } from '../../src/app'
+import { kindCatalogAt, loadKindCatalog } from '../../src/extensions/catalog'
+import { upsertExtension as storeUpsert } from '../../src/extensions/extensions.store'
+import { environmentsStatement } from '../../src/graph/graph.store'
+import { listDetails } from '../../src/findings/findings.store'
+import { DEFAULT_SORT } from '../../src/findings/query'
+import { smallDoc } from '../fixtures/extensions/docs'
+
+const ctx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext
+const VERSION_SQL = 'SELECT version FROM extension_catalog_version WHERE id = 1'
+
+interface Call {
+  via: 'first' | 'all' | 'run' | 'raw' | 'batch'
+  sql: string[]
+}
+
+/** env.DB with every call recorded: the method and the SQL of each statement it sends. */
+function recording(db: D1Database): { db: D1Database; calls: Call[] } {
+  const calls: Call[] = []
+  const SQL = Symbol('sql')
+  const wrap = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement =>
+    new Proxy(stmt, {
+      get(t, p) {
+        if (p === SQL) return sql
+        const v = Reflect.get(t, p, t)
+        if (typeof v !== 'function') return v
+        if (p === 'bind') return (...args: unknown[]) => wrap(v.apply(t, args), sql)
+        if (p === 'first' || p === 'all' || p === 'run' || p === 'raw')
+          return (...args: unknown[]) => (calls.push({ via: p, sql: [sql] }), v.apply(t, args))
+        return v.bind(t)
+      },
+    })
+  const proxy = new Proxy(db, {
+    get(t, p) {
+      if (p === 'prepare') return (sql: string) => wrap(t.prepare(sql), sql)
+      if (p === 'batch')
+        return (stmts: D1PreparedStatement[]) => {
+          calls.push({ via: 'batch', sql: stmts.map((s) => (s as unknown as Record<symbol, string>)[SQL]) })
+          return t.batch(stmts)
+        }
+      const v = Reflect.get(t, p, t)
+      return typeof v === 'function' ? v.bind(t) : v
+    },
+  })
+  return { db: proxy, calls }
+}
+
+/** Authentication's own reads (token, user), which depend on its caches, not on the route. */
+const AUTH_SQL = /\b(api_tokens|users|sessions)\b/
+
+/** Sends a signed request through the app with a recording DB; returns the response and the route's D1 calls. */
+async function viaRecordingDb(c: EdgeHoundClient, target: string): Promise<{ res: Response; calls: Call[] }> {
+  const rec = recording(env.DB)
+  const req = await c.buildRequest('GET', target)
+  req.headers.set('CF-Connecting-IP', '10.77.0.1')
+  const res = await createApp().fetch(req, { ...env, DB: rec.db } as unknown as Env, ctx)
+  return { res, calls: rec.calls.filter((k) => !k.sql.every((s) => AUTH_SQL.test(s))) }
+}
+
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim()
+
+/** EXPLAIN QUERY PLAN of a statement (parameters bound to NULL: the plan does not depend on them here). */
+async function plan(sql: string, params: unknown[]): Promise<string[]> {
+  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    .bind(...params)
+    .all<{ id: number; parent: number; detail: string }>()
+  // indent by depth, so that the subquery's lines can be told from the outer query's
+  const depth = new Map<number, number>([[0, -1]])
+  return results.map((r) => {
+    const d = (depth.get(r.parent) ?? 0) + 1
+    depth.set(r.id, d)
+    return `${'  '.repeat(d)}${r.detail}`
+  })
+}
+
+const NOW = '2026-01-01T00:00:00.000Z'
+let admin: EdgeHoundClient
+
+beforeAll(async () => {
+  admin = await adminToken()
+})
+
+describe('the kind catalogue', () => {
+  it('while the isolate copy is current: one statement, the version alone, and the same object', async () => {
+    const before = await loadKindCatalog(env.DB)
+    const rec = recording(env.DB)
+    expect(await loadKindCatalog(rec.db)).toBe(before)
+    expect(rec.calls).toEqual([{ via: 'first', sql: [VERSION_SQL] }])
+  })
+
+  it('another isolate installs an extension: the next read sees the new version and loads the new catalogue', async () => {
+    const before = await loadKindCatalog(env.DB)
+    // straight to the store, as another isolate would: this isolate's copy is not told
+    await storeUpsert(env.DB, smallDoc('Elsewhere', 'EW'), NOW)
+    const rec = recording(env.DB)
+    const after = await loadKindCatalog(rec.db)
+    expect(rec.calls.map((k) => [k.via, k.sql.length])).toEqual([
+      ['first', 1],
+      ['batch', 6],
+    ])
+    expect(after.version).not.toBe(before.version)
+    expect(after.nodeKinds.has('EW_User')).toBe(true)
+    expect(after.relationshipKinds.get('EW_AdminOf')).toEqual({ traversable: true, extensionName: 'Elsewhere' })
+    expect(after.relationshipFindings.map((f) => f.name)).toContain('EW_Admins')
+    expect(before.nodeKinds.has('EW_User')).toBe(false) // the old copy is never mutated
+
+    const again = recording(env.DB)
+    expect(await loadKindCatalog(again.db)).toBe(after)
+    expect(again.calls).toHaveLength(1)
+  })
+
+  it('a version changed by another connection alone (same contents) still replaces the copy', async () => {
+    const before = await loadKindCatalog(env.DB)
+    const bumped = `elsewhere-${crypto.randomUUID()}`
+    await env.DB.prepare('UPDATE extension_catalog_version SET version = ?1 WHERE id = 1').bind(bumped).run()
+    const after = await loadKindCatalog(env.DB)
+    expect(after).not.toBe(before)
+    expect(after.version).toBe(bumped)
+    expect([...after.nodeKinds].sort()).toEqual([...before.nodeKinds].sort())
+    expect(after.extensions).toEqual(before.extensions)
+  })
+
+  it('kindCatalogAt: no I/O for the cached version; one batch for any other', async () => {
+    const current = await loadKindCatalog(env.DB)
+    const rec = recording(env.DB)
+    expect(await kindCatalogAt(rec.db, current.version)).toBe(current)
+    expect(rec.calls).toEqual([])
+
+    await storeUpsert(env.DB, smallDoc('Elsewhere Two', 'EX'), NOW)
+    const version = (await env.DB.prepare(VERSION_SQL).first<{ version: string }>())!.version
+    const fresh = await kindCatalogAt(rec.db, version)
+    expect(rec.calls.map((k) => [k.via, k.sql.length])).toEqual([['batch', 6]])
+    expect(fresh.version).toBe(version)
+    expect(fresh.nodeKinds.has('EX_User')).toBe(true)
+  })
+})
+
+describe('available-domains', () => {
+  const TENANT = 'RP-TENANT-1'
+
+  beforeAll(async () => {
+    await storeUpsert(env.DB, smallDoc('ReadPaths', 'RP'), NOW)
+    // an environment node of the extension's environment kind (graph storage contract, migrations/0004)
+    await env.DB.prepare(
+      `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
+       VALUES (?1, 'RP_Tenant', '["RP_Tenant"]', 'RP ONE', ?1, 'RP_Tenant', '{}', ?2, ?2)`,
+    )
+      .bind(TENANT, NOW)
+      .run()
+  })
+
+  it('is one D1 round trip while the catalogue copy is current: version, environments and impact in one batch', async () => {
+    await loadKindCatalog(env.DB) // current
+    const { res, calls } = await viaRecordingDb(admin, '/api/v2/available-domains')
+    expect(res.status).toBe(200)
+    expect(calls).toHaveLength(1)
+    expect(calls[0].via).toBe('batch')
+    expect(calls[0].sql.map(oneLine)).toEqual([VERSION_SQL, expect.stringMatching(/^SELECT n\.objectid, .* FROM nodes n INDEXED BY nodes_environments /), expect.stringMatching(/FROM finding_sparklines/)])
+    const body = (await res.json()) as { data: { id: string; type: string }[] }
+    expect(body.data.find((d) => d.id === TENANT)).toMatchObject({ name: 'RP ONE', type: 'ReadPaths display', collected: false, impactValue: 0 })
+  })
+
+  it('names an extension environment by what its extension says now, also right after another isolate renamed it', async () => {
+    await loadKindCatalog(env.DB)
+    const renamed = smallDoc('ReadPaths', 'RP', '1.1.0')
+    renamed.schema.display_name = 'Read Paths Renamed'
+    await storeUpsert(env.DB, renamed, NOW) // another isolate: this one's copy is now stale
+    const { res, calls } = await viaRecordingDb(admin, '/api/v2/available-domains')
+    expect(res.status).toBe(200)
+    expect(calls.map((k) => [k.via, k.sql.length])).toEqual([
+      ['batch', 3],
+      ['batch', 6], // the refresh the version in the first batch called for
+    ])
+    const body = (await res.json()) as { data: { id: string; type: string }[] }
+    expect(body.data.find((d) => d.id === TENANT)?.type).toBe('Read Paths Renamed')
+  })
+
+  it('reads only the environment nodes (partial index nodes_environments), never every node in name order', async () => {
+    const rec = recording(env.DB)
+    await environmentsStatement(rec.db, null).all()
+    const p = await plan(rec.calls[0].sql[0], [null])
+    expect(p.join('\n')).toMatch(/(SCAN|SEARCH) n USING INDEX nodes_environments/)
+    expect(p.join('\n')).not.toMatch(/nodes_name_nocase/)
+  })
+})
+
+describe('details', () => {
+  const P = 'S-1-5-21-7000'
+  const DA = `${P}-512`
+  const N = 60
+  /** five distinct creation times, so the default order (created_at, id) has ties to break */
+  const created = (i: number) => `2026-01-0${1 + ((i * 3) % 5)}T00:00:00.000Z`
+  type Row = { id: number; created_at: string; from: string; impact: number; accepted: boolean; closed: boolean }
+  const rows: Row[] = []
+
+  beforeAll(async () => {
+    const nodes = [
+      [P, 'Domain', '["Domain"]', 'PAGE7.LOCAL', P, 'Domain'],
+      [DA, 'Group', '["Group","Base"]', 'DOMAIN ADMINS@PAGE7.LOCAL', P, null],
+      ...Array.from({ length: N }, (_, i) => [`${P}-${3000 + i}`, 'User', '["User","Base"]', `U${i}@PAGE7.LOCAL`, P, null]),
+    ]
+    await env.DB.batch([
+      env.DB.prepare(
+        `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, '{}', ?2, ?2 FROM json_each(?1)`,
+      ).bind(JSON.stringify(nodes), NOW),
+      env.DB.prepare(
+        `INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at)
+         SELECT n.id, (SELECT id FROM nodes WHERE objectid = ?2), 'GenericAll', '{"isinherited":true}', ?3, ?3
+         FROM nodes n WHERE n.environment_id = ?1 AND n.kind = 'User'`,
+      ).bind(P, DA, NOW),
+    ])
+    // findings rows straight into the table (contract of migrations/0005): ties in created_at, closed
+    // rows (not listed), accepted without end, accepted until a past time (lapsed) and a future time
+    const findings = Array.from({ length: N }, (_, i) => ({
+      from: `${P}-${3000 + ((i * 7) % N)}`,
+      created_at: created(i),
+      impact: (i * 11) % 13,
+      accepted: i % 4 === 1 ? 1 : 0,
+      accepted_until: i % 8 === 1 ? '2000-01-01T00:00:00.000Z' : i % 8 === 5 ? '2999-01-01T00:00:00.000Z' : null,
+      deleted_at: i % 9 === 4 ? NOW : null,
+    }))
+    await env.DB.prepare(
+      `INSERT INTO findings (finding, shape, environment_id, from_objectid, to_objectid, rel_kind, impact_count, exposure_count,
+         principal_count, impact_percentage, exposure_percentage, severity, accepted, accepted_until, created_at, updated_at,
+         deleted_at, created_run_id, updated_run_id)
+       SELECT 'T0GenericAll', 'relationship', ?2, value ->> 'from', ?3, 'GenericAll', value ->> 'impact', 1, ${N}, 0.5, 0.1, 'high',
+              value ->> 'accepted', value ->> 'accepted_until', value ->> 'created_at', value ->> 'created_at', value ->> 'deleted_at', 1, 1
+       FROM json_each(?1)`,
+    )
+      .bind(JSON.stringify(findings), P, DA)
+      .run()
+    const { results } = await env.DB.prepare(
+      `SELECT id, created_at, from_objectid, impact_count, accepted, accepted_until, deleted_at FROM findings WHERE environment_id = ?1 ORDER BY id`,
+    )
+      .bind(P)
+      .all<{ id: number; created_at: string; from_objectid: string; impact_count: number; accepted: number; accepted_until: string | null; deleted_at: string | null }>()
+    for (const r of results)
+      rows.push({
+        id: r.id,
+        created_at: r.created_at,
+        from: r.from_objectid,
+        impact: r.impact_count,
+        accepted: r.accepted === 1 && (r.accepted_until === null || r.accepted_until > new Date().toISOString()),
+        closed: r.deleted_at !== null,
+      })
+    expect(rows).toHaveLength(N)
+  })
+
+  const open = () => rows.filter((r) => !r.closed)
+  const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0)
+  const byDefault = (a: Row, b: Row) => cmp(a.created_at, b.created_at) || a.id - b.id
+
+  async function ids(query: string): Promise<{ count: number; ids: number[] }> {
+    const r = (await admin.call('GET', `/api/v2/domains/${P}/details?finding=T0GenericAll&${query}`)) as { count: number; data: { id: number }[] }
+    return { count: r.count, ids: r.data.map((d) => d.id) }
+  }
+
+  async function pagesOf(query: string, size: number, total: number): Promise<number[]> {
+    const out: number[] = []
+    for (let skip = 0; skip <= total; skip += size) out.push(...(await ids(`${query}&skip=${skip}&limit=${size}`)).ids)
+    return out
+  }
+
+  it('is one D1 round trip of two statements while the catalogue copy is current', async () => {
+    await loadKindCatalog(env.DB)
+    const { res, calls } = await viaRecordingDb(admin, `/api/v2/domains/${P}/details?finding=T0GenericAll&skip=40&limit=10`)
+    expect(res.status).toBe(200)
+    expect(calls.map((k) => [k.via, k.sql.length])).toEqual([['batch', 2]])
+    const body = (await res.json()) as { count: number; skip: number; limit: number; data: { id: number; ToPrincipal: string; ComboGraphRelationID: unknown }[] }
+    expect(body).toMatchObject({ count: open().length, skip: 40, limit: 10 })
+    expect(body.data.map((d) => d.id)).toEqual(open().sort(byDefault).slice(40, 50).map((r) => r.id))
+    // the page's rows are joined to their nodes and edge
+    expect(body.data[0]).toMatchObject({ ToPrincipal: DA, ToPrincipalName: 'DOMAIN ADMINS@PAGE7.LOCAL', IsInherited: true, ComboGraphRelationID: { valid: true } })
+  })
+
+  it('default order (created_at, then id) at every skip: each page is its slice of the whole list', async () => {
+    const expected = open().sort(byDefault).map((r) => r.id)
+    expect(await ids('limit=0')).toEqual({ count: expected.length, ids: expected })
+    expect(await pagesOf('', 7, expected.length)).toEqual(expected)
+  })
+
+  it('sort_by and the Accepted filter page exactly as before', async () => {
+    const byImpactDesc = open().sort((a, b) => b.impact - a.impact || a.id - b.id).map((r) => r.id)
+    expect(await pagesOf('sort_by=-impact_count', 9, byImpactDesc.length)).toEqual(byImpactDesc)
+    const byFromThenCreatedDesc = open()
+      .sort((a, b) => cmp(a.from, b.from) || -cmp(a.created_at, b.created_at) || a.id - b.id)
+      .map((r) => r.id)
+    expect(await pagesOf('sort_by=from_principal,-created_at', 11, byFromThenCreatedDesc.length)).toEqual(byFromThenCreatedDesc)
+    const idDesc = open().map((r) => r.id).sort((a, b) => b - a)
+    expect(await pagesOf('sort_by=-id', 13, idDesc.length)).toEqual(idDesc)
+
+    const notAccepted = open().filter((r) => !r.accepted).sort(byDefault).map((r) => r.id)
+    expect(notAccepted.length).toBeLessThan(open().length)
+    expect(await ids('Accepted=eq:false&limit=0')).toEqual({ count: notAccepted.length, ids: notAccepted })
+    expect(await pagesOf('Accepted=eq:false', 6, notAccepted.length)).toEqual(notAccepted)
+    const accepted = open().filter((r) => r.accepted).sort(byDefault).map((r) => r.id)
+    expect(await ids('Accepted=eq:true&limit=0')).toEqual({ count: accepted.length, ids: accepted })
+    expect((await ids('Accepted=eq:true&skip=3&limit=2')).ids).toEqual(accepted.slice(3, 5))
+  })
+
+  it('an unknown environment is 404 before an unknown finding type is 400, as before', async () => {
+    await expectEnvelope(await admin.raw('GET', '/api/v2/domains/S-1-5-21-404404/details?finding=NoSuchType'), 404, 'environment not found')
+    await expectEnvelope(await admin.raw('GET', `/api/v2/domains/${P}/details?finding=NoSuchType`), 400, 'unknown finding type "NoSuchType"')
+  })
+
+  it('a finding type another isolate has just installed is known at once', async () => {
+    await loadKindCatalog(env.DB)
+    await expectEnvelope(await admin.raw('GET', `/api/v2/domains/${P}/details?finding=RD_Admins`), 400, 'unknown finding type')
+    await storeUpsert(env.DB, smallDoc('ReadDetails', 'RD'), NOW) // this isolate's copy is now stale
+    const { res, calls } = await viaRecordingDb(admin, `/api/v2/domains/${P}/details?finding=RD_Admins`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ count: 0, skip: 0, limit: 10, data: [] })
+    expect(calls.map((k) => [k.via, k.sql.length])).toEqual([
+      ['batch', 2],
+      ['batch', 6],
+    ])
+  })
+
+  it('the count and the page are chosen on the covering index findings_open_env; only the page is joined', async () => {
+    const rec = recording(env.DB)
+    await listDetails(rec.db, { environmentId: P, finding: 'T0GenericAll', filters: {}, sort: DEFAULT_SORT, skip: 40, limit: 10, now: NOW })
+    await listDetails(rec.db, {
+      environmentId: P,
+      finding: 'T0GenericAll',
+      filters: { accepted: { op: 'eq', value: false } },
+      sort: DEFAULT_SORT,
+      skip: 40,
+      limit: 10,
+      now: NOW,
+    })
+    for (const call of rec.calls) {
+      const [meta, page] = call.sql
+      const p = await plan(page, [P, 'T0GenericAll', NOW, 10, 40])
+      // the subquery (indented) walks the index in (created_at, id) order, reading nothing else: OFFSET skips
+      // index entries; no sort before it
+      const inner = p.filter((l) => l.startsWith('  '))
+      expect(inner).toEqual(['  SEARCH f USING COVERING INDEX findings_open_env (environment_id=? AND finding=?)'])
+      // then the wide rows by primary key and their joins, for the page's rows only
+      expect(p).toContain('SEARCH f USING INTEGER PRIMARY KEY (rowid=?)')
+      const m = await plan(meta, [P, 'T0GenericAll', NOW])
+      expect(m).toContain('  SEARCH f USING COVERING INDEX findings_open_env (environment_id=? AND finding=?)') // the count
+    }
+  })
+})
