@@ -7,7 +7,6 @@
  * closes and inserts findings set-based from the staging rows, appends the sparkline rows, marks the run
  * complete and empties the staging tables. Readers therefore see either the previous run or this one.
  */
-import type { NodeInput } from './graph'
 import type { AnalysisStats, FindingResult, SparklineResult } from './engine'
 import type { OpenFinding, ReconcilePlan } from './reconcile'
 
@@ -159,63 +158,109 @@ export async function lastCompletedAt(db: D1Database): Promise<string | null> {
 }
 
 // ---- loader ------------------------------------------------------------------------------------------
+//
+// The graph reaches the isolate in packed pages: each page is ONE row whose columns are comma-separated
+// integer lists (`group_concat`) and JSON string arrays (`json_group_array`), all built in one aggregate
+// pass over the same rows, so item i of every column belongs to the same node or edge. A row per node or
+// edge would cost a JavaScript array and its values per row (plus the binding's own conversion): at
+// 1 M edges that, not the analysis, was the isolate's peak. src/findings/packed.ts parses the columns.
+// Keep a page's text to a few hundred KB (D1 limits a value to 2 MB): see NODE_PAGE / EDGE_PAGE in run.ts.
 
-type NodeRaw = [number, string, string, string, string | null, unknown, unknown, unknown, unknown, unknown, unknown, unknown, string | null]
-
-function parseKinds(kinds: string, kind: string): string[] {
-  try {
-    const v = JSON.parse(kinds)
-    if (Array.isArray(v)) {
-      const out = v.filter((k): k is string => typeof k === 'string' && k !== '')
-      if (out.length > 0) return out
-    }
-  } catch {
-    /* fall back to the primary kind */
-  }
-  return [kind]
+/** One page of nodes, column by column; item i of every list is the same node. */
+export interface NodePage {
+  /** nodes in the page (0 when the graph has no node after the cursor) */
+  count: number
+  /** largest nodes.id of the page: the next page's cursor */
+  lastId: number
+  /** comma-separated nodes.id */
+  ids: string | null
+  /** comma-separated fact bits (NODE_FACT_* in packed.ts: 1 Tier Zero flag, 2 enabled, 4 hasspn, 8 dontreqpreauth) */
+  facts: string | null
+  /** JSON arrays of `count` strings (or nulls) */
+  objectids: string | null
+  kinds: string | null
+  kindLists: string | null
+  environmentIds: string | null
+  /** properties.system_tags when a string, array or object (the latter two as their JSON text), else null */
+  systemTags: string | null
+  /** properties.templateid when a string, else null */
+  templateIds: string | null
+  environmentKinds: string | null
 }
 
 /**
- * One page of nodes after `afterId`, with only the facts the rules need: properties are reduced in SQL
- * (json_extract), so a node's (possibly large) property object never reaches the isolate.
+ * One page of nodes after `afterId`, with only the facts the rules need: properties are reduced in SQL,
+ * so a node's (possibly large) property object never reaches the isolate. The reductions are exactly what
+ * the rules would conclude from the raw values (src/findings/tierzero.ts): `x = 1` is `isTrue` (JSON true
+ * and the number 1, never the string "1"); system_tags is kept only where `hasTierZeroTag` can say yes (a
+ * string, or an array or object as its JSON text, `'' ||` dropping SQLite's JSON subtype so that
+ * json_group_array quotes it instead of nesting it); templateid only where it is a string.
  */
-export async function loadNodesPage(db: D1Database, afterId: number, limit: number): Promise<NodeInput[]> {
+export async function loadNodesPage(db: D1Database, afterId: number, limit: number): Promise<NodePage> {
   const rows = await db
     .prepare(
-      `SELECT id, objectid, kind, kinds, environment_id,
-              json_extract(properties, '$.system_tags'), json_extract(properties, '$.isTierZero'),
-              json_extract(properties, '$.istierzero'), json_extract(properties, '$.enabled'),
-              json_extract(properties, '$.hasspn'), json_extract(properties, '$.dontreqpreauth'),
-              json_extract(properties, '$.templateid'), environment_kind
-       FROM nodes WHERE id > ?1 ORDER BY id LIMIT ?2`,
+      `WITH page AS (
+         SELECT id, objectid, kind, kinds, environment_id, environment_kind,
+                (IFNULL(json_extract(properties, '$.isTierZero') = 1, 0) OR IFNULL(json_extract(properties, '$.istierzero') = 1, 0))
+                  | (IFNULL(json_extract(properties, '$.enabled') = 1, 0) << 1)
+                  | (IFNULL(json_extract(properties, '$.hasspn') = 1, 0) << 2)
+                  | (IFNULL(json_extract(properties, '$.dontreqpreauth') = 1, 0) << 3) AS facts,
+                CASE json_type(properties, '$.system_tags')
+                  WHEN 'text' THEN json_extract(properties, '$.system_tags')
+                  WHEN 'array' THEN '' || json_extract(properties, '$.system_tags')
+                  WHEN 'object' THEN '' || json_extract(properties, '$.system_tags')
+                END AS system_tags,
+                CASE json_type(properties, '$.templateid') WHEN 'text' THEN json_extract(properties, '$.templateid') END AS templateid
+         FROM nodes WHERE id > ?1 ORDER BY id LIMIT ?2)
+       SELECT COUNT(*), MAX(id), group_concat(id, ','), group_concat(facts, ','), json_group_array(objectid),
+              json_group_array(kind), json_group_array(kinds), json_group_array(environment_id),
+              json_group_array(system_tags), json_group_array(templateid), json_group_array(environment_kind)
+       FROM page`,
     )
     .bind(afterId, limit)
-    .raw<NodeRaw>()
-  return rows.map((r) => ({
-    id: r[0],
-    objectid: r[1],
-    kind: r[2],
-    kinds: parseKinds(r[3], r[2]),
-    environmentId: r[4] || null,
-    systemTags: r[5],
-    isTierZero: r[6] === 1 || r[6] === true ? r[6] : r[7],
-    enabled: r[8],
-    hasspn: r[9],
-    dontreqpreauth: r[10],
-    templateid: r[11],
-    environmentKind: r[12],
-  }))
+    .raw<[number, number | null, ...(string | null)[]]>()
+  const r = rows[0]
+  return {
+    count: r[0],
+    lastId: r[1] ?? afterId,
+    ids: r[2],
+    facts: r[3],
+    objectids: r[4],
+    kinds: r[5],
+    kindLists: r[6],
+    environmentIds: r[7],
+    systemTags: r[8],
+    templateIds: r[9],
+    environmentKinds: r[10],
+  }
 }
 
-/** One page of edges after `afterId`, limited to the given kinds (one JSON parameter). */
-export async function loadEdgesPage(db: D1Database, afterId: number, limit: number, kindsJson: string): Promise<[number, number, number, string][]> {
-  return db
+/** One page of edges, packed: `triples` is "start_id,end_id,k,start_id,end_id,k,…" (k indexes the kinds list). */
+export interface EdgePage {
+  /** edges in the page */
+  count: number
+  /** largest edges.id of the page: the next page's cursor */
+  lastId: number
+  triples: string | null
+}
+
+/**
+ * One page of edges after `afterId`, limited to the given kinds (one JSON array parameter); each edge's kind
+ * comes back as its index in that array. The edges table is walked in id order (the kinds are a small
+ * materialized table joined per edge; CROSS JOIN keeps the edges outermost).
+ */
+export async function loadEdgesPage(db: D1Database, afterId: number, limit: number, kindsJson: string): Promise<EdgePage> {
+  const rows = await db
     .prepare(
-      `SELECT id, start_id, end_id, kind FROM edges
-       WHERE id > ?1 AND kind IN (SELECT value FROM json_each(?3)) ORDER BY id LIMIT ?2`,
+      `WITH k(i, name) AS MATERIALIZED (SELECT key, value FROM json_each(?3)),
+       page AS (SELECT e.id, e.start_id, e.end_id, k.i FROM edges e CROSS JOIN k ON k.name = e.kind
+                WHERE e.id > ?1 ORDER BY e.id LIMIT ?2)
+       SELECT COUNT(*), MAX(id), group_concat(start_id || ',' || end_id || ',' || i, ',') FROM page`,
     )
     .bind(afterId, limit, kindsJson)
-    .raw<[number, number, number, string]>()
+    .raw<[number, number | null, string | null]>()
+  const r = rows[0]
+  return { count: r[0], lastId: r[1] ?? afterId, triples: r[2] }
 }
 
 export async function loadOpenFindingsPage(db: D1Database, afterId: number, limit: number): Promise<OpenFinding[]> {

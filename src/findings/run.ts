@@ -6,7 +6,7 @@
  * Idempotent per attempt: staging is cleared first and nothing visible changes before `commitRun`, so an
  * interrupted attempt is resumed simply by running the same run again.
  */
-import { loadKindCatalog } from '../extensions/catalog'
+import { loadKindCatalog, type KindCatalog } from '../extensions/catalog'
 import {
   clearStaging,
   commitRun,
@@ -19,8 +19,9 @@ import {
 } from './analysis.store'
 import { allFindingDefs } from './catalogue'
 import { analyseSteps, type AnalysisStats } from './engine'
-import { GraphBuilder } from './graph'
-import { BUILTIN_TRAVERSABLE, kindRules } from './kinds'
+import { GraphBuilder, type AnalysisGraph, type NodeInput } from './graph'
+import { BUILTIN_TRAVERSABLE, kindRules, type KindRules } from './kinds'
+import { decodeEdgePage, NodePageDecoder } from './packed'
 import { reconcile, sparklineRows, type OpenFinding } from './reconcile'
 
 export interface RunOptions {
@@ -38,14 +39,58 @@ export interface RunSummary {
   durationMs: number
 }
 
-export const NODE_PAGE = 5_000
-export const EDGE_PAGE = 20_000
+/**
+ * Page sizes of the graph loader. A page arrives packed (see analysis.store.ts): an edge costs about
+ * 2 × (digits of a node id + 1) + 3 characters, so 10 000 edges with 7-digit ids are ~190 KB of text;
+ * a node costs its object id, kinds and environment id plus ~30 characters, so 2 000 nodes are a few
+ * hundred KB. Larger pages save round trips but hold more text in the isolate at once.
+ */
+export const NODE_PAGE = 2_000
+export const EDGE_PAGE = 10_000
 const FINDINGS_PAGE = 5_000
 
 /** Commit time: now, but strictly after the previous run's, so string order of timestamps is run order. */
 export function commitTime(nowMs: number, previous: string | null): string {
   const prev = previous ? Date.parse(previous) : NaN
   return new Date(Number.isFinite(prev) && prev >= nowMs ? prev + 1 : nowMs).toISOString()
+}
+
+/**
+ * The graph in compact typed arrays, loaded in keyset pages. A function of its own so that the builder (and
+ * its growth buffers) can be collected as soon as the graph is built. Exported for tests.
+ */
+export async function loadGraph(
+  db: D1Database,
+  catalog: KindCatalog,
+  rules: KindRules,
+  findingKinds: ReadonlySet<string>,
+  nodePage: number,
+  edgePage: number,
+): Promise<AnalysisGraph> {
+  const builder = new GraphBuilder({ isTraversable: (k) => rules.isTraversable(k), findingKinds })
+  const nodes = new NodePageDecoder()
+  const addNode = (n: NodeInput) => builder.addNode(n)
+  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+    const page = await loadNodesPage(db, after, nodePage)
+    nodes.decode(page, addNode)
+    if (page.count < nodePage) break
+    after = page.lastId
+  }
+
+  // Only edges that can matter are transferred: traversable kinds and finding kinds.
+  const relevant = new Set<string>(findingKinds)
+  for (const k of [...BUILTIN_TRAVERSABLE, ...catalog.relationshipKinds.keys()]) if (rules.isTraversable(k)) relevant.add(k)
+  const kinds = [...relevant]
+  const kindsJson = JSON.stringify(kinds)
+  const scratch = new Int32Array(3 * edgePage)
+  const addEdge = (s: number, t: number, k: string) => builder.addEdge(s, t, k)
+  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+    const page = await loadEdgesPage(db, after, edgePage, kindsJson)
+    decodeEdgePage(page, kinds, scratch, addEdge)
+    if (page.count < edgePage) break
+    after = page.lastId
+  }
+  return builder.build()
 }
 
 export async function executeRun(db: D1Database, runId: number, opts: RunOptions = {}): Promise<RunSummary> {
@@ -58,29 +103,11 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
   const rules = kindRules(catalog)
   const defs = allFindingDefs(catalog)
   const findingKinds = new Set(defs.filter((d) => d.shape === 'relationship' && d.edgeKind).map((d) => d.edgeKind!))
-  const builder = new GraphBuilder({ isTraversable: (k) => rules.isTraversable(k), findingKinds })
-
-  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
-    const page = await loadNodesPage(db, after, nodePage)
-    for (const n of page) builder.addNode(n)
-    if (page.length < nodePage) break
-    after = page[page.length - 1].id
-  }
-
-  // Only edges that can matter are transferred: traversable kinds and finding kinds.
-  const relevant = new Set<string>(findingKinds)
-  for (const k of [...BUILTIN_TRAVERSABLE, ...catalog.relationshipKinds.keys()]) if (rules.isTraversable(k)) relevant.add(k)
-  const kindsJson = JSON.stringify([...relevant])
-  for (let after = Number.MIN_SAFE_INTEGER; ; ) {
-    const page = await loadEdgesPage(db, after, edgePage, kindsJson)
-    for (const e of page) builder.addEdge(e[1], e[2], e[3])
-    if (page.length < edgePage) break
-    after = page[page.length - 1][0]
-  }
+  const graph = await loadGraph(db, catalog, rules, findingKinds, nodePage, edgePage)
 
   // The computation yields between phases and batches; each pause gives the event loop a turn, so the
   // Analyzer object answers requests (e.g. requestAnalysis at the end of an ingest job) during a long run.
-  const steps = analyseSteps(builder.build(), rules, defs)
+  const steps = analyseSteps(graph, rules, defs)
   let step = steps.next()
   while (!step.done) {
     await new Promise((r) => setTimeout(r, 0))
