@@ -7,7 +7,7 @@ import { fromBase64Strict } from './encoding'
 import { verifySession } from './jwt'
 import { permissionsOf, type Permission } from './permissions'
 import type { Principal } from './principal'
-import { parseRfc3339, requestTarget, skewError, verifySignature } from './signature'
+import { importTokenKey, parseRfc3339, requestTarget, skewError, verifySignature } from './signature'
 import { openTokenKey } from './token-crypto'
 import { getSealedKey } from './tokens.store'
 
@@ -22,9 +22,21 @@ import { getSealedKey } from './tokens.store'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/** Isolate-local cache of decrypted token keys. Safe: revocation is decided by the token's object, not here. */
-const keyCache = new Map<string, string>()
+/**
+ * Isolate-local cache of token keys, by token id, as imported non-extractable HMAC keys (the first link of
+ * the signature chain), so a warm token costs neither a D1 read, an AES-GCM open nor a key import.
+ * Safe: revocation is decided by the token's limiter object on every request, not here, so a key cached
+ * in an isolate that never heard of the revocation still cannot get a request admitted; a token's key never
+ * changes (a new key is a new token id). Bounded: the oldest entry goes first beyond KEY_CACHE_MAX.
+ * Unknown ids (null) are not cached, so floods of random ids cannot fill it; errors are not cached either.
+ */
+const keyCache = new Map<string, CryptoKey>()
 const KEY_CACHE_MAX = 5000
+/**
+ * Loads in flight, by token id (single flight): concurrent requests of a cold token share one D1 read and
+ * one key open instead of each reading D1. Holds only pending loads, so it is bounded by concurrency.
+ */
+const keyLoads = new Map<string, Promise<CryptoKey | null>>()
 
 /** Isolate-local note of IPs known to be over their limit, to answer floods without any I/O. */
 const blockedIps = new Map<string, { untilMs: number; o: RateLimitOutcome }>()
@@ -74,20 +86,41 @@ async function fail(c: Context<AppEnv>, message: string): Promise<never> {
   throw new ApiError(401, message, 'auth', { 'WWW-Authenticate': 'Bearer, svcsignature' })
 }
 
-async function tokenKey(env: Env, secret: string, tokenId: string): Promise<string | null> {
+/** The imported key of a token (null: no such token), from the cache or one shared load. Exported for tests. */
+export function tokenKey(env: Pick<Env, 'DB'>, secret: string, tokenId: string): Promise<CryptoKey | null> {
   const hit = keyCache.get(tokenId)
-  if (hit !== undefined) return hit
+  if (hit !== undefined) return Promise.resolve(hit)
+  const pending = keyLoads.get(tokenId)
+  if (pending) return pending
+  // The callbacks below run only after `load` is assigned and registered (promise callbacks are never
+  // synchronous), so the identity checks are sound even if the read fails at once.
+  const load: Promise<CryptoKey | null> = openKey(env, secret, tokenId)
+    .then((key) => {
+      // Cache only if this load is still current: forgetTokenKey during the load (revocation) wins.
+      if (key && keyLoads.get(tokenId) === load) {
+        if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value as string)
+        keyCache.set(tokenId, key)
+      }
+      return key
+    })
+    .finally(() => {
+      // Success, null or failure: the next cold request loads again (a failure is never cached).
+      if (keyLoads.get(tokenId) === load) keyLoads.delete(tokenId)
+    })
+  keyLoads.set(tokenId, load)
+  return load
+}
+
+async function openKey(env: Pick<Env, 'DB'>, secret: string, tokenId: string): Promise<CryptoKey | null> {
   const row = await getSealedKey(env.DB, tokenId)
   if (!row) return null
-  const key = await openTokenKey(secret, tokenId, row.key_sealed)
-  if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value as string)
-  keyCache.set(tokenId, key)
-  return key
+  return importTokenKey(await openTokenKey(secret, tokenId, row.key_sealed))
 }
 
 /** Forget a key in this isolate (on revocation; other isolates are covered by the token's object). */
 export function forgetTokenKey(tokenId: string) {
   keyCache.delete(tokenId)
+  keyLoads.delete(tokenId)
 }
 
 type Credential = { kind: 'token' | 'session'; id: string }

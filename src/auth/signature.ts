@@ -42,18 +42,30 @@ async function hmacKey(raw: Uint8Array | ArrayBuffer, usage: ('sign' | 'verify')
   return crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, usage)
 }
 
-async function hmac(key: Uint8Array | ArrayBuffer, msg: Uint8Array | ArrayBuffer): Promise<ArrayBuffer> {
-  return crypto.subtle.sign('HMAC', await hmacKey(key), msg)
+async function hmac(key: Uint8Array | ArrayBuffer | CryptoKey, msg: Uint8Array | ArrayBuffer): Promise<ArrayBuffer> {
+  // raw bytes are imported; a CryptoKey (the cached first link) is used as it is
+  const k = key instanceof ArrayBuffer || ArrayBuffer.isView(key) ? await hmacKey(key) : key
+  return crypto.subtle.sign('HMAC', k, msg)
+}
+
+/**
+ * The token key imported once as a non-extractable HMAC key (the first link of the chain), for callers
+ * that verify many requests of the same token. Only this first import can be reused: the later links are
+ * keyed by d1 and d2, which change with the method, target, hour and body. Holding the CryptoKey (instead
+ * of the key text) means the cached form cannot be read back out of the isolate.
+ */
+export function importTokenKey(tokenKey: string): Promise<CryptoKey> {
+  return hmacKey(utf8.encode(tokenKey))
 }
 
 /** d2 of the chain: depends on the key, method, target and date hour, not on the body. */
-async function chainKey(tokenKey: string, method: string, target: string, requestDate: string): Promise<ArrayBuffer> {
-  const d1 = await hmac(utf8.encode(tokenKey), utf8.encode(method + target))
+async function chainKey(tokenKey: string | CryptoKey, method: string, target: string, requestDate: string): Promise<ArrayBuffer> {
+  const d1 = await hmac(typeof tokenKey === 'string' ? utf8.encode(tokenKey) : tokenKey, utf8.encode(method + target))
   return hmac(d1, utf8.encode(requestDate.slice(0, 13)))
 }
 
 export async function computeSignature(
-  tokenKey: string,
+  tokenKey: string | CryptoKey,
   method: string,
   target: string,
   requestDate: string,
@@ -63,9 +75,12 @@ export async function computeSignature(
   return new Uint8Array(await hmac(d2, body))
 }
 
-/** Constant-time verification of a received signature (already base64-decoded). */
+/**
+ * Constant-time verification of a received signature (already base64-decoded). `tokenKey` is the key
+ * text or its `importTokenKey` form; both give the same result.
+ */
 export async function verifySignature(
-  tokenKey: string,
+  tokenKey: string | CryptoKey,
   method: string,
   target: string,
   requestDate: string,

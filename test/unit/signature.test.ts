@@ -1,11 +1,24 @@
 import { describe, expect, it } from 'vitest'
 import vectors from '../../../shared/vectors/signature.json'
-import { computeSignature, parseRfc3339, requestTarget, skewError, verifySignature } from '../../src/auth/signature'
+import { computeSignature, importTokenKey, parseRfc3339, requestTarget, skewError, verifySignature } from '../../src/auth/signature'
 import { fromBase64Strict, toBase64 } from '../../src/auth/encoding'
 
 const enc = new TextEncoder()
 
 describe('signature chain: every vector in shared/vectors/signature.json', () => {
+  it('the imported token key (what the worker caches) verifies exactly like the key text, and cannot be exported', async () => {
+    const imported = await importTokenKey(vectors.token_key)
+    expect(imported.extractable).toBe(false)
+    await expect(crypto.subtle.exportKey('raw', imported)).rejects.toThrow()
+    const other = await importTokenKey(vectors.token_key + 'x')
+    for (const v of vectors.cases) {
+      const sig = fromBase64Strict(v.signature)!
+      expect(await verifySignature(imported, v.method, v.request_target, v.request_date, enc.encode(v.body), sig)).toBe(true)
+      expect(toBase64(await computeSignature(imported, v.method, v.request_target, v.request_date, enc.encode(v.body)))).toBe(v.signature)
+      expect(await verifySignature(other, v.method, v.request_target, v.request_date, enc.encode(v.body), sig)).toBe(false)
+    }
+  })
+
   for (const v of vectors.cases) {
     it(`${v.method} ${v.request_target} @ ${v.request_date}`, async () => {
       const sig = await computeSignature(vectors.token_key, v.method, v.request_target, v.request_date, enc.encode(v.body))
