@@ -144,17 +144,182 @@ describe('rate limits', () => {
     expect(limited.headers.get('ratelimit-policy')).toBe('"ip";q=20;w=2')
   })
 
-  it('an idle limiter object deletes its storage on its alarm', async () => {
+  it('per-IP objects keep the bucket in memory: nothing stored, no alarm, and the limit still holds', async () => {
     const { runInDurableObject } = await import('cloudflare:test')
     const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName('ip:192.0.2.55'))
-    await stub.consume({ rate: 1, burst: 2, nowMs: Date.now() })
-    // a busy object keeps its state through an alarm
-    expect(await runDurableObjectAlarm(stub)).toBe(true)
-    await runInDurableObject(stub, (obj, state) => {
-      expect(state.storage.kv.get('bucket')).toBeTruthy()
-      ;(obj as unknown as { lastSeenMs: number }).lastSeenMs = Date.now() - 11 * 60_000 // ten minutes idle
+    const nowMs = Date.now()
+    const results = []
+    for (let i = 0; i < 3; i++) results.push(await stub.consume({ rate: 1, burst: 2, nowMs }))
+    expect(results.map((r) => r.allowed)).toEqual([true, true, false])
+    expect(results[2]).toMatchObject({ remaining: 0, retryAfterSeconds: 1 })
+    await runInDurableObject(stub, async (_obj, state) => {
+      expect([...state.storage.kv.list()]).toEqual([])
+      expect(await state.storage.getAlarm()).toBeNull()
+    })
+  })
+
+  it('the alarm deletes a bucket an older version stored', async () => {
+    const { runInDurableObject } = await import('cloudflare:test')
+    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName('ip:192.0.2.56'))
+    await runInDurableObject(stub, async (_obj, state) => {
+      state.storage.kv.put('bucket', { tokens: 3, updatedMs: Date.now() })
+      await state.storage.setAlarm(Date.now() + 60_000)
     })
     expect(await runDurableObjectAlarm(stub)).toBe(true)
-    await runInDurableObject(stub, (_obj, state) => expect(state.storage.kv.get('bucket')).toBeUndefined())
+    await runInDurableObject(stub, async (_obj, state) => {
+      expect([...state.storage.kv.list()]).toEqual([])
+      expect(await state.storage.getAlarm()).toBeNull()
+    })
+  })
+
+  it('a token object stores its pending last_access once per flush window, and nothing once flushed', async () => {
+    const { runInDurableObject } = await import('cloudflare:test')
+    const t = await adminToken()
+    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`token:${t.tokenId}`))
+    expect((await t.raw('GET', '/api/version')).status).toBe(200)
+    const first = await runInDurableObject(stub, async (_obj, state) => {
+      const stored = [...state.storage.kv.list()]
+      expect(stored.map(([k]) => k)).toEqual(['access'])
+      expect(await state.storage.getAlarm()).toBeGreaterThan(Date.now())
+      return stored[0][1] as { tokenId: string; atMs: number }
+    })
+    expect(first.tokenId).toBe(t.tokenId)
+    // more requests in the same window write nothing: the stored access stays the first one
+    for (let i = 0; i < 3; i++) expect((await t.raw('GET', '/api/version')).status).toBe(200)
+    await runInDurableObject(stub, (_obj, state) => expect(state.storage.kv.get('access')).toEqual(first))
+    expect(await runDurableObjectAlarm(stub)).toBe(true)
+    const at = (await env.DB.prepare('SELECT last_access FROM api_tokens WHERE id = ?').bind(t.tokenId).first('last_access')) as string
+    expect(Date.parse(at)).toBeGreaterThan(first.atMs) // the latest access, from memory
+    await runInDurableObject(stub, async (_obj, state) => {
+      expect([...state.storage.kv.list()]).toEqual([])
+      expect(await state.storage.getAlarm()).toBeNull()
+    })
+    // the next access opens a new window
+    expect((await t.raw('GET', '/api/version')).status).toBe(200)
+    await runInDurableObject(stub, async (_obj, state) => {
+      expect(state.storage.kv.get<{ atMs: number }>('access')!.atMs).toBeGreaterThan(first.atMs)
+      expect(await state.storage.getAlarm()).not.toBeNull()
+    })
+  })
+
+  it('a pending last_access survives the loss of the object’s memory (eviction or restart)', async () => {
+    const { runInDurableObject } = await import('cloudflare:test')
+    const t = await adminToken()
+    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`token:${t.tokenId}`))
+    expect((await t.raw('GET', '/api/version')).status).toBe(200)
+    const stored = await runInDurableObject(stub, (obj, state) => {
+      // what a fresh instance has in memory: nothing
+      Object.assign(obj, { tokenId: undefined, lastAccessMs: 0, flushedAccessMs: 0, alarmAtMs: 0 })
+      return state.storage.kv.get<{ atMs: number }>('access')!
+    })
+    expect(await runDurableObjectAlarm(stub)).toBe(true)
+    const at = await env.DB.prepare('SELECT last_access FROM api_tokens WHERE id = ?').bind(t.tokenId).first('last_access')
+    expect(at).toBe(new Date(stored.atMs).toISOString())
+  })
+})
+
+describe('limiter object: the subject read (single flight, failures, invalidation)', () => {
+  /** Runs `fn` inside the token's object with its DB replaced by one that counts subject reads. */
+  async function withCountingDb<T>(tokenId: string, gateOrFail: { wait?: Promise<void>; fail?: () => boolean; afterRead?: () => void }, fn: (obj: import('../../src/ratelimit/limiter.do').RateLimiter, count: () => number) => Promise<T>) {
+    const { runInDurableObject } = await import('cloudflare:test')
+    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`token:${tokenId}`))
+    return runInDurableObject(stub, async (obj) => {
+      const o = obj as unknown as { env: Env }
+      const real = o.env
+      let reads = 0
+      o.env = {
+        ...real,
+        DB: {
+          prepare: (sql: string) => {
+            const stmt = real.DB.prepare(sql)
+            return {
+              bind: (...args: unknown[]) => ({
+                // reads D1 for real, then holds the answer until the test opens the gate
+                first: async () => {
+                  reads++
+                  const row = await stmt.bind(...args).first()
+                  gateOrFail.afterRead?.()
+                  await gateOrFail.wait
+                  if (gateOrFail.fail?.()) throw new Error('D1 unavailable')
+                  return row
+                },
+              }),
+            }
+          },
+        } as unknown as D1Database,
+      }
+      try {
+        return await fn(obj as never, () => reads)
+      } finally {
+        o.env = real
+      }
+    })
+  }
+  const req = (id: string) => ({ kind: 'token' as const, id, rate: 55, burst: 110, nowMs: Date.now() })
+
+  it('20 concurrent requests on a cold object read the subject once', async () => {
+    const t = await adminToken() // a fresh token: its object has never been used
+    let open!: () => void
+    const wait = new Promise<void>((r) => (open = r))
+    await withCountingDb(t.tokenId, { wait }, async (obj, reads) => {
+      const all = Array.from({ length: 20 }, () => obj.authorize(req(t.tokenId)))
+      open()
+      const results = await Promise.all(all)
+      expect(results.every((r) => r.ok)).toBe(true)
+      expect(reads()).toBe(1)
+      expect((await obj.authorize(req(t.tokenId))).ok).toBe(true)
+      expect(reads()).toBe(1)
+    })
+  })
+
+  it('a failed read fails every waiter (the worker answers 503) and is not cached', async () => {
+    const t = await adminToken()
+    let failing = true
+    await withCountingDb(t.tokenId, { fail: () => failing }, async (obj, reads) => {
+      const settled = await Promise.allSettled(Array.from({ length: 5 }, () => obj.authorize(req(t.tokenId))))
+      expect(settled.every((s) => s.status === 'rejected')).toBe(true)
+      expect(reads()).toBe(1)
+      failing = false
+      expect((await obj.authorize(req(t.tokenId))).ok).toBe(true)
+      expect(reads()).toBe(2)
+    })
+  })
+
+  it('fail closed: a request whose object cannot read its subject gets 503 with Retry-After: 1, never admission', async () => {
+    const { runInDurableObject } = await import('cloudflare:test')
+    const t = await adminToken()
+    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`token:${t.tokenId}`))
+    const real = await runInDurableObject(stub, (obj) => {
+      const o = obj as unknown as { env: Env }
+      const saved = o.env
+      o.env = { ...saved, DB: { prepare: () => ({ bind: () => ({ first: async () => { throw new Error('D1 unavailable') } }) }) } as unknown as D1Database }
+      return saved
+    })
+    try {
+      const res = await t.raw('GET', '/api/version')
+      await expectEnvelope(res, 503, 'rate limiter is unavailable')
+      expect(res.headers.get('retry-after')).toBe('1')
+    } finally {
+      await runInDurableObject(stub, (obj) => void ((obj as unknown as { env: Env }).env = real))
+    }
+    expect((await t.raw('GET', '/api/version')).status).toBe(200) // the failure was not cached
+  })
+
+  it('a read in flight when the token is revoked is not cached: the next request is refused', async () => {
+    const t = await adminToken()
+    let open!: () => void
+    const wait = new Promise<void>((r) => (open = r))
+    let read!: () => void
+    const readDone = new Promise<void>((r) => (read = r))
+    await withCountingDb(t.tokenId, { wait, afterRead: read }, async (obj, reads) => {
+      const inFlight = obj.authorize(req(t.tokenId)) // reads the row while the token still exists...
+      await readDone
+      await env.DB.prepare('DELETE FROM api_tokens WHERE id = ?').bind(t.tokenId).run() // ...then it is revoked
+      await obj.invalidate()
+      open()
+      await inFlight // concurrent with the revocation: either answer is linearisable; it must not be cached
+      expect(await obj.authorize(req(t.tokenId))).toEqual({ ok: false, reason: 'unknown or revoked token' })
+      expect(reads()).toBe(2)
+    })
   })
 })
