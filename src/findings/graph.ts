@@ -111,7 +111,8 @@ export class GraphBuilder {
   private readonly kindOffsets = new IntVec(1024)
   private readonly kindList = new IntVec(2048)
   private readonly env = new IntVec(1024)
-  private readonly flags: number[] = []
+  /** bit 4: Tier Zero; bits 1, 2: list findings */
+  private readonly flags = new IntVec(1024)
   private readonly kinds = new Interner()
   private readonly envs = new Interner()
   /** environment object id → node index, for nodes that may be environments */
@@ -199,7 +200,7 @@ export class GraphBuilder {
       this.src.push(s)
       this.dst.push(t)
     }
-    if (this.rules.findingKinds.has(kind) && (this.flags[s] & 4) === 0 && (this.flags[t] & 4) !== 0) {
+    if (this.rules.findingKinds.has(kind) && (this.flags.data[s] & 4) === 0 && (this.flags.data[t] & 4) !== 0) {
       this.candidates.push({ from: s, to: t, kind: k })
     }
   }
@@ -217,9 +218,10 @@ export class GraphBuilder {
     for (let i = 0; i < m; i++) targets[fill[src[i]]++] = dst[i]
     const tierZero = new Uint8Array(n)
     const listFlags = new Uint8Array(n)
+    const flags = this.flags.data
     for (let i = 0; i < n; i++) {
-      tierZero[i] = this.flags[i] & 4 ? 1 : 0
-      listFlags[i] = this.flags[i] & 3
+      tierZero[i] = flags[i] & 4 ? 1 : 0
+      listFlags[i] = flags[i] & 3
     }
     const envNode = new Int32Array(this.envs.names.length).fill(-1)
     const envKindHint: (string | undefined)[] = []
