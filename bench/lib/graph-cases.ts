@@ -77,6 +77,8 @@ export interface SizeResult {
     peakDeltaMiB?: number
     /** isolate: committed heap + ArrayBuffers (conservative peak) */
     peakCommittedMiB?: number
+    /** isolate: committed heap + ArrayBuffers when the analysis was requested (what ingest left) */
+    baselineCommittedMiB?: number
     /** workerd process resident set (upper bound: all isolates, SQLite page cache) */
     rssBaselineMiB?: number
     rssPeakMiB?: number
@@ -125,6 +127,7 @@ interface MemoryPeaks {
   baselineUsed?: number
   peakUsed?: number
   peakCommitted?: number
+  baselineCommitted?: number
   baselineRss?: number
   peakRss?: number
 }
@@ -145,7 +148,7 @@ async function sampleMemory<T>(insp: Inspector | null, pids: () => number[], wor
     // the worker left it after ingest.
     const h = await insp.heapBytes()
     m.baselineUsed = m.peakUsed = h.used
-    m.peakCommitted = h.committed
+    m.baselineCommitted = m.peakCommitted = h.committed
   }
   let stop = false
   const rssLoop = (async () => {
@@ -364,11 +367,11 @@ r.analysis.d1Statements = (await d1Statements(w.url)) - c0
           }
           const p = m.m
           if (p.peakUsed !== undefined && p.baselineUsed !== undefined)
-            Object.assign(r.analysis, { baselineMiB: MiB(p.baselineUsed), peakMiB: MiB(p.peakUsed), peakDeltaMiB: MiB(p.peakUsed - p.baselineUsed), peakCommittedMiB: MiB(p.peakCommitted!) })
+            Object.assign(r.analysis, { baselineMiB: MiB(p.baselineUsed), peakMiB: MiB(p.peakUsed), peakDeltaMiB: MiB(p.peakUsed - p.baselineUsed), peakCommittedMiB: MiB(p.peakCommitted!), baselineCommittedMiB: MiB(p.baselineCommitted!) })
           else r.analysis.memory = 'isolate heap not measured (no inspector: run Node with --experimental-websocket)'
           if (p.peakRss !== undefined && p.baselineRss !== undefined)
             Object.assign(r.analysis, { rssBaselineMiB: MiB(p.baselineRss), rssPeakMiB: MiB(p.peakRss), rssDeltaMiB: MiB(p.peakRss - p.baselineRss) })
-          log(`analysis: ${r.analysis.available ? `${wallSeconds.toFixed(1)} s, isolate peak ${r.analysis.peakMiB ?? '?'} MiB (committed ${r.analysis.peakCommittedMiB ?? '?'}), workerd RSS +${r.analysis.rssDeltaMiB ?? '?'} MiB` : r.analysis.error}`)
+          log(`analysis: ${r.analysis.available ? `${wallSeconds.toFixed(1)} s, isolate peak ${r.analysis.peakMiB ?? '?'} MiB (committed ${r.analysis.peakCommittedMiB ?? '?'}; at the start ${r.analysis.baselineMiB ?? '?'} / ${r.analysis.baselineCommittedMiB ?? '?'}), workerd RSS +${r.analysis.rssDeltaMiB ?? '?'} MiB` : r.analysis.error}`)
           // profiled when missed or close (within 20 %): the memory verdict can flip between runs with GC timing
           if (r.analysis.available && wantProfile(wallSeconds > 48 || (r.analysis.peakCommittedMiB ?? 0) > 0.8 * 128)) {
             log('analysis: profiling a second run')
