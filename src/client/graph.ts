@@ -165,6 +165,14 @@ export function adRelated(c: EdgeHoundClient, segment: AdEntitySegment, objectId
   return c.call<Page<EntityListItemJson>>('GET', `/api/v2/${segment}/${encodeURIComponent(objectId)}/${related}${qs(page)}`)
 }
 
+/**
+ * `type=graph` of an AD related-entity list: the relationships of the walks from the entity to the
+ * related entities and the nodes they join, in the shortest-path shape, not wrapped in `data`.
+ */
+export function adRelatedGraph(c: EdgeHoundClient, segment: AdEntitySegment, objectId: string, related: string) {
+  return c.call<PathGraphJson>('GET', `/api/v2/${segment}/${encodeURIComponent(objectId)}/${related}${qs({ type: 'graph' })}`)
+}
+
 export interface AzureNodeJson {
   kind: string
   kinds: string[]
@@ -188,4 +196,9 @@ export function azureRelated(
     'GET',
     `/api/v2/azure/${entityType}${qs({ object_id: objectId, related_entity_type: relatedEntityType, ...page })}`,
   )
+}
+
+/** `type=graph` of an Azure related-entity list (see `adRelatedGraph`). */
+export function azureRelatedGraph(c: EdgeHoundClient, entityType: string, objectId: string, relatedEntityType: string) {
+  return c.call<PathGraphJson>('GET', `/api/v2/azure/${entityType}${qs({ object_id: objectId, related_entity_type: relatedEntityType, type: 'graph' })}`)
 }

@@ -24,6 +24,15 @@ export type Step =
 
 export type Plan = readonly Step[]
 
+/**
+ * Whether a plan's nodes are reached along relationships, so that `type=graph` can show the walks.
+ * Plans made only of an `environment` step and filters (a domain's users, groups, ...) are not: as in
+ * BloodHound (no path delegate), their graph is refused.
+ */
+export function traverses(plan: Plan): boolean {
+  return plan.some((s) => s.op === 'out' || s.op === 'in' || s.op === 'out*' || s.op === 'in*')
+}
+
 // ---- Active Directory ---------------------------------------------------------------------------------
 
 /** ACL relationships that give control over an object (BloodHound's ACL kinds). */

@@ -4,9 +4,18 @@ import type { AppEnv } from '../env'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError } from '../http/errors'
 import { canSeeEnvironment } from '../auth/permissions'
-import { AD_ENTITY_TYPES, AZ_ENTITY_TYPES, AZ_RELATED, azEntityType, type AdEntityType, type Plan } from './entities'
-import { accessParam, countRelated, countRelatedByKind, getNodeByObjectId, listRelated, type Entity } from './graph.store'
-import { adListItem, azureNode, props, type NodeRecord } from './present'
+import { AD_ENTITY_TYPES, AZ_ENTITY_TYPES, AZ_RELATED, azEntityType, traverses, type AdEntityType, type Plan } from './entities'
+import {
+  accessParam,
+  countRelated,
+  countRelatedByKind,
+  getNodeByObjectId,
+  graphNodesByIds,
+  listRelated,
+  relatedGraphEdges,
+  type Entity,
+} from './graph.store'
+import { adListItem, azureNode, graphJson, props, type NodeRecord } from './present'
 import { Limit, OptionalBool, Skip } from './params'
 
 /**
@@ -28,16 +37,70 @@ function nest(target: Record<string, unknown>, key: string[], value: unknown) {
 }
 
 const ObjectIdParams = z.object({ object_id: z.string().min(1).max(1024) })
-const ListType = z
-  .enum(['list', 'graph', 'count'], { error: 'type must be list' })
-  .optional()
-  .refine((v) => v === undefined || v === 'list', 'only type=list is supported for related entities')
+
+/**
+ * `type` of a related-entity request: `list` (default) or `graph`, with BloodHound's message for
+ * anything else (the AD handlers and the Azure handler word it differently).
+ */
+const ReturnType = (message: string) =>
+  z
+    .enum(['list', 'graph'], { error: message })
+    .optional()
+    .transform((v) => v ?? 'list')
+    .describe('`list` (default): a page of entities; `graph`: the relationships leading to them, un-wrapped (no `data`)')
+const AD_BAD_TYPE = 'there are errors in the query parameters: unsupported result type for this query'
+const AD_GRAPH_UNSUPPORTED = "there are errors in the query parameters: type 'graph' is not supported for this endpoint"
+const AZ_BAD_TYPE = 'query parameter "type" is malformed: invalid return type requested for related entities'
+
+/**
+ * Bound of a `type=graph` answer, in relationships (its nodes are their ends, so at most twice as
+ * many). Past it the answer is BloodHound's 500 for results too large to compute (`type=list` pages
+ * through any number of entities).
+ */
+export const RELATED_GRAPH_MAX_EDGES = 5_000
+
+/**
+ * The graph of a related-entity list: every relationship of the walks from the entity to the listed
+ * nodes (group membership through nested groups, the right's edge, ...) and the nodes they join.
+ * Bounded: the store reads at most one relationship more than the bound, and of the nodes only what a
+ * graph shows. Invisible nodes are never traversed (the plan compiler drops them at every step).
+ */
+async function relatedGraph(db: D1Database, e: Entity, plan: Plan) {
+  const edges = await relatedGraphEdges(db, e, plan, RELATED_GRAPH_MAX_EDGES)
+  if (edges.length > RELATED_GRAPH_MAX_EDGES)
+    throw new ApiError(
+      500,
+      'calculating the request results exceeded memory limitations due to the volume of objects involved: ' +
+        `the graph has more than ${RELATED_GRAPH_MAX_EDGES} relationships; use type=list to page through the entities`,
+      'query.type',
+    )
+  const nodes = await graphNodesByIds(db, [...new Set(edges.flatMap((x) => [x.from, x.to]))])
+  return graphJson(nodes, edges)
+}
 
 const PageSchema = (item: z.ZodType) => z.object({ count: z.number().int(), skip: z.number().int(), limit: z.number().int(), data: z.array(item) })
 const AdListItemSchema = z.object({ objectID: z.string(), name: z.string(), label: z.string() }).meta({ id: 'EntityListItem' })
 const AzureNodeSchema = z
   .object({ kind: z.string(), kinds: z.array(z.string()), isTierZero: z.boolean(), isOwnedObject: z.boolean(), props: z.record(z.string(), z.unknown()) })
   .meta({ id: 'AzureNode' })
+
+const GraphNodeSchema = z.object({
+  label: z.string(),
+  kind: z.string(),
+  kinds: z.array(z.string()),
+  objectId: z.string(),
+  isTierZero: z.boolean(),
+  isOwnedObject: z.boolean(),
+  lastSeen: z.string(),
+})
+const GraphEdgeSchema = z.object({ source: z.string(), target: z.string(), label: z.string(), kind: z.string(), lastSeen: z.string() })
+const RelatedGraphSchema = z
+  .object({
+    nodes: z.record(z.string(), GraphNodeSchema).describe('keyed by internal node id; the entity and every node of the walks'),
+    edges: z.array(GraphEdgeSchema).describe(`relationships of the walks from the entity to the related entities (at most ${RELATED_GRAPH_MAX_EDGES})`),
+  })
+  .describe('type=graph: not wrapped in `data`')
+  .meta({ id: 'RelatedEntityGraph' })
 
 const pascal = (s: string) => s.replace(/(^|-)(\w)/g, (_, __, ch: string) => ch.toUpperCase())
 
@@ -81,15 +144,25 @@ function adRoutes(t: AdEntityType): RouteEntry[] {
           method: 'get',
           path: `/api/v2/${t.segment}/:object_id/${name}`,
           operationId: `List${pascal(t.segment)}${pascal(name)}`,
-          summary: `${what}: ${name} (paginated)`,
+          summary: `${what}: ${name} (paginated, or type=graph)`,
+          description: traverses(plan)
+            ? `type=list (default): a page {count, skip, limit, data}; type=graph: the un-wrapped graph {nodes, edges} of the relationships leading to them (at most ${RELATED_GRAPH_MAX_EDGES}).`
+            : 'type=list only; type=graph → 400 (these nodes are not reached along relationships).',
           tags: ['Graph entities'],
           auth: 'graph/Read',
           params: ObjectIdParams,
-          query: z.object({ skip: Skip, limit: Limit(100, 10_000), type: ListType }),
-          responses: { 200: { description: 'a page of related entities', schema: PageSchema(AdListItemSchema) } },
+          query: z.object({ skip: Skip, limit: Limit(100, 10_000), type: ReturnType(AD_BAD_TYPE) }),
+          responses: {
+            200: {
+              description: 'a page of related entities (type=list), or their graph (type=graph)',
+              schema: traverses(plan) ? z.union([PageSchema(AdListItemSchema), RelatedGraphSchema]) : PageSchema(AdListItemSchema),
+            },
+          },
         },
         async (c, { params, query }) => {
+          if (query.type === 'graph' && !traverses(plan)) throw new ApiError(400, AD_GRAPH_UNSUPPORTED, 'query.type')
           const e = await entity(c, params.object_id, t.kind)
+          if (query.type === 'graph') return c.json(await relatedGraph(c.env.DB, e, plan))
           const page = await listRelated(c.env.DB, e, plan, query.skip, query.limit)
           return c.json({ count: page.count, skip: query.skip, limit: query.limit, data: page.nodes.map(adListItem) })
         },
@@ -108,8 +181,9 @@ const azureRoute = defineRoute(
     summary: 'Azure entity: properties and counts, or a page of related entities',
     description:
       `entity_type: ${AZ_SEGMENTS.join(', ')} (kind names such as AZUser are accepted too). With related_entity_type ` +
-      `(${Object.keys(AZ_RELATED).join(', ')}) the answer is a page {count, skip, limit, data}; the entity type is then ` +
-      'not checked against the node, as in BloodHound.',
+      `(${Object.keys(AZ_RELATED).join(', ')}) the answer is a page {count, skip, limit, data} (type=list, the default) ` +
+      `or the un-wrapped graph {nodes, edges} of the relationships leading to them (type=graph, at most ${RELATED_GRAPH_MAX_EDGES}); ` +
+      'the entity type is then not checked against the node, as in BloodHound.',
     tags: ['Graph entities'],
     auth: 'graph/Read',
     params: z.object({ entity_type: z.string() }),
@@ -117,14 +191,14 @@ const azureRoute = defineRoute(
       object_id: z.string({ error: 'query parameter object_id is required' }).min(1, 'query parameter object_id is required').max(1024),
       counts: OptionalBool(true, 'counts'),
       related_entity_type: z.string().optional(),
-      type: ListType,
+      type: ReturnType(AZ_BAD_TYPE),
       skip: Skip,
       limit: Limit(100, 10_000),
     }),
     responses: {
       200: {
-        description: 'the entity (data), or a page of related entities',
-        schema: z.union([z.object({ data: AzureNodeSchema.catchall(z.unknown()) }), PageSchema(AzureNodeSchema)]),
+        description: 'the entity (data), a page of related entities, or their graph (type=graph)',
+        schema: z.union([z.object({ data: AzureNodeSchema.catchall(z.unknown()) }), PageSchema(AzureNodeSchema), RelatedGraphSchema]),
       },
     },
   },
@@ -136,6 +210,7 @@ const azureRoute = defineRoute(
       const plan: Plan | undefined = AZ_RELATED[query.related_entity_type]
       if (!plan) throw new ApiError(404, `no matching related entity list type for ${query.related_entity_type}`, 'query.related_entity_type')
       const e = await entity(c, query.object_id, null)
+      if (query.type === 'graph') return c.json(await relatedGraph(db, e, plan))
       const page = await listRelated(db, e, plan, query.skip, query.limit)
       return c.json({ count: page.count, skip: query.skip, limit: query.limit, data: page.nodes.map((n: NodeRecord) => azureNode(n)) })
     }

@@ -175,37 +175,61 @@ export function environmentsOf(result: D1Result): EnvironmentRow[] {
 
 // ---- related entities -------------------------------------------------------------------------------------
 
+/** A traversal step: the edge column it leaves from (`near`) and the one it arrives at (`far`). */
+function ends(op: 'out' | 'in' | 'out*' | 'in*'): [near: string, far: string] {
+  return op === 'out' || op === 'out*' ? ['start_id', 'end_id'] : ['end_id', 'start_id']
+}
+
 /**
  * Compiles a plan into CTEs. Parameters: ?1 entity node id, ?2 entity object id, ?3 entity environment
- * id, ?4 access; kind lists follow as ?5, ?6, ... (JSON arrays). The final CTE `result(id)` holds the
- * related nodes (never the entity itself), visible ones only.
+ * id, ?4 access; kind lists follow as ?5, ?6, ... (JSON arrays). The CTE `s<i>` holds the nodes after
+ * step i; the final CTE `result(id)` holds the related nodes (never the entity itself), visible ones only.
+ *
+ * `restricted` (the caller may not see every environment): every traversal step also keeps only
+ * visible nodes, so an invisible node is never traversed (it is absent, as for path search). Without
+ * it the steps skip that join.
+ *
+ * `paths`: also the edges of the walks that lead from the entity to the result, as CTE
+ * `pe(src, dst, kind)` (distinct). Computed backwards: `t<i>` are the nodes after step i that lead to a
+ * result node; one-hop steps keep the edges from `s<i-1>` into `t<i>`; transitive steps close `t<i>`
+ * backwards inside the step's nodes (`b<i>`) and keep the edges into it; filters pass `t<i>` through; an
+ * `environment` step has no edges and ends the walk (the environment's nodes are its start).
  */
-export function compilePlan(plan: Plan): { sql: string; params: string[] } {
+export function compilePlan(plan: Plan, opts: { restricted?: boolean; paths?: boolean } = {}): { sql: string; params: string[] } {
   const params: string[] = []
   const bind = (kinds: readonly string[]) => {
     params.push(JSON.stringify(kinds))
     return `?${4 + params.length}`
   }
+  /** join that drops invisible nodes arriving in column `col` (nothing when the caller sees everything) */
+  const arriveVisible = (col: string) => (opts.restricted ? ` JOIN nodes v ON v.id = ${col} AND ${visible('v.environment_id', '?4')}` : '')
   const ctes: string[] = ['s0(id) AS (SELECT ?1)']
+  /** kind-list placeholder of each step (index = step), for the backward pass */
+  const kindParams: string[] = []
   plan.forEach((step, i) => {
     const prev = `s${i}`
     const cur = `s${i + 1}`
-    const kindSet = (kinds: readonly string[]) => `(SELECT value FROM json_each(${bind(kinds)}))`
+    const kindSet = (kinds: readonly string[]) => {
+      kindParams[i] = bind(kinds)
+      return `(SELECT value FROM json_each(${kindParams[i]}))`
+    }
     switch (step.op) {
       case 'out':
       case 'in': {
-        const [near, far] = step.op === 'out' ? ['start_id', 'end_id'] : ['end_id', 'start_id']
-        ctes.push(`${cur}(id) AS (SELECT DISTINCT e.${far} FROM ${prev} JOIN edges e ON e.${near} = ${prev}.id AND e.kind IN ${kindSet(step.edges)})`)
+        const [near, far] = ends(step.op)
+        ctes.push(
+          `${cur}(id) AS (SELECT DISTINCT e.${far} FROM ${prev} JOIN edges e ON e.${near} = ${prev}.id AND e.kind IN ${kindSet(step.edges)}${arriveVisible(`e.${far}`)})`,
+        )
         break
       }
       case 'out*':
       case 'in*': {
-        const [near, far] = step.op === 'out*' ? ['start_id', 'end_id'] : ['end_id', 'start_id']
+        const [near, far] = ends(step.op)
         const set = kindSet(step.edges)
         const base = step.self
           ? `SELECT id FROM ${prev}`
-          : `SELECT e.${far} FROM ${prev} JOIN edges e ON e.${near} = ${prev}.id AND e.kind IN ${set}`
-        ctes.push(`${cur}(id) AS (${base} UNION SELECT e.${far} FROM ${cur} JOIN edges e ON e.${near} = ${cur}.id AND e.kind IN ${set})`)
+          : `SELECT e.${far} FROM ${prev} JOIN edges e ON e.${near} = ${prev}.id AND e.kind IN ${set}${arriveVisible(`e.${far}`)}`
+        ctes.push(`${cur}(id) AS (${base} UNION SELECT e.${far} FROM ${cur} JOIN edges e ON e.${near} = ${cur}.id AND e.kind IN ${set}${arriveVisible(`e.${far}`)})`)
         break
       }
       case 'environment':
@@ -231,6 +255,42 @@ export function compilePlan(plan: Plan): { sql: string; params: string[] } {
   })
   const last = `s${plan.length}`
   ctes.push(`result(id) AS (SELECT DISTINCT s.id FROM ${last} s JOIN nodes n ON n.id = s.id WHERE s.id != ?1 AND ${visible('n.environment_id', '?4')})`)
+  if (opts.paths) {
+    ctes.push(`t${plan.length}(id) AS (SELECT id FROM result)`)
+    const edgeSets: string[] = []
+    for (let i = plan.length; i >= 1; i--) {
+      const step = plan[i - 1]
+      const [t, prev, cur, k] = [`t${i}`, `s${i - 1}`, `s${i}`, `(SELECT value FROM json_each(${kindParams[i - 1]}))`]
+      if (step.op === 'environment') break
+      if (step.op === 'kinds' || step.op === 'foreign' || step.op === 'tierZero') {
+        ctes.push(`t${i - 1}(id) AS (SELECT id FROM ${t})`)
+        continue
+      }
+      const [near, far] = ends(step.op)
+      const nearCol = near === 'start_id' ? 'src' : 'dst'
+      if (step.op === 'out' || step.op === 'in') {
+        ctes.push(
+          `p${i}(src, dst, kind) AS (SELECT e.start_id, e.end_id, e.kind FROM ${t} JOIN edges e ON e.${far} = ${t}.id AND e.kind IN ${k}
+             WHERE e.${near} IN (SELECT id FROM ${prev}))`,
+          `t${i - 1}(id) AS (SELECT DISTINCT ${nearCol} FROM p${i})`,
+        )
+      } else {
+        // Inside a transitive step a walk may pass through the step's nodes (s<i>) and, without `self`,
+        // start from the previous ones (s<i-1>); with `self` s<i> already contains s<i-1>.
+        const self = 'self' in step && step.self === true
+        const inStep = (col: string) => (self ? `${col} IN (SELECT id FROM ${cur})` : `(${col} IN (SELECT id FROM ${cur}) OR ${col} IN (SELECT id FROM ${prev}))`)
+        ctes.push(
+          `b${i}(id) AS (SELECT id FROM ${t} UNION SELECT e.${near} FROM b${i} JOIN edges e ON e.${far} = b${i}.id AND e.kind IN ${k} WHERE ${inStep(`e.${near}`)})`,
+          `p${i}(src, dst, kind) AS (SELECT e.start_id, e.end_id, e.kind FROM b${i} JOIN edges e ON e.${far} = b${i}.id AND e.kind IN ${k} WHERE ${inStep(`e.${near}`)})`,
+          self
+            ? `t${i - 1}(id) AS (SELECT id FROM b${i} WHERE id IN (SELECT id FROM ${prev}))`
+            : `t${i - 1}(id) AS (SELECT DISTINCT ${nearCol} FROM p${i} WHERE ${nearCol} IN (SELECT id FROM ${prev}))`,
+        )
+      }
+      edgeSets.push(`SELECT src, dst, kind FROM p${i}`)
+    }
+    ctes.push(`pe(src, dst, kind) AS (${edgeSets.length ? edgeSets.join(' UNION ') : 'SELECT NULL, NULL, NULL WHERE 0'})`)
+  }
   return { sql: `WITH RECURSIVE ${ctes.join(',\n')}`, params }
 }
 
@@ -239,8 +299,8 @@ export interface Entity {
   access: string | null
 }
 
-function bound(db: D1Database, e: Entity, plan: Plan, tail: string, extra: unknown[] = []): D1PreparedStatement {
-  const { sql, params } = compilePlan(plan)
+function bound(db: D1Database, e: Entity, plan: Plan, tail: string, extra: unknown[] = [], paths = false): D1PreparedStatement {
+  const { sql, params } = compilePlan(plan, { restricted: e.access !== null, paths })
   const n = 4 + params.length
   const text = `${sql}\n${tail.replace(/\?\+(\d)/g, (_, k: string) => `?${n + Number(k)}`)}`
   return db.prepare(text).bind(e.node.id, e.node.objectid, e.node.environment_id, e.access, ...params, ...extra)
@@ -275,4 +335,48 @@ export async function listRelated(db: D1Database, e: Entity, plan: Plan, skip: n
     ),
   ])
   return { count: (count.results[0] as { n: number }).n, nodes: (page.results as NodeRow[]).map(toNodeRecord) }
+}
+
+/** A related-entity graph's relationship: ends (node ids), kind, and `lastSeen` (properties.lastseen, else updated_at). */
+export type GraphEdge = PathEdge & { lastSeen: string }
+
+/**
+ * The relationships of the walks from the entity to a plan's nodes (see `compilePlan`, `paths`),
+ * ordered by (from, to, kind), at most `max + 1` of them: one more than `max` tells the caller the
+ * graph is too large without ever reading the rest. One statement.
+ */
+export async function relatedGraphEdges(db: D1Database, e: Entity, plan: Plan, max: number): Promise<GraphEdge[]> {
+  const r = await bound(
+    db,
+    e,
+    plan,
+    `SELECT pe.src AS "from", pe.dst AS "to", pe.kind,
+            CASE WHEN json_type(e.properties, '$.lastseen') = 'text' THEN json_extract(e.properties, '$.lastseen') ELSE e.updated_at END AS lastSeen
+     FROM pe JOIN edges e ON e.start_id = pe.src AND e.kind = pe.kind AND e.end_id = pe.dst
+     LIMIT ?+1`,
+    [max + 1],
+    true,
+  ).all<GraphEdge>()
+  // Sorted here (at most max + 1 rows), not in SQL, so the statement never sorts an oversized set.
+  return r.results.sort((a, b) => a.from - b.from || a.to - b.to || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0))
+}
+
+/**
+ * Nodes by id with only what a graph shows (kinds, name, objectid, and of the properties only
+ * `lastseen` and `system_tags`), so a large graph never pulls every node's properties into the isolate.
+ */
+export async function graphNodesByIds(db: D1Database, ids: number[]): Promise<NodeRecord[]> {
+  if (ids.length === 0) return []
+  const results = await db.batch(
+    chunks(ids, IDS_PER_STATEMENT).map((c) =>
+      db
+        .prepare(
+          `SELECT n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.updated_at,
+                  json_object('lastseen', json_extract(n.properties, '$.lastseen'), 'system_tags', json_extract(n.properties, '$.system_tags')) AS properties
+           FROM json_each(?1) f JOIN nodes n ON n.id = f.value`,
+        )
+        .bind(JSON.stringify(c)),
+    ),
+  )
+  return results.flatMap((r) => (r.results as NodeRow[]).map(toNodeRecord))
 }

@@ -1,6 +1,7 @@
 /**
  * How stored nodes appear in responses (BloodHound's shapes). Pure.
  */
+import type { PathEdge } from './path'
 
 /** A node as the read store returns it. */
 export interface NodeRecord {
@@ -85,4 +86,15 @@ export function adListItem(n: NodeRecord) {
 /** Azure node (BloodHound's azure.Node): also used for related Azure lists. */
 export function azureNode(n: NodeRecord) {
   return { kind: n.kind, kinds: n.kinds, isTierZero: isTierZero(n), isOwnedObject: isOwned(n), props: props(n) }
+}
+
+/**
+ * A graph answer (shortest path, related-entity `type=graph`): nodes keyed by internal node id, edges
+ * between those keys. `edges` carry `lastSeen` from the store.
+ */
+export function graphJson(nodes: NodeRecord[], edges: (PathEdge & { lastSeen: string })[]) {
+  return {
+    nodes: Object.fromEntries(nodes.map((n) => [String(n.id), pathNode(n)])),
+    edges: edges.map((e) => ({ source: String(e.from), target: String(e.to), label: e.kind, kind: e.kind, lastSeen: e.lastSeen })),
+  }
 }

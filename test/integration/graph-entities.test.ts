@@ -1,7 +1,20 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { adminToken, expectEnvelope, userWithRole } from '../helpers'
+import { adminToken, env, expectEnvelope, userWithRole } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
-import { adEntity, adRelated, azureEntity, azureRelated, ingest, search } from '../../src/client/graph'
+import {
+  adEntity,
+  adRelated,
+  adRelatedGraph,
+  azureEntity,
+  azureRelated,
+  azureRelatedGraph,
+  ingest,
+  search,
+  type PathGraphJson,
+} from '../../src/client/graph'
+import { AD_ENTITY_TYPES, AZ_RELATED, traverses } from '../../src/graph/entities'
+import { RELATED_GRAPH_MAX_EDGES } from '../../src/graph/entity.routes'
+import { getNodeByObjectId, relatedGraphEdges } from '../../src/graph/graph.store'
 import { adPayload, azurePayload, CORP, ID, LAB, TENANT } from '../fixtures/graph/corp'
 
 let admin: EdgeHoundClient
@@ -59,7 +72,11 @@ describe('AD entities: users', () => {
     await expectEnvelope(await admin.raw('GET', `/api/v2/users/${ID.ws1}`), 404, 'node not found')
     await expectEnvelope(await admin.raw('GET', `/api/v2/users/${ID.ws1}/sessions`), 404)
     await expectEnvelope(await admin.raw('GET', `/api/v2/users/${ID.alice}/memberships?limit=0`), 400, 'limit must be at least 1')
-    await expectEnvelope(await admin.raw('GET', `/api/v2/users/${ID.alice}/memberships?type=graph`), 400, 'only type=list is supported')
+    await expectEnvelope(
+      await admin.raw('GET', `/api/v2/users/${ID.alice}/memberships?type=count`),
+      400,
+      'there are errors in the query parameters: unsupported result type for this query',
+    )
     await expectEnvelope(await admin.raw('GET', `/api/v2/users/${ID.alice}/not-a-list`), 404)
   })
 })
@@ -238,5 +255,214 @@ describe('Azure entities', () => {
     const up = await userWithRole('Upload-Only')
     await expectEnvelope(await up.client.raw('GET', `/api/v2/users/${ID.alice}`), 403)
     await expectEnvelope(await up.client.raw('GET', `/api/v2/azure/users?object_id=${ID.azAlice}`), 403)
+  })
+})
+
+/** A graph's relationships as "start -Kind-> end" by object id, sorted; every end must be a node of the graph. */
+function rels(g: PathGraphJson): string[] {
+  return g.edges
+    .map((e) => {
+      expect(g.nodes[e.source], `source ${e.source}`).toBeDefined()
+      expect(g.nodes[e.target], `target ${e.target}`).toBeDefined()
+      return `${g.nodes[e.source].objectId} -${e.kind}-> ${g.nodes[e.target].objectId}`
+    })
+    .sort()
+}
+const objectIds = (g: PathGraphJson) => Object.values(g.nodes).map((n) => n.objectId).sort()
+
+describe('related entities: type=graph', () => {
+  // Runs last in this file: adds nested groups to CORP and a LAB group between CORP groups.
+  //   HELPDESK -MemberOf-> IT -MemberOf-> ALL STAFF;  HELPDESK -MemberOf-> LAB OPS (LAB) -MemberOf-> SECRET (CORP)
+  const IT = `${CORP}-1300`
+  const STAFF = `${CORP}-1301`
+  const SECRET = `${CORP}-1302`
+  const LABOPS = `${LAB}-1400`
+  beforeAll(async () => {
+    const g = (id: string, name: string, domainsid: string) => ({ id, kinds: ['Group', 'Base'], properties: { name, domainsid } })
+    const m = (a: string, b: string) => ({ start: { value: a }, end: { value: b }, kind: 'MemberOf' })
+    await ingest(admin, {
+      graph: {
+        nodes: [g(IT, 'IT@CORP.LOCAL', CORP), g(STAFF, 'ALL STAFF@CORP.LOCAL', CORP), g(SECRET, 'SECRET@CORP.LOCAL', CORP), g(LABOPS, 'LAB OPS@LAB.LOCAL', LAB)],
+        edges: [m(ID.helpdesk, IT), m(IT, STAFF), m(ID.helpdesk, LABOPS), { ...m(LABOPS, SECRET), properties: { lastseen: '2024-05-01T00:00:00.000Z' } }],
+      },
+    })
+  })
+
+  it('transitive list (memberships through nested groups): every MemberOf edge of the paths, un-wrapped', async () => {
+    const res = await admin.raw('GET', `/api/v2/users/${ID.alice}/memberships?type=graph`)
+    expect(res.status).toBe(200)
+    const g = (await res.json()) as PathGraphJson & { data?: unknown }
+    expect(Object.keys(g).sort()).toEqual(['edges', 'nodes']) // no `data` envelope, no paging members
+    expect(rels(g)).toEqual([
+      `${ID.alice} -MemberOf-> ${ID.helpdesk}`,
+      `${ID.helpdesk} -MemberOf-> ${IT}`,
+      `${ID.helpdesk} -MemberOf-> ${LABOPS}`,
+      `${IT} -MemberOf-> ${STAFF}`,
+      `${LABOPS} -MemberOf-> ${SECRET}`,
+    ])
+    expect(objectIds(g)).toEqual([ID.alice, ID.helpdesk, IT, STAFF, SECRET, LABOPS].sort())
+    // nodes and edges in the shortest-path shape
+    const alice = Object.entries(g.nodes).find(([, n]) => n.objectId === ID.alice)!
+    expect(alice[1]).toEqual({
+      label: 'ALICE@CORP.LOCAL',
+      kind: 'User',
+      kinds: ['User', 'Base'],
+      objectId: ID.alice,
+      isTierZero: false,
+      isOwnedObject: false,
+      lastSeen: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    })
+    expect(alice[0]).toMatch(/^\d+$/)
+    const last = g.edges.find((e) => g.nodes[e.target].objectId === SECRET)!
+    expect(last).toEqual({ source: expect.any(String), target: expect.any(String), label: 'MemberOf', kind: 'MemberOf', lastSeen: '2024-05-01T00:00:00.000Z' })
+    // the list agrees with the graph's nodes
+    expect((await adRelated(admin, 'users', ID.alice, 'memberships')).count).toBe(5)
+  })
+
+  it('only the edges that lead to listed entities: admin rights keep MemberOf to HELPDESK, not to IT', async () => {
+    const g = await adRelatedGraph(admin, 'users', ID.alice, 'admin-rights')
+    expect(rels(g)).toEqual([`${ID.alice} -MemberOf-> ${ID.helpdesk}`, `${ID.helpdesk} -AdminTo-> ${ID.ws1}`])
+    // inbound with members: holders of AdminTo and their (transitive) members
+    const admins = await adRelatedGraph(admin, 'computers', ID.ws1, 'admin-users')
+    expect(rels(admins)).toEqual([`${ID.alice} -MemberOf-> ${ID.helpdesk}`, `${ID.dave} -MemberOf-> ${ID.helpdesk}`, `${ID.helpdesk} -AdminTo-> ${ID.ws1}`].sort())
+    // members through nested groups, inbound
+    const staff = await adRelatedGraph(admin, 'groups', STAFF, 'members')
+    expect(rels(staff)).toEqual(
+      [`${ID.alice} -MemberOf-> ${ID.helpdesk}`, `${ID.dave} -MemberOf-> ${ID.helpdesk}`, `${ID.helpdesk} -MemberOf-> ${IT}`, `${IT} -MemberOf-> ${STAFF}`].sort(),
+    )
+  })
+
+  it('direct list: one relationship per related entity', async () => {
+    expect(rels(await adRelatedGraph(admin, 'users', ID.bob, 'sessions'))).toEqual([`${ID.ws1} -HasSession-> ${ID.bob}`])
+    expect(rels(await adRelatedGraph(admin, 'users', ID.alice, 'controllers'))).toEqual([`${ID.carol} -GenericWrite-> ${ID.alice}`])
+    const g = await adRelatedGraph(admin, 'domains', CORP, 'controllers')
+    expect(rels(g)).toEqual([`${ID.bob} -MemberOf-> ${ID.da}`, `${ID.da} -GenericAll-> ${CORP}`].sort())
+    expect(Object.values(g.nodes).find((n) => n.objectId === ID.da)).toMatchObject({ isTierZero: true, label: 'DOMAIN ADMINS@CORP.LOCAL' })
+  })
+
+  it('empty related set: no nodes, no edges', async () => {
+    const res = await admin.raw('GET', `/api/v2/users/${ID.alice}/sessions?type=graph`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ nodes: {}, edges: [] })
+    expect(await azureRelatedGraph(admin, 'tenants', TENANT, 'inbound-control')).toEqual({ nodes: {}, edges: [] })
+  })
+
+  it('Azure: un-wrapped graph for group membership, roles, descendents and readers', async () => {
+    const res = await admin.raw('GET', `/api/v2/azure/users?object_id=${ID.azAlice}&related_entity_type=group-membership&type=graph`)
+    expect(res.status).toBe(200)
+    const g = (await res.json()) as PathGraphJson
+    expect(Object.keys(g).sort()).toEqual(['edges', 'nodes'])
+    expect(rels(g)).toEqual([`${ID.azAlice} -AZMemberOf-> ${ID.azAdmins}`])
+    expect(Object.values(g.nodes).find((n) => n.objectId === ID.azAdmins)).toMatchObject({ kind: 'AZGroup', kinds: ['AZGroup', 'AZBase'], label: 'ADMINS@CONTOSO.COM' })
+    expect(rels(await azureRelatedGraph(admin, 'AZUser', ID.azAlice, 'roles'))).toEqual([
+      `${ID.azAdmins} -AZHasRole-> ${ID.azRole}`,
+      `${ID.azAlice} -AZMemberOf-> ${ID.azAdmins}`,
+    ])
+    expect(rels(await azureRelatedGraph(admin, 'tenants', TENANT, 'descendent-virtual-machines'))).toEqual([
+      `${ID.azSub} -AZContains-> ${ID.azVm}`,
+      `${TENANT} -AZContains-> ${ID.azSub}`,
+    ])
+    expect(rels(await azureRelatedGraph(admin, 'key-vaults', ID.azKv, 'secret-readers'))).toEqual([`${ID.azSp} -AZGetSecrets-> ${ID.azKv}`])
+  })
+
+  it('environment access: out-of-environment nodes are neither shown nor traversed (graph and list agree)', async () => {
+    const g = await adRelatedGraph(corpOnly, 'users', ID.alice, 'memberships')
+    // SECRET (CORP) is reachable only through LAB OPS (LAB): absent along with it
+    expect(rels(g)).toEqual([`${ID.alice} -MemberOf-> ${ID.helpdesk}`, `${ID.helpdesk} -MemberOf-> ${IT}`, `${IT} -MemberOf-> ${STAFF}`])
+    expect(objectIds(g)).toEqual([ID.alice, ID.helpdesk, IT, STAFF].sort())
+    expect(Object.values(g.nodes).some((n) => n.objectId.startsWith(LAB))).toBe(false)
+    expect(names(await adRelated(corpOnly, 'users', ID.alice, 'memberships'))).toEqual(['ALL STAFF@CORP.LOCAL', 'HELPDESK@CORP.LOCAL', 'IT@CORP.LOCAL'])
+    expect((await adEntity(corpOnly, 'users', ID.alice)).data).toMatchObject({ groupMembership: 3 })
+    const admins = await adRelatedGraph(corpOnly, 'computers', ID.ws1, 'admin-users')
+    expect(rels(admins)).toEqual([`${ID.alice} -MemberOf-> ${ID.helpdesk}`, `${ID.helpdesk} -AdminTo-> ${ID.ws1}`])
+    await expectEnvelope(await corpOnly.raw('GET', `/api/v2/users/${ID.dave}/memberships?type=graph`), 404, 'node not found')
+    await expectEnvelope(await corpOnly.raw('GET', `/api/v2/azure/users?object_id=${ID.azAlice}&related_entity_type=roles&type=graph`), 404, 'node not found')
+  })
+
+  it('malformed type → 400 with BloodHound messages; graph of a list not reached along relationships → 400; unknown list → 404', async () => {
+    for (const t of ['count', 'GRAPH', 'table'])
+      await expectEnvelope(
+        await admin.raw('GET', `/api/v2/users/${ID.alice}/memberships?type=${t}`),
+        400,
+        'there are errors in the query parameters: unsupported result type for this query',
+      )
+    await expectEnvelope(
+      await admin.raw('GET', `/api/v2/azure/users?object_id=${ID.azAlice}&related_entity_type=roles&type=count`),
+      400,
+      'query parameter "type" is malformed: invalid return type requested for related entities',
+    )
+    await expectEnvelope(
+      await admin.raw('GET', `/api/v2/domains/${CORP}/users?type=graph`),
+      400,
+      "there are errors in the query parameters: type 'graph' is not supported for this endpoint",
+    )
+    await expectEnvelope(await admin.raw('GET', `/api/v2/users/${ID.alice}/not-a-list?type=graph`), 404)
+    await expectEnvelope(
+      await admin.raw('GET', `/api/v2/azure/users?object_id=${ID.azAlice}&related_entity_type=nope&type=graph`),
+      404,
+      'no matching related entity list type for nope',
+    )
+  })
+
+  it('type=list (explicit or default) keeps the paginated shape', async () => {
+    const explicit = await adRelated(admin, 'users', ID.alice, 'memberships', { limit: 2 })
+    const res = await admin.raw('GET', `/api/v2/users/${ID.alice}/memberships?type=list&limit=2`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual(explicit)
+    expect(explicit).toEqual({
+      count: 5,
+      skip: 0,
+      limit: 2,
+      data: [
+        { objectID: STAFF, name: 'ALL STAFF@CORP.LOCAL', label: 'Group' },
+        { objectID: ID.helpdesk, name: 'HELPDESK@CORP.LOCAL', label: 'Group' },
+      ],
+    })
+    const az = await admin.raw('GET', `/api/v2/azure/users?object_id=${ID.azAlice}&related_entity_type=group-membership&type=list`)
+    expect(await az.json()).toMatchObject({ count: 1, skip: 0, limit: 100, data: [{ kind: 'AZGroup' }] })
+  })
+
+  it(`bounded: more than ${RELATED_GRAPH_MAX_EDGES} relationships → 500 naming the bound; the list still pages`, async () => {
+    const BIG = `${CORP}-9000`
+    const members = Array.from({ length: RELATED_GRAPH_MAX_EDGES + 1 }, (_, i) => ({
+      id: `${CORP}-BIG-${i}`,
+      kinds: ['User', 'Base'],
+      properties: { name: `MEMBER${i}@CORP.LOCAL`, domainsid: CORP },
+    }))
+    await ingest(admin, {
+      graph: {
+        nodes: [{ id: BIG, kinds: ['Group', 'Base'], properties: { name: 'EVERYONE BIG@CORP.LOCAL', domainsid: CORP } }, ...members],
+        edges: members.map((u) => ({ start: { value: u.id }, end: { value: BIG }, kind: 'MemberOf' })),
+      },
+    })
+    const body = await expectEnvelope(await admin.raw('GET', `/api/v2/groups/${BIG}/members?type=graph`), 500, `more than ${RELATED_GRAPH_MAX_EDGES} relationships`)
+    expect(body.errors[0].context).toBe('query.type')
+    expect((await adRelated(admin, 'groups', BIG, 'members', { limit: 1 })).count).toBe(RELATED_GRAPH_MAX_EDGES + 1)
+    // the store reads one relationship past the bound, never the whole set
+    const e = { node: (await getNodeByObjectId(env.DB, BIG))!, access: null }
+    expect(await relatedGraphEdges(env.DB, e, AD_ENTITY_TYPES.find((t) => t.segment === 'groups')!.lists.members, 10)).toHaveLength(11)
+  })
+
+  it('the OpenAPI document gives both shapes (list page and un-wrapped graph) where type=graph is served', async () => {
+    const res = await admin.raw('GET', '/api/v2/spec')
+    type Op = { responses: { 200: { content: { 'application/json': { schema: { anyOf?: { $ref?: string; properties?: Record<string, unknown> }[] } } } } } }
+    const doc = (await res.json()) as { paths: Record<string, { get: Op }> }
+    const shapes = (path: string) => doc.paths[path].get.responses[200].content['application/json'].schema.anyOf ?? []
+    for (const path of ['/api/v2/users/{object_id}/memberships', '/api/v2/azure/{entity_type}']) {
+      expect(shapes(path).some((s) => s.$ref?.endsWith('/RelatedEntityGraph')), path).toBe(true)
+      expect(shapes(path).some((s) => s.properties && 'count' in s.properties && 'data' in s.properties), path).toBe(true)
+    }
+    expect(shapes('/api/v2/domains/{object_id}/users')).toEqual([]) // list only
+  })
+
+  it('every traversing plan compiles with its paths (restricted or not) and runs', async () => {
+    const plans = [...AD_ENTITY_TYPES.flatMap((t) => Object.values(t.lists)), ...Object.values(AZ_RELATED)].filter(traverses)
+    expect(plans.length).toBeGreaterThan(30)
+    const node = (await getNodeByObjectId(env.DB, ID.helpdesk))!
+    for (const access of [null, JSON.stringify([CORP])])
+      for (const plan of plans) {
+        const edges = await relatedGraphEdges(env.DB, { node, access }, plan, 100)
+        for (const x of edges) expect(x).toMatchObject({ from: expect.any(Number), to: expect.any(Number), kind: expect.any(String), lastSeen: expect.any(String) })
+      }
   })
 })
