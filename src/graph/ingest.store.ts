@@ -75,33 +75,54 @@ WHERE nodes.kind IS NOT excluded.kind
 
 /**
  * The node an edge end refers to: its id; NULL when no node matches; -1 when several do (by name).
- * `v` value, `m` match_by ('id' | 'name'), `k` optional kind the node must have.
+ * `v` value, `m` match_by ('id' | 'name'), `k` optional kind the node must have; `byId` is the alias of
+ * the node LEFT JOINed on `objectid = v` (the common case, a join being much cheaper than a correlated
+ * subquery per end).
  */
-function resolveEnd(v: string, m: string, k: string): string {
-  const kind = `(${k} IS NULL OR EXISTS (SELECT 1 FROM json_each(n.kinds) WHERE value = ${k}))`
+function resolveEnd(v: string, m: string, k: string, byId: string): string {
+  const kind = (n: string) => `(${k} IS NULL OR EXISTS (SELECT 1 FROM json_each(${n}.kinds) WHERE value = ${k}))`
   return `CASE WHEN ${m} = 'name'
     THEN (SELECT CASE count(*) WHEN 0 THEN NULL WHEN 1 THEN min(x.id) ELSE -1 END
-          FROM (SELECT n.id FROM nodes n WHERE n.name = ${v} COLLATE NOCASE AND n.name = ${v} AND ${kind} LIMIT 2) AS x)
-    ELSE (SELECT n.id FROM nodes n WHERE n.objectid = ${v} AND ${kind}) END`
+          FROM (SELECT n.id FROM nodes n WHERE n.name = ${v} COLLATE NOCASE AND n.name = ${v} AND ${kind('n')} LIMIT 2) AS x)
+    WHEN ${byId}.id IS NOT NULL AND ${kind(byId)} THEN ${byId}.id END`
 }
 
 /**
- * Every staged edge (EdgeRow {i, s, sm, sk, t, tm, tk, k, p}) with its ends resolved: sid/tid = node id,
- * NULL (no match) or -1 (several by name). ?1 = upload id. `LIMIT -1` keeps SQLite from flattening this
- * subquery into the statement using it, which would evaluate the resolving subqueries once per reference.
+ * A staged edge is a JSON array, short in the common case (both ends matched by id, no end kinds):
+ *   [s, t, k, p, i]                    i ≥ 0: the edge's index in its file
+ *   [s, t, k, p, -i-1, sm, sk, tm, tk] otherwise (a negative index says the four are present)
+ * Every json_extract parses the element again, so the layout keeps the number of extractions per edge
+ * small: the unmatched check reads s, t and the index; the upsert also k and p.
  */
-const RESOLVED_EDGES = `
-  SELECT e.file, e.i, e.s, e.sm, e.sk, e.t, e.tm, e.tk, e.k, e.p,
-         ${resolveEnd('e.s', 'e.sm', 'e.sk')} AS sid, ${resolveEnd('e.t', 'e.tm', 'e.tk')} AS tid
-  FROM (SELECT s.seq, s.file, j.key AS ord, json_extract(j.value, '$.i') AS i,
-               json_extract(j.value, '$.s') AS s, json_extract(j.value, '$.sm') AS sm, json_extract(j.value, '$.sk') AS sk,
-               json_extract(j.value, '$.t') AS t, json_extract(j.value, '$.tm') AS tm, json_extract(j.value, '$.tk') AS tk,
-               json_extract(j.value, '$.k') AS k, json_extract(j.value, '$.p') AS p
-        FROM ingest_staging s, json_each(s.rows) AS j
-        WHERE s.upload_id = ?1 AND s.part = 'e') AS e
-  ORDER BY e.seq, e.ord
-  LIMIT -1`
+export function stagedEdge(e: { s: string; sm: string; sk: string | null; t: string; tm: string; tk: string | null; k: string; p: unknown }, index: number): unknown[] {
+  if (e.sm === 'id' && e.tm === 'id' && e.sk === null && e.tk === null) return [e.s, e.t, e.k, e.p, index]
+  return [e.s, e.t, e.k, e.p, -index - 1, e.sm, e.sk, e.tm, e.tk]
+}
 
+/**
+ * Every staged edge of upload ?1 with its ends resolved: sid/tid = node id, NULL (no match) or -1 (several
+ * by name), and the columns asked for (from seq, ord, file, x, v: the index field and the element's JSON).
+ * Rows come in the order of the staging index (upload, part, seq) and of each chunk's array: upload
+ * order. `LIMIT -1` keeps SQLite from flattening a subquery into the statement using it, which would
+ * evaluate each json_extract (the inner one) or resolution (the outer one) once per reference instead of
+ * once per row.
+ */
+function resolvedEdges(columns: string[]): string {
+  const extra = (n: number, dflt: string) => `CASE WHEN e.x < 0 THEN json_extract(e.v, '$[${n}]') ELSE ${dflt} END`
+  return `
+  SELECT ${columns.map((c) => `e.${c}`).join(', ')},
+         ${resolveEnd('e.s', extra(5, "'id'"), extra(6, 'NULL'), 'ns')} AS sid, ${resolveEnd('e.t', extra(7, "'id'"), extra(8, 'NULL'), 'nt')} AS tid
+  FROM (SELECT s.seq, s.file, j.key AS ord, j.value AS v,
+               json_extract(j.value, '$[0]') AS s, json_extract(j.value, '$[1]') AS t, json_extract(j.value, '$[4]') AS x
+        FROM ingest_staging s, json_each(s.rows) AS j
+        WHERE s.upload_id = ?1 AND s.part = 'e'
+        LIMIT -1) AS e
+  LEFT JOIN nodes ns ON ns.objectid = e.s AND ${extra(5, "'id'")} = 'id'
+  LEFT JOIN nodes nt ON nt.objectid = e.t AND ${extra(7, "'id'")} = 'id'
+  LIMIT -1`
+}
+
+/** The reason an end did not resolve (NULL when it did); `m`/`k` are NULL for the short layout. */
 function unmatchedEnd(end: 'start' | 'end', id: string, v: string, m: string, k: string): string {
   return `CASE WHEN ${id} IS NULL OR ${id} < 0 THEN
       CASE WHEN ${id} IS NULL THEN 'edge ${end} not found: no node with ' ELSE 'edge ${end} is ambiguous: several nodes have ' END
@@ -113,10 +134,12 @@ function unmatchedEnd(end: 'start' | 'end', id: string, v: string, m: string, k:
 /** Records the staged edges that cannot be written, with the reason (see docs/graph.md). ?1 = upload id. */
 const UNMATCHED_INSERT = `
 INSERT INTO ingest_unmatched (upload_id, file, context, message)
-SELECT ?1, r.file, 'graph.edges[' || r.i || ']',
+SELECT ?1, r.file, 'graph.edges[' || CASE WHEN r.x < 0 THEN -r.x - 1 ELSE r.x END || ']',
        coalesce(r.sm1 || '; ' || r.tm1, r.sm1, r.tm1)
-FROM (SELECT file, i, ${unmatchedEnd('start', 'sid', 's', 'sm', 'sk')} AS sm1, ${unmatchedEnd('end', 'tid', 't', 'tm', 'tk')} AS tm1
-      FROM (${RESOLVED_EDGES})
+FROM (SELECT file, x,
+             ${unmatchedEnd('start', 'sid', "json_extract(v, '$[0]')", "json_extract(v, '$[5]')", "json_extract(v, '$[6]')")} AS sm1,
+             ${unmatchedEnd('end', 'tid', "json_extract(v, '$[1]')", "json_extract(v, '$[7]')", "json_extract(v, '$[8]')")} AS tm1
+      FROM (${resolvedEdges(['file', 'x', 'v'])})
       WHERE sid IS NULL OR sid < 0 OR tid IS NULL OR tid < 0) AS r
 WHERE true`
 
@@ -126,9 +149,10 @@ WHERE true`
  */
 const EDGE_UPSERT = `
 INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at)
-SELECT r.sid, r.tid, r.k, r.p, ?2, ?2
-FROM (${RESOLVED_EDGES}) AS r
+SELECT r.sid, r.tid, json_extract(r.v, '$[2]'), json_extract(r.v, '$[3]'), ?2, ?2
+FROM (${resolvedEdges(['seq', 'ord', 'v'])}) AS r
 WHERE r.sid > 0 AND r.tid > 0
+ORDER BY 1, 3, 2, r.seq, r.ord
 ON CONFLICT (start_id, kind, end_id) DO UPDATE SET
   properties = json_patch(edges.properties, excluded.properties),
   updated_at = excluded.updated_at

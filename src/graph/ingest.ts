@@ -15,7 +15,7 @@ import { ApiError, type ErrorDetail } from '../http/errors'
 import { JsonSyntaxError } from './json-scan'
 import { PayloadReader, type EdgeRow, type PayloadContext, type Violation } from './opengraph'
 import { JsonArrayChunker, type UploadPart } from './upload'
-import { commitUpload, discardUpload, purgeStaleStaging, runStaging, stageChunk, type StagePart } from './ingest.store'
+import { commitUpload, discardUpload, purgeStaleStaging, runStaging, stageChunk, stagedEdge, type StagePart } from './ingest.store'
 
 /** JSON bytes per statement parameter: D1 allows 100 KB per statement, SQL text included. */
 export const CHUNK_BYTES = 80_000
@@ -133,7 +133,7 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
       const chunker = new JsonArrayChunker(CHUNK_BYTES)
       for (const { index, ...edge } of openPayload(part, w.ctx).edgeRows()) {
         counts.edges++
-        const done = chunker.push(JSON.stringify({ i: index, ...edge }), undefined)
+        const done = chunker.push(JSON.stringify(stagedEdge(edge, index)), undefined)
         if (done) await stage('e', part.name, done.json)
       }
       const last = chunker.flush()

@@ -3,14 +3,14 @@ import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { AD_ENTITY_TYPES, AZ_ENTITY_TYPES, AZ_RELATED, azEntityType } from '../../src/graph/entities'
 import { compilePlan, countRelated, getNodeByObjectId, listRelated, type Entity } from '../../src/graph/graph.store'
-import { commitUpload, stageChunk } from '../../src/graph/ingest.store'
+import { commitUpload, stageChunk, stagedEdge } from '../../src/graph/ingest.store'
 
 const db = (env as unknown as { DB: D1Database }).DB
 const NOW = '2026-01-01T00:00:00.000Z'
 
 async function load(nodes: { o: string; k: string; ks?: string[]; p?: Record<string, unknown>; ek?: string | null }[], edges: [string, string, string][]) {
   const uploadId = crypto.randomUUID()
-  const rows = edges.map(([s, k, t], i) => ({ i, s, sm: 'id', sk: null, t, tm: 'id', tk: null, k, p: {} }))
+  const rows = edges.map(([s, k, t], i) => stagedEdge({ s, sm: 'id', sk: null, t, tm: 'id', tk: null, k, p: {} }, i))
   await db.batch([
     stageChunk(db, uploadId, 'n', 0, 'plans.json', JSON.stringify(nodes.map((n) => ({ o: n.o, k: n.k, ks: n.ks ?? [n.k], p: n.p ?? {}, ek: n.ek ?? null }))), NOW),
     stageChunk(db, uploadId, 'e', 1, 'plans.json', JSON.stringify(rows), NOW),
