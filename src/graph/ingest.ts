@@ -21,6 +21,8 @@ import { commitUpload, discardUpload, purgeStaleStaging, runStaging, stageChunk,
 export const CHUNK_BYTES = 80_000
 /** statements per db.batch round trip */
 export const BATCH_STATEMENTS = 12
+/** staging batches sent before the oldest is awaited (memory: this many batches of chunks) */
+export const STAGING_IN_FLIGHT = 2
 /** violations reported in one 400 */
 export const MAX_VIOLATIONS = 100
 
@@ -100,6 +102,12 @@ export interface WriteInput {
   environments: Set<string>
 }
 
+/** The same promise, marked as handled: it is awaited later, possibly after it has already failed. */
+function settledLater<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined)
+  return p
+}
+
 /**
  * Pass 2. Assumes `validateUpload` accepted the same parts. Either the whole upload is written and
  * recorded in the job, or (the promise rejects) nothing is: staging rows of a failed attempt are
@@ -108,6 +116,8 @@ export interface WriteInput {
 export async function writeUpload(db: D1Database, w: WriteInput): Promise<IngestResult> {
   const uploadId = crypto.randomUUID()
   const counts = { nodes: 0, edges: 0 }
+  // Staging batches in flight: while D1 writes one, the isolate scans the file and encodes the next.
+  const inFlight: Promise<void>[] = []
   try {
     await purgeStaleStaging(db, new Date(Date.parse(w.now) - STALE_STAGING_MS).toISOString())
     let batch: D1PreparedStatement[] = []
@@ -115,8 +125,9 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
     const stage = async (part: StagePart, file: string, json: string) => {
       batch.push(stageChunk(db, uploadId, part, seq++, file, json, w.now))
       if (batch.length >= BATCH_STATEMENTS) {
-        await runStaging(db, batch)
+        inFlight.push(settledLater(runStaging(db, batch)))
         batch = []
+        if (inFlight.length >= STAGING_IN_FLIGHT) await inFlight.shift()
       }
     }
     for (const part of w.parts) {
@@ -139,11 +150,13 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
       const last = chunker.flush()
       if (last) await stage('e', part.name, last.json)
     }
-    await runStaging(db, batch)
+    inFlight.push(settledLater(runStaging(db, batch)))
+    while (inFlight.length) await inFlight.shift()
     const environments = [...w.environments].sort()
     const done = await commitUpload(db, { uploadId, jobId: w.jobId, nodes: counts.nodes, edges: counts.edges, environments, now: w.now })
     return { ...counts, ...done, environments }
   } catch (e) {
+    await Promise.allSettled(inFlight) // nothing may land after the discard
     await discardUpload(db, uploadId).catch(() => undefined)
     throw e
   }
