@@ -3,7 +3,7 @@
  * EdgeHound benchmarks. `npm run bench` (full) or `npm run bench:smoke` (tiny sizes, short runs; CI).
  *
  *   tsx bench/run.ts [--smoke] [--sizes 10k,100k,1m] [--duration S] [--rounds N] [--connections N]
- *                    [--http-only | --graph-only] [--no-wrangler-dev] [--profile] [--out DIR] [--update-doc]
+ *                    [--http-only | --graph-only] [--no-wrangler-dev] [--profile] [--large-file MIB] [--out DIR] [--update-doc]
  *
  * Writes bench/results/<timestamp>.json, bench/results/latest.json and bench/results/latest.md, and
  * prints the Markdown table. Exit status: 0 when the harness ran (goals met or not, endpoints present or
@@ -39,6 +39,8 @@ export interface BenchConfig {
   pairs: number
   unreachablePairs: number
   queries: number
+  /** the one-large-file ingest case: file size limit in MiB (20 in a full run, 1 in smoke; 0 skips it) */
+  largeFileMiB: number
   /** replace the results section of BENCHMARKS.md (between its markers) with this run's report */
   updateDoc: boolean
 }
@@ -77,6 +79,7 @@ function config(): { cfg: BenchConfig; out: string } {
       'graph-only': { type: 'boolean', default: false },
       'no-wrangler-dev': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
+      'large-file': { type: 'string' },
       out: { type: 'string' },
       'update-doc': { type: 'boolean', default: false },
     },
@@ -98,6 +101,7 @@ function config(): { cfg: BenchConfig; out: string } {
     pairs: smoke ? 10 : 100,
     unreachablePairs: smoke ? 5 : 30,
     queries: smoke ? 10 : 50,
+    largeFileMiB: Number(values['large-file'] ?? (smoke ? 1 : 20)),
     updateDoc: values['update-doc'] === true,
   }
   return { cfg, out: path.resolve(values.out ?? path.join(ROOT, 'bench', 'results')) }
@@ -180,6 +184,7 @@ async function main(): Promise<number> {
         smoke: cfg.mode === 'smoke',
         resultsDir: out,
         inspectorPort: await freePort(),
+        largeFileBytes: Math.round(cfg.largeFileMiB * 2 ** 20),
         log,
       })
     }

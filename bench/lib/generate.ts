@@ -489,3 +489,105 @@ export function bfsPath(csr: Csr, s: number, t: number, prev: Int32Array, queue:
   for (let v = t; v !== -1; v = prev[v]) path.push(v)
   return path.reverse()
 }
+
+/** Object ids of the one-large-file payload start with this; no id of `generateGraph` does (SIDs, GUIDs, …). */
+export const LARGE_FILE_ID_PREFIX = 'BENCHFILE-'
+
+export interface LargeFilePayload {
+  /** the OpenGraph document, ASCII only (so characters = bytes) */
+  text: string
+  bytes: number
+  nodes: number
+  edges: number
+}
+
+/**
+ * One OpenGraph file of at most `maxBytes` bytes and a few hundred bytes short of it at most (the issue's "a 20 MiB file
+ * is ingested in one request"): an AD-like domain of users, computers and groups (≈ a quarter of the bytes),
+ * then edges between them (MemberOf, AdminTo, HasSession, ACL edges) until the file is full. Every edge's
+ * ends are nodes of the same file (matched by id), every (start, kind, end) is unique, and every object id
+ * starts with LARGE_FILE_ID_PREFIX, so the file never collides with a generated graph. Deterministic: the
+ * same (maxBytes, seed) gives the same text. Pure.
+ */
+export function largeFilePayload(o: { maxBytes: number; seed?: number }): LargeFilePayload {
+  const seed = o.seed ?? 11
+  const rnd = prng(seed + 7919)
+  const domain = `BENCHFILE${seed}.LOCAL`
+  const domainId = `${LARGE_FILE_ID_PREFIX}${seed}-DOMAIN`
+  const head = '{"graph":{"nodes":['
+  const middle = '],"edges":['
+  const tail = ']}}'
+  const parts: string[] = [head]
+  let bytes = head.length + middle.length + tail.length
+  let count = 0
+  const push = (json: string) => {
+    parts.push(count === 0 ? json : ',' + json)
+    bytes += json.length + (count === 0 ? 0 : 1)
+    count++
+  }
+  const ids: string[] = []
+  const users: number[] = []
+  const computers: number[] = []
+  const groups: number[] = []
+  const node = (id: string, kinds: string[], properties: Record<string, PropValue>) => {
+    push(JSON.stringify({ id, kinds, properties: { objectid: id, domainsid: domainId, domain, ...properties } }))
+    ids.push(id)
+    return ids.length - 1
+  }
+  node(domainId, ['Domain', 'Base'], { name: domain, functionallevel: '2016', collected: true })
+  const nodeBudget = o.maxBytes / 4
+  for (let i = 0; bytes < nodeBudget; i++) {
+    const id = `${LARGE_FILE_ID_PREFIX}${seed}-${String(i).padStart(7, '0')}`
+    const r = i % 10
+    if (r < 7) {
+      users.push(node(id, ['User', 'Base'], {
+        name: `USER${i}@${domain}`,
+        enabled: rnd() < 0.9,
+        hasspn: rnd() < 0.05,
+        dontreqpreauth: rnd() < 0.01,
+        pwdlastset: 1_700_000_000 + Math.floor(rnd() * 30_000_000),
+        description: `Bench user ${i}, department ${Math.floor(rnd() * 40)}`,
+      }))
+    } else if (r < 9) {
+      computers.push(node(id, ['Computer', 'Base'], {
+        name: `HOST${i}.${domain}`,
+        enabled: true,
+        operatingsystem: rnd() < 0.8 ? 'Windows 11 Enterprise' : 'Windows Server 2022 Standard',
+        unconstraineddelegation: false,
+      }))
+    } else {
+      groups.push(node(id, ['Group', 'Base'], { name: `GROUP${i}@${domain}`, admincount: rnd() < 0.02 }))
+    }
+  }
+  const nodes = count
+  parts.push(middle)
+  count = 0
+  const pick = (a: number[]) => a[Math.floor(rnd() * a.length)]
+  const principals = [...users, ...groups]
+  const seen = new Set<number>()
+  const kinds = ['MemberOf', 'AdminTo', 'HasSession', 'GenericAll', 'GenericWrite', 'WriteDacl', 'ForceChangePassword', 'AddMember']
+  for (;;) {
+    const k = Math.floor(rnd() * kinds.length)
+    const kind = kinds[k]
+    const [s, t] =
+      kind === 'MemberOf' ? [rnd() < 0.8 ? pick(users) : pick(computers), pick(groups)]
+        : kind === 'AdminTo' ? [pick(principals), pick(computers)]
+          : kind === 'HasSession' ? [pick(computers), pick(users)]
+            : kind === 'ForceChangePassword' ? [pick(principals), pick(users)]
+              : kind === 'AddMember' ? [pick(principals), pick(groups)]
+                : [pick(principals), Math.floor(rnd() * ids.length)]
+    if (s === t) continue
+    const key = (s * ids.length + t) * kinds.length + k
+    if (seen.has(key)) continue
+    const acl = k >= 3
+    const json = JSON.stringify({ start: { value: ids[s] }, end: { value: ids[t] }, kind, ...(acl ? { properties: { isacl: true, isinherited: rnd() < 0.5 } } : {}) })
+    const add = json.length + (count === 0 ? 0 : 1)
+    // stop at the first edge that does not fit: edges are short, so the file ends within ~200 bytes of the limit
+    if (bytes + add > o.maxBytes) break
+    seen.add(key)
+    push(json)
+  }
+  parts.push(tail)
+  const text = parts.join('')
+  return { text, bytes: text.length, nodes, edges: count }
+}

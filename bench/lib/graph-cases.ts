@@ -5,10 +5,15 @@
  *   2. ingest floors (D1 raw inserts, native SQLite) and our ingest through the API
  *      (POST /api/v2/file-upload/start → POST /:id per ≤ 20 k-element OpenGraph file → POST /:id/end);
  *   3. analysis (POST /api/v2/analysis, poll GET /api/v2/analysis/:id) with the isolate's heap sampled
- *      through the inspector every 50 ms (peak = JS heap + ArrayBuffer backing stores);
+ *      through the inspector every 50 ms (peak = JS heap + ArrayBuffer backing stores), twice: first in
+ *      the isolate that has just ingested the graph (the figure includes ingest's uncollected garbage;
+ *      kept for comparison), then, after restarting the worker on the same database, in a fresh isolate
+ *      (the measured run; the 128 MB goal is judged on it). After each, the heap after a forced full GC;
  *   4. shortest path over random connected pairs and unreachable pairs, each pair also solved by the
  *      in-memory BFS floor (and the service's hop count checked against it);
  *   5. search, details (skip=0 and a deep skip), available-domains latency.
+ * Once per run (runLargeFile): one ~20 MiB OpenGraph file uploaded in one request into a fresh worker and
+ * database, with the same memory sampling (issue 5's "a 20 MiB file … without exceeding the isolate's 128 MB").
  * Every endpoint is probed first; one that does not exist yet is reported as "not available".
  * With --profile (or when a goal is missed at the largest size) a short CPU profile is taken of the case,
  * AFTER its measurement, so the profiler never distorts the reported numbers.
@@ -18,7 +23,7 @@ import path from 'node:path'
 import { ApiCallError, BenchApi, d1Census, d1Delta, d1Statements, routeMissing, type AnalysisRun, type DetailsPage, type IngestJob, type ShortestPathGraph, type Timed } from './api'
 import { benchIp, createTokens, login } from './credentials'
 import { bfsFloor, d1InsertFloor, environmentOf, sqliteInsertFloor, type FloorResult } from './floors'
-import { buildCsr, generateGraph, graphFingerprint, openGraphPayloads, prng } from './generate'
+import { buildCsr, generateGraph, graphFingerprint, largeFilePayload, openGraphPayloads, prng } from './generate'
 import { choosePairs, pathLength } from './paths'
 import { captureProfiles, Inspector, inspectorAvailable, loadSourceMap, type ProfileSummary } from './inspector'
 import { summarize, type Summary } from './stats'
@@ -38,6 +43,8 @@ export interface GraphOptions {
   smoke: boolean
   resultsDir: string
   inspectorPort: number
+  /** size limit of the one-large-file ingest case (0: not run) */
+  largeFileBytes: number
   log: (msg: string) => void
 }
 
@@ -67,26 +74,23 @@ export interface SizeResult {
     ratioToD1?: number
     ratioToSqlite?: number
   }
-  analysis: Availability & {
-    wallSeconds?: number
-    serverMs?: number | null
-    findings?: number | null
-    /** isolate: live heap + ArrayBuffers, sampled when the isolate yields */
-    baselineMiB?: number
-    peakMiB?: number
-    peakDeltaMiB?: number
-    /** isolate: committed heap + ArrayBuffers (conservative peak) */
-    peakCommittedMiB?: number
-    /** isolate: committed heap + ArrayBuffers when the analysis was requested (what ingest left) */
-    baselineCommittedMiB?: number
-    /** workerd process resident set (upper bound: all isolates, SQLite page cache) */
-    rssBaselineMiB?: number
-    rssPeakMiB?: number
-    rssDeltaMiB?: number
-    memory?: string
-    /** D1 statements during the run (the polling reads included) */
-    d1Statements?: number
-  }
+  /**
+   * The measured run: in a fresh isolate (the worker restarted on the same database after ingest).
+   * Memory figures are those of that isolate; `sameIsolate` has the same run in the ingest's isolate.
+   */
+  analysis: Availability &
+    MemoryFigures & {
+      wallSeconds?: number
+      serverMs?: number | null
+      findings?: number | null
+      /** 'fresh' when the worker was restarted before the measured run */
+      isolate?: 'fresh' | 'same'
+      memory?: string
+      /** D1 statements during the run (the polling reads included) */
+      d1Statements?: number
+      /** the analysis in the isolate that had just ingested the graph (the method before the restart) */
+      sameIsolate?: MemoryFigures & { wallSeconds?: number; error?: string }
+    }
   shortestPath: Availability & {
     reachable?: Summary
     unreachable?: Summary
@@ -118,6 +122,43 @@ export interface SizeResult {
 
 export interface GraphRun {
   sizes: SizeResult[]
+  largeFile?: LargeFileResult
+}
+
+/** Isolate memory around one piece of work (MiB). */
+export interface MemoryFigures {
+  /** isolate: live heap + ArrayBuffers, sampled when the isolate yields; baseline = when the work was requested */
+  baselineMiB?: number
+  peakMiB?: number
+  peakDeltaMiB?: number
+  /** isolate: committed heap + ArrayBuffers (conservative peak) */
+  peakCommittedMiB?: number
+  /** isolate: committed heap + ArrayBuffers when the work was requested */
+  baselineCommittedMiB?: number
+  /** workerd process resident set (upper bound: all isolates, SQLite page cache) */
+  rssBaselineMiB?: number
+  rssPeakMiB?: number
+  rssDeltaMiB?: number
+  /** isolate after the work and a forced full GC (heap snapshot): what it retains */
+  retainedMiB?: number
+  retainedCommittedMiB?: number
+}
+
+/** One OpenGraph file of about 20 MiB (1 MiB in smoke mode) uploaded in one request. */
+export interface LargeFileResult extends Availability, MemoryFigures {
+  maxBytes: number
+  bytes: number
+  nodes: number
+  edges: number
+  status?: number
+  seconds?: number
+  elementsPerSecond?: number
+  /** counts the upload's answer reports */
+  nodesWritten?: number
+  edgesWritten?: number
+  unmatched?: number
+  d1Statements?: number
+  memory?: string
 }
 
 const INGEST_ELEMENTS_PER_FILE = 20_000
@@ -144,8 +185,8 @@ async function sampleMemory<T>(insp: Inspector | null, pids: () => number[], wor
   const r0 = rss()
   if (Number.isFinite(r0)) m.baselineRss = m.peakRss = r0
   if (insp) {
-    // No forced GC first: workerd never answers HeapProfiler.collectGarbage. The baseline is the heap as
-    // the worker left it after ingest.
+    // No forced GC first (workerd never answers HeapProfiler.collectGarbage, and a heap snapshot, which
+    // does collect, would change what is measured): the baseline is the heap as the isolate is.
     const h = await insp.heapBytes()
     m.baselineUsed = m.peakUsed = h.used
     m.baselineCommitted = m.peakCommitted = h.committed
@@ -193,6 +234,31 @@ function isNetworkError(e: unknown): boolean {
 
 const MiB = (b: number) => Math.round((b / 2 ** 20) * 10) / 10
 
+function memoryFigures(p: MemoryPeaks): MemoryFigures {
+  const out: MemoryFigures = {}
+  if (p.peakUsed !== undefined && p.baselineUsed !== undefined)
+    Object.assign(out, { baselineMiB: MiB(p.baselineUsed), peakMiB: MiB(p.peakUsed), peakDeltaMiB: MiB(p.peakUsed - p.baselineUsed), peakCommittedMiB: MiB(p.peakCommitted!), baselineCommittedMiB: MiB(p.baselineCommitted!) })
+  if (p.peakRss !== undefined && p.baselineRss !== undefined)
+    Object.assign(out, { rssBaselineMiB: MiB(p.baselineRss), rssPeakMiB: MiB(p.peakRss), rssDeltaMiB: MiB(p.peakRss - p.baselineRss) })
+  return out
+}
+
+/** The isolate's heap after a forced full GC (see Inspector.heapBytesAfterGc); {} when it cannot be taken. */
+async function retained(insp: Inspector | null, log: (m: string) => void): Promise<Pick<MemoryFigures, 'retainedMiB' | 'retainedCommittedMiB'>> {
+  if (!insp) return {}
+  try {
+    const h = await insp.heapBytesAfterGc()
+    return { retainedMiB: MiB(h.used), retainedCommittedMiB: MiB(h.committed) }
+  } catch (e) {
+    log(`heap after a forced GC not measured: ${(e as Error).message}`)
+    return {}
+  }
+}
+
+const memText = (f: MemoryFigures) =>
+  `live ${f.baselineMiB ?? '?'} → ${f.peakMiB ?? '?'} MiB, committed ${f.baselineCommittedMiB ?? '?'} → ${f.peakCommittedMiB ?? '?'} MiB, ` +
+  `after a forced GC ${f.retainedMiB ?? '?'} / ${f.retainedCommittedMiB ?? '?'} MiB, workerd RSS +${f.rssDeltaMiB ?? '?'} MiB`
+
 function countStatuses(rs: Timed[]): Record<string, number> {
   const out: Record<string, number> = {}
   for (const r of rs) out[r.status] = (out[r.status] ?? 0) + 1
@@ -203,7 +269,8 @@ export async function runGraphBench(o: GraphOptions): Promise<GraphRun> {
   const sizes: SizeResult[] = []
   const sourceMap = loadSourceMap(`${o.bundle}.map`)
   for (const edges of o.sizes) sizes.push(await runSize(o, edges, sourceMap))
-  return { sizes }
+  const largeFile = o.largeFileBytes > 0 ? await runLargeFile(o) : undefined
+  return { sizes, ...(largeFile ? { largeFile } : {}) }
 }
 
 async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnType<typeof loadSourceMap>): Promise<SizeResult> {
@@ -242,18 +309,39 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
   // ---- worker ----------------------------------------------------------------------------------------
   const dir = mkdtempSync(path.join(o.tmp, `graph-${label}-`))
   const withInspector = inspectorAvailable()
-  const w = await startMiniflare({ bundle: o.bundle, persistDir: path.join(dir, 'state'), migrate: true, inspectorPort: withInspector ? o.inspectorPort : undefined })
-  let insp: Inspector | null = null
-  try {
-    if (withInspector) {
-      try {
-        insp = await Inspector.connect(o.inspectorPort, 'core:user:edgehound')
-      } catch (e) {
-        log(`inspector unavailable: ${(e as Error).message}`)
-      }
+  const state = path.join(dir, 'state')
+  let w = await startMiniflare({ bundle: o.bundle, persistDir: state, migrate: true, inspectorPort: withInspector ? o.inspectorPort : undefined })
+  // (declared this way so that TypeScript does not narrow it to null: the closures below assign it)
+  let insp = null as Inspector | null
+  const connectInspector = async () => {
+    if (!withInspector) return
+    try {
+      insp = await Inspector.connect(o.inspectorPort, 'core:user:edgehound')
+    } catch (e) {
+      log(`inspector unavailable: ${(e as Error).message}`)
     }
+  }
+  try {
+    await connectInspector()
     const jwt = await login(w.url, o.username, o.password, benchIp(7, 172))
-    const api = new BenchApi(w.url, await createTokens(w.url, jwt, 8, `graph-${label}`))
+    const tokens = await createTokens(w.url, jwt, 8, `graph-${label}`)
+    let api = new BenchApi(w.url, tokens)
+
+    /**
+     * A fresh isolate on the same data: dispose workerd and start it again on the same persist directory
+     * (D1, Durable Objects; no migrations) and inspector port. Tokens live in D1, so the same pool signs
+     * the later phases; only the URL changes. Checked with one signed read.
+     */
+    const restartWorker = async () => {
+      insp?.close()
+      insp = null
+      await w.dispose()
+      w = await startMiniflare({ bundle: o.bundle, persistDir: state, migrate: false, inspectorPort: withInspector ? o.inspectorPort : undefined })
+      await (await fetch(`${w.url}/__bench/bare`)).arrayBuffer()
+      await connectInspector()
+      api = new BenchApi(w.url, tokens)
+      await api.ok('GET', '/api/v2/analysis')
+    }
 
     const profileCase = async (name: string, work: () => Promise<unknown>, heap = false) => {
       if (!insp) return
@@ -335,58 +423,72 @@ async function runSize(o: GraphOptions, edgesTarget: number, sourceMap: ReturnTy
     const graphLoaded = () => r.ingest.available && !down
 
     // ---- 3. analysis ---------------------------------------------------------------------------------------
-    await phase('analysis', r.analysis, async () => {
-      if (graphLoaded()) {
+    /** One run, from the request to completion, with the isolate's memory sampled around it. */
+    const measureAnalysis = async () => {
+      const c0 = await d1Statements(w.url)
+      const t = performance.now()
+      const limitMs = o.smoke ? 60_000 : 15 * 60_000
+      const m = await sampleMemory(insp, () => w.pids(), async (): Promise<{ missing?: string; error?: string; run?: AnalysisRun }> => {
         const req = await api.timed<{ data: AnalysisRun }>('POST', '/api/v2/analysis')
-        if (routeMissing(req)) {
-          r.analysis.error = 'POST /api/v2/analysis does not exist yet'
-        } else if (req.status !== 202 && req.status !== 200) {
-          r.analysis.error = `POST /api/v2/analysis answered ${req.status}: ${req.text.slice(0, 200)}`
-        } else {
-          const runId = req.body!.data.id
-          const c0 = await d1Statements(w.url)
-          const t = performance.now()
-          const limitMs = o.smoke ? 60_000 : 15 * 60_000
-          const m = await sampleMemory(insp, w.pids, async () => {
-            for (;;) {
-              const s = await api.timed<{ data: AnalysisRun }>('GET', `/api/v2/analysis/${runId}`)
-              if (s.status !== 200) return { error: `GET /api/v2/analysis/${runId} answered ${s.status}: ${s.text.slice(0, 200)}` }
-              const run = s.body!.data
-              if (run.status === 'complete' || run.status === 'failed') return { run }
-              if (performance.now() - t > limitMs) return { error: `analysis run ${runId} still ${run.status} after ${limitMs / 1000}s` }
-              await new Promise((res) => setTimeout(res, 100))
-            }
-          })
-          const wallSeconds = (performance.now() - t) / 1000
-r.analysis.d1Statements = (await d1Statements(w.url)) - c0
-          if ('error' in m.value && m.value.error) r.analysis.error = m.value.error
-          else {
-            const run = (m.value as { run: AnalysisRun }).run
-            Object.assign(r.analysis, { available: run.status === 'complete', wallSeconds, serverMs: run.duration_ms, findings: run.finding_count })
-            if (run.status === 'failed') r.analysis.error = `analysis failed: ${run.error}`
-          }
-          const p = m.m
-          if (p.peakUsed !== undefined && p.baselineUsed !== undefined)
-            Object.assign(r.analysis, { baselineMiB: MiB(p.baselineUsed), peakMiB: MiB(p.peakUsed), peakDeltaMiB: MiB(p.peakUsed - p.baselineUsed), peakCommittedMiB: MiB(p.peakCommitted!), baselineCommittedMiB: MiB(p.baselineCommitted!) })
-          else r.analysis.memory = 'isolate heap not measured (no inspector: run Node with --experimental-websocket)'
-          if (p.peakRss !== undefined && p.baselineRss !== undefined)
-            Object.assign(r.analysis, { rssBaselineMiB: MiB(p.baselineRss), rssPeakMiB: MiB(p.peakRss), rssDeltaMiB: MiB(p.peakRss - p.baselineRss) })
-          log(`analysis: ${r.analysis.available ? `${wallSeconds.toFixed(1)} s, isolate peak ${r.analysis.peakMiB ?? '?'} MiB (committed ${r.analysis.peakCommittedMiB ?? '?'}; at the start ${r.analysis.baselineMiB ?? '?'} / ${r.analysis.baselineCommittedMiB ?? '?'}), workerd RSS +${r.analysis.rssDeltaMiB ?? '?'} MiB` : r.analysis.error}`)
-          // profiled when missed or close (within 20 %): the memory verdict can flip between runs with GC timing
-          if (r.analysis.available && wantProfile(wallSeconds > 48 || (r.analysis.peakCommittedMiB ?? 0) > 0.8 * 128)) {
-            log('analysis: profiling a second run')
-            await profileCase('analysis', async () => {
-              const again = await api.ok<{ data: AnalysisRun }>('POST', '/api/v2/analysis')
-              for (;;) {
-                const s = await api.ok<{ data: AnalysisRun }>('GET', `/api/v2/analysis/${again.body!.data.id}`)
-                if (s.body!.data.status === 'complete' || s.body!.data.status === 'failed') break
-                await new Promise((res) => setTimeout(res, 200))
-              }
-            }, true)
-          }
+        if (routeMissing(req)) return { missing: 'POST /api/v2/analysis does not exist yet' }
+        if (req.status !== 202 && req.status !== 200) return { error: `POST /api/v2/analysis answered ${req.status}: ${req.text.slice(0, 200)}` }
+        const runId = req.body!.data.id
+        for (;;) {
+          const s = await api.timed<{ data: AnalysisRun }>('GET', `/api/v2/analysis/${runId}`)
+          if (s.status !== 200) return { error: `GET /api/v2/analysis/${runId} answered ${s.status}: ${s.text.slice(0, 200)}` }
+          const run = s.body!.data
+          if (run.status === 'complete' || run.status === 'failed') return { run }
+          if (performance.now() - t > limitMs) return { error: `analysis run ${runId} still ${run.status} after ${limitMs / 1000}s` }
+          await new Promise((res) => setTimeout(res, 100))
         }
-      } else r.analysis.error = 'skipped: no graph was ingested'
+      })
+      const wallSeconds = (performance.now() - t) / 1000
+      const error = m.value.error ?? (m.value.run?.status === 'failed' ? `analysis failed: ${m.value.run.error}` : undefined)
+      return { ...m.value, error, wallSeconds, figures: memoryFigures(m.m), d1: (await d1Statements(w.url)) - c0 }
+    }
+    await phase('analysis', r.analysis, async () => {
+      if (!graphLoaded()) {
+        r.analysis.error = 'skipped: no graph was ingested'
+        return
+      }
+      // 3a. In the isolate that has just ingested the graph (ingest's garbage included; kept for comparison).
+      // The request joins the run the ingest's end asked for, or follows it; either way none waits afterwards.
+      const same = await measureAnalysis()
+      if (same.missing) {
+        r.analysis.error = same.missing
+        return
+      }
+      r.analysis.sameIsolate = { ...same.figures, wallSeconds: same.wallSeconds, ...(same.error ? { error: same.error } : {}), ...(await retained(insp, log)) }
+      log(`analysis in the ingest's isolate: ${same.error ?? `${same.wallSeconds.toFixed(1)} s`}; ${memText(r.analysis.sameIsolate)}`)
 
+      // 3b. The measured run, in a fresh isolate on the same database.
+      log('analysis: restarting the worker on the same database (fresh isolate)')
+      await restartWorker()
+      const fresh = await measureAnalysis()
+      r.analysis.isolate = 'fresh'
+      r.analysis.d1Statements = fresh.d1
+      if (fresh.missing || (fresh.error && !fresh.run)) r.analysis.error = fresh.missing ?? fresh.error
+      else {
+        const run = fresh.run!
+        Object.assign(r.analysis, { available: run.status === 'complete', wallSeconds: fresh.wallSeconds, serverMs: run.duration_ms, findings: run.finding_count })
+        if (fresh.error) r.analysis.error = fresh.error
+      }
+      Object.assign(r.analysis, fresh.figures)
+      if (r.analysis.peakMiB === undefined) r.analysis.memory = 'isolate heap not measured (no inspector: run Node with --experimental-websocket)'
+      Object.assign(r.analysis, await retained(insp, log))
+      log(`analysis in a fresh isolate: ${r.analysis.available ? `${fresh.wallSeconds.toFixed(1)} s; ${memText(r.analysis)}` : r.analysis.error}`)
+      // profiled when missed or close (within 20 %), after the measurement
+      if (r.analysis.available && wantProfile(fresh.wallSeconds > 48 || (r.analysis.peakCommittedMiB ?? 0) > 0.8 * 128)) {
+        log('analysis: profiling a second run')
+        await profileCase('analysis', async () => {
+          const again = await api.ok<{ data: AnalysisRun }>('POST', '/api/v2/analysis')
+          for (;;) {
+            const s = await api.ok<{ data: AnalysisRun }>('GET', `/api/v2/analysis/${again.body!.data.id}`)
+            if (s.body!.data.status === 'complete' || s.body!.data.status === 'failed') break
+            await new Promise((res) => setTimeout(res, 200))
+          }
+        }, true)
+      }
     })
 
     // ---- 4. shortest path -----------------------------------------------------------------------------------
@@ -588,6 +690,87 @@ r.analysis.d1Statements = (await d1Statements(w.url)) - c0
     rmSync(dir, { recursive: true, force: true })
   }
   return r
+}
+
+/**
+ * Issue 5's "a 20 MiB file is ingested in one request without exceeding the isolate's 128 MB": one
+ * OpenGraph file just under `o.largeFileBytes` (largeFilePayload), uploaded with one
+ * `POST /api/v2/file-upload/{id}` into a fresh worker and database, the isolate's memory sampled around
+ * that request. The answer must be 202 with the file's node and edge counts, and the job's counts must
+ * match after its end. A worker that stops answering is a result (reported), not a harness failure.
+ */
+export async function runLargeFile(o: GraphOptions): Promise<LargeFileResult> {
+  const log = (m: string) => o.log(`large file: ${m}`)
+  const t0 = performance.now()
+  const p = largeFilePayload({ maxBytes: o.largeFileBytes })
+  const r: LargeFileResult = { available: false, maxBytes: o.largeFileBytes, bytes: p.bytes, nodes: p.nodes, edges: p.edges }
+  log(`${MiB(p.bytes)} MiB of OpenGraph JSON, ${p.nodes} nodes and ${p.edges} edges (generated in ${(performance.now() - t0).toFixed(0)} ms)`)
+  const dir = mkdtempSync(path.join(o.tmp, 'large-file-'))
+  const withInspector = inspectorAvailable()
+  const port = await freePort()
+  const w = await startMiniflare({ bundle: o.bundle, persistDir: path.join(dir, 'state'), migrate: true, inspectorPort: withInspector ? port : undefined })
+  let insp: Inspector | null = null
+  try {
+    if (withInspector) {
+      try {
+        insp = await Inspector.connect(port, 'core:user:edgehound')
+      } catch (e) {
+        log(`inspector unavailable: ${(e as Error).message}`)
+      }
+    }
+    const jwt = await login(w.url, o.username, o.password, benchIp(9, 172))
+    const api = new BenchApi(w.url, await createTokens(w.url, jwt, 2, 'large-file'))
+    const start = await api.timed<{ data: IngestJob }>('POST', '/api/v2/file-upload/start')
+    if (routeMissing(start)) {
+      r.error = 'POST /api/v2/file-upload/start does not exist yet'
+      return r
+    }
+    if (start.status !== 201 && start.status !== 200) {
+      r.error = `POST /api/v2/file-upload/start answered ${start.status}: ${start.text.slice(0, 200)}`
+      return r
+    }
+    const jobId = start.body!.data.id
+    type Written = { data: { nodes: number; edges: number; unmatched_edges: number } }
+    const c0 = await d1Statements(w.url)
+    const t = performance.now()
+    let up: Timed<Written>
+    let m: MemoryPeaks
+    try {
+      ;({ value: up, m } = await sampleMemory(insp, w.pids, () => api.timed<Written>('POST', `/api/v2/file-upload/${jobId}`, p.text, 'application/json')))
+    } catch (e) {
+      if (!isNetworkError(e)) throw e
+      r.error = `the worker stopped answering during the upload (${(e as Error).message}); runtime stderr: ${w.stderrTail().trim().slice(-600) || '(nothing)'}`
+      log(r.error)
+      return r
+    }
+    r.seconds = (performance.now() - t) / 1000
+    r.status = up.status
+    r.d1Statements = (await d1Statements(w.url)) - c0
+    Object.assign(r, memoryFigures(m))
+    if (r.peakMiB === undefined) r.memory = 'isolate heap not measured (no inspector: run Node with --experimental-websocket)'
+    if (up.status !== 202) r.error = `the upload answered ${up.status}: ${up.text.slice(0, 300)}`
+    else {
+      const d = up.body!.data
+      Object.assign(r, { nodesWritten: d.nodes, edgesWritten: d.edges, unmatched: d.unmatched_edges, elementsPerSecond: (p.nodes + p.edges) / r.seconds })
+      const end = await api.ok<{ data: IngestJob }>('POST', `/api/v2/file-upload/${jobId}/end`)
+      const job = end.body!.data
+      if (d.nodes !== p.nodes || d.edges !== p.edges || d.unmatched_edges !== 0)
+        r.error = `the upload's counts differ from the file: ${d.nodes} nodes, ${d.edges} edges, ${d.unmatched_edges} unmatched`
+      else if (job.nodes_received !== p.nodes || job.edges_received !== p.edges || job.unmatched_edges !== 0)
+        r.error = `the job's counts differ from the file: ${job.nodes_received} nodes, ${job.edges_received} edges, ${job.unmatched_edges} unmatched`
+      else r.available = true
+    }
+    Object.assign(r, await retained(insp, log))
+    log(`${r.available ? `${r.seconds.toFixed(1)} s, ${Math.round(r.elementsPerSecond!)} elements/s; ${memText(r)}` : r.error}`)
+    return r
+  } catch (e) {
+    if (e instanceof ApiCallError) throw new Error(`harness failure: ${e.message}`)
+    throw e
+  } finally {
+    insp?.close()
+    await w.dispose()
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 export { environmentOf }

@@ -4,7 +4,7 @@
  */
 import type { BenchResults } from '../run'
 import type { CaseResult, HttpRun } from './http-cases'
-import type { SizeResult } from './graph-cases'
+import type { LargeFileResult, SizeResult } from './graph-cases'
 import type { ProfileSummary } from './inspector'
 import { fmt } from './stats'
 
@@ -103,16 +103,38 @@ export function evaluateGoals(r: BenchResults): Goal[] {
     graphGoal('ingest', 'ingest throughput', '≥ 20 000 elements/s', (s) =>
       s.ingest.available ? { measured: `${fmt(s.ingest.elementsPerSecond, 0)} elements/s`, met: s.ingest.elementsPerSecond! >= 20_000 } : `not available: ${s.ingest.error}`,
     ),
-    graphGoal('analysis', 'analysis duration and peak memory', '≤ 60 s within 128 MB', (s) =>
-      s.analysis.available
-        ? {
-            measured: `${fmt(s.analysis.wallSeconds)} s, isolate peak ${s.analysis.peakCommittedMiB !== undefined ? `${fmt(s.analysis.peakCommittedMiB)} MiB committed (${fmt(s.analysis.peakMiB)} live)` : 'not measured'}`,
-            met: s.analysis.wallSeconds! <= 60 && (s.analysis.peakCommittedMiB === undefined ? false : s.analysis.peakCommittedMiB <= 128),
-          }
-        : `not available: ${s.analysis.error}`,
-    ),
+    graphGoal('analysis', 'analysis duration and peak memory', '≤ 60 s within 128 MB', (s) => {
+      const a = s.analysis
+      if (!a.available) return `not available: ${a.error}`
+      const where = a.isolate === 'fresh' ? 'fresh isolate' : 'isolate'
+      const same = a.sameIsolate?.peakCommittedMiB !== undefined ? `; in the ingest's isolate ${fmt(a.sameIsolate.peakCommittedMiB)} MiB committed` : ''
+      return {
+        measured: `${fmt(a.wallSeconds)} s, ${where} peak ${a.peakCommittedMiB !== undefined ? `${fmt(a.peakCommittedMiB)} MiB committed (${fmt(a.peakMiB)} live)${same}` : 'not measured'}`,
+        met: a.wallSeconds! <= 60 && (a.peakCommittedMiB === undefined ? false : a.peakCommittedMiB <= 128),
+      }
+    }),
   )
+  goals.push(largeFileGoal(r.graph?.largeFile))
   return goals
+}
+
+const MIB = 2 ** 20
+/** The one-large-file goal is judged only on a file of at least 19 MiB (the issue's 20 MiB; smoke uploads 1 MiB). */
+export const LARGE_FILE_JUDGED_BYTES = 19 * MIB
+
+function largeFileGoal(f: LargeFileResult | undefined): Goal {
+  const base = { id: 'large-file', goal: 'one 20 MiB file ingested in one request within 128 MB', target: '≤ 128 MiB committed' }
+  if (!f) return { ...base, measured: 'not measured', met: null }
+  const file = `${fmt(f.bytes / MIB, 1)} MiB file (${fmt(f.nodes, 0)} nodes, ${fmt(f.edges, 0)} edges)`
+  const small = f.bytes < LARGE_FILE_JUDGED_BYTES ? `smoke: a ${fmt(f.bytes / MIB, 1)} MiB file, not judged` : undefined
+  if (!f.available) return { ...base, measured: `${file}: ${f.error ?? 'not available'}`, met: small || f.status === undefined ? null : false, note: small }
+  if (f.peakCommittedMiB === undefined) return { ...base, measured: `${file} in ${fmt(f.seconds)} s; isolate heap not measured`, met: null, note: small }
+  return {
+    ...base,
+    measured: `${file} in ${fmt(f.seconds)} s, isolate peak ${fmt(f.peakCommittedMiB)} MiB committed (${fmt(f.peakMiB)} live)`,
+    met: small ? null : f.peakCommittedMiB <= 128,
+    note: small,
+  }
 }
 
 const mark = (m: boolean | null) => (m === true ? 'met' : m === false ? '**missed**' : 'n/a')
@@ -156,8 +178,15 @@ function graphTable(sizes: SizeResult[]): string[] {
   row('floor: native SQLite, elements/s', (s) => (s.ingest.floorSqlite.available ? fmt(s.ingest.floorSqlite.elementsPerSecond, 0) : 'not available'))
   row('ingest ÷ SQLite floor', (s) => fmt(s.ingest.ratioToSqlite, 3))
   row('analysis, s (wall)', (s) => (s.analysis.available ? fmt(s.analysis.wallSeconds, 1) : na(s.analysis)))
-  row('analysis, isolate peak MiB: live / committed', (s) => (s.analysis.peakMiB !== undefined ? `${fmt(s.analysis.peakMiB)} / ${fmt(s.analysis.peakCommittedMiB)}` : '–'))
+  const arrow = (a?: number, b?: number) => (b !== undefined ? `${fmt(a)} → ${fmt(b)}` : '–')
+  const pair = (a?: number, b?: number) => (a !== undefined ? `${fmt(a)} / ${fmt(b)}` : '–')
+  row('analysis, fresh isolate MiB: live at the request → peak', (s) => arrow(s.analysis.baselineMiB, s.analysis.peakMiB))
+  row('analysis, fresh isolate MiB: committed at the request → peak', (s) => arrow(s.analysis.baselineCommittedMiB, s.analysis.peakCommittedMiB))
   row('analysis, workerd RSS growth MiB', (s) => (s.analysis.rssDeltaMiB !== undefined ? `+${fmt(s.analysis.rssDeltaMiB)}` : '–'))
+  row('analysis, fresh isolate after the run and a forced GC MiB: live / committed', (s) => pair(s.analysis.retainedMiB, s.analysis.retainedCommittedMiB))
+  row("same analysis in the ingest's isolate MiB: committed at the request → peak", (s) => arrow(s.analysis.sameIsolate?.baselineCommittedMiB, s.analysis.sameIsolate?.peakCommittedMiB))
+  row("… live at the request → peak", (s) => arrow(s.analysis.sameIsolate?.baselineMiB, s.analysis.sameIsolate?.peakMiB))
+  row("… the ingest's isolate after ingest + analysis and a forced GC MiB: live / committed", (s) => pair(s.analysis.sameIsolate?.retainedMiB, s.analysis.sameIsolate?.retainedCommittedMiB))
   row('shortest path p50 / p99 ms', (s) => (s.shortestPath.available ? `${fmt(s.shortestPath.reachable!.p50)} / ${fmt(s.shortestPath.reachable!.p99)}` : na(s.shortestPath)))
   row('… unreachable p50 / p99 ms', (s) => (s.shortestPath.available ? `${fmt(s.shortestPath.unreachable!.p50)} / ${fmt(s.shortestPath.unreachable!.p99)}` : '–'))
   row('floor: in-memory BFS p50 / p99 ms', (s) => `${fmt(s.shortestPath.floorReachable?.p50, 3)} / ${fmt(s.shortestPath.floorReachable?.p99, 3)}`)
@@ -175,6 +204,22 @@ function graphTable(sizes: SizeResult[]): string[] {
     [s.search.d1PerQuery, s.details.d1PerQuery, s.availableDomains.d1PerQuery].map((v) => fmt(v)).join(', '),
   )
   row('D1 statements: whole ingest, analysis run', (s) => `${fmt(s.ingest.d1Statements, 0)}, ${fmt(s.analysis.d1Statements, 0)}`)
+  return out
+}
+
+function largeFileTable(f: LargeFileResult): string[] {
+  const out = ['| metric | value |', '|---|---:|']
+  const row = (name: string, v: string) => out.push(`| ${name} | ${v} |`)
+  const arrow = (a?: number, b?: number) => (b !== undefined ? `${fmt(a)} → ${fmt(b)}` : '–')
+  row('file', `${fmt(f.bytes, 0)} bytes (${fmt(f.bytes / MIB, 2)} MiB; limit ${fmt(f.maxBytes / MIB, 2)} MiB): ${fmt(f.nodes, 0)} nodes, ${fmt(f.edges, 0)} edges`)
+  row('answer', f.status === undefined ? '–' : `${f.status}${f.available ? ', counts match (upload and job)' : ''}`)
+  row('upload, s (one request)', fmt(f.seconds, 1))
+  row('elements/s', fmt(f.elementsPerSecond, 0))
+  row('isolate MiB: live at the request → peak', arrow(f.baselineMiB, f.peakMiB))
+  row('isolate MiB: committed at the request → peak', arrow(f.baselineCommittedMiB, f.peakCommittedMiB))
+  row('workerd RSS growth MiB', f.rssDeltaMiB !== undefined ? `+${fmt(f.rssDeltaMiB)}` : '–')
+  row('isolate after the upload and a forced GC MiB: live / committed', f.retainedMiB !== undefined ? `${fmt(f.retainedMiB)} / ${fmt(f.retainedCommittedMiB)}` : '–')
+  row('D1 statements', fmt(f.d1Statements, 0))
   return out
 }
 
@@ -286,6 +331,11 @@ export function renderMarkdown(r: BenchResults): string {
           '',
           `D1 statements per ${name} request at ${sizeLabel(big.edgesTarget)} edges: ${sql.map(([k, n]) => `${n} × \`${k.replace(/`/g, "'")}\``).join('; ')}`,
         )
+    const lf = r.graph.largeFile
+    if (lf) {
+      lines.push('', '### One large file (fresh worker and database, one upload request)', '', ...largeFileTable(lf))
+      if (lf.error) lines.push('', `Note: ${lf.error}`)
+    }
     const profiled = r.graph.sizes.flatMap((s) => Object.entries(s.profiles).map(([name, ps]) => ({ s, name, ps })))
     for (const { s, name, ps } of profiled) lines.push(...profileTables(`${name} at ${sizeLabel(s.edgesTarget)} edges`, ps))
   }

@@ -12,6 +12,8 @@ import {
   GLOBAL_ADMIN_TEMPLATE,
   generateGraph,
   graphFingerprint,
+  LARGE_FILE_ID_PREFIX,
+  largeFilePayload,
   openGraphDocument,
   openGraphPayloads,
   prng,
@@ -159,5 +161,53 @@ describe('pairs and path checking', () => {
     assert.equal(pathLength(answer, 'D', 'A'), -1, 'edges are directed')
     assert.equal(pathLength(answer, 'A', 'Z'), -1)
     assert.equal(pathLength(null, 'A', 'D'), -1)
+  })
+})
+
+describe('largeFilePayload (the one-large-file ingest case)', () => {
+  const MiB = 2 ** 20
+  it('fills the byte budget without passing it, ASCII only, and is valid OpenGraph with the counts it claims', () => {
+    for (const maxBytes of [MiB, 20 * MiB]) {
+      const p = largeFilePayload({ maxBytes })
+      assert.equal(Buffer.byteLength(p.text, 'utf8'), p.bytes, 'characters = bytes')
+      assert.ok(p.bytes <= maxBytes, `${p.bytes} ≤ ${maxBytes}`)
+      assert.ok(p.bytes >= maxBytes - 1024, `${p.bytes} within 1 KiB of ${maxBytes}`)
+      const doc = JSON.parse(p.text) as { graph: { nodes: { id: string; kinds: string[] }[]; edges: { start: { value: string }; end: { value: string }; kind: string }[] } }
+      assert.equal(doc.graph.nodes.length, p.nodes)
+      assert.equal(doc.graph.edges.length, p.edges)
+      assert.ok(p.edges > 4 * p.nodes, 'mostly edges, as collected data is')
+      const ids = new Set(doc.graph.nodes.map((n) => n.id))
+      assert.equal(ids.size, p.nodes, 'node ids are unique')
+      const triples = new Set<string>()
+      for (const e of doc.graph.edges) {
+        assert.ok(ids.has(e.start.value) && ids.has(e.end.value), 'every edge end is a node of the file')
+        assert.notEqual(e.start.value, e.end.value)
+        triples.add(`${e.start.value}|${e.kind}|${e.end.value}`)
+      }
+      assert.equal(triples.size, p.edges, '(start, kind, end) is unique')
+      assert.deepEqual(new Set(doc.graph.nodes.map((n) => n.kinds[0])), new Set(['Domain', 'User', 'Computer', 'Group']))
+    }
+  })
+
+  it('the 20 MiB file is between 19 and 20 MiB (the upload limit is 20 MiB)', () => {
+    const p = largeFilePayload({ maxBytes: 20 * MiB })
+    assert.ok(p.bytes >= 19 * MiB && p.bytes <= 20 * MiB)
+  })
+
+  it('is deterministic: same size and seed, same text; another seed, another file', () => {
+    const a = largeFilePayload({ maxBytes: 256 * 1024 })
+    assert.equal(largeFilePayload({ maxBytes: 256 * 1024 }).text, a.text)
+    assert.notEqual(largeFilePayload({ maxBytes: 256 * 1024, seed: 12 }).text, a.text)
+  })
+
+  it('never collides with the ids of a generated graph', () => {
+    const g = generateGraph({ edges: 20_000 })
+    assert.ok(g.nodes.every((n) => !n.objectid.startsWith(LARGE_FILE_ID_PREFIX)))
+    const doc = JSON.parse(largeFilePayload({ maxBytes: MiB }).text) as { graph: { nodes: { id: string }[] } }
+    const graphIds = new Set(g.nodes.map((n) => n.objectid))
+    for (const n of doc.graph.nodes) {
+      assert.ok(n.id.startsWith(LARGE_FILE_ID_PREFIX))
+      assert.ok(!graphIds.has(n.id))
+    }
   })
 })

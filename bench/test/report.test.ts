@@ -7,7 +7,7 @@ import path from 'node:path'
 import { describe, it } from 'node:test'
 import type { BenchResults } from '../run'
 import type { CaseResult } from '../lib/http-cases'
-import type { SizeResult } from '../lib/graph-cases'
+import type { LargeFileResult, SizeResult } from '../lib/graph-cases'
 import { hotFunctions, loadSourceMap, sharePct, type CpuProfile } from '../lib/inspector'
 import { evaluateGoals, renderMarkdown } from '../lib/report'
 import { percentile, summarize } from '../lib/stats'
@@ -65,7 +65,7 @@ function results(sizes: SizeResult[], withDomains = true): BenchResults {
     elapsedSeconds: 1,
     config: {
       mode: 'full', durationSeconds: 5, warmupSeconds: 1, rounds: 3, connections: 16, probeCount: 10, poolSize: 4, sizes: [],
-      wranglerDev: false, http: true, graph: true, profile: false, pairs: 1, unreachablePairs: 1, queries: 1, updateDoc: false,
+      wranglerDev: false, http: true, graph: true, profile: false, pairs: 1, unreachablePairs: 1, queries: 1, largeFileMiB: 20, updateDoc: false,
     },
     machine: { cpu: 'test', cores: 2, memoryGiB: 1, os: 'x', node: 'v20', workerd: '1', miniflare: '1', wrangler: '1', autocannon: '1', loadAverageStart: [1, 1, 1] },
     http: { cases, bare: { rps: bare, p50ms: 1, probeP50us: 500 }, authOverheadP50ms: 0.8 },
@@ -88,7 +88,40 @@ describe('evaluateGoals', () => {
       details: false, // the deep skip is over 20 ms
       ingest: true,
       analysis: false, // 140 MiB committed
+      'large-file': null, // not in this run
     })
+  })
+
+  it('judges analysis memory on the fresh isolate and shows the ingest isolate beside it', () => {
+    const big = size(1_000_000, { sp: 1, search: 1, d0: 1, dDeep: 1, ingest: 1, analysisS: 4, committed: 60 })
+    big.analysis = { ...big.analysis, isolate: 'fresh', sameIsolate: { baselineCommittedMiB: 140, peakCommittedMiB: 150, peakMiB: 95 } }
+    const a = evaluateGoals(results([big])).find((x) => x.id === 'analysis')!
+    assert.equal(a.met, true, '60 MiB committed in the fresh isolate')
+    assert.match(a.measured, /fresh isolate peak 60\.0 MiB committed \(30\.0 live\); in the ingest's isolate 150\.0 MiB committed/)
+  })
+
+  const MiB = 2 ** 20
+  const file = (bytes: number, o: Partial<LargeFileResult> = {}): LargeFileResult => ({
+    available: true, maxBytes: 20 * MiB, bytes, nodes: 17_000, edges: 119_000, status: 202, seconds: 6, elementsPerSecond: 22_000,
+    baselineMiB: 5, peakMiB: 60, baselineCommittedMiB: 8, peakCommittedMiB: 100, ...o,
+  })
+  const largeGoal = (f?: LargeFileResult) => {
+    const r = results([])
+    if (f) r.graph!.largeFile = f
+    return evaluateGoals(r).find((x) => x.id === 'large-file')!
+  }
+
+  it('judges the one-large-file goal on the committed peak of a ≥ 19 MiB file only', () => {
+    assert.equal(largeGoal(file(20 * MiB - 100)).met, true)
+    assert.match(largeGoal(file(20 * MiB - 100)).measured, /^20\.0 MiB file \(17,000 nodes, 119,000 edges\) in 6\.0 s, isolate peak 100\.0 MiB committed \(60\.0 live\)$/)
+    assert.equal(largeGoal(file(20 * MiB - 100, { peakCommittedMiB: 128.1 })).met, false)
+    const smoke = largeGoal(file(MiB - 100, { peakCommittedMiB: 20 }))
+    assert.equal(smoke.met, null)
+    assert.match(smoke.note ?? '', /smoke: a 1\.0 MiB file, not judged/)
+    assert.equal(largeGoal(undefined).met, null)
+    const refused = largeGoal(file(20 * MiB - 100, { available: false, status: 413, error: 'the upload answered 413' }))
+    assert.equal(refused.met, false)
+    assert.match(refused.measured, /answered 413/)
   })
 
   it('does not judge the graph goals on a smaller graph, and says which size it shows', () => {
@@ -117,6 +150,22 @@ describe('renderMarkdown', () => {
     assert.match(md, /\| metric \| 1 M edges \|/)
     assert.match(md, /available-domains p50 ms \| not available \|/)
     assert.match(md, /available-domains: GET \/api\/v2\/available-domains does not exist yet/)
+    assert.doesNotMatch(md, /One large file/)
+  })
+
+  it('prints the fresh and the ingest isolate figures, and the one-large-file table', () => {
+    const big = size(1_000_000, { sp: 100, search: 5, d0: 5, dDeep: 5, ingest: 30_000, analysisS: 2, committed: 50 })
+    big.analysis = { ...big.analysis, isolate: 'fresh', baselineMiB: 4, baselineCommittedMiB: 6, retainedMiB: 7, retainedCommittedMiB: 9, sameIsolate: { baselineCommittedMiB: 140, peakCommittedMiB: 150, baselineMiB: 90, peakMiB: 95, retainedMiB: 40, retainedCommittedMiB: 44 } }
+    const r = results([big])
+    r.graph!.largeFile = { available: true, maxBytes: 20 * 2 ** 20, bytes: 20 * 2 ** 20 - 146, nodes: 16_902, edges: 118_997, status: 202, seconds: 6.5, elementsPerSecond: 20_907, baselineMiB: 5, peakMiB: 61, baselineCommittedMiB: 8, peakCommittedMiB: 99, rssDeltaMiB: 120, d1Statements: 400 }
+    const md = renderMarkdown({ ...r, goals: evaluateGoals(r) })
+    assert.match(md, /\| analysis, fresh isolate MiB: committed at the request → peak \| 6\.0 → 50\.0 \|/)
+    assert.match(md, /\| same analysis in the ingest's isolate MiB: committed at the request → peak \| 140\.0 → 150\.0 \|/)
+    assert.match(md, /after ingest \+ analysis and a forced GC MiB: live \/ committed \| 40\.0 \/ 44\.0 \|/)
+    assert.match(md, /### One large file/)
+    assert.match(md, /\| answer \| 202, counts match \(upload and job\) \|/)
+    assert.match(md, /\| isolate MiB: committed at the request → peak \| 8\.0 → 99\.0 \|/)
+    assert.match(md, /\| one 20 MiB file ingested in one request within 128 MB \| ≤ 128 MiB committed \| 20\.0 MiB file .* \| met \|/)
   })
 })
 
