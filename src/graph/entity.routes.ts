@@ -15,7 +15,7 @@ import {
   relatedGraphEdges,
   type Entity,
 } from './graph.store'
-import { adListItem, azureNode, graphJson, props, type NodeRecord } from './present'
+import { adListItem, azureNode, GraphEdgeSchema, GraphNodeSchema, graphJson, props, type NodeRecord } from './present'
 import { Limit, OptionalBool, Skip } from './params'
 
 /**
@@ -84,16 +84,6 @@ const AzureNodeSchema = z
   .object({ kind: z.string(), kinds: z.array(z.string()), isTierZero: z.boolean(), isOwnedObject: z.boolean(), props: z.record(z.string(), z.unknown()) })
   .meta({ id: 'AzureNode' })
 
-const GraphNodeSchema = z.object({
-  label: z.string(),
-  kind: z.string(),
-  kinds: z.array(z.string()),
-  objectId: z.string(),
-  isTierZero: z.boolean(),
-  isOwnedObject: z.boolean(),
-  lastSeen: z.string(),
-})
-const GraphEdgeSchema = z.object({ source: z.string(), target: z.string(), label: z.string(), kind: z.string(), lastSeen: z.string() })
 const RelatedGraphSchema = z
   .object({
     nodes: z.record(z.string(), GraphNodeSchema).describe('keyed by internal node id; the entity and every node of the walks'),

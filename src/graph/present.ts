@@ -1,7 +1,22 @@
 /**
- * How stored nodes appear in responses (BloodHound's shapes). Pure.
+ * How stored nodes appear in responses (BloodHound's shapes), and the schemas that document them. Pure.
  */
+import { z } from 'zod'
 import type { PathEdge } from './path'
+
+/** A node of a graph answer (shortest path, related-entity graphs), keyed by internal node id. */
+export const GraphNodeSchema = z.object({
+  label: z.string(),
+  kind: z.string(),
+  kinds: z.array(z.string()),
+  objectId: z.string(),
+  isTierZero: z.boolean(),
+  isOwnedObject: z.boolean(),
+  lastSeen: z.string(),
+})
+
+/** A relationship of a graph answer; source and target are keys of its `nodes`. */
+export const GraphEdgeSchema = z.object({ source: z.string(), target: z.string(), label: z.string(), kind: z.string(), lastSeen: z.string() })
 
 /** A node as the read store returns it. */
 export interface NodeRecord {

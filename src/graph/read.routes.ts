@@ -7,7 +7,7 @@ import { impactValuesOf, impactValuesStatement } from '../findings/impact'
 import { graphKinds, KIND_PATTERN, parseRelationshipKinds } from './kinds'
 import { accessParam, edgeDetails, environmentsOf, environmentsStatement, expandFrontier, getNodeByObjectId, nodesByIds, searchNodes } from './graph.store'
 import { allShortestPaths, PathSearchTooLarge } from './path'
-import { pathNode, searchItem } from './present'
+import { GraphEdgeSchema, GraphNodeSchema, pathNode, searchItem } from './present'
 import { Limit, Skip } from './params'
 
 /** Path search bounds: longest path (edges) and edges fetched before giving up. */
@@ -28,18 +28,8 @@ const SearchItemSchema = z
   .object({ objectid: z.string(), type: z.string(), name: z.string(), distinguishedname: z.string(), system_tags: z.string() })
   .meta({ id: 'SearchResult' })
 
-const PathNodeSchema = z.object({
-  label: z.string(),
-  kind: z.string(),
-  kinds: z.array(z.string()),
-  objectId: z.string(),
-  isTierZero: z.boolean(),
-  isOwnedObject: z.boolean(),
-  lastSeen: z.string(),
-})
-const PathEdgeSchema = z.object({ source: z.string(), target: z.string(), label: z.string(), kind: z.string(), lastSeen: z.string() })
 const PathGraphSchema = z
-  .object({ nodes: z.record(z.string(), PathNodeSchema).describe('keyed by internal node id'), edges: z.array(PathEdgeSchema) })
+  .object({ nodes: z.record(z.string(), GraphNodeSchema).describe('keyed by internal node id'), edges: z.array(GraphEdgeSchema) })
   .meta({ id: 'ShortestPathGraph' })
 
 /** `type` may repeat or hold a comma list. */
