@@ -3,7 +3,7 @@
  *
  *   stage   `stageChunk`: each ≤ 80 KB JSON array of node or edge rows (src/graph/upload.ts JsonArrayChunker)
  *           becomes one row of `ingest_staging`, a few per round trip. Nothing readers see changes, and the
- *           isolate never holds more than one batch of chunks.
+ *           isolate holds at most STAGING_IN_FLIGHT batches of chunks (src/graph/ingest.ts).
  *   commit  `commitUpload`: ONE db.batch (one D1 transaction) upserts every staged node, records the edges
  *           whose ends match no single node, upserts the others, updates the job and deletes the staging
  *           rows. A database failure at any point before or during it leaves the graph and the job as they
@@ -20,7 +20,8 @@
  * FTS triggers on `nodes`) and not counting conflicting rows the upsert's WHERE skipped. A batch runs
  * its statements in order on one connection, so `SELECT changes()` (and `changes()` inside the job
  * UPDATE that follows it; a SELECT does not reset it) reads the count of the upsert just before. Tested
- * in test/integration/graph-ingest*.test.ts; D1's `meta.changes` cannot be used (it counts trigger rows).
+ * in test/integration/graph-ingest.test.ts and test/unit/graph-ingest-limits.test.ts; D1's `meta.changes`
+ * cannot be used (it counts trigger rows).
  * This replaces `RETURNING` one row per changed element, which cost a JavaScript object per edge.
  */
 import { appendErrors, MAX_JOB_ERRORS } from './jobs.store'
