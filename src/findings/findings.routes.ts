@@ -160,8 +160,12 @@ const NOT_FOUND_ENV = 'environment not found'
  * so that the answer does not tell a restricted caller which environments exist.
  */
 async function requireEnvironment(c: Context<AppEnv>, environmentId: string): Promise<void> {
-  if (!canSeeEnvironment(c.var.principal.environmentAccess, environmentId)) throw new ApiError(404, NOT_FOUND_ENV, 'domain_id')
-  if (!(await environmentKnown(c.env.DB, environmentId))) throw new ApiError(404, NOT_FOUND_ENV, 'domain_id')
+  if (!canSeeEnvironment(c.var.principal.environmentAccess, environmentId)) throw environmentNotFound()
+  if (!(await environmentKnown(c.env.DB, environmentId))) throw environmentNotFound()
+}
+
+function environmentNotFound(): ApiError {
+  return new ApiError(404, NOT_FOUND_ENV, 'domain_id')
 }
 
 function requireFindingParam(finding: string | undefined): string {
@@ -233,7 +237,7 @@ export const findingRoutes: RouteEntry[] = [
       const finding = requireFindingParam(query.finding)
       const filters = parseDetailsFilters(query)
       const sort = parseSort(query.sort_by)
-      if (!canSeeEnvironment(c.var.principal.environmentAccess, params.domain_id)) throw new ApiError(404, NOT_FOUND_ENV, 'domain_id')
+      if (!canSeeEnvironment(c.var.principal.environmentAccess, params.domain_id)) throw environmentNotFound()
       const skip = query.skip ?? 0
       const limit = query.limit ?? 10
       // One round trip: the page comes with the checks of requireEnvironment and requireFindingType and the
@@ -247,7 +251,7 @@ export const findingRoutes: RouteEntry[] = [
         limit,
         now: rfc3339(c.var.now()),
       })
-      if (!page.environmentKnown) throw new ApiError(404, NOT_FOUND_ENV, 'domain_id')
+      if (!page.environmentKnown) throw environmentNotFound()
       if (!page.findingTypeSeen && !findFindingDef(finding, await kindCatalogAt(c.env.DB, page.catalogVersion))) throw unknownFindingType(finding)
       return c.json({ count: page.count, skip, limit, data: page.rows.map(detailItem) })
     },

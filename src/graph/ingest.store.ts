@@ -6,7 +6,7 @@
  *           isolate holds at most STAGING_IN_FLIGHT batches of chunks (src/graph/ingest.ts).
  *   commit  `commitUpload`: ONE db.batch (one D1 transaction) upserts every staged node, records the edges
  *           whose ends match no single node, upserts the others, updates the job and deletes the staging
- *           rows. A database failure at any point before or during it leaves the graph and the job as they
+ *           rows (and those an interrupted upload left behind). A database failure at any point before or during it leaves the graph and the job as they
  *           were: a file is written completely or not at all.
  *
  * Every staged array is expanded with json_each in SQL, so no statement comes near D1's 100 bound
@@ -24,7 +24,7 @@
  * cannot be used (it counts trigger rows).
  * This replaces `RETURNING` one row per changed element, which cost a JavaScript object per edge.
  */
-import { appendErrors, MAX_JOB_ERRORS } from './jobs.store'
+import { appendErrors, MAX_JOB_ERRORS, type JobErrorEntry } from './jobs.store'
 
 /** Environment id from a properties JSON expression: environmentid, then domainsid, then tenantid. */
 function envFrom(p: string): string {
@@ -180,11 +180,6 @@ export async function discardUpload(db: D1Database, uploadId: string): Promise<v
   ])
 }
 
-/** Deletes staging rows older than `before` (uploads interrupted so hard that they could not clean up). */
-export async function purgeStaleStaging(db: D1Database, before: string): Promise<void> {
-  await db.prepare(`DELETE FROM ingest_staging WHERE created_at < ?1`).bind(before).run()
-}
-
 export interface CommitInput {
   uploadId: string
   jobId: number
@@ -193,6 +188,8 @@ export interface CommitInput {
   edges: number
   environments: string[]
   now: string
+  /** staging rows created before this belong to uploads that could not clean up: deleted too */
+  staleBefore: string
 }
 
 export interface CommitResult {
@@ -200,7 +197,7 @@ export interface CommitResult {
   edgesChanged: number
   unmatched: number
   /** the first MAX_JOB_ERRORS unmatched edges */
-  errors: { file: string; context: string; message: string }[]
+  errors: JobErrorEntry[]
 }
 
 /** The first MAX_JOB_ERRORS unmatched edges of the upload as a JSON array of job error entries. */
@@ -236,7 +233,7 @@ export async function commitUpload(db: D1Database, u: CommitInput): Promise<Comm
     /* 8 */ db.prepare(`UPDATE ingest_jobs SET edges_changed = edges_changed + changes() WHERE id = ?1`).bind(u.jobId),
     /* 9 */ db.prepare(`SELECT file, context, message FROM ingest_unmatched WHERE upload_id = ?1 ORDER BY id LIMIT ${MAX_JOB_ERRORS}`).bind(u.uploadId),
     /* 10 */ db.prepare(`DELETE FROM ingest_unmatched WHERE upload_id = ?1`).bind(u.uploadId),
-    /* 11 */ db.prepare(`DELETE FROM ingest_staging WHERE upload_id = ?1`).bind(u.uploadId),
+    /* 11 */ db.prepare(`DELETE FROM ingest_staging WHERE upload_id = ?1 OR created_at < ?2`).bind(u.uploadId, u.staleBefore),
     /* 12 */ db
       .prepare(`INSERT OR IGNORE INTO ingest_job_environments (job_id, environment_id) SELECT ?1, value FROM json_each(?2)`)
       .bind(u.jobId, JSON.stringify(u.environments)),

@@ -15,7 +15,8 @@ import { ApiError, type ErrorDetail } from '../http/errors'
 import { JsonSyntaxError } from './json-scan'
 import { PayloadReader, type EdgeRow, type PayloadContext, type Violation } from './opengraph'
 import { JsonArrayChunker, type UploadPart } from './upload'
-import { commitUpload, discardUpload, purgeStaleStaging, runStaging, stageChunk, stagedEdge, type StagePart } from './ingest.store'
+import { commitUpload, discardUpload, runStaging, stageChunk, stagedEdge, type StagePart } from './ingest.store'
+import type { JobErrorEntry } from './jobs.store'
 
 /** JSON bytes per statement parameter: D1 allows 100 KB per statement, SQL text included. */
 export const CHUNK_BYTES = 80_000
@@ -26,7 +27,7 @@ export const STAGING_IN_FLIGHT = 2
 /** violations reported in one 400 */
 export const MAX_VIOLATIONS = 100
 
-/** Age after which the staging rows of an interrupted upload are purged (by the next upload). */
+/** Age after which the staging rows of an interrupted upload are purged (by the next upload's commit). */
 export const STALE_STAGING_MS = 60 * 60 * 1000
 
 /** What one ingested file did (the job records the same counts and the first errors). */
@@ -38,7 +39,7 @@ export interface IngestResult {
   /** edges not written because an end matched no single node */
   unmatched: number
   /** the first MAX_JOB_ERRORS unmatched edges */
-  errors: { file: string; context: string; message: string }[]
+  errors: JobErrorEntry[]
   environments: string[]
 }
 
@@ -111,7 +112,7 @@ function settledLater<T>(p: Promise<T>): Promise<T> {
 /**
  * Pass 2. Assumes `validateUpload` accepted the same parts. Either the whole upload is written and
  * recorded in the job, or (the promise rejects) nothing is: staging rows of a failed attempt are
- * deleted (best effort; if even that fails, the next upload purges them after STALE_STAGING_MS).
+ * deleted (best effort; if even that fails, the next upload's commit purges them after STALE_STAGING_MS).
  */
 export async function writeUpload(db: D1Database, w: WriteInput): Promise<IngestResult> {
   const uploadId = crypto.randomUUID()
@@ -119,7 +120,6 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
   // Staging batches in flight: while D1 writes one, the isolate scans the file and encodes the next.
   const inFlight: Promise<void>[] = []
   try {
-    await purgeStaleStaging(db, new Date(Date.parse(w.now) - STALE_STAGING_MS).toISOString())
     let batch: D1PreparedStatement[] = []
     let seq = 0
     const stage = async (part: StagePart, file: string, json: string) => {
@@ -153,7 +153,8 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
     inFlight.push(settledLater(runStaging(db, batch)))
     while (inFlight.length) await inFlight.shift()
     const environments = [...w.environments].sort()
-    const done = await commitUpload(db, { uploadId, jobId: w.jobId, nodes: counts.nodes, edges: counts.edges, environments, now: w.now })
+    const staleBefore = new Date(Date.parse(w.now) - STALE_STAGING_MS).toISOString()
+    const done = await commitUpload(db, { uploadId, jobId: w.jobId, nodes: counts.nodes, edges: counts.edges, environments, now: w.now, staleBefore })
     return { ...counts, ...done, environments }
   } catch (e) {
     await Promise.allSettled(inFlight) // nothing may land after the discard

@@ -15,7 +15,7 @@ async function load(nodes: { o: string; k: string; ks?: string[]; p?: Record<str
     stageChunk(db, uploadId, 'n', 0, 'plans.json', JSON.stringify(nodes.map((n) => ({ o: n.o, k: n.k, ks: n.ks ?? [n.k], p: n.p ?? {}, ek: n.ek ?? null }))), NOW),
     stageChunk(db, uploadId, 'e', 1, 'plans.json', JSON.stringify(rows), NOW),
   ])
-  const done = await commitUpload(db, { uploadId, jobId: 0, nodes: nodes.length, edges: rows.length, environments: [], now: NOW })
+  const done = await commitUpload(db, { uploadId, jobId: 0, nodes: nodes.length, edges: rows.length, environments: [], now: NOW, staleBefore: NOW })
   if (done.unmatched) throw new Error(JSON.stringify(done.errors))
 }
 
