@@ -7,9 +7,11 @@
  *   edge: {"start": End, "end": End, "kind": kind name, "properties"?: as for nodes}
  *   End:  {"value": string, "match_by"?: "id" | "name" (default "id"), "kind"?: kind name}
  *
- * Decisions (documented in docs/graph.md): unknown members are violations (a typo must not silently
- * drop data); a `null` property value is accepted and ignored (it neither sets nor removes anything);
- * arrays must be homogeneous; kind names follow `^[A-Za-z0-9_]+$` for nodes as well as edges.
+ * Decisions (documented in docs/graph.md): unknown members inside `graph`, nodes, edges and metadata
+ * are violations (a typo must not silently drop data); unknown top-level members such as `$schema` are
+ * ignored as BloodHound ignores them (`topLevelMemberProblem`); a `null` property value is accepted
+ * and ignored (it neither sets nor removes anything); arrays must be homogeneous; kind names follow
+ * `^[A-Za-z0-9_]+$` for nodes as well as edges.
  *
  * Pure: values in, rows and violations out.
  */
@@ -190,6 +192,29 @@ export function environmentOfRow(r: NodeRow): string | null {
 
 // ---- whole payloads ------------------------------------------------------------------------------
 
+const KNOWN_TOP_LEVEL = ['metadata', 'graph']
+
+/**
+ * What an unknown top-level member means (null: accepted and ignored). BloodHound's reference
+ * (cmd/api/src/services/upload/streamdecoder.go) skips every top-level member but `graph`, `meta` and
+ * `data`, so collectors add their own: every SpecterOps OpenGraph collector writes `$schema`. We do the
+ * same, with two exceptions that would otherwise lose data silently:
+ *  - `meta` / `data` next to `graph`: a file mixing the legacy and the OpenGraph format (BloodHound
+ *    refuses it too); without `graph` the legacy message explains the format;
+ *  - a spelling of `metadata` or `graph` in another case (`Metadata`, `GRAPH`): a typo, never ignored.
+ * Inside `graph`, nodes, edges, their ends and `metadata`, unknown members stay violations (a typo there
+ * drops an array, a property or a kind).
+ */
+export function topLevelMemberProblem(key: string, hasGraph: boolean): string | null {
+  if (key === 'meta' || key === 'data')
+    return hasGraph
+      ? `"${key}" belongs to the SharpHound/AzureHound format and cannot be mixed with OpenGraph "graph" in one file`
+      : 'legacy SharpHound/AzureHound files are not accepted: send OpenGraph {"metadata", "graph"}'
+  const known = KNOWN_TOP_LEVEL.find((k) => k === key.toLowerCase())
+  if (known) return `unknown member "${key}" (did you mean "${known}"?)`
+  return null
+}
+
 export interface PayloadSummary {
   nodes: number
   edges: number
@@ -213,8 +238,10 @@ export class PayloadReader {
     const l = this.layout
     const v = this.layoutViolations
     for (const k of l.duplicateKeys) v.push({ context: k, message: `member "${k}" appears more than once` })
-    for (const k of l.unknownTopKeys)
-      v.push({ context: k, message: k === 'meta' || k === 'data' ? 'legacy SharpHound/AzureHound files are not accepted: send OpenGraph {"metadata", "graph"}' : `unknown member "${k}"` })
+    for (const k of l.unknownTopKeys) {
+      const problem = topLevelMemberProblem(k, l.hasGraph || l.graphOther !== null)
+      if (problem) v.push({ context: k, message: problem })
+    }
     for (const k of l.unknownGraphKeys) v.push({ context: `graph.${k}`, message: `unknown member "${k}"` })
     if (!l.hasGraph) v.push({ context: 'graph', message: l.graphOther ? 'graph must be an object' : 'graph is required' })
     else if (!l.nodes && !l.edges) v.push({ context: 'graph', message: 'graph must contain nodes and/or edges' })
