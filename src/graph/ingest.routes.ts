@@ -137,7 +137,8 @@ export const ingestRoutes: RouteEntry[] = [
         'The body is the file. Every payload is validated completely before anything is written: any violation answers 400 ' +
         'listing them (with JSON paths) and changes nothing. Nodes upsert by object id (properties merged), edges by ' +
         '(start, kind, end). Edges whose start or end matches no node are not written and are reported. Optional header ' +
-        '`X-File-Upload-Name` names the file in errors.',
+        '`X-File-Upload-Name` names the file in errors. Budgets (413, nothing written; docs/budgets.md): body 20 MiB; a zip ' +
+        'holds at most 100 files inflating to at most 20 MiB in all; 200,000 nodes and edges; 400 staging statements.',
       tags: ['Graph'],
       auth: 'graph/Ingest',
       params: JobParams,
@@ -170,13 +171,13 @@ export const ingestRoutes: RouteEntry[] = [
         written = await writeUpload(db, { jobId: job.id, parts, ctx, now: rfc3339(c.var.now()), environments: checked.environments })
       } catch (e) {
         // The upload's one commit batch did not run (or was rolled back): nothing of the file is in the graph.
-        // Record the failure (best effort: the same database failure may prevent that too).
-        await recordFailedFile(
-          db,
-          job.id,
-          [{ file: fileName, context: 'body', message: 'an internal error interrupted writing this file; nothing of it was written' }],
-          rfc3339(c.var.now()),
-        ).catch(() => undefined)
+        // Record the failure (best effort: the same database failure may prevent that too). A client error
+        // here is a budget met while staging (src/graph/ingest.ts): recorded with its own message.
+        const errors =
+          e instanceof ApiError && e.status < 500
+            ? e.details.map((d) => ({ file: fileName, context: d.context, message: d.message }))
+            : [{ file: fileName, context: 'body', message: 'an internal error interrupted writing this file; nothing of it was written' }]
+        await recordFailedFile(db, job.id, errors, rfc3339(c.var.now())).catch(() => undefined)
         throw e
       }
       return c.json(

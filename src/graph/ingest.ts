@@ -12,6 +12,7 @@
  * and reported (job errors and the upload's response), never dropped silently.
  */
 import { ApiError, type ErrorDetail } from '../http/errors'
+import { overBudget } from '../http/budget'
 import { JsonSyntaxError } from './json-scan'
 import { PayloadReader, type EdgeRow, type PayloadContext, type Violation } from './opengraph'
 import { JsonArrayChunker, type UploadPart } from './upload'
@@ -26,6 +27,24 @@ export const BATCH_STATEMENTS = 12
 export const STAGING_IN_FLIGHT = 2
 /** violations reported in one 400 */
 export const MAX_VIOLATIONS = 100
+
+/**
+ * Nodes plus edges per upload (all payloads of a zip together): decided in pass 1, before anything is
+ * written. A realistic 20 MiB OpenGraph file holds about 140 k.
+ */
+export const MAX_ELEMENTS = 200_000
+/**
+ * Staging statements per upload. With the commit batch (13), the job and catalogue reads and the
+ * clean-up of a failed attempt, an upload stays under 450 D1 statements, well under D1's 1,000 queries
+ * per Worker invocation (our budget: 500 for any request). The upload caps (inflated bytes, elements)
+ * keep realistic files far below it (a 20 MiB file stages about 215 chunks); a file made of tiny
+ * elements spread over many zip members could still reach it, so staging counts its statements and
+ * refuses the upload the moment the next one would pass the budget: nothing is committed, and the staging
+ * rows written so far are deleted.
+ */
+export const MAX_STAGING_STATEMENTS = 400
+
+const SPLIT_UPLOAD = 'split the data into several uploads to the same job'
 
 /** Age after which the staging rows of an interrupted upload are purged (by the next upload's commit). */
 export const STALE_STAGING_MS = 60 * 60 * 1000
@@ -82,7 +101,16 @@ export function validateUpload(parts: UploadPart[], ctx: PayloadContext): { node
       else throw e
     }
     if (truncated) break
+    if (total.nodes + total.edges > MAX_ELEMENTS) break
   }
+  if (details.length === 0 && total.nodes + total.edges > MAX_ELEMENTS)
+    throw overBudget(413, {
+      context: 'body',
+      what: `the upload's ${total.nodes + total.edges} (or more) nodes and edges`,
+      budget: 'nodes and edges per upload',
+      limit: MAX_ELEMENTS,
+      narrow: SPLIT_UPLOAD,
+    })
   if (details.length > 0) {
     const head: ErrorDetail = {
       context: 'body',
@@ -101,6 +129,8 @@ export interface WriteInput {
   now: string
   /** from pass 1 */
   environments: Set<string>
+  /** MAX_STAGING_STATEMENTS unless given (tests) */
+  maxStagingStatements?: number
 }
 
 /** The same promise, marked as handled: it is awaited later, possibly after it has already failed. */
@@ -116,6 +146,7 @@ function settledLater<T>(p: Promise<T>): Promise<T> {
  */
 export async function writeUpload(db: D1Database, w: WriteInput): Promise<IngestResult> {
   const uploadId = crypto.randomUUID()
+  const maxStaging = w.maxStagingStatements ?? MAX_STAGING_STATEMENTS
   const counts = { nodes: 0, edges: 0 }
   // Staging batches in flight: while D1 writes one, the isolate scans the file and encodes the next.
   const inFlight: Promise<void>[] = []
@@ -123,6 +154,14 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
     let batch: D1PreparedStatement[] = []
     let seq = 0
     const stage = async (part: StagePart, file: string, json: string) => {
+      if (seq >= maxStaging)
+        throw overBudget(413, {
+          context: 'body',
+          what: "staging the upload's rows",
+          budget: 'staging statements per upload',
+          limit: maxStaging,
+          narrow: `${SPLIT_UPLOAD} (fewer, larger files in a zip also need fewer statements)`,
+        })
       batch.push(stageChunk(db, uploadId, part, seq++, file, json, w.now))
       if (batch.length >= BATCH_STATEMENTS) {
         inFlight.push(settledLater(runStaging(db, batch)))

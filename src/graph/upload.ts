@@ -1,23 +1,35 @@
 /**
- * Turning an uploaded file into OpenGraph payloads, with bounded memory.
+ * Turning an uploaded file into OpenGraph payloads, with bounded work (budgets in docs/budgets.md).
  *
- * - `application/json`: the body itself is the one payload.
- * - zip: the central directory is read first (no inflation) to list members and their declared sizes.
- *   Each member is inflated on demand, one at a time, into a buffer of exactly its declared size:
- *   fflate's `inflateSync` with a preallocated `out` buffer never grows it, so a member that inflates to
- *   more than it declares is truncated (and then fails JSON parsing) instead of exhausting memory — a
- *   zip bomb costs at most MAX_MEMBER_BYTES. Members are re-inflated for each pass rather than kept.
+ * - `application/json`: the body itself is the one payload (at most MAX_UPLOAD_BYTES, the route's body limit).
+ * - zip: the central directory is read first (src/graph/zip.ts, no inflation) to list members and their
+ *   declared sizes; the archive is refused on those alone (members, bytes per member, inflated bytes in
+ *   total) before any byte is inflated. Each member is then inflated on demand, one at a time, by a
+ *   streaming inflater that stops as soon as the output would pass the member's declared size: a member
+ *   that lies about its size (a zip bomb) is refused after at most its declared size plus one input step,
+ *   so one pass over an accepted archive inflates at most MAX_INFLATED_BYTES. Members are re-inflated for
+ *   each pass (validate, nodes, edges) rather than kept.
  *
  * Pure apart from CPU: bytes in, payload loaders out.
  */
-import { unzipSync } from 'fflate'
 import { ApiError } from '../http/errors'
+import { overBudget } from '../http/budget'
+import { inflateMember, listZip, ZipError, type ZipEntry } from './zip'
 
+/** the route's body limit: a JSON file, or a zip archive as sent */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+/** declared (and actual) inflated size of one zip member */
 export const MAX_MEMBER_BYTES = 20 * 1024 * 1024
+/**
+ * Inflated size of a whole zip archive: the same as the largest JSON upload, so an archive costs no more
+ * CPU, memory or D1 statements than a plain upload can (a 20 MiB OpenGraph file needs about 230 statements).
+ */
+export const MAX_INFLATED_BYTES = 20 * 1024 * 1024
 export const MAX_MEMBERS = 100
 export const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed', 'application/zip-compressed']
 export const ACCEPTED_TYPES = ['application/json', ...ZIP_TYPES]
+
+const SPLIT = 'split the archive into several uploads to the same job'
 
 export interface UploadPart {
   /** name used in error contexts: the zip member name, or the upload's file name */
@@ -27,51 +39,50 @@ export interface UploadPart {
   load(): Uint8Array
 }
 
-interface Entry {
-  name: string
-  originalSize: number
-  compression: number
-}
-
 export function uploadParts(bytes: Uint8Array, mediaType: string, fileName: string): UploadPart[] {
   if (!ZIP_TYPES.includes(mediaType)) return [{ name: fileName, member: false, load: () => bytes }]
-  const entries: Entry[] = []
+  let entries: ZipEntry[]
   try {
-    unzipSync(bytes, {
-      filter: (f) => {
-        entries.push({ name: f.name, originalSize: f.originalSize, compression: f.compression })
-        return false
-      },
-    })
-  } catch {
-    throw new ApiError(400, 'the upload is not a valid zip archive', 'body')
+    entries = listZip(bytes)
+  } catch (e) {
+    if (e instanceof ZipError) throw new ApiError(400, 'the upload is not a valid zip archive', 'body')
+    throw e
   }
   const members = entries.filter((e) => !e.name.endsWith('/') && !e.name.startsWith('__MACOSX/'))
   if (members.length === 0) throw new ApiError(400, 'the zip archive contains no files', 'body')
-  if (members.length > MAX_MEMBERS) throw new ApiError(400, `the zip archive holds ${members.length} files; at most ${MAX_MEMBERS} are accepted`, 'body')
+  if (members.length > MAX_MEMBERS)
+    throw overBudget(413, { context: 'body', what: `the zip archive's file count (${members.length})`, budget: 'files per upload', limit: MAX_MEMBERS, narrow: SPLIT })
   const seen = new Set<string>()
+  let total = 0
   for (const m of members) {
     if (seen.has(m.name)) throw new ApiError(400, `the zip archive contains "${m.name}" more than once`, m.name)
     seen.add(m.name)
     if (/\.zip$/i.test(m.name)) throw new ApiError(400, `nested zip archives are not accepted ("${m.name}")`, m.name)
-    if (m.compression !== 0 && m.compression !== 8)
-      throw new ApiError(400, `"${m.name}" uses an unsupported compression method (${m.compression}); use deflate or store`, m.name)
-    if (m.originalSize > MAX_MEMBER_BYTES)
-      throw new ApiError(413, `"${m.name}" inflates to ${m.originalSize} bytes, above the limit of ${MAX_MEMBER_BYTES} bytes per file`, m.name)
+    if (m.encrypted) throw new ApiError(400, `"${m.name}" is encrypted; encrypted archives are not accepted`, m.name)
+    if (m.method !== 0 && m.method !== 8)
+      throw new ApiError(400, `"${m.name}" uses an unsupported compression method (${m.method}); use deflate or store`, m.name)
+    if (m.size > MAX_MEMBER_BYTES)
+      throw overBudget(413, {
+        context: m.name,
+        what: `"${m.name}" inflates to ${m.size} bytes, which`,
+        budget: 'inflated bytes per file',
+        limit: MAX_MEMBER_BYTES,
+        narrow: 'split the file into several files',
+      })
+    total += m.size
   }
+  if (total > MAX_INFLATED_BYTES)
+    throw overBudget(413, { context: 'body', what: `the zip archive inflates to ${total} bytes, which`, budget: 'inflated bytes per upload', limit: MAX_INFLATED_BYTES, narrow: SPLIT })
   return members.map((m) => ({
     name: m.name,
     member: true,
     load: () => {
-      let files: Record<string, Uint8Array>
-      try {
-        files = unzipSync(bytes, { filter: (f) => f.name === m.name })
-      } catch {
-        throw new ApiError(400, `"${m.name}" could not be inflated`, m.name)
-      }
-      const data = files[m.name]
-      if (!data) throw new ApiError(400, `"${m.name}" could not be read from the archive`, m.name)
-      return data
+      const r = inflateMember(bytes, m, MAX_MEMBER_BYTES)
+      if (r.ok) return r.data
+      if (r.reason === 'over')
+        throw new ApiError(400, `"${m.name}" inflates to more than the ${m.size} bytes it declares (a corrupt archive or a zip bomb); nothing was written`, m.name)
+      if (r.reason === 'size') throw new ApiError(400, `"${m.name}" does not inflate to the ${m.size} bytes it declares`, m.name)
+      throw new ApiError(400, `"${m.name}" could not be inflated`, m.name)
     },
   }))
 }

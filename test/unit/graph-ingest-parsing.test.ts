@@ -3,8 +3,7 @@ import fc from 'fast-check'
 import { zipSync, strToU8 } from 'fflate'
 import { arrayElements, JsonSyntaxError, parseSpan, scanOpenGraph } from '../../src/graph/json-scan'
 import { normalizeEdge, normalizeNode, parseMetadata, PayloadReader, environmentOfRow, type Violation } from '../../src/graph/opengraph'
-import { JsonArrayChunker, uploadParts, utf8Length, MAX_MEMBER_BYTES } from '../../src/graph/upload'
-import { ApiError } from '../../src/http/errors'
+import { JsonArrayChunker, uploadParts, utf8Length } from '../../src/graph/upload'
 
 const enc = (s: string) => new TextEncoder().encode(s)
 const ENV = new Map([
@@ -177,37 +176,5 @@ describe('upload helpers', () => {
     expect(uploadParts(enc('{}'), 'application/json', 'x.json').map((p) => p.name)).toEqual(['x.json'])
   })
 
-  /** Rewrites the uncompressed size that a zip's central directory declares for its first member. */
-  function declareSize(zip: Uint8Array, size: number): Uint8Array {
-    const z = zip.slice()
-    const view = new DataView(z.buffer)
-    for (let i = z.length - 22; i >= 0; i--)
-      if (view.getUint32(i, true) === 0x02014b50) {
-        view.setUint32(i + 24, size, true)
-        return z
-      }
-    throw new Error('no central directory')
-  }
-
-  it('a member declaring more than the per-file limit is refused (413) before inflating', () => {
-    const zip = declareSize(zipSync({ 'a.json': strToU8('{}') }), MAX_MEMBER_BYTES + 1)
-    try {
-      uploadParts(zip, 'application/zip', 'x.zip')
-      expect.unreachable()
-    } catch (e) {
-      expect(e).toBeInstanceOf(ApiError)
-      expect((e as ApiError).status).toBe(413)
-      expect((e as ApiError).message).toContain(`limit of ${MAX_MEMBER_BYTES} bytes`)
-    }
-  })
-
-  it('a member inflating to more than it declares is cut at the declared size (zip bomb)', () => {
-    const big = '{"graph":{"nodes":[' + '{"id":"x","kinds":["A"]},'.repeat(50_000) + '{"id":"y","kinds":["A"]}]}}'
-    const zip = declareSize(zipSync({ 'bomb.json': strToU8(big) }, { level: 9 }), 64)
-    expect(zip.length).toBeLessThan(big.length / 50)
-    const [part] = uploadParts(zip, 'application/zip', 'x.zip')
-    const data = part.load()
-    expect(data.length).toBeLessThanOrEqual(64)
-    expect(() => new PayloadReader(data, { environmentTypes: ENV })).toThrow(JsonSyntaxError)
-  })
+  // Declared sizes, zip bombs and the other upload budgets: test/unit/graph-upload-budgets.test.ts
 })
