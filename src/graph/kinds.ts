@@ -59,9 +59,10 @@ const AZURE_RELATIONSHIPS: [string, boolean][] = [
   ['AZGlobalAdmin', true], ['AZPrivilegedAuthAdmin', true], ['AZGrant', true], ['AZGrantSelf', true],
   ['AZPrivilegedRoleAdmin', true], ['AZResetPassword', true], ['AZUserAccessAdministrator', true], ['AZOwns', true],
   ['AZScopedTo', false], ['AZCloudAppAdmin', true], ['AZAppAdmin', true], ['AZAddOwner', true],
-  ['AZManagedIdentity', true], ['AZApplicationReadWriteAll', false], ['AZAppRoleAssignmentReadWriteAll', false],
-  ['AZDirectoryReadWriteAll', false], ['AZGroupReadWriteAll', false], ['AZGroupMemberReadWriteAll', false],
-  ['AZRoleManagementReadWriteDirectory', false], ['AZServicePrincipalEndpointReadWriteAll', false],
+  // Microsoft Graph app role grants, named as BloodHound names them (graphschema azure representation)
+  ['AZManagedIdentity', true], ['AZMGApplication_ReadWrite_All', false], ['AZMGAppRoleAssignment_ReadWrite_All', false],
+  ['AZMGDirectory_ReadWrite_All', false], ['AZMGGroup_ReadWrite_All', false], ['AZMGGroupMember_ReadWrite_All', false],
+  ['AZMGRoleManagement_ReadWrite_Directory', false], ['AZMGServicePrincipalEndpoint_ReadWrite_All', false],
   ['AZAKSContributor', true], ['AZNodeResourceGroup', true], ['AZWebsiteContributor', true],
   ['AZLogicAppContributor', true], ['AZMGAddMember', true], ['AZMGAddOwner', true], ['AZMGAddSecret', true],
   ['AZMGGrantAppRoles', true], ['AZMGGrantRole', true], ['SyncedToADUser', true], ['AZRoleEligible', false],
