@@ -132,9 +132,10 @@ export const ingestRoutes: RouteEntry[] = [
       method: 'post',
       path: '/api/v2/file-upload/:id',
       operationId: 'UploadFileToJob',
-      summary: 'Upload one OpenGraph JSON file, or a zip of them, into a running job',
+      summary: 'Upload one OpenGraph or collector (SharpHound, AzureHound) JSON file, or a zip of them, into a running job',
       description:
-        'The body is the file. Every payload is validated completely before anything is written: any violation answers 400 ' +
+        'The body is the file; its format is detected by content (`graph`: OpenGraph; `meta` + `data`: collector output, ' +
+        'converted as BloodHound converts it, see docs/collectors.md). Every payload is validated completely before anything is written: any violation answers 400 ' +
         'listing them (with JSON paths) and changes nothing. Nodes upsert by object id (properties merged), edges by ' +
         '(start, kind, end). Edges whose start or end matches no node are not written and are reported. Optional header ' +
         '`X-File-Upload-Name` names the file in errors. Budgets (413, nothing written; docs/budgets.md): body 20 MiB; a zip ' +
@@ -142,7 +143,7 @@ export const ingestRoutes: RouteEntry[] = [
       tags: ['Graph'],
       auth: 'graph/Ingest',
       params: JobParams,
-      body: { kind: 'raw', contentTypes: ACCEPTED_TYPES, maxBytes: MAX_UPLOAD_BYTES, description: 'OpenGraph JSON, or a zip of OpenGraph JSON files' },
+      body: { kind: 'raw', contentTypes: ACCEPTED_TYPES, maxBytes: MAX_UPLOAD_BYTES, description: 'OpenGraph or collector JSON, or a zip of such files' },
       responses: { 202: { description: 'the file was ingested', schema: z.object({ data: FileResultSchema }) } },
     },
     async (c, { params, body }) => {

@@ -46,7 +46,7 @@ const ENV_KIND = 'coalesce(excluded.environment_kind, nodes.environment_kind)'
 /** Node row JSON fields, from staging: ?1 = upload id. Chunks in order, elements in order (later wins). */
 const STAGED_NODES = `
   SELECT json_extract(j.value, '$.o') AS o, json_extract(j.value, '$.k') AS k, json_extract(j.value, '$.ks') AS ks,
-         json_extract(j.value, '$.p') AS p, json_extract(j.value, '$.ek') AS ek
+         json_extract(j.value, '$.p') AS p, json_extract(j.value, '$.ek') AS ek, json_extract(j.value, '$.ph') AS ph
   FROM ingest_staging s, json_each(s.rows) AS j
   WHERE s.upload_id = ?1 AND s.part = 'n'
   ORDER BY s.seq, j.key`
@@ -60,7 +60,7 @@ const NODE_UPSERT = `
 INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
 SELECT r.o, r.k, r.ks, ${nameFrom('r.p')}, CASE WHEN r.ek IS NOT NULL THEN r.o ELSE ${envFrom('r.p')} END, r.ek, r.p, ?2, ?2
 FROM (${STAGED_NODES}) AS r
-WHERE true
+WHERE r.ph IS NULL
 ON CONFLICT (objectid) DO UPDATE SET
   kind = excluded.kind,
   kinds = ${KINDS_UNION},
@@ -73,6 +73,31 @@ WHERE nodes.kind IS NOT excluded.kind
    OR nodes.kinds IS NOT ${KINDS_UNION}
    OR nodes.properties IS NOT ${MERGED}
    OR nodes.environment_kind IS NOT ${ENV_KIND}`
+
+/** Kinds of a placeholder that the existing node lacks, appended after the node's own (its own stay first). */
+const PLACEHOLDER_KINDS = `(SELECT json_group_array(v) FROM (
+    SELECT value AS v FROM json_each(nodes.kinds)
+    UNION ALL
+    SELECT value FROM json_each(excluded.kinds) WHERE value NOT IN (SELECT value FROM json_each(nodes.kinds))))`
+
+/**
+ * Placeholder nodes (collector payloads, src/collectors/payload.ts): an object a relationship refers to
+ * that the upload does not describe. Runs after NODE_UPSERT, so a real node of the same upload always
+ * wins. A new object id gets a node with the placeholder's kinds and no properties (BloodHound's
+ * behaviour: the relationship is kept, the node is filled in when the object arrives). An existing node
+ * keeps its kind, properties and environment; it only gains kinds it lacks, and a `Base`-only node
+ * takes the placeholder's more specific primary kind. ?1 = upload id, ?2 = now.
+ */
+const PLACEHOLDER_UPSERT = `
+INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
+SELECT r.o, r.k, r.ks, NULL, NULL, NULL, '{}', ?2, ?2
+FROM (${STAGED_NODES}) AS r
+WHERE r.ph IS NOT NULL
+ON CONFLICT (objectid) DO UPDATE SET
+  kind = CASE WHEN nodes.kind = 'Base' THEN excluded.kind ELSE nodes.kind END,
+  kinds = ${PLACEHOLDER_KINDS},
+  updated_at = excluded.updated_at
+WHERE EXISTS (SELECT 1 FROM json_each(excluded.kinds) WHERE value NOT IN (SELECT value FROM json_each(nodes.kinds)))`
 
 /**
  * The node an edge end refers to: its id; NULL when no node matches; -1 when several do (by name).
@@ -190,6 +215,8 @@ export interface CommitInput {
   now: string
   /** staging rows created before this belong to uploads that could not clean up: deleted too */
   staleBefore: string
+  /** the upload staged placeholder node rows (collector payloads): PLACEHOLDER_UPSERT runs */
+  placeholders?: boolean
 }
 
 export interface CommitResult {
@@ -209,6 +236,15 @@ const UNMATCHED_JSON = `(SELECT json_group_array(json_object('file', file, 'cont
  * matters: each `changes()` reads the statement just before it (see the top of this file).
  */
 export async function commitUpload(db: D1Database, u: CommitInput): Promise<CommitResult> {
+  // Placeholders (collector payloads only; an OpenGraph upload skips the extra scan of its staged nodes).
+  const placeholders = u.placeholders
+    ? [
+        db.prepare(PLACEHOLDER_UPSERT).bind(u.uploadId, u.now),
+        db.prepare(`SELECT changes() AS n`),
+        db.prepare(`UPDATE ingest_jobs SET nodes_changed = nodes_changed + changes() WHERE id = ?1`).bind(u.jobId),
+      ]
+    : []
+  const p = placeholders.length
   const results = await db.batch([
     /* 0 */ db.prepare(NODE_UPSERT).bind(u.uploadId, u.now),
     /* 1 */ db.prepare(`SELECT changes() AS n`),
@@ -219,30 +255,32 @@ export async function commitUpload(db: D1Database, u: CommitInput): Promise<Comm
          WHERE id = ?1`,
       )
       .bind(u.jobId, u.now, u.nodes, u.edges),
-    /* 3 */ db.prepare(UNMATCHED_INSERT).bind(u.uploadId),
-    /* 4 */ db.prepare(`SELECT changes() AS n`),
-    /* 5 */ db
+    /* 3 .. 3+p-1: placeholders (before the edges resolve their ends) */
+    ...placeholders,
+    /* p+3 */ db.prepare(UNMATCHED_INSERT).bind(u.uploadId),
+    /* p+4 */ db.prepare(`SELECT changes() AS n`),
+    /* p+5 */ db
       .prepare(
         `UPDATE ingest_jobs SET unmatched_edges = unmatched_edges + changes(), error_count = error_count + changes(),
            ${appendErrors(UNMATCHED_JSON)}
          WHERE id = ?2`,
       )
       .bind(u.uploadId, u.jobId),
-    /* 6 */ db.prepare(EDGE_UPSERT).bind(u.uploadId, u.now),
-    /* 7 */ db.prepare(`SELECT changes() AS n`),
-    /* 8 */ db.prepare(`UPDATE ingest_jobs SET edges_changed = edges_changed + changes() WHERE id = ?1`).bind(u.jobId),
-    /* 9 */ db.prepare(`SELECT file, context, message FROM ingest_unmatched WHERE upload_id = ?1 ORDER BY id LIMIT ${MAX_JOB_ERRORS}`).bind(u.uploadId),
-    /* 10 */ db.prepare(`DELETE FROM ingest_unmatched WHERE upload_id = ?1`).bind(u.uploadId),
-    /* 11 */ db.prepare(`DELETE FROM ingest_staging WHERE upload_id = ?1 OR created_at < ?2`).bind(u.uploadId, u.staleBefore),
-    /* 12 */ db
+    /* p+6 */ db.prepare(EDGE_UPSERT).bind(u.uploadId, u.now),
+    /* p+7 */ db.prepare(`SELECT changes() AS n`),
+    /* p+8 */ db.prepare(`UPDATE ingest_jobs SET edges_changed = edges_changed + changes() WHERE id = ?1`).bind(u.jobId),
+    /* p+9 */ db.prepare(`SELECT file, context, message FROM ingest_unmatched WHERE upload_id = ?1 ORDER BY id LIMIT ${MAX_JOB_ERRORS}`).bind(u.uploadId),
+    /* p+10 */ db.prepare(`DELETE FROM ingest_unmatched WHERE upload_id = ?1`).bind(u.uploadId),
+    /* p+11 */ db.prepare(`DELETE FROM ingest_staging WHERE upload_id = ?1 OR created_at < ?2`).bind(u.uploadId, u.staleBefore),
+    /* p+12 */ db
       .prepare(`INSERT OR IGNORE INTO ingest_job_environments (job_id, environment_id) SELECT ?1, value FROM json_each(?2)`)
       .bind(u.jobId, JSON.stringify(u.environments)),
   ])
   const n = (i: number) => (results[i].results[0] as { n: number }).n
   return {
-    nodesChanged: n(1),
-    unmatched: n(4),
-    edgesChanged: n(7),
-    errors: results[9].results as CommitResult['errors'],
+    nodesChanged: n(1) + (p ? n(4) : 0),
+    unmatched: n(p + 4),
+    edgesChanged: n(p + 7),
+    errors: results[p + 9].results as CommitResult['errors'],
   }
 }

@@ -14,7 +14,9 @@
 import { ApiError, type ErrorDetail } from '../http/errors'
 import { overBudget } from '../http/budget'
 import { JsonSyntaxError } from './json-scan'
-import { PayloadReader, type EdgeRow, type PayloadContext, type Violation } from './opengraph'
+import { type PayloadContext, type Violation } from './opengraph'
+import { openGraphPayload } from '../collectors/detect'
+import type { GraphPayload } from '../collectors/payload'
 import { JsonArrayChunker, type UploadPart } from './upload'
 import { commitUpload, discardUpload, runStaging, stageChunk, stagedEdge, type StagePart } from './ingest.store'
 import type { JobErrorEntry } from './jobs.store'
@@ -66,9 +68,10 @@ function contextOf(part: UploadPart, path: string): string {
   return part.member ? `${part.name}: ${path}` : path
 }
 
-function openPayload(part: UploadPart, ctx: PayloadContext): PayloadReader {
+/** The payload reader of one file, whatever its format (OpenGraph or a collector's: src/collectors/detect.ts). */
+function openPayload(part: UploadPart, ctx: PayloadContext): GraphPayload {
   try {
-    return new PayloadReader(part.load(), ctx)
+    return openGraphPayload(part.load(), ctx)
   } catch (e) {
     if (e instanceof JsonSyntaxError) throw new ApiError(400, `file is not valid JSON: ${e.message}`, part.member ? part.name : 'body')
     throw e
@@ -81,7 +84,7 @@ export function validateUpload(parts: UploadPart[], ctx: PayloadContext): { node
   let truncated = false
   const total = { nodes: 0, edges: 0, environments: new Set<string>() }
   for (const part of parts) {
-    let reader: PayloadReader
+    let reader: GraphPayload
     try {
       reader = openPayload(part, ctx)
       const summary = reader.validate((v: Violation) => {
@@ -148,6 +151,7 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
   const uploadId = crypto.randomUUID()
   const maxStaging = w.maxStagingStatements ?? MAX_STAGING_STATEMENTS
   const counts = { nodes: 0, edges: 0 }
+  let placeholders = false
   // Staging batches in flight: while D1 writes one, the isolate scans the file and encodes the next.
   const inFlight: Promise<void>[] = []
   try {
@@ -172,7 +176,8 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
     for (const part of w.parts) {
       const chunker = new JsonArrayChunker(CHUNK_BYTES)
       for (const row of openPayload(part, w.ctx).nodeRows()) {
-        counts.nodes++
+        if (row.ph) placeholders = true // placeholders are not elements of the file
+        else counts.nodes++
         const done = chunker.push(JSON.stringify(row), undefined)
         if (done) await stage('n', part.name, done.json)
       }
@@ -193,7 +198,7 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
     while (inFlight.length) await inFlight.shift()
     const environments = [...w.environments].sort()
     const staleBefore = new Date(Date.parse(w.now) - STALE_STAGING_MS).toISOString()
-    const done = await commitUpload(db, { uploadId, jobId: w.jobId, nodes: counts.nodes, edges: counts.edges, environments, now: w.now, staleBefore })
+    const done = await commitUpload(db, { uploadId, jobId: w.jobId, nodes: counts.nodes, edges: counts.edges, environments, now: w.now, staleBefore, placeholders })
     return { ...counts, ...done, environments }
   } catch (e) {
     await Promise.allSettled(inFlight) // nothing may land after the discard

@@ -233,3 +233,25 @@ export function parseSpan(b: Uint8Array, span: Span): unknown {
     throw new JsonSyntaxError(`invalid JSON value (${(e as Error).message})`, span[0])
   }
 }
+
+/**
+ * The top-level members of the document (key → value span), in document order, and the keys that
+ * appeared more than once (the later span wins). Used to tell formats apart by content
+ * (src/collectors/detect.ts) before any of them is parsed.
+ */
+export function scanTopLevel(b: Uint8Array): { members: Map<string, Span>; duplicateKeys: string[] } {
+  const members = new Map<string, Span>()
+  const duplicateKeys: string[] = []
+  let i = startOfDocument(b)
+  if (i >= b.length) throw new JsonSyntaxError('empty document', i)
+  if (b[i] !== LBRACE) throw new JsonSyntaxError('the document must be a JSON object', i)
+  i = walkObject(b, i, (key, v) => {
+    const end = skipValue(b, v)
+    if (members.has(key)) duplicateKeys.push(key)
+    members.set(key, [v, end])
+    return end
+  })
+  i = skipWs(b, i)
+  if (i < b.length) throw new JsonSyntaxError('unexpected data after the document', i)
+  return { members, duplicateKeys }
+}

@@ -196,12 +196,12 @@ describe('file-upload: validation (nothing written)', () => {
     expect(stored.errors.some((e) => e.context === 'graph.nodes[1].id')).toBe(true)
   })
 
-  it('rejects invalid JSON, legacy formats, missing graph and wrong types', async () => {
+  it('rejects invalid JSON, collector files without a known meta.type, missing graph and wrong types', async () => {
     const job = (await startUploadJob(admin)).data
     await expectEnvelope(await rawUpload(admin, job.id, '{"graph": {"nodes": [ {"id": "x", "kinds": ["User"]} '), 400, 'file is not valid JSON')
     await expectEnvelope(await rawUpload(admin, job.id, '{"graph": {"nodes": [1,]}}'), 400, 'file is not valid JSON')
     await expectEnvelope(await rawUpload(admin, job.id, '[]'), 400, 'must be a JSON object')
-    await expectEnvelope(await rawUpload(admin, job.id, '{"meta": {}, "data": []}'), 400, 'legacy SharpHound/AzureHound files are not accepted')
+    await expectEnvelope(await rawUpload(admin, job.id, '{"meta": {}, "data": []}'), 400, 'no valid meta tag found')
     await expectEnvelope(await rawUpload(admin, job.id, '{"metadata": {}}'), 400, 'graph is required')
     await expectEnvelope(await rawUpload(admin, job.id, '{"graph": {"nodes": {}}}'), 400, 'graph.nodes must be an array')
     await expectEnvelope(await rawUpload(admin, job.id, '{"graph": {}}'), 400, 'graph must contain nodes and/or edges')

@@ -1,0 +1,245 @@
+/**
+ * SharpHound CE files through the ordinary file-upload jobs: detection by content, conversion rule by
+ * rule (BloodHound's), placeholders, zips, bad input.
+ */
+import { beforeAll, describe, expect, it } from 'vitest'
+import { strToU8, zipSync } from 'fflate'
+import { adminToken, env, expectEnvelope } from '../helpers'
+import { endUploadJob, startUploadJob, uploadFile, listUploadJobs } from '../../src/client/graph'
+import type { EdgeHoundClient } from '../../src/client'
+import { D, PARTNER, CHILD, SID, file, users, groups, v6Files } from '../fixtures/sharphound/testlab'
+
+const db = () => (env as unknown as { DB: D1Database }).DB
+
+interface NodeRowDb {
+  objectid: string
+  kind: string
+  kinds: string
+  name: string | null
+  environment_id: string | null
+  environment_kind: string | null
+  properties: string
+}
+
+async function node(objectid: string) {
+  const n = await db().prepare('SELECT * FROM nodes WHERE objectid = ?').bind(objectid).first<NodeRowDb>()
+  return n ? { ...n, kinds: JSON.parse(n.kinds) as string[], props: JSON.parse(n.properties) as Record<string, unknown> } : null
+}
+
+/** The relationship start -kind-> end, its properties, or null. */
+async function rel(start: string, kind: string, end: string): Promise<Record<string, unknown> | null> {
+  const r = await db()
+    .prepare(
+      `SELECT e.properties FROM edges e JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id
+       WHERE s.objectid = ?1 AND e.kind = ?2 AND t.objectid = ?3`,
+    )
+    .bind(start, kind, end)
+    .first<{ properties: string }>()
+  return r ? (JSON.parse(r.properties) as Record<string, unknown>) : null
+}
+
+async function kindsBetween(start: string, end: string): Promise<string[]> {
+  const r = await db()
+    .prepare(`SELECT e.kind FROM edges e JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id WHERE s.objectid = ?1 AND t.objectid = ?2 ORDER BY e.kind`)
+    .bind(start, end)
+    .all<{ kind: string }>()
+  return r.results.map((x) => x.kind)
+}
+
+function zip(files: Record<string, unknown>): Uint8Array {
+  return zipSync(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, strToU8(typeof v === 'string' ? v : JSON.stringify(v))])))
+}
+
+let admin: EdgeHoundClient
+
+beforeAll(async () => {
+  admin = await adminToken()
+})
+
+describe('SharpHound v6: detection and conversion', () => {
+  let jobId: number
+  beforeAll(async () => {
+    jobId = (await startUploadJob(admin)).data.id
+    const res = await uploadFile(admin, jobId, zip(v6Files()), { contentType: 'application/zip', fileName: 'testlab.zip' })
+    expect(res.data).toMatchObject({ files: 13, unmatched_edges: 0, errors: [] })
+    await endUploadJob(admin, jobId)
+  })
+
+  it('writes nodes with BloodHound kinds, lower-case properties and the domain as environment', async () => {
+    const alice = await node(SID.alice)
+    expect(alice).toMatchObject({ kind: 'User', name: 'ALICE@TESTLAB.LOCAL', environment_id: D })
+    expect(alice!.kinds).toEqual(['User', 'Base'])
+    expect(alice!.props).toMatchObject({ enabled: true, hasspn: true, domainsid: D })
+    const domain = await node(D)
+    expect(domain).toMatchObject({ kind: 'Domain', environment_kind: 'Domain', environment_id: D, name: 'TESTLAB.LOCAL' })
+    expect(domain!.props.machineaccountquota).toBe(10) // string → integer, as BloodHound converts it
+    expect((await node(SID.admins))!.kind).toBe('Group')
+    expect((await node(SID.gpo))!.kinds).toEqual(['GPO', 'Base'])
+    expect((await node(SID.ou))!.kind).toBe('OU')
+    expect((await node(SID.users))!.kind).toBe('Container')
+    for (const [id, kind] of [[SID.rootca, 'RootCA'], [SID.ntauth, 'NTAuthStore'], [SID.eca, 'EnterpriseCA'], [SID.template, 'CertTemplate'], [SID.aia, 'AIACA'], [SID.policy, 'IssuancePolicy']])
+      expect((await node(id))!.kinds).toEqual([kind, 'Base'])
+    const sql = await node(SID.sql01)
+    expect(sql!.props).toMatchObject({ ldapavailable: true, smbsigning: false, hasura: true, haslaps: true })
+    expect(sql!.props.ldapenabled).toBeUndefined()
+  })
+
+  it('ACEs: one relationship per RightName with isacl / isinherited; self and unknown rights skipped', async () => {
+    expect(await rel(SID.da, 'GenericAll', SID.alice)).toEqual({ isacl: true, isinherited: false })
+    expect(await rel(SID.it, 'ForceChangePassword', SID.alice)).toEqual({ isacl: true, isinherited: true, inheritancehash: 'H1' })
+    expect(await rel(SID.alice, 'GenericWrite', SID.alice)).toBeNull()
+    expect(await rel(SID.it, 'WriteDacl', D)).toEqual({ isacl: true, isinherited: true, inheritancehash: 'H2' })
+    expect(await rel(D, 'GenericAll', D)).toBeNull()
+    expect(await kindsBetween(SID.it, D)).not.toContain('NotARight')
+    expect(await rel(SID.syncers, 'GetChanges', D)).toMatchObject({ isacl: true })
+    expect(await rel(SID.syncers, 'GetChangesAll', D)).toMatchObject({ isacl: true })
+    expect(await rel(SID.it, 'AddMember', SID.helpdesk)).toMatchObject({ isacl: true })
+    expect(await rel(SID.it, 'GenericWrite', SID.gpo)).toMatchObject({ isacl: true })
+    expect(await rel(SID.du, 'Enroll', SID.template)).toMatchObject({ isacl: true })
+  })
+
+  it('Owns / WriteOwner are written raw and the owner becomes ownersid', async () => {
+    expect((await node(SID.bob))!.props.ownersid).toBe(SID.da)
+    expect((await node(D))!.props.ownersid).toBe(SID.da)
+  })
+
+  it('memberships, containment, GPLinks', async () => {
+    expect(await rel(SID.bob, 'MemberOf', SID.da)).toEqual({ isacl: false, isprimarygroup: false })
+    expect(await rel(SID.alice, 'MemberOf', SID.du)).toEqual({ isacl: false, isprimarygroup: true })
+    expect(await rel(SID.da, 'MemberOf', SID.admins)).toMatchObject({ isacl: false })
+    expect(await rel(SID.users, 'Contains', SID.alice)).toEqual({ isacl: false })
+    expect(await rel(D, 'Contains', SID.ou)).toEqual({ isacl: false })
+    expect(await rel(D, 'Contains', SID.users)).toEqual({ isacl: false })
+    expect(await rel(SID.ou, 'Contains', SID.ws2)).toEqual({ isacl: false })
+    expect(await rel(SID.gpo, 'GPLink', D)).toEqual({ isacl: false, enforced: true })
+    expect(await rel(SID.gpo, 'GPLink', SID.ou)).toEqual({ isacl: false, enforced: false })
+  })
+
+  it('trusts: SameForestTrust / CrossForestTrust in the directions of the trust, with its properties', async () => {
+    expect(await rel(PARTNER, 'CrossForestTrust', D)).toEqual({ isacl: false, trusttype: 'External', transitive: false, trustattributesinbound: 4, tgtdelegation: false })
+    expect(await rel(D, 'CrossForestTrust', PARTNER)).toEqual({ isacl: false, spoofsidhistoryblocked: false, trusttype: 'External', transitive: false, trustattributesoutbound: 4 })
+    expect(await rel(PARTNER, 'SpoofSIDHistory', D)).toEqual({ isacl: false, trusttype: 'External' })
+    expect(await rel(D, 'SameForestTrust', CHILD)).toMatchObject({ trusttype: 'ParentChild', transitive: true, spoofsidhistoryblocked: true })
+    expect(await rel(CHILD, 'SameForestTrust', D)).toBeNull()
+    expect(await node(PARTNER)).toMatchObject({ kind: 'Domain', name: 'PARTNER.LOCAL', environment_kind: 'Domain' })
+  })
+
+  it('computers: sessions, delegation, DCFor, CoerceToTGT, SQLAdmin, SID history', async () => {
+    expect(await rel(SID.dc01, 'HasSession', SID.bob)).toEqual({ isacl: false })
+    expect(await rel(SID.sql01, 'HasSession', SID.alice)).toEqual({ isacl: false })
+    expect(await rel(SID.sql01, 'HasSession', SID.eve)).toBeNull() // RegistrySessions not collected
+    expect(await rel(SID.dc01, 'DCFor', D)).toEqual({ isacl: false })
+    expect(await rel(SID.dc01, 'CoerceToTGT', D)).toBeNull() // never from a DC
+    expect(await rel(SID.sql01, 'CoerceToTGT', D)).toEqual({ isacl: false })
+    expect(await rel(SID.bob, 'CoerceToTGT', D)).toEqual({ isacl: false })
+    expect(await rel(SID.alice, 'AllowedToAct', SID.sql01)).toEqual({ isacl: false })
+    expect(await rel(SID.alice, 'AllowedToDelegate', SID.sql01)).toEqual({ isacl: false })
+    expect(await rel(SID.alice, 'SQLAdmin', SID.sql01)).toEqual({ isacl: true, port: 1433 })
+    expect(await rel(SID.bob, 'HasSIDHistory', SID.partnerAdmin)).toEqual({ isacl: false })
+  })
+
+  it('local groups: ADLocalGroup nodes, LocalToComputer, MemberOfLocalGroup, RemoteInteractiveLogonRight', async () => {
+    const g = await node(`${SID.sql01}-544`)
+    expect(g).toMatchObject({ kind: 'ADLocalGroup', name: 'ADMINISTRATORS@SQL01.TESTLAB.LOCAL' })
+    expect(await rel(`${SID.sql01}-544`, 'LocalToComputer', SID.sql01)).toEqual({ isacl: false })
+    expect(await rel(SID.helpdesk, 'MemberOfLocalGroup', `${SID.sql01}-544`)).toEqual({ isacl: false })
+    expect(await node(`${SID.sql01}-500`)).toMatchObject({ name: 'ADMINISTRATOR@SQL01' })
+    expect(await node(`${SID.sql01}-562`)).toBeNull() // empty group: skipped
+    expect(await rel(SID.alice, 'RemoteInteractiveLogonRight', SID.sql01)).toEqual({ isacl: false })
+    // GPO changes: local groups of the affected computers
+    expect(await rel(SID.helpdesk, 'MemberOfLocalGroup', `${SID.ws2}-544`)).toEqual({ isacl: false })
+    expect(await rel(SID.bob, 'MemberOfLocalGroup', `${SID.ws2}-580`)).toEqual({ isacl: false })
+    expect(await rel(SID.eve, 'MemberOfLocalGroup', `${SID.ws2}-562`)).toEqual({ isacl: false })
+  })
+
+  it('ADCS structural relationships', async () => {
+    expect(await rel(SID.rootca, 'RootCAFor', D)).toEqual({ isacl: false })
+    expect(await rel(SID.ntauth, 'NTAuthStoreFor', D)).toEqual({ isacl: false })
+    expect(await rel(SID.template, 'PublishedTo', SID.eca)).toEqual({ isacl: false })
+    expect(await rel(SID.sql01, 'HostsCAService', SID.eca)).toEqual({ isacl: false })
+    expect(await rel(SID.policy, 'OIDGroupLink', SID.lapssync)).toEqual({ isacl: false })
+    expect(await rel(SID.da, 'ManageCA', SID.eca)).toMatchObject({ isacl: true }) // from CA security
+    expect(await rel(SID.du, 'Enroll', SID.eca)).toBeNull() // replaced by the collected CA security
+    expect(await rel(SID.it, 'GenericAll', SID.eca)).toMatchObject({ isacl: true })
+    expect(await rel(SID.users, 'Contains', SID.aia)).toEqual({ isacl: false })
+  })
+
+  it('records the job like any upload', async () => {
+    const job = (await listUploadJobs(admin)).data.find((j) => j.id === jobId)!
+    expect(job).toMatchObject({ status: 2, total_files: 1, failed_files: 0, unmatched_edges: 0 })
+    expect(job.nodes_received).toBeGreaterThan(20)
+  })
+})
+
+describe('SharpHound: placeholders', () => {
+  it('a relationship to an object not in the data keeps a Base node, filled in when the object arrives', async () => {
+    const other = 'S-1-5-21-55-55-55'
+    const job = (await startUploadJob(admin)).data.id
+    const u = { ...(users()[0] as Record<string, unknown>), ObjectIdentifier: `${other}-1101`, Properties: { name: 'ZED@OTHER.LOCAL', domainsid: other, enabled: true }, PrimaryGroupSID: `${other}-513`, ContainedBy: null, SPNTargets: [], AllowedToDelegate: [], Aces: [{ PrincipalSID: `${other}-9999`, PrincipalType: 'Base', RightName: 'GenericAll', IsInherited: false }] }
+    const res = await uploadFile(admin, job, JSON.stringify(file('users', [u])))
+    expect(res.data).toMatchObject({ nodes: 1, unmatched_edges: 0 })
+    const ph = await node(`${other}-513`)
+    expect(ph).toMatchObject({ kind: 'Group', name: null, environment_id: null })
+    expect(ph!.kinds).toEqual(['Group', 'Base'])
+    expect(await rel(`${other}-1101`, 'MemberOf', `${other}-513`)).toEqual({ isacl: false, isprimarygroup: true })
+    expect((await node(`${other}-9999`))!.kinds).toEqual(['Base'])
+    // the object arrives: the same node is filled in, the relationship stays
+    const g = { ...(groups()[1] as Record<string, unknown>), ObjectIdentifier: `${other}-513`, Properties: { name: 'DOMAIN USERS@OTHER.LOCAL', domainsid: other } }
+    await uploadFile(admin, job, JSON.stringify(file('groups', [g])))
+    expect(await node(`${other}-513`)).toMatchObject({ kind: 'Group', name: 'DOMAIN USERS@OTHER.LOCAL', environment_id: other })
+    expect(await rel(`${other}-1101`, 'MemberOf', `${other}-513`)).not.toBeNull()
+    // a later placeholder never overwrites a real node
+    await uploadFile(admin, job, JSON.stringify(file('users', [u])))
+    expect(await node(`${other}-513`)).toMatchObject({ name: 'DOMAIN USERS@OTHER.LOCAL' })
+    await endUploadJob(admin, job)
+  })
+})
+
+describe('SharpHound: bad input writes nothing of the file', () => {
+  async function count(): Promise<number> {
+    const r = await db().prepare('SELECT (SELECT count(*) FROM nodes) + (SELECT count(*) FROM edges) AS n').first<{ n: number }>()
+    return r!.n
+  }
+  const good = () => file('users', users())
+
+  it('unknown meta.type, count mismatch, malformed ACE and member entries, data not an array, old versions', async () => {
+    const job = (await startUploadJob(admin)).data.id
+    const before = await count()
+    const send = (body: unknown) => admin.raw('POST', `/api/v2/file-upload/${job}`, JSON.stringify(body), { contentType: 'application/json', headers: { 'X-File-Upload-Name': 'bad_users.json' } })
+    await expectEnvelope(await send({ ...good(), meta: { type: 'printers', version: 6, count: 3 } }), 400, /no valid meta tag found.*"printers"/)
+    const mismatch = await send({ ...good(), meta: { type: 'users', version: 6, count: 7 } })
+    const body = (await expectEnvelope(mismatch, 400)) as { errors: { context: string; message: string }[] }
+    expect(body.errors).toContainEqual({ context: 'meta.count', message: expect.stringContaining('meta.count is 7 but data holds 3') })
+    const badAce = users()
+    ;(badAce[0] as { Aces: unknown[] }).Aces.push({ PrincipalType: 'Group', RightName: 'GenericAll' }, 'x')
+    const b2 = (await expectEnvelope(await send(file('users', badAce)), 400)) as { errors: { context: string }[] }
+    expect(b2.errors.map((e) => e.context)).toEqual(expect.arrayContaining(['data[0].Aces[3].PrincipalSID', 'data[0].Aces[4]']))
+    const badMember = groups()
+    ;(badMember[0] as { Members: unknown[] }).Members.push({ ObjectType: 'User' })
+    const b3 = (await expectEnvelope(await send(file('groups', badMember)), 400)) as { errors: { context: string }[] }
+    expect(b3.errors.map((e) => e.context)).toContain('data[0].Members[1].ObjectIdentifier')
+    await expectEnvelope(await send({ meta: { type: 'users', version: 6, count: 0 }, data: {} }), 400, 'no data tag found')
+    await expectEnvelope(await send({ ...good(), meta: { type: 'users', version: 4, count: 3 } }), 400, /version 4 is not supported/)
+    await expectEnvelope(await send({ ...good(), graph: { nodes: [] } }), 400, /cannot be mixed/)
+    expect(await count()).toBe(before)
+    const stored = (await listUploadJobs(admin)).data.find((j) => j.id === job)!
+    expect(stored.failed_files).toBe(7)
+    expect(stored.errors.every((e) => e.file === 'bad_users.json')).toBe(true)
+  })
+
+  it('a zip with one bad or truncated member writes nothing, and names the member', async () => {
+    const job = (await startUploadJob(admin)).data.id
+    const before = await count()
+    const badAce = users()
+    ;(badAce[1] as { Aces: unknown[] }).Aces.push({ PrincipalSID: SID.it, RightName: 7 })
+    const z = zip({ 'x_groups.json': file('groups', groups()), 'x_users.json': file('users', badAce) })
+    const res = (await expectEnvelope(await admin.raw('POST', `/api/v2/file-upload/${job}`, z, { contentType: 'application/zip' }), 400)) as {
+      errors: { context: string }[]
+    }
+    expect(res.errors.map((e) => e.context)).toContain('x_users.json: data[1].Aces[2].RightName')
+    const text = JSON.stringify(file('users', users()))
+    const truncated = zip({ 'x_groups.json': file('groups', groups()), 'x_users.json': text.slice(0, text.length - 40) })
+    await expectEnvelope(await admin.raw('POST', `/api/v2/file-upload/${job}`, truncated, { contentType: 'application/zip' }), 400, 'file is not valid JSON')
+    expect(await count()).toBe(before)
+  })
+})
