@@ -100,8 +100,12 @@ export function validateUpload(parts: UploadPart[], ctx: PayloadContext): { node
       for (const e of summary.environments) total.environments.add(e)
     } catch (e) {
       if (e instanceof JsonSyntaxError) details.push({ context: part.member ? part.name : 'body', message: `file is not valid JSON: ${e.message}` })
-      else if (e instanceof ApiError) details.push(...e.details)
-      else throw e
+      else if (e instanceof ApiError) {
+        // The part could not be read (a zip member that does not inflate to its declared size): the
+        // archive is broken, so no other member is inflated (a bomb in every member costs one member).
+        details.push(...e.details)
+        break
+      } else throw e
     }
     if (truncated) break
     if (total.nodes + total.edges > MAX_ELEMENTS) break

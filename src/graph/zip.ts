@@ -11,7 +11,7 @@
  *  - `inflateMember` streams the member through fflate's `Inflate` a few KiB of input at a time and
  *    stops as soon as the output would pass the member's declared size (or the caller's limit, if
  *    smaller). One input step of STEP bytes inflates to at most ~1032 × STEP bytes (DEFLATE's best
- *    ratio), so the overshoot before the check is at most ~8 MiB of CPU and memory, whatever the member
+ *    ratio), so the overshoot before the check is at most ~2 MiB of CPU and memory, whatever the member
  *    claims. A member must inflate to exactly its declared size: anything else is refused.
  *
  * Supported: stored (0) and deflate (8) members, ZIP64 sizes and offsets, UTF-8 or CP437 names.
@@ -22,7 +22,7 @@ import { Inflate } from 'fflate'
 export class ZipError extends Error {}
 
 /** Input bytes per inflation step: bounds the work done before the output size is checked again. */
-export const STEP = 8 * 1024
+export const STEP = 2 * 1024
 
 export interface ZipEntry {
   name: string
