@@ -17,6 +17,8 @@ export interface FileResultJson {
   nodes_changed: number
   edges_changed: number
   unmatched_edges: number
+  /** nodes outside the environments of a caller restricted to some; not written */
+  refused_nodes: number
   errors: { file: string; context: string; message: string }[]
 }
 

@@ -30,8 +30,14 @@ export type { EdgeRow, NodeRow, PayloadContext, PayloadSummary, PropertyValue, V
 /** A node row as staged; `ph` marks a placeholder (see the top of this file). */
 export type StagedNodeRow = NodeRow & { ph?: 1 }
 
+/** Receives the key of each valid element in pass 1, to find elements repeated in an upload (src/graph/repeats.ts). */
+export interface ElementKeys {
+  node(id: string): void
+  edge(row: EdgeRow): void
+}
+
 export interface GraphPayload {
-  validate(onViolation: (v: Violation) => boolean): PayloadSummary
+  validate(onViolation: (v: Violation) => boolean, keys?: ElementKeys): PayloadSummary
   nodeRows(): Iterable<StagedNodeRow>
   edgeRows(): Iterable<EdgeRow & { index: number }>
 }
@@ -73,7 +79,7 @@ export class CollectorPayload implements GraphPayload {
     for (const span of arrayElements(this.bytes, this.data)) yield [parseSpan(this.bytes, span), `data[${i++}]`]
   }
 
-  validate(onViolation: (v: Violation) => boolean): PayloadSummary {
+  validate(onViolation: (v: Violation) => boolean, keys?: ElementKeys): PayloadSummary {
     const summary: PayloadSummary = { nodes: 0, edges: 0, environments: new Set() }
     for (const v of this.headerViolations) if (!onViolation(v)) return summary
     if (this.headerViolations.length > 0) return summary
@@ -82,11 +88,14 @@ export class CollectorPayload implements GraphPayload {
       node: (row) => {
         if (JSON.stringify(row.p).length > MAX_ELEMENT_BYTES) emit.violation(`node ${row.o}`, `the object's properties exceed ${MAX_ELEMENT_BYTES} bytes`)
         summary.nodes++
+        keys?.node(row.o)
         const env = environmentOfRow(row)
         if (env && summary.environments.size < 10_000) summary.environments.add(env)
       },
-      edge: (s, _sk, t) => {
-        if (s !== '' && t !== '') summary.edges++
+      edge: (s, _sk, t, _tk, k) => {
+        if (s === '' || t === '') return
+        summary.edges++
+        keys?.edge({ s, sm: 'id', sk: null, t, tm: 'id', tk: null, k, p: {} })
       },
       violation: (context, message) => {
         if (!stop && !onViolation({ context, message })) stop = true

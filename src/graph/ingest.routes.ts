@@ -8,6 +8,7 @@ import { ACCEPTED_TYPES, MAX_UPLOAD_BYTES, uploadParts } from './upload'
 import { validateUpload, writeUpload } from './ingest'
 import { canActOnJob, seesAllJobs } from './job-access'
 import { createJob, endJob, getJob, listJobs, recordFailedFile, type JobRecord } from './jobs.store'
+import { JobNotRunningError } from './ingest.store'
 import { Limit, NumericId, Skip } from './params'
 import type { Context } from 'hono'
 import type { AppEnv } from '../env'
@@ -47,7 +48,8 @@ const FileResultSchema = z.object({
   nodes_changed: z.number().int(),
   edges_changed: z.number().int(),
   unmatched_edges: z.number().int(),
-  errors: z.array(JobErrorSchema).describe('unmatched edges (first 100)'),
+  refused_nodes: z.number().int().describe('nodes not written because they are outside the environments of a caller restricted to some (docs/permissions.md)'),
+  errors: z.array(JobErrorSchema).describe('refused nodes and unmatched edges (first 100)'),
 })
 
 const JobParams = z.object({ id: NumericId })
@@ -137,7 +139,10 @@ export const ingestRoutes: RouteEntry[] = [
         'The body is the file; its format is detected by content (`graph`: OpenGraph; `meta` + `data`: collector output, ' +
         'converted as BloodHound converts it, see docs/collectors.md). Every payload is validated completely before anything is written: any violation answers 400 ' +
         'listing them (with JSON paths) and changes nothing. Nodes upsert by object id (properties merged), edges by ' +
-        '(start, kind, end). Edges whose start or end matches no node are not written and are reported. Optional header ' +
+        '(start, kind, end); an element repeated in the upload is applied once, merged. Edges whose start or end matches no node ' +
+        'are not written and are reported. A caller restricted to some environments writes only inside them: nodes outside ' +
+        'them do not exist for its upload (edges to them are unmatched), and its nodes that would be outside them are not ' +
+        'written and are reported (`refused_nodes`; docs/permissions.md). Optional header ' +
         '`X-File-Upload-Name` names the file in errors. Budgets (413, nothing written; docs/budgets.md): body 20 MiB; a zip ' +
         'holds at most 100 files inflating to at most 20 MiB in all; 200,000 nodes and edges; 400 staging statements.',
       tags: ['Graph'],
@@ -169,8 +174,19 @@ export const ingestRoutes: RouteEntry[] = [
       }
       let written
       try {
-        written = await writeUpload(db, { jobId: job.id, parts, ctx, now: rfc3339(c.var.now()), environments: checked.environments })
+        written = await writeUpload(db, {
+          jobId: job.id,
+          parts,
+          ctx,
+          now: rfc3339(c.var.now()),
+          environments: checked.environments,
+          repeated: checked.repeated,
+          access: c.var.principal.environmentAccess,
+        })
       } catch (e) {
+        // The job was ended (or timed out) while the file was being staged: the commit re-checks it in its
+        // own transaction and wrote nothing. The job is final, so nothing is recorded in it either.
+        if (e instanceof JobNotRunningError) throw new ApiError(400, 'job must be in running status to attach files', 'path.id')
         // The upload's one commit batch did not run (or was rolled back): nothing of the file is in the graph.
         // Record the failure (best effort: the same database failure may prevent that too). A client error
         // here is a budget met while staging (src/graph/ingest.ts): recorded with its own message.
@@ -192,6 +208,7 @@ export const ingestRoutes: RouteEntry[] = [
             nodes_changed: written.nodesChanged,
             edges_changed: written.edgesChanged,
             unmatched_edges: written.unmatched,
+            refused_nodes: written.refused,
             errors: written.errors.slice(0, 100),
           },
         },

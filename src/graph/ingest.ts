@@ -9,17 +9,23 @@
  *           so a file is written completely or not at all (src/graph/ingest.store.ts).
  *
  * Edges whose start or end matches no node (or, by name, several) are not written; they are counted
- * and reported (job errors and the upload's response), never dropped silently.
+ * and reported (job errors and the upload's response), never dropped silently. So are the nodes a
+ * writer restricted to some environments may not write (docs/permissions.md).
+ *
+ * Elements that may occur more than once in the upload (same node id, same edge as written; found in
+ * pass 1 by src/graph/repeats.ts) are staged apart and folded by the commit into one upsert per key.
  */
 import { ApiError, type ErrorDetail } from '../http/errors'
 import { overBudget } from '../http/budget'
 import { JsonSyntaxError } from './json-scan'
-import { type PayloadContext, type Violation } from './opengraph'
+import { type EdgeRow, type PayloadContext, type Violation } from './opengraph'
 import { openGraphPayload } from '../collectors/detect'
 import type { GraphPayload } from '../collectors/payload'
 import { JsonArrayChunker, type UploadPart } from './upload'
-import { commitUpload, discardUpload, runStaging, stageChunk, stagedEdge, type StagePart } from './ingest.store'
+import { commitUpload, discardUpload, REPEAT_SEQ_BASE, runStaging, stageChunk, stagedEdge, type StagePart } from './ingest.store'
 import type { JobErrorEntry } from './jobs.store'
+import { edgeKey, KeyHashes, NO_REPEATS, type RepeatedKeys } from './repeats'
+import type { EnvironmentAccess } from '../auth/permissions'
 
 /** JSON bytes per statement parameter: D1 allows 100 KB per statement, SQL text included. */
 export const CHUNK_BYTES = 80_000
@@ -36,7 +42,7 @@ export const MAX_VIOLATIONS = 100
  */
 export const MAX_ELEMENTS = 200_000
 /**
- * Staging statements per upload. With the commit batch (13), the job and catalogue reads and the
+ * Staging statements per upload. With the commit batch (at most 24 statements), the job and catalogue reads and the
  * clean-up of a failed attempt, an upload stays under 450 D1 statements, well under D1's 1,000 queries
  * per Worker invocation (our budget: 500 for any request). The upload caps (inflated bytes, elements)
  * keep realistic files far below it (a 20 MiB file stages about 215 chunks); a file made of tiny
@@ -59,6 +65,8 @@ export interface IngestResult {
   edgesChanged: number
   /** edges not written because an end matched no single node */
   unmatched: number
+  /** nodes not written because they are outside the writer's environments */
+  refused: number
   /** the first MAX_JOB_ERRORS unmatched edges */
   errors: JobErrorEntry[]
   environments: string[]
@@ -79,10 +87,21 @@ function openPayload(part: UploadPart, ctx: PayloadContext): GraphPayload {
 }
 
 /** Pass 1. Throws a 400 listing (up to MAX_VIOLATIONS) violations with their JSON paths. */
-export function validateUpload(parts: UploadPart[], ctx: PayloadContext): { nodes: number; edges: number; environments: Set<string> } {
+export interface Checked {
+  nodes: number
+  edges: number
+  environments: Set<string>
+  /** keys that may occur more than once across the upload's payloads */
+  repeated: { nodes: RepeatedKeys; edges: RepeatedKeys }
+}
+
+export function validateUpload(parts: UploadPart[], ctx: PayloadContext): Checked {
   const details: ErrorDetail[] = []
   let truncated = false
   const total = { nodes: 0, edges: 0, environments: new Set<string>() }
+  const nodeKeys = new KeyHashes()
+  const edgeKeys = new KeyHashes()
+  const keys = { node: (id: string) => nodeKeys.add(id), edge: (row: EdgeRow) => edgeKeys.add(edgeKey(row)) }
   for (const part of parts) {
     let reader: GraphPayload
     try {
@@ -94,7 +113,7 @@ export function validateUpload(parts: UploadPart[], ctx: PayloadContext): { node
         }
         details.push({ context: contextOf(part, v.context), message: v.message })
         return true
-      })
+      }, keys)
       total.nodes += summary.nodes
       total.edges += summary.edges
       for (const e of summary.environments) total.environments.add(e)
@@ -126,7 +145,7 @@ export function validateUpload(parts: UploadPart[], ctx: PayloadContext): { node
     const tail: ErrorDetail[] = truncated ? [{ context: 'body', message: `only the first ${MAX_VIOLATIONS} violations are listed` }] : []
     throw ApiError.many(400, [head, ...details, ...tail])
   }
-  return total
+  return { ...total, repeated: { nodes: nodeKeys.repeated(), edges: edgeKeys.repeated() } }
 }
 
 export interface WriteInput {
@@ -136,6 +155,10 @@ export interface WriteInput {
   now: string
   /** from pass 1 */
   environments: Set<string>
+  /** from pass 1; none when absent */
+  repeated?: Checked['repeated']
+  /** the writer's environment access; absent = all environments */
+  access?: EnvironmentAccess
   /** MAX_STAGING_STATEMENTS unless given (tests) */
   maxStagingStatements?: number
 }
@@ -161,8 +184,9 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
   try {
     let batch: D1PreparedStatement[] = []
     let seq = 0
-    const stage = async (part: StagePart, file: string, json: string) => {
-      if (seq >= maxStaging)
+    let repeatSeq = REPEAT_SEQ_BASE
+    const stage = async (part: StagePart, file: string, json: string, repeats: boolean) => {
+      if (seq + (repeatSeq - REPEAT_SEQ_BASE) >= maxStaging)
         throw overBudget(413, {
           context: 'body',
           what: "staging the upload's rows",
@@ -170,39 +194,66 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
           limit: maxStaging,
           narrow: `${SPLIT_UPLOAD} (fewer, larger files in a zip also need fewer statements)`,
         })
-      batch.push(stageChunk(db, uploadId, part, seq++, file, json, w.now))
+      batch.push(stageChunk(db, uploadId, part, repeats ? repeatSeq++ : seq++, file, json, w.now))
       if (batch.length >= BATCH_STATEMENTS) {
         inFlight.push(settledLater(runStaging(db, batch)))
         batch = []
         if (inFlight.length >= STAGING_IN_FLIGHT) await inFlight.shift()
       }
     }
+    const repeated = w.repeated ?? { nodes: NO_REPEATS, edges: NO_REPEATS }
     for (const part of w.parts) {
       const chunker = new JsonArrayChunker(CHUNK_BYTES)
+      const repeats = new JsonArrayChunker(CHUNK_BYTES)
+      let index = 0
       for (const row of openPayload(part, w.ctx).nodeRows()) {
-        if (row.ph) placeholders = true // placeholders are not elements of the file
+        // Placeholders are not elements of the file, and never folded (the store upserts them apart).
+        if (row.ph) placeholders = true
         else counts.nodes++
-        const done = chunker.push(JSON.stringify(row), undefined)
-        if (done) await stage('n', part.name, done.json)
+        // with the node's index in its file, for error reports: {o, k, ks, p, ek, i}
+        const json = row.ph ? JSON.stringify(row) : `${JSON.stringify(row).slice(0, -1)},"i":${index++}}`
+        const repeat = !row.ph && !repeated.nodes.empty && repeated.nodes.has(row.o)
+        const done = (repeat ? repeats : chunker).push(json, undefined)
+        if (done) await stage('n', part.name, done.json, repeat)
       }
-      const last = chunker.flush()
-      if (last) await stage('n', part.name, last.json)
+      for (const [c, repeat] of [[chunker, false], [repeats, true]] as const) {
+        const last = c.flush()
+        if (last) await stage('n', part.name, last.json, repeat)
+      }
     }
     for (const part of w.parts) {
       const chunker = new JsonArrayChunker(CHUNK_BYTES)
+      const repeats = new JsonArrayChunker(CHUNK_BYTES)
       for (const { index, ...edge } of openPayload(part, w.ctx).edgeRows()) {
         counts.edges++
-        const done = chunker.push(JSON.stringify(stagedEdge(edge, index)), undefined)
-        if (done) await stage('e', part.name, done.json)
+        const json = JSON.stringify(stagedEdge(edge, index))
+        const repeat = !repeated.edges.empty && repeated.edges.has(edgeKey(edge))
+        const done = (repeat ? repeats : chunker).push(json, undefined)
+        if (done) await stage('e', part.name, done.json, repeat)
       }
-      const last = chunker.flush()
-      if (last) await stage('e', part.name, last.json)
+      for (const [c, repeat] of [[chunker, false], [repeats, true]] as const) {
+        const last = c.flush()
+        if (last) await stage('e', part.name, last.json, repeat)
+      }
     }
     inFlight.push(settledLater(runStaging(db, batch)))
     while (inFlight.length) await inFlight.shift()
-    const environments = [...w.environments].sort()
+    // A restricted writer's job collects only its own environments: it may not mark another one collected.
+    const access = w.access && !w.access.all ? w.access.ids : null
+    const environments = [...w.environments].filter((e) => access === null || access.includes(e)).sort()
     const staleBefore = new Date(Date.parse(w.now) - STALE_STAGING_MS).toISOString()
-    const done = await commitUpload(db, { uploadId, jobId: w.jobId, nodes: counts.nodes, edges: counts.edges, environments, now: w.now, staleBefore, placeholders })
+    const done = await commitUpload(db, {
+      uploadId,
+      jobId: w.jobId,
+      nodes: counts.nodes,
+      edges: counts.edges,
+      environments,
+      now: w.now,
+      staleBefore,
+      placeholders,
+      environmentKinds: [...w.ctx.environmentTypes.keys()],
+      access,
+    })
     return { ...counts, ...done, environments }
   } catch (e) {
     await Promise.allSettled(inFlight) // nothing may land after the discard

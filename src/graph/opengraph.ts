@@ -255,8 +255,11 @@ export class PayloadReader {
     return s && this.bytes[s[0]] === 0x5b ? s : null
   }
 
-  /** Validates everything; `onViolation` returns false to stop early (cap reached). */
-  validate(onViolation: (v: Violation) => boolean): PayloadSummary {
+  /**
+   * Validates everything; `onViolation` returns false to stop early (cap reached). `keys`, when given,
+   * receives each valid node's id and each valid edge's row (to find repeated elements).
+   */
+  validate(onViolation: (v: Violation) => boolean, keys?: { node(id: string): void; edge(row: EdgeRow): void }): PayloadSummary {
     const summary: PayloadSummary = { nodes: 0, edges: 0, environments: new Set() }
     for (const v of this.layoutViolations) if (!onViolation(v)) return summary
     const out: Violation[] = []
@@ -275,6 +278,7 @@ export class PayloadReader {
           const row = normalizeNode(parseSpan(this.bytes, span), path, this.sourceKind, this.ctx, out)
           if (row) {
             summary.nodes++
+            keys?.node(row.o)
             const env = environmentOfRow(row)
             if (env && summary.environments.size < 10_000) summary.environments.add(env)
           }
@@ -288,7 +292,13 @@ export class PayloadReader {
       for (const span of arrayElements(this.bytes, edges)) {
         const path = `graph.edges[${i++}]`
         if (span[1] - span[0] > MAX_ELEMENT_BYTES) out.push({ context: path, message: `an edge may be at most ${MAX_ELEMENT_BYTES} bytes` })
-        else if (normalizeEdge(parseSpan(this.bytes, span), path, out)) summary.edges++
+        else {
+          const row = normalizeEdge(parseSpan(this.bytes, span), path, out)
+          if (row) {
+            summary.edges++
+            keys?.edge(row)
+          }
+        }
         if (out.length && !flush()) return summary
       }
     }

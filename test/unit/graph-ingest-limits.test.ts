@@ -8,8 +8,19 @@ import { env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { validateUpload, writeUpload, CHUNK_BYTES, BATCH_STATEMENTS } from '../../src/graph/ingest'
 import { uploadParts } from '../../src/graph/upload'
+import { JobNotRunningError } from '../../src/graph/ingest.store'
 
 const real = (env as unknown as { DB: D1Database }).DB
+
+/** A running job for the commit to record the upload in (the commit refuses a job that is not running). */
+async function runningJob(): Promise<number> {
+  const now = new Date().toISOString()
+  const r = await real
+    .prepare(`INSERT INTO ingest_jobs (user_id, status, start_time, created_at, updated_at) VALUES ('u', 1, ?1, ?1, ?1) RETURNING id`)
+    .bind(now)
+    .first<{ id: number }>()
+  return r!.id
+}
 
 interface Seen {
   sqlBytes: number
@@ -56,8 +67,9 @@ it('every statement of a 20 MiB ingest stays within D1 limits', async () => {
   const checked = validateUpload(parts, ctx)
   expect(checked).toMatchObject({ nodes: 40_000, edges: 40_000 })
 
+  const jobId = await runningJob()
   const rec = recording(real)
-  const result = await writeUpload(rec.db, { jobId: 0, parts, ctx, now: new Date().toISOString(), environments: checked.environments })
+  const result = await writeUpload(rec.db, { jobId, parts, ctx, now: new Date().toISOString(), environments: checked.environments })
   expect(result).toMatchObject({ nodes: 40_000, edges: 40_000, nodesChanged: 40_000, edgesChanged: 40_000, unmatched: 0 })
 
   expect(rec.statements.length).toBeGreaterThan(200)
@@ -168,6 +180,29 @@ describe('a database failure never leaves part of an upload written', () => {
     const db = failing(2, false)
     await expect(writeUpload(db.db, { jobId, parts, ctx, now: NOW, environments: checked.environments })).rejects.toThrow('network connection lost')
     expect(await state(jobId, 'LOST')).toMatchObject({ nodes: 0, edges: 0, staging: 0, job: { total_files: 0 } })
+  })
+
+  it('a job ended while the file is being staged receives nothing: the commit re-checks it in its transaction', async () => {
+    const { parts, checked } = upload('RACE')
+    const jobId = await job()
+    // The real database, except that the job is ended (as POST .../end would) just before the commit batch.
+    const proxy = {
+      prepare: (sql: string) => real.prepare(sql),
+      batch: async (s: D1PreparedStatement[]) => {
+        if (s.length > BATCH_STATEMENTS) await real.prepare(`UPDATE ingest_jobs SET status = 2, end_time = ?2 WHERE id = ?1`).bind(jobId, NOW).run()
+        return real.batch(s)
+      },
+    } as unknown as D1Database
+    await expect(writeUpload(proxy, { jobId, parts, ctx, now: NOW, environments: checked.environments })).rejects.toBeInstanceOf(JobNotRunningError)
+    expect(await state(jobId, 'RACE')).toEqual({
+      nodes: 0,
+      edges: 0,
+      staging: 0,
+      unmatched: 0,
+      job: { total_files: 0, nodes_received: 0, edges_received: 0, nodes_changed: 0, edges_changed: 0, unmatched_edges: 0, error_count: 0 },
+      environments: 0,
+    })
+    expect(await real.prepare(`SELECT count(*) AS n FROM ingest_fold`).first('n')).toBe(0)
   })
 
   it('an upload interrupted so badly that it could not clean up is purged by the next one after an hour', async () => {

@@ -15,7 +15,21 @@ async function load(nodes: { o: string; k: string; ks?: string[]; p?: Record<str
     stageChunk(db, uploadId, 'n', 0, 'plans.json', JSON.stringify(nodes.map((n) => ({ o: n.o, k: n.k, ks: n.ks ?? [n.k], p: n.p ?? {}, ek: n.ek ?? null }))), NOW),
     stageChunk(db, uploadId, 'e', 1, 'plans.json', JSON.stringify(rows), NOW),
   ])
-  const done = await commitUpload(db, { uploadId, jobId: 0, nodes: nodes.length, edges: rows.length, environments: [], now: NOW, staleBefore: NOW })
+  const job = await db
+    .prepare(`INSERT INTO ingest_jobs (user_id, status, start_time, created_at, updated_at) VALUES ('u', 1, ?1, ?1, ?1) RETURNING id`)
+    .bind(NOW)
+    .first<{ id: number }>()
+  const done = await commitUpload(db, {
+    uploadId,
+    jobId: job!.id,
+    nodes: nodes.length,
+    edges: rows.length,
+    environments: [],
+    now: NOW,
+    staleBefore: NOW,
+    environmentKinds: ['Domain', 'AZTenant'],
+    access: null,
+  })
   if (done.unmatched) throw new Error(JSON.stringify(done.errors))
 }
 
