@@ -18,6 +18,7 @@ import {
   stagePlan,
 } from './analysis.store'
 import { allFindingDefs } from './catalogue'
+import { postProcess, type PostProcessSummary } from '../collectors/postprocess'
 import { analyseSteps, type AnalysisStats } from './engine'
 import { GraphBuilder, type AnalysisGraph, type NodeInput } from './graph'
 import { BUILTIN_TRAVERSABLE, kindRules, type KindRules } from './kinds'
@@ -37,6 +38,8 @@ export interface RunSummary {
   stats: AnalysisStats
   plan: { inserts: number; updates: number; closes: number; unchanged: number }
   durationMs: number
+  /** post-processing of collector data at the start of the run */
+  postProcessing: PostProcessSummary
 }
 
 /**
@@ -98,6 +101,9 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
   const nodePage = opts.nodePageSize ?? NODE_PAGE
   const edgePage = opts.edgePageSize ?? EDGE_PAGE
   await clearStaging(db)
+  // Relationships BloodHound derives after ingest (DCSync, AdminTo from local groups, ...): written first,
+  // so that this run analyses them (src/collectors/postprocess.ts).
+  const post = await postProcess(db, new Date().toISOString())
 
   const catalog = await loadKindCatalog(db)
   const rules = kindRules(catalog)
@@ -132,5 +138,5 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
   const counts = { inserts: plan.inserts.length, updates: plan.updates.length, closes: plan.closes.length, unchanged: plan.unchanged }
   const durationMs = Date.now() - started
   await commitRun(db, runId, completedAt, { stats: result.stats, plan: counts, durationMs })
-  return { runId, completedAt, stats: result.stats, plan: counts, durationMs }
+  return { runId, completedAt, stats: result.stats, plan: counts, durationMs, postProcessing: post }
 }

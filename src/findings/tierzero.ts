@@ -10,7 +10,8 @@
  *     collectors disagree on case). Only a real `true` counts (a JSON `true`, which SQLite's
  *     `json_extract` hands back as the integer 1): strings such as "false" must never promote a node;
  *  3. its PRIMARY kind is `Domain` or `AZTenant` (the first of its kinds, as the graph stores it);
- *  4. it is an Active Directory object (one of its kinds is an AD node kind) whose object id ends with
+ *  4. it is an Active Directory object (one of its kinds is an AD node kind) but not a computer's local
+ *     group or user (ADLocalGroup / ADLocalUser: `<computer SID>-544` is a local Administrators group), whose object id ends with
  *     `-512` (Domain Admins), `-516` (Domain Controllers), `-518` (Schema Admins), `-519` (Enterprise
  *     Admins) or `-544` (Administrators). The suffix is compared on the object id exactly as stored
  *     (SIDs such as `S-1-5-21-…-512`, or BloodHound's `CORP.LOCAL-S-1-5-32-544`);
@@ -99,6 +100,17 @@ export function isAdObject(kinds: readonly string[]): boolean {
   return false
 }
 
+/**
+ * A computer's own local group or user (SharpHound's `<computer SID>-544` is that computer's local
+ * Administrators group, not the domain's): never Tier Zero by RID, only the domain's groups are.
+ */
+const LOCAL_PRINCIPAL_KINDS: ReadonlySet<string> = new Set(['ADLocalGroup', 'ADLocalUser', 'LocalGroup', 'LocalUser'])
+
+export function isLocalPrincipal(kinds: readonly string[]): boolean {
+  for (const k of kinds) if (LOCAL_PRINCIPAL_KINDS.has(k)) return true
+  return false
+}
+
 export type TierZeroReason = 'system_tags' | 'isTierZero' | 'primary_kind' | 'ad_rid' | 'az_role'
 
 /** Which rule makes the node Tier Zero (the first that matches), or null. */
@@ -106,7 +118,7 @@ export function tierZeroReason(f: NodeFacts): TierZeroReason | null {
   if (hasTierZeroTag(f.systemTags)) return 'system_tags'
   if (isTrue(f.isTierZero)) return 'isTierZero'
   if (f.kind === 'Domain' || f.kind === 'AZTenant') return 'primary_kind'
-  if (isAdObject(f.kinds) && TIER_ZERO_RID_SUFFIXES.some((s) => f.objectid.endsWith(s))) return 'ad_rid'
+  if (isAdObject(f.kinds) && !isLocalPrincipal(f.kinds) && TIER_ZERO_RID_SUFFIXES.some((s) => f.objectid.endsWith(s))) return 'ad_rid'
   if (f.kinds.includes('AZRole')) {
     const t = roleTemplateId(f)
     if (t && TIER_ZERO_ROLE_TEMPLATES.has(t)) return 'az_role'

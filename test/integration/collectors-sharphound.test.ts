@@ -8,6 +8,7 @@ import { adminToken, env, expectEnvelope } from '../helpers'
 import { endUploadJob, startUploadJob, uploadFile, listUploadJobs } from '../../src/client/graph'
 import type { EdgeHoundClient } from '../../src/client'
 import { D, PARTNER, CHILD, SID, file, users, groups, v6Files } from '../fixtures/sharphound/testlab'
+import { openFindingRows, runAnalysisDirect } from '../fixtures/findings/helpers'
 
 const db = () => (env as unknown as { DB: D1Database }).DB
 
@@ -168,6 +169,90 @@ describe('SharpHound v6: detection and conversion', () => {
     const job = (await listUploadJobs(admin)).data.find((j) => j.id === jobId)!
     expect(job).toMatchObject({ status: 2, total_files: 1, failed_files: 0, unmatched_edges: 0 })
     expect(job.nodes_received).toBeGreaterThan(20)
+  })
+})
+
+describe('SharpHound v6: post-processing and findings (after the ingest above)', () => {
+  let summary: Awaited<ReturnType<typeof runAnalysisDirect>>
+  /** Ending the job requested a run from the Analyzer object: let it finish, then run one here. */
+  async function analyse() {
+    for (const until = Date.now() + 20_000; Date.now() < until; ) {
+      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
+      if (busy!.n === 0) break
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    return runAnalysisDirect(db())
+  }
+  beforeAll(async () => {
+    summary = await analyse()
+  })
+
+  const derived = async (start: string, kind: string, end: string) => {
+    const r = await db()
+      .prepare(
+        `SELECT e.derived, e.properties FROM edges e JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id
+         WHERE s.objectid = ?1 AND e.kind = ?2 AND t.objectid = ?3`,
+      )
+      .bind(start, kind, end)
+      .first<{ derived: number; properties: string }>()
+    return r ? { derived: r.derived, props: JSON.parse(r.properties) as Record<string, unknown> } : null
+  }
+
+  it('DCSync: a group holding GetChanges and GetChangesAll; a user holding them through two groups; not their members', async () => {
+    expect(await derived(SID.syncers, 'DCSync', D)).toEqual({ derived: 1, props: { isacl: false } })
+    expect(await derived(SID.admins, 'DCSync', D)).toMatchObject({ derived: 1 })
+    expect(await derived(SID.alice, 'DCSync', D)).toMatchObject({ derived: 1 }) // REPL (GetChanges) + IT (GetChangesAll)
+    expect(await derived(SID.eve, 'DCSync', D)).toBeNull() // reaches the domain through SYNCERS
+    expect(await derived(SID.da, 'DCSync', D)).toBeNull() // through ADMINISTRATORS
+    expect(await derived(SID.it, 'DCSync', D)).toBeNull() // GetChangesAll only
+    expect(await derived(SID.repl, 'DCSync', D)).toBeNull() // GetChanges only
+    expect(summary.postProcessing.derivedEdges).toBeGreaterThan(10)
+  })
+
+  it('SyncLAPSPassword: GetChanges + GetChangesInFilteredSet → every LAPS computer of the domain', async () => {
+    expect(await derived(SID.lapssync, 'SyncLAPSPassword', SID.sql01)).toMatchObject({ derived: 1 })
+    expect(await derived(SID.lapssync, 'SyncLAPSPassword', SID.ws2)).toBeNull() // no LAPS
+  })
+
+  it('local groups → AdminTo / CanPSRemote / ExecuteDCOM / CanRDP (with user rights collected: only right holders)', async () => {
+    expect(await derived(SID.helpdesk, 'AdminTo', SID.sql01)).toEqual({ derived: 1, props: { isacl: false } })
+    expect(await derived(SID.helpdesk, 'AdminTo', SID.ws2)).toMatchObject({ derived: 1 }) // GPO changes
+    expect(await derived(`${SID.sql01}-500`, 'AdminTo', SID.sql01)).toBeNull() // a local user: BloodHound skips it
+    expect(await derived(SID.bob, 'CanPSRemote', SID.sql01)).toMatchObject({ derived: 1 })
+    expect(await derived(SID.bob, 'CanPSRemote', SID.ws2)).toMatchObject({ derived: 1 })
+    expect(await derived(SID.eve, 'ExecuteDCOM', SID.ws2)).toMatchObject({ derived: 1 })
+    expect(await derived(SID.alice, 'CanRDP', SID.sql01)).toMatchObject({ derived: 1 }) // member and holds the logon right
+    expect(await derived(SID.eve, 'CanRDP', SID.sql01)).toBeNull() // member without the logon right
+    expect(await derived(SID.alice, 'CanRDP', SID.ws2)).toMatchObject({ derived: 1 }) // user rights not collected on WS2
+  })
+
+  it('OwnsRaw / WriteOwnerRaw resolve to Owns / WriteOwner (raw edges kept, non-traversable)', async () => {
+    expect(await derived(SID.da, 'OwnsRaw', SID.bob)).toEqual({ derived: 0, props: { isacl: true, isinherited: false } })
+    expect(await derived(SID.da, 'Owns', SID.bob)).toEqual({ derived: 1, props: { isacl: true, isinherited: false } })
+    expect(await derived(SID.it, 'WriteOwner', SID.bob)).toMatchObject({ derived: 1 })
+    expect(await derived(SID.da, 'Owns', D)).toMatchObject({ derived: 1 })
+  })
+
+  it('a second run replaces the derived set: same edges, nothing duplicated, ingested edges untouched', async () => {
+    const count = async () => (await db().prepare(`SELECT count(*) AS n, sum(derived) AS d FROM edges`).first<{ n: number; d: number }>())!
+    const before = await count()
+    await analyse()
+    expect(await count()).toEqual(before)
+  })
+
+  it('the findings engine produces findings from this data unchanged', async () => {
+    const rows = (await openFindingRows(db())).filter((r) => r.deleted_at === null)
+    const has = (finding: string, from: string, to = '') => rows.some((r) => r.finding === finding && r.from_objectid === from && r.to_objectid === to)
+    expect(has('T0DCSync', SID.syncers, D)).toBe(true)
+    expect(has('T0DCSync', SID.alice, D)).toBe(true)
+    expect(has('T0DCSync', SID.admins, D)).toBe(false) // Tier Zero → Tier Zero is not a finding
+    expect(has('T0WriteDacl', SID.it, D)).toBe(true)
+    expect(has('Kerberoasting', SID.alice)).toBe(true)
+    expect(has('Kerberoasting', SID.eve)).toBe(false) // disabled
+    expect(has('ASREPRoasting', SID.bob)).toBe(true)
+    expect(has('ASREPRoasting', SID.eve)).toBe(false)
+    // a computer's local Administrators group (<computer SID>-544) is not Tier Zero
+    expect(rows.some((r) => r.to_objectid === `${SID.sql01}-544`)).toBe(false)
   })
 })
 

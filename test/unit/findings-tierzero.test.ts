@@ -38,6 +38,9 @@ describe('Tier Zero rules', () => {
     expect(tierZeroReason(node('CORP.LOCAL-S-1-5-32-544', ['Group']))).toBe('ad_rid')
     // any AD kind counts, not only groups
     expect(tierZeroReason(node('S-1-5-21-9-512', ['Base']))).toBe('ad_rid')
+    // a computer's own local groups (SharpHound: <computer SID>-544) are not the domain's
+    expect(isTierZero(node('S-1-5-21-9-1201-544', ['ADLocalGroup', 'Base']))).toBe(false)
+    expect(isTierZero(node('S-1-5-21-9-1201-512', ['ADLocalUser', 'Base']))).toBe(false)
     // the suffix must follow a dash
     expect(isTierZero(node('S-1-5-21-9-1512', ['User']))).toBe(false)
     expect(isTierZero(node('S-1-5-21-9-513', ['Group']))).toBe(false)

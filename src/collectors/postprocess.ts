@@ -1,0 +1,95 @@
+/**
+ * Post-processing of collector data: the relationships BloodHound derives after ingest
+ * (packages/go/analysis/ad/post.go) and that the findings depend on. Runs at the start of every
+ * analysis run (src/findings/run.ts), off the request path, and replaces the previous derived set as a
+ * whole in one batch, so it always reflects the graph as it is now (a removed ACE removes its DCSync).
+ *
+ *   DCSync             principals holding GetChanges AND GetChangesAll on a collected domain, directly or
+ *                      through group membership (BloodHound's CalculateCrossProductNodeSets): a group that
+ *                      holds both gets the relationship, its members reach the domain through MemberOf;
+ *                      a principal that gets the two rights through different groups gets it itself
+ *   SyncLAPSPassword   the same with GetChanges AND GetChangesInFilteredSet, to every computer of the
+ *                      domain with `haslaps: true`
+ *   AdminTo, CanRDP, CanPSRemote, ExecuteDCOM   from the computers' local groups (SQL, postprocess.store.ts)
+ *   Owns, WriteOwner   from OwnsRaw / WriteOwnerRaw (SQL, postprocess.store.ts)
+ *
+ * The set arithmetic is pure (`crossProduct`), unit-tested; the store does the I/O.
+ */
+import { loadReplicationMembership, replaceDerivedEdges, type ReplicationRow } from './postprocess.store'
+
+/**
+ * The principals that hold both rights: every node reached (directly or as a transitive member) from both
+ * `a` and `b`, minus those that are members (transitively) of another such node, since they reach the
+ * target through that node's MemberOf path anyway. `parents` maps a node to the groups it was reached through.
+ */
+export function crossProduct(a: ReadonlySet<number>, b: ReadonlySet<number>, parents: ReadonlyMap<number, ReadonlySet<number>>): number[] {
+  const both = new Set<number>()
+  for (const x of a) if (b.has(x)) both.add(x)
+  const out: number[] = []
+  for (const x of both) {
+    // Is any ancestor of x (through the groups it was reached by) also in `both`?
+    const seen = new Set<number>([x])
+    const stack = [...(parents.get(x) ?? [])]
+    let covered = false
+    while (stack.length > 0) {
+      const p = stack.pop()!
+      if (seen.has(p)) continue
+      seen.add(p)
+      if (both.has(p)) {
+        covered = true
+        break
+      }
+      for (const q of parents.get(p) ?? []) stack.push(q)
+    }
+    if (!covered) out.push(x)
+  }
+  return out.sort((p, q) => p - q)
+}
+
+export interface DomainHolders {
+  domain: number
+  domainsid: string | null
+  dcsync: number[]
+  lapsSyncers: number[]
+}
+
+/** Per collected domain: who gets DCSync and SyncLAPSPassword. Pure. */
+export function replicationHolders(rows: readonly ReplicationRow[]): DomainHolders[] {
+  const byDomain = new Map<number, { sid: string | null; sets: Map<string, Set<number>>; parents: Map<number, Set<number>> }>()
+  for (const r of rows) {
+    let d = byDomain.get(r.domain)
+    if (!d) byDomain.set(r.domain, (d = { sid: r.domainsid, sets: new Map(), parents: new Map() }))
+    let s = d.sets.get(r.right)
+    if (!s) d.sets.set(r.right, (s = new Set()))
+    s.add(r.id)
+    if (r.parent !== null) {
+      let p = d.parents.get(r.id)
+      if (!p) d.parents.set(r.id, (p = new Set()))
+      p.add(r.parent)
+    }
+  }
+  const empty = new Set<number>()
+  return [...byDomain].map(([domain, d]) => ({
+    domain,
+    domainsid: d.sid,
+    dcsync: crossProduct(d.sets.get('GetChanges') ?? empty, d.sets.get('GetChangesAll') ?? empty, d.parents),
+    lapsSyncers: crossProduct(d.sets.get('GetChanges') ?? empty, d.sets.get('GetChangesInFilteredSet') ?? empty, d.parents),
+  }))
+}
+
+export interface PostProcessSummary {
+  derivedEdges: number
+  durationMs: number
+}
+
+/** Derives and stores the post-processed relationships (one read, one write batch). */
+export async function postProcess(db: D1Database, now: string): Promise<PostProcessSummary> {
+  const started = Date.now()
+  const holders = replicationHolders(await loadReplicationMembership(db))
+  const derivedEdges = await replaceDerivedEdges(db, {
+    now,
+    dcsync: holders.flatMap((h) => h.dcsync.map((id) => [id, h.domain] as [number, number])),
+    lapsSyncers: holders.filter((h) => h.domainsid && h.lapsSyncers.length > 0).map((h) => ({ domainsid: h.domainsid!, holders: h.lapsSyncers })),
+  })
+  return { derivedEdges, durationMs: Date.now() - started }
+}
