@@ -4,6 +4,7 @@ import type { AppEnv } from '../env'
 import { canSeeEnvironment } from '../auth/permissions'
 import { kindCatalogAt, loadKindCatalog } from '../extensions/catalog'
 import { ApiError, rfc3339 } from '../http/errors'
+import { overBudget } from '../http/budget'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { getRun, listRuns } from './analysis.store'
 import { requestRun } from './analyzer.client'
@@ -126,6 +127,9 @@ const nonNegInt = (name: string) =>
     .transform(Number)
     .optional()
 
+/** Rows per details page (docs/budgets.md), including limit=0 (every row). */
+export const DETAILS_MAX_ROWS = 10_000
+
 const DetailsQuery = z.object({
   finding: z.string().optional(),
   skip: nonNegInt('skip'),
@@ -214,6 +218,7 @@ export const findingRoutes: RouteEntry[] = [
       summary: 'Current findings of one type in an environment, paged with skip/limit',
       description:
         '`finding` is required. `limit` defaults to 10; `limit=0` returns every row. Past the end `data` is `[]`. ' +
+        `Budget: a page holds at most ${DETAILS_MAX_ROWS} rows; a larger page (limit=0 included) is refused with 400 (docs/budgets.md). ` +
         'Default order: created_at, then id (stable paging). Filters: `Accepted=eq:false`, `created_at=gt:<RFC 3339>`, ' +
         '`updated_at`, `id`, `FromPrincipal`, `ToPrincipal`, `Principal` (ops eq, neq, gt, gte, lt, lte). ' +
         '`sort_by=col[,-col]` (a leading `-` sorts descending).',
@@ -240,6 +245,9 @@ export const findingRoutes: RouteEntry[] = [
       if (!canSeeEnvironment(c.var.principal.environmentAccess, params.domain_id)) throw environmentNotFound()
       const skip = query.skip ?? 0
       const limit = query.limit ?? 10
+      // The page's budget is enforced in SQL: a page asked for beyond it (limit=0 means every row) reads
+      // one row past the budget, which is enough to refuse it.
+      const sqlLimit = limit === 0 || limit > DETAILS_MAX_ROWS ? DETAILS_MAX_ROWS + 1 : limit
       // One round trip: the page comes with the checks of requireEnvironment and requireFindingType and the
       // catalogue version, and is answered only when they pass (in the same order: 404, then 400).
       const page = await listDetails(c.env.DB, {
@@ -248,11 +256,19 @@ export const findingRoutes: RouteEntry[] = [
         filters,
         sort,
         skip,
-        limit,
+        limit: sqlLimit,
         now: rfc3339(c.var.now()),
       })
       if (!page.environmentKnown) throw environmentNotFound()
       if (!page.findingTypeSeen && !findFindingDef(finding, await kindCatalogAt(c.env.DB, page.catalogVersion))) throw unknownFindingType(finding)
+      if (page.rows.length > DETAILS_MAX_ROWS)
+        throw overBudget(400, {
+          context: 'query.limit',
+          what: `the page (${page.count - skip} findings from skip ${skip})`,
+          budget: 'findings per page',
+          limit: DETAILS_MAX_ROWS,
+          narrow: `page through them with skip and a limit of at most ${DETAILS_MAX_ROWS}`,
+        })
       return c.json({ count: page.count, skip, limit, data: page.rows.map(detailItem) })
     },
   ),
@@ -382,6 +398,9 @@ export const findingRoutes: RouteEntry[] = [
     async (c, { query }) => {
       const skip = query.skip ?? 0
       const limit = query.limit ?? 10
+      // The page's budget is enforced in SQL: a page asked for beyond it (limit=0 means every row) reads
+      // one row past the budget, which is enough to refuse it.
+      const sqlLimit = limit === 0 || limit > DETAILS_MAX_ROWS ? DETAILS_MAX_ROWS + 1 : limit
       const { count, runs } = await listRuns(c.env.DB, skip, limit)
       return c.json({ count, skip, limit, data: runs })
     },

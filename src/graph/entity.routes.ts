@@ -3,6 +3,7 @@ import type { Context } from 'hono'
 import type { AppEnv } from '../env'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError } from '../http/errors'
+import { overBudget } from '../http/budget'
 import { canSeeEnvironment } from '../auth/permissions'
 import { AD_ENTITY_TYPES, AZ_ENTITY_TYPES, AZ_RELATED, azEntityType, traverses, type AdEntityType, type Plan } from './entities'
 import {
@@ -16,7 +17,7 @@ import {
   type Entity,
 } from './graph.store'
 import { adListItem, azureNode, GraphEdgeSchema, GraphNodeSchema, graphJson, props, type NodeRecord } from './present'
-import { Limit, OptionalBool, Skip } from './params'
+import { Limit, OptionalBool, SkipUpTo } from './params'
 
 /**
  * The entity a request names, if it exists, has the kind the endpoint is about, and lies in an
@@ -53,11 +54,15 @@ const AD_GRAPH_UNSUPPORTED = "there are errors in the query parameters: type 'gr
 const AZ_BAD_TYPE = 'query parameter "type" is malformed: invalid return type requested for related entities'
 
 /**
- * Bound of a `type=graph` answer, in relationships (its nodes are their ends, so at most twice as
- * many). Past it the answer is BloodHound's 500 for results too large to compute (`type=list` pages
- * through any number of entities).
+ * Budgets of a `type=graph` answer (docs/budgets.md): relationships in the answer (its nodes are their
+ * ends, so at most twice as many), and rows each step of the walk may visit — enforced inside the SQL
+ * (a LIMIT in every recursive step), so a closure over a huge graph is cut, not built and then measured.
+ * Past either: the over-budget 400 (`type=list` pages through any number of entities).
  */
 export const RELATED_GRAPH_MAX_EDGES = 5_000
+export const RELATED_GRAPH_MAX_STEP_ROWS = 20_000
+/** Deepest related-list page (docs/budgets.md). */
+export const RELATED_MAX_SKIP = 100_000
 
 /**
  * The graph of a related-entity list: every relationship of the walks from the entity to the listed
@@ -66,14 +71,24 @@ export const RELATED_GRAPH_MAX_EDGES = 5_000
  * graph shows. Invisible nodes are never traversed (the plan compiler drops them at every step).
  */
 async function relatedGraph(db: D1Database, e: Entity, plan: Plan) {
-  const edges = await relatedGraphEdges(db, e, plan, RELATED_GRAPH_MAX_EDGES)
-  if (edges.length > RELATED_GRAPH_MAX_EDGES)
-    throw new ApiError(
-      500,
-      'calculating the request results exceeded memory limitations due to the volume of objects involved: ' +
-        `the graph has more than ${RELATED_GRAPH_MAX_EDGES} relationships; use type=list to page through the entities`,
-      'query.type',
-    )
+  const found = await relatedGraphEdges(db, e, plan, RELATED_GRAPH_MAX_EDGES, RELATED_GRAPH_MAX_STEP_ROWS)
+  if (found.over === 'steps')
+    throw overBudget(400, {
+      context: 'query.type',
+      what: 'the walk to the related entities',
+      budget: 'nodes visited per step',
+      limit: RELATED_GRAPH_MAX_STEP_ROWS,
+      narrow: 'use type=list to page through the entities',
+    })
+  if (found.over === 'edges')
+    throw overBudget(400, {
+      context: 'query.type',
+      what: `the graph (more than ${RELATED_GRAPH_MAX_EDGES} relationships)`,
+      budget: 'relationships per graph',
+      limit: RELATED_GRAPH_MAX_EDGES,
+      narrow: 'use type=list to page through the entities',
+    })
+  const edges = found.edges
   const nodes = await graphNodesByIds(db, [...new Set(edges.flatMap((x) => [x.from, x.to]))])
   return graphJson(nodes, edges)
 }
@@ -141,7 +156,7 @@ function adRoutes(t: AdEntityType): RouteEntry[] {
           tags: ['Graph entities'],
           auth: 'graph/Read',
           params: ObjectIdParams,
-          query: z.object({ skip: Skip, limit: Limit(100, 10_000), type: ReturnType(AD_BAD_TYPE) }),
+          query: z.object({ skip: SkipUpTo(RELATED_MAX_SKIP, 'page with a larger limit (at most 10000)'), limit: Limit(100, 10_000), type: ReturnType(AD_BAD_TYPE) }),
           responses: {
             200: {
               description: 'a page of related entities (type=list), or their graph (type=graph)',
@@ -182,7 +197,7 @@ const azureRoute = defineRoute(
       counts: OptionalBool(true, 'counts'),
       related_entity_type: z.string().optional(),
       type: ReturnType(AZ_BAD_TYPE),
-      skip: Skip,
+      skip: SkipUpTo(RELATED_MAX_SKIP, 'page with a larger limit (at most 10000)'),
       limit: Limit(100, 10_000),
     }),
     responses: {

@@ -54,6 +54,10 @@ export async function nodesByIds(db: D1Database, ids: number[]): Promise<NodeRec
 /**
  * Edges leaving (`out`) or entering (`in`) every node of a frontier, restricted to `kinds` and to
  * visible neighbours. One indexed lookup per frontier node: (start_id, kind) for out, (end_id, kind) for in.
+ * At most `max + 1` edges (the path search's remaining budget plus the one that says it is spent): each
+ * statement carries the LIMIT, and a frontier too long for one statement is read in sequence, each
+ * statement limited to what is left. Kind names are interned, so each edge holds two numbers and a
+ * shared string.
  */
 export async function expandFrontier(
   db: D1Database,
@@ -61,23 +65,27 @@ export async function expandFrontier(
   direction: 'out' | 'in',
   kinds: string[],
   access: string | null,
+  max = Number.MAX_SAFE_INTEGER,
 ): Promise<PathEdge[]> {
   const [near, far] = direction === 'out' ? ['start_id', 'end_id'] : ['end_id', 'start_id']
   const sql =
     access === null
       ? `SELECT e.start_id, e.end_id, e.kind FROM json_each(?1) f JOIN edges e ON e.${near} = f.value
-         WHERE e.kind IN (SELECT value FROM json_each(?2))`
+         WHERE e.kind IN (SELECT value FROM json_each(?2)) LIMIT ?3`
       : `SELECT e.start_id, e.end_id, e.kind FROM json_each(?1) f JOIN edges e ON e.${near} = f.value JOIN nodes n ON n.id = e.${far}
-         WHERE e.kind IN (SELECT value FROM json_each(?2)) AND ${visible('n.environment_id', '?3')}`
+         WHERE e.kind IN (SELECT value FROM json_each(?2)) AND ${visible('n.environment_id', '?4')} LIMIT ?3`
   const kindsJson = JSON.stringify(kinds)
-  const parts = await Promise.all(
-    chunks(frontier, IDS_PER_STATEMENT).map((c) => {
-      const stmt = db.prepare(sql)
-      return (access === null ? stmt.bind(JSON.stringify(c), kindsJson) : stmt.bind(JSON.stringify(c), kindsJson, access)).raw<[number, number, string]>()
-    }),
-  )
+  const interned = new Map(kinds.map((k) => [k, k]))
   const out: PathEdge[] = []
-  for (const rows of parts) for (const [from, to, kind] of rows) out.push({ from, to, kind })
+  for (const c of chunks(frontier, IDS_PER_STATEMENT)) {
+    const left = Math.min(max + 1 - out.length, Number.MAX_SAFE_INTEGER)
+    if (left <= 0) break
+    const stmt = db.prepare(sql)
+    const rows = await (access === null ? stmt.bind(JSON.stringify(c), kindsJson, left) : stmt.bind(JSON.stringify(c), kindsJson, left, access)).raw<
+      [number, number, string]
+    >()
+    for (const [from, to, kind] of rows) out.push({ from, to, kind: interned.get(kind) ?? kind })
+  }
   return out
 }
 
@@ -195,7 +203,10 @@ function ends(op: 'out' | 'in' | 'out*' | 'in*'): [near: string, far: string] {
  * backwards inside the step's nodes (`b<i>`) and keep the edges into it; filters pass `t<i>` through; an
  * `environment` step has no edges and ends the walk (the environment's nodes are its start).
  */
-export function compilePlan(plan: Plan, opts: { restricted?: boolean; paths?: boolean } = {}): { sql: string; params: string[] } {
+export function compilePlan(
+  plan: Plan,
+  opts: { restricted?: boolean; paths?: boolean; stepRows?: number; pathEdges?: number } = {},
+): { sql: string; params: string[] } {
   const params: string[] = []
   const bind = (kinds: readonly string[]) => {
     params.push(JSON.stringify(kinds))
@@ -204,6 +215,11 @@ export function compilePlan(plan: Plan, opts: { restricted?: boolean; paths?: bo
   /** join that drops invisible nodes arriving in column `col` (nothing when the caller sees everything) */
   const arriveVisible = (col: string) => (opts.restricted ? ` JOIN nodes v ON v.id = ${col} AND ${visible('v.environment_id', '?4')}` : '')
   const ctes: string[] = ['s0(id) AS (SELECT ?1)']
+  // Budgets (integers from our own constants, so inlined): `stepRows` stops every step after that many
+  // rows — inside the recursion for transitive steps, so a closure is never built past it — and
+  // `pathEdges` stops each step's edge set of the walks after that many (see relatedGraphEdges).
+  const stepLimit = opts.stepRows !== undefined ? ` LIMIT ${Math.trunc(opts.stepRows)}` : ''
+  const edgeLimit = opts.pathEdges !== undefined ? ` LIMIT ${Math.trunc(opts.pathEdges)}` : ''
   /** kind-list placeholder of each step (index = step), for the backward pass */
   const kindParams: string[] = []
   plan.forEach((step, i) => {
@@ -218,7 +234,7 @@ export function compilePlan(plan: Plan, opts: { restricted?: boolean; paths?: bo
       case 'in': {
         const [near, far] = ends(step.op)
         ctes.push(
-          `${cur}(id) AS (SELECT DISTINCT e.${far} FROM ${prev} JOIN edges e ON e.${near} = ${prev}.id AND e.kind IN ${kindSet(step.edges)}${arriveVisible(`e.${far}`)})`,
+          `${cur}(id) AS (SELECT DISTINCT e.${far} FROM ${prev} JOIN edges e ON e.${near} = ${prev}.id AND e.kind IN ${kindSet(step.edges)}${arriveVisible(`e.${far}`)}${stepLimit})`,
         )
         break
       }
@@ -229,11 +245,11 @@ export function compilePlan(plan: Plan, opts: { restricted?: boolean; paths?: bo
         const base = step.self
           ? `SELECT id FROM ${prev}`
           : `SELECT e.${far} FROM ${prev} JOIN edges e ON e.${near} = ${prev}.id AND e.kind IN ${set}${arriveVisible(`e.${far}`)}`
-        ctes.push(`${cur}(id) AS (${base} UNION SELECT e.${far} FROM ${cur} JOIN edges e ON e.${near} = ${cur}.id AND e.kind IN ${set}${arriveVisible(`e.${far}`)})`)
+        ctes.push(`${cur}(id) AS (${base} UNION SELECT e.${far} FROM ${cur} JOIN edges e ON e.${near} = ${cur}.id AND e.kind IN ${set}${arriveVisible(`e.${far}`)}${stepLimit})`)
         break
       }
       case 'environment':
-        ctes.push(`${cur}(id) AS (SELECT n.id FROM nodes n WHERE n.environment_id = ?2 AND n.kind IN ${kindSet(step.kinds)})`)
+        ctes.push(`${cur}(id) AS (SELECT n.id FROM nodes n WHERE n.environment_id = ?2 AND n.kind IN ${kindSet(step.kinds)}${stepLimit})`)
         break
       case 'kinds':
         ctes.push(
@@ -271,7 +287,7 @@ export function compilePlan(plan: Plan, opts: { restricted?: boolean; paths?: bo
       if (step.op === 'out' || step.op === 'in') {
         ctes.push(
           `p${i}(src, dst, kind) AS (SELECT e.start_id, e.end_id, e.kind FROM ${t} JOIN edges e ON e.${far} = ${t}.id AND e.kind IN ${k}
-             WHERE e.${near} IN (SELECT id FROM ${prev}))`,
+             WHERE e.${near} IN (SELECT id FROM ${prev})${edgeLimit})`,
           `t${i - 1}(id) AS (SELECT DISTINCT ${nearCol} FROM p${i})`,
         )
       } else {
@@ -281,7 +297,7 @@ export function compilePlan(plan: Plan, opts: { restricted?: boolean; paths?: bo
         const inStep = (col: string) => (self ? `${col} IN (SELECT id FROM ${cur})` : `(${col} IN (SELECT id FROM ${cur}) OR ${col} IN (SELECT id FROM ${prev}))`)
         ctes.push(
           `b${i}(id) AS (SELECT id FROM ${t} UNION SELECT e.${near} FROM b${i} JOIN edges e ON e.${far} = b${i}.id AND e.kind IN ${k} WHERE ${inStep(`e.${near}`)})`,
-          `p${i}(src, dst, kind) AS (SELECT e.start_id, e.end_id, e.kind FROM b${i} JOIN edges e ON e.${far} = b${i}.id AND e.kind IN ${k} WHERE ${inStep(`e.${near}`)})`,
+          `p${i}(src, dst, kind) AS (SELECT e.start_id, e.end_id, e.kind FROM b${i} JOIN edges e ON e.${far} = b${i}.id AND e.kind IN ${k} WHERE ${inStep(`e.${near}`)}${edgeLimit})`,
           self
             ? `t${i - 1}(id) AS (SELECT id FROM b${i} WHERE id IN (SELECT id FROM ${prev}))`
             : `t${i - 1}(id) AS (SELECT DISTINCT ${nearCol} FROM p${i} WHERE ${nearCol} IN (SELECT id FROM ${prev}))`,
@@ -299,8 +315,15 @@ export interface Entity {
   access: string | null
 }
 
-function bound(db: D1Database, e: Entity, plan: Plan, tail: string, extra: unknown[] = [], paths = false): D1PreparedStatement {
-  const { sql, params } = compilePlan(plan, { restricted: e.access !== null, paths })
+function bound(
+  db: D1Database,
+  e: Entity,
+  plan: Plan,
+  tail: string,
+  extra: unknown[] = [],
+  opts: { paths?: boolean; stepRows?: number; pathEdges?: number } = {},
+): D1PreparedStatement {
+  const { sql, params } = compilePlan(plan, { restricted: e.access !== null, ...opts })
   const n = 4 + params.length
   const text = `${sql}\n${tail.replace(/\?\+(\d)/g, (_, k: string) => `?${n + Number(k)}`)}`
   return db.prepare(text).bind(e.node.id, e.node.objectid, e.node.environment_id, e.access, ...params, ...extra)
@@ -340,25 +363,39 @@ export async function listRelated(db: D1Database, e: Entity, plan: Plan, skip: n
 /** A related-entity graph's relationship: ends (node ids), kind, and `lastSeen` (properties.lastseen, else updated_at). */
 export type GraphEdge = PathEdge & { lastSeen: string }
 
+/** What `relatedGraphEdges` found: the edges (at most `maxEdges + 1`), or that a step met its row budget. */
+export type RelatedGraphEdges = { over: 'steps'; edges: [] } | { over: 'edges' | null; edges: GraphEdge[] }
+
 /**
  * The relationships of the walks from the entity to a plan's nodes (see `compilePlan`, `paths`),
- * ordered by (from, to, kind), at most `max + 1` of them: one more than `max` tells the caller the
- * graph is too large without ever reading the rest. One statement.
+ * ordered by (from, to, kind). Bounded before the work, in SQL: every step visits at most `stepRows`
+ * rows (a LIMIT inside each recursive step, so a transitive closure is never built past it) and each
+ * step's edge set stops at `maxEdges + 1`. One round trip of two statements over the same bounded CTEs:
+ * the first counts each step's rows (a step that reached `stepRows` may have been cut: `over: 'steps'`),
+ * the second reads at most `maxEdges + 1` relationships (one more than `maxEdges` tells the caller the
+ * graph is too large without ever reading the rest: `over: 'edges'`).
  */
-export async function relatedGraphEdges(db: D1Database, e: Entity, plan: Plan, max: number): Promise<GraphEdge[]> {
-  const r = await bound(
-    db,
-    e,
-    plan,
-    `SELECT pe.src AS "from", pe.dst AS "to", pe.kind,
+export async function relatedGraphEdges(db: D1Database, e: Entity, plan: Plan, maxEdges: number, stepRows = Number.MAX_SAFE_INTEGER): Promise<RelatedGraphEdges> {
+  const opts = { stepRows, pathEdges: maxEdges + 1 }
+  const steps = plan.map((_, i) => `(SELECT count(*) FROM s${i + 1})`)
+  const [count, graph] = await db.batch([
+    bound(db, e, plan, `SELECT max(${steps.length ? steps.join(', ') : '0'}, 0) AS n`, [], opts),
+    bound(
+      db,
+      e,
+      plan,
+      `SELECT pe.src AS "from", pe.dst AS "to", pe.kind,
             CASE WHEN json_type(e.properties, '$.lastseen') = 'text' THEN json_extract(e.properties, '$.lastseen') ELSE e.updated_at END AS lastSeen
      FROM pe JOIN edges e ON e.start_id = pe.src AND e.kind = pe.kind AND e.end_id = pe.dst
      LIMIT ?+1`,
-    [max + 1],
-    true,
-  ).all<GraphEdge>()
+      [maxEdges + 1],
+      { ...opts, paths: true },
+    ),
+  ])
+  if ((count.results[0] as { n: number }).n >= stepRows) return { over: 'steps', edges: [] }
   // Sorted here (at most max + 1 rows), not in SQL, so the statement never sorts an oversized set.
-  return r.results.sort((a, b) => a.from - b.from || a.to - b.to || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0))
+  const edges = (graph.results as GraphEdge[]).sort((a, b) => a.from - b.from || a.to - b.to || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0))
+  return { over: edges.length > maxEdges ? 'edges' : null, edges }
 }
 
 /**

@@ -10,6 +10,20 @@ export const Skip = z
   .optional()
   .transform((v) => v ?? 0)
 
+/**
+ * `skip` with a budget (docs/budgets.md): an OFFSET costs the rows it skips, so deep pages of a search or a
+ * related list are refused with the over-budget message (context `query.skip`) and how to narrow instead.
+ */
+export function SkipUpTo(max: number, narrow: string) {
+  return z
+    .string()
+    .regex(/^\d+$/, 'skip must be a non-negative integer')
+    .transform(Number)
+    .pipe(z.number().int().max(max, `skip exceeds the skip budget of ${max}: ${narrow}`))
+    .optional()
+    .transform((v) => v ?? 0)
+}
+
 /** `limit`: a positive integer up to `max`, default `def`. */
 export function Limit(def: number, max: number) {
   return z

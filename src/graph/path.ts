@@ -25,12 +25,17 @@ export interface PathEdge {
   kind: string
 }
 
-export type Expand = (frontier: number[], direction: 'out' | 'in') => Promise<PathEdge[]>
+/**
+ * The edges leaving (`out`) or entering (`in`) a frontier, at most `max + 1` of them: the store enforces
+ * the bound in SQL (a LIMIT per statement), so an expansion never fetches more than one edge past what
+ * the search may still touch, however large the frontier's degree.
+ */
+export type Expand = (frontier: number[], direction: 'out' | 'in', max: number) => Promise<PathEdge[]>
 
 export interface PathLimits {
   /** longest path considered (edges) */
   maxDepth: number
-  /** edges fetched over the whole search before giving up (bounds memory and time) */
+  /** edges fetched over the whole search before giving up (bounds memory and time), enforced per expansion */
   maxEdges: number
 }
 
@@ -58,7 +63,7 @@ export async function allShortestPaths(start: number, end: number, expand: Expan
 
   while (frontF.length > 0 && frontB.length > 0 && depthF + depthB < limits.maxDepth) {
     const forward = frontF.length <= frontB.length
-    const edges = await expand(forward ? frontF : frontB, forward ? 'out' : 'in')
+    const edges = await expand(forward ? frontF : frontB, forward ? 'out' : 'in', limits.maxEdges - fetched)
     fetched += edges.length
     if (fetched > limits.maxEdges) throw new PathSearchTooLarge(`the search touched more than ${limits.maxEdges} edges`)
     const next: number[] = []

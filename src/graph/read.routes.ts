@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError } from '../http/errors'
+import { overBudget } from '../http/budget'
 import { canSeeEnvironment } from '../auth/permissions'
 import { catalogVersionOf, catalogVersionStatement, kindCatalogAt, loadKindCatalog } from '../extensions/catalog'
 import { impactValuesOf, impactValuesStatement } from '../findings/impact'
@@ -8,10 +9,19 @@ import { graphKinds, KIND_PATTERN, parseRelationshipKinds } from './kinds'
 import { accessParam, edgeDetails, environmentsOf, environmentsStatement, expandFrontier, getNodeByObjectId, nodesByIds, searchNodes } from './graph.store'
 import { allShortestPaths, PathSearchTooLarge } from './path'
 import { GraphEdgeSchema, GraphNodeSchema, pathNode, searchItem } from './present'
-import { Limit, Skip } from './params'
+import { Limit, SkipUpTo } from './params'
 
-/** Path search bounds: longest path (edges) and edges fetched before giving up. */
-export const PATH_LIMITS = { maxDepth: 64, maxEdges: 400_000 }
+/**
+ * Path search budgets (docs/budgets.md): longest path (edges); edges the search may fetch, enforced in
+ * SQL on every expansion (src/graph/graph.store.ts expandFrontier), so it never holds more than this many
+ * (half the former 400 k, checked only after each level, which was measured at 154 MiB committed heap
+ * with 433 k edges); and relationships in the answer, checked before any node or edge detail is read.
+ */
+export const PATH_LIMITS = { maxDepth: 64, maxEdges: 200_000 }
+export const PATH_MAX_ANSWER_EDGES = 5_000
+/** Deepest search page (docs/budgets.md). */
+export const SEARCH_MAX_SKIP = 10_000
+const NARROW_PATH = 'narrow the search with relationship_kinds (in:... or nin:...) or choose nearer nodes'
 
 const EnvironmentSchema = z
   .object({
@@ -88,7 +98,7 @@ export const readRoutes: RouteEntry[] = [
       query: z.object({
         q: z.string({ error: 'Invalid search parameter: q is required' }).trim().min(1, 'Invalid search parameter: q is required').max(256, 'q must be at most 256 characters'),
         type: Types,
-        skip: Skip,
+        skip: SkipUpTo(SEARCH_MAX_SKIP, 'narrow the search with a longer q or with type'),
         limit: Limit(10, 1000),
       }),
       responses: { 200: { description: 'matching nodes', schema: z.object({ data: z.array(SearchItemSchema) }) } },
@@ -113,7 +123,8 @@ export const readRoutes: RouteEntry[] = [
       description:
         'Bidirectional breadth-first search over traversable relationship kinds (built-in AD/Azure traversable kinds plus ' +
         'extension kinds with is_traversable). `relationship_kinds=in:A,B` searches only those kinds; `nin:A,B` removes ' +
-        'them from the traversable set. No path → 404 `Path not found`.',
+        'them from the traversable set. No path → 404 `Path not found`. Budgets (400 over budget, docs/budgets.md): the search ' +
+        `touches at most ${PATH_LIMITS.maxEdges} relationships; the answer holds at most ${PATH_MAX_ANSWER_EDGES}.`,
       tags: ['Graph'],
       auth: 'graph/Read',
       query: z.object({
@@ -136,13 +147,27 @@ export const readRoutes: RouteEntry[] = [
       const ap = accessParam(access)
       let result
       try {
-        result = await allShortestPaths(start.id, end.id, (frontier, dir) => expandFrontier(db, frontier, dir, parsed.kinds, ap), PATH_LIMITS)
+        result = await allShortestPaths(start.id, end.id, (frontier, dir, max) => expandFrontier(db, frontier, dir, parsed.kinds, ap, max), PATH_LIMITS)
       } catch (e) {
         if (e instanceof PathSearchTooLarge)
-          throw new ApiError(500, `the path search exceeded its limits (${PATH_LIMITS.maxEdges} relationships); narrow it with relationship_kinds`)
+          throw overBudget(400, {
+            context: 'query.relationship_kinds',
+            what: 'the path search',
+            budget: 'relationships searched',
+            limit: PATH_LIMITS.maxEdges,
+            narrow: NARROW_PATH,
+          })
         throw e
       }
       if (!result) throw new ApiError(404, 'Path not found', 'query')
+      if (result.edges.length > PATH_MAX_ANSWER_EDGES)
+        throw overBudget(400, {
+          context: 'query.relationship_kinds',
+          what: `the shortest paths (${result.edges.length} relationships of length ${result.length})`,
+          budget: 'relationships per answer',
+          limit: PATH_MAX_ANSWER_EDGES,
+          narrow: NARROW_PATH,
+        })
       const [nodes, edges] = await Promise.all([nodesByIds(db, result.nodes), edgeDetails(db, result.edges)])
       const byId = Object.fromEntries(nodes.map((n) => [String(n.id), pathNode(n)]))
       return c.json({

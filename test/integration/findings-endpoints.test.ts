@@ -13,6 +13,7 @@ import {
   type FindingJson,
 } from '../../src/client/findings'
 import { BUILTIN_FINDINGS } from '../../src/findings/catalogue'
+import { DETAILS_MAX_ROWS } from '../../src/findings/findings.routes'
 import { ZERO_TIME } from '../../src/findings/details'
 import { FROM_MALFORMED, TO_BEFORE_FROM, TO_MALFORMED } from '../../src/findings/query'
 import { D, ID, T } from '../fixtures/findings/known-graph'
@@ -61,6 +62,37 @@ describe('details: paging the way the connectors do', () => {
       const past = await findingDetails(admin, P, { finding: 'T0GenericAll', skip })
       expect(past).toEqual({ count: PAGED, skip, limit: 10, data: [] })
     }
+  })
+
+  it(`budget: a page of more than ${DETAILS_MAX_ROWS} rows (limit=0 included) is refused with 400; pages within it are answered`, async () => {
+    const Q = 'S-1-5-21-2001'
+    await insertGraph(db, [{ objectid: Q, kinds: ['Domain'], name: 'BUDGET.LOCAL', environment_id: Q, properties: { name: 'BUDGET.LOCAL' } }], [])
+    // DETAILS_MAX_ROWS + 1 open findings, copied from one the analysis produced
+    await db
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
+         INSERT INTO findings (finding, shape, environment_id, from_objectid, to_objectid, rel_kind, from_kind, from_name, to_kind, to_name,
+           impact_count, exposure_count, principal_count, impact_percentage, exposure_percentage, severity, created_at, updated_at, created_run_id, updated_run_id)
+         SELECT f.finding, f.shape, ?1, ?1 || '-' || n.i, f.to_objectid, f.rel_kind, f.from_kind, f.from_name, f.to_kind, f.to_name,
+           f.impact_count, f.exposure_count, f.principal_count, f.impact_percentage, f.exposure_percentage, f.severity, f.created_at, f.updated_at, f.created_run_id, f.updated_run_id
+         FROM n, (SELECT * FROM findings WHERE environment_id = ?3 AND finding = 'T0GenericAll' AND deleted_at IS NULL LIMIT 1) f`,
+      )
+      .bind(Q, DETAILS_MAX_ROWS + 1, P)
+      .run()
+    const path = (q: string) => `/api/v2/domains/${Q}/details?finding=T0GenericAll&${q}`
+    for (const q of ['limit=0', `limit=${DETAILS_MAX_ROWS + 1}`, 'limit=999999999']) {
+      const body = await expectEnvelope(await admin.raw('GET', path(q)), 400)
+      expect(body.errors).toEqual([
+        {
+          context: 'query.limit',
+          message: `the page (${DETAILS_MAX_ROWS + 1} findings from skip 0) exceeds the findings per page budget of ${DETAILS_MAX_ROWS}: page through them with skip and a limit of at most ${DETAILS_MAX_ROWS}`,
+        },
+      ])
+    }
+    // within the budget: the largest page, and limit=0 once the rest fits
+    expect((await findingDetails(admin, Q, { finding: 'T0GenericAll', limit: DETAILS_MAX_ROWS })).data).toHaveLength(DETAILS_MAX_ROWS)
+    const rest = await findingDetails(admin, Q, { finding: 'T0GenericAll', skip: 1, limit: 0 })
+    expect([rest.count, rest.data.length]).toEqual([DETAILS_MAX_ROWS + 1, DETAILS_MAX_ROWS])
   })
 
   it('limit=0 returns every row; the default order is created_at then id, so pages are stable', async () => {

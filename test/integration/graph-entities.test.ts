@@ -13,8 +13,8 @@ import {
   type PathGraphJson,
 } from '../../src/client/graph'
 import { AD_ENTITY_TYPES, AZ_RELATED, traverses } from '../../src/graph/entities'
-import { RELATED_GRAPH_MAX_EDGES } from '../../src/graph/entity.routes'
-import { getNodeByObjectId, relatedGraphEdges } from '../../src/graph/graph.store'
+import { RELATED_GRAPH_MAX_EDGES, RELATED_GRAPH_MAX_STEP_ROWS, RELATED_MAX_SKIP } from '../../src/graph/entity.routes'
+import { compilePlan, getNodeByObjectId, relatedGraphEdges } from '../../src/graph/graph.store'
 import { adPayload, azurePayload, CORP, ID, LAB, TENANT } from '../fixtures/graph/corp'
 
 let admin: EdgeHoundClient
@@ -422,7 +422,7 @@ describe('related entities: type=graph', () => {
     expect(await az.json()).toMatchObject({ count: 1, skip: 0, limit: 100, data: [{ kind: 'AZGroup' }] })
   })
 
-  it(`bounded: more than ${RELATED_GRAPH_MAX_EDGES} relationships → 500 naming the bound; the list still pages`, async () => {
+  it(`bounded: more than ${RELATED_GRAPH_MAX_EDGES} relationships → the over-budget 400 naming the bound; the list still pages`, async () => {
     const BIG = `${CORP}-9000`
     const members = Array.from({ length: RELATED_GRAPH_MAX_EDGES + 1 }, (_, i) => ({
       id: `${CORP}-BIG-${i}`,
@@ -435,12 +435,32 @@ describe('related entities: type=graph', () => {
         edges: members.map((u) => ({ start: { value: u.id }, end: { value: BIG }, kind: 'MemberOf' })),
       },
     })
-    const body = await expectEnvelope(await admin.raw('GET', `/api/v2/groups/${BIG}/members?type=graph`), 500, `more than ${RELATED_GRAPH_MAX_EDGES} relationships`)
-    expect(body.errors[0].context).toBe('query.type')
+    const body = await expectEnvelope(await admin.raw('GET', `/api/v2/groups/${BIG}/members?type=graph`), 400)
+    expect(body.errors).toEqual([
+      {
+        context: 'query.type',
+        message: `the graph (more than ${RELATED_GRAPH_MAX_EDGES} relationships) exceeds the relationships per graph budget of ${RELATED_GRAPH_MAX_EDGES}: use type=list to page through the entities`,
+      },
+    ])
     expect((await adRelated(admin, 'groups', BIG, 'members', { limit: 1 })).count).toBe(RELATED_GRAPH_MAX_EDGES + 1)
+    // and deep pages of a list are refused by the skip budget
+    const deep = await expectEnvelope(await admin.raw('GET', `/api/v2/groups/${BIG}/members?skip=${RELATED_MAX_SKIP + 1}`), 400)
+    expect(deep.errors).toEqual([{ context: 'query.skip', message: `skip exceeds the skip budget of ${RELATED_MAX_SKIP}: page with a larger limit (at most 10000)` }])
+    expect((await adRelated(admin, 'groups', BIG, 'members', { skip: RELATED_MAX_SKIP })).data).toEqual([])
     // the store reads one relationship past the bound, never the whole set
     const e = { node: (await getNodeByObjectId(env.DB, BIG))!, access: null }
-    expect(await relatedGraphEdges(env.DB, e, AD_ENTITY_TYPES.find((t) => t.segment === 'groups')!.lists.members, 10)).toHaveLength(11)
+    const membersPlan = AD_ENTITY_TYPES.find((t) => t.segment === 'groups')!.lists.members
+    const few = await relatedGraphEdges(env.DB, e, membersPlan, 10)
+    expect([few.over, few.edges.length]).toEqual(['edges', 11])
+    // Each step of the walk is cut inside the SQL at its row budget, whatever the edge budget allows:
+    // the transitive step reaches 5,001 members, so a budget of 1,000 rows per step refuses the walk
+    // (after visiting 1,000), while 10,000 rows per step lets the 5,001 relationships through.
+    expect(await relatedGraphEdges(env.DB, e, membersPlan, 10_000, 1_000)).toEqual({ over: 'steps', edges: [] })
+    const all = await relatedGraphEdges(env.DB, e, membersPlan, 10_000, 10_000)
+    expect([all.over, all.edges.length]).toEqual([null, RELATED_GRAPH_MAX_EDGES + 1])
+    // the SQL itself: every transitive step carries the LIMIT inside its recursion
+    const { sql } = compilePlan(membersPlan, { paths: true, stepRows: 1_000, pathEdges: 11 })
+    expect(sql).toMatch(/UNION SELECT e\.start_id FROM s1 JOIN edges e ON e\.end_id = s1\.id AND e\.kind IN \(SELECT value FROM json_each\(\?5\)\) LIMIT 1000\)/)
   })
 
   it('the OpenAPI document gives both shapes (list page and un-wrapped graph) where type=graph is served', async () => {
@@ -461,7 +481,7 @@ describe('related entities: type=graph', () => {
     const node = (await getNodeByObjectId(env.DB, ID.helpdesk))!
     for (const access of [null, JSON.stringify([CORP])])
       for (const plan of plans) {
-        const edges = await relatedGraphEdges(env.DB, { node, access }, plan, 100)
+        const { edges } = await relatedGraphEdges(env.DB, { node, access }, plan, 100, RELATED_GRAPH_MAX_STEP_ROWS)
         for (const x of edges) expect(x).toMatchObject({ from: expect.any(Number), to: expect.any(Number), kind: expect.any(String), lastSeen: expect.any(String) })
       }
   })

@@ -1,8 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { adminToken, expectEnvelope, userWithRole } from '../helpers'
+import { adminToken, env, expectEnvelope, userWithRole } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
 import { availableDomains, ingest, search, shortestPath, startUploadJob, uploadFile } from '../../src/client/graph'
 import { adPayload, azurePayload, CORP, ID, LAB, TENANT } from '../fixtures/graph/corp'
+import { PATH_LIMITS, PATH_MAX_ANSWER_EDGES, SEARCH_MAX_SKIP } from '../../src/graph/read.routes'
+import { expandFrontier, getNodeByObjectId } from '../../src/graph/graph.store'
+import { allShortestPaths, PathSearchTooLarge } from '../../src/graph/path'
 
 let admin: EdgeHoundClient
 /** Read-Only, restricted to the CORP domain */
@@ -126,6 +129,11 @@ describe('search', () => {
     await expectEnvelope(await admin.raw('GET', '/api/v2/search?q='), 400, 'Invalid search parameter')
     await expectEnvelope(await admin.raw('GET', '/api/v2/search?q=a&limit=x'), 400, 'limit must be a non-negative integer')
     await expectEnvelope(await admin.raw('GET', '/api/v2/search?q=a&skip=-1'), 400, 'skip must be a non-negative integer')
+    const deep = await expectEnvelope(await admin.raw('GET', `/api/v2/search?q=a&skip=${SEARCH_MAX_SKIP + 1}`), 400)
+    expect(deep.errors).toEqual([
+      { context: 'query.skip', message: `skip exceeds the skip budget of ${SEARCH_MAX_SKIP}: narrow the search with a longer q or with type` },
+    ])
+    expect((await search(admin, { q: 'corp.local', skip: SEARCH_MAX_SKIP })).data).toEqual([])
     await expectEnvelope(await admin.raw('GET', '/api/v2/search?q=a&type=Not%20A%20Kind'), 400, 'Invalid type parameter')
   })
 })
@@ -178,6 +186,53 @@ describe('shortest path', () => {
     // `in:` may name a non-traversable kind explicitly
     const t = await shortestPath(admin, 'D-Z', ID.dc1, 'in:TrustedBy')
     expect(t.data.edges.map((e) => e.kind)).toEqual(['TrustedBy'])
+  })
+
+  it(`budgets: an answer of more than ${PATH_MAX_ANSWER_EDGES} relationships is refused before any detail is read (400 naming the budget)`, async () => {
+    // 2,501 parallel shortest paths of length 2: 5,002 relationships in the union
+    const mids = Array.from({ length: PATH_MAX_ANSWER_EDGES / 2 + 1 }, (_, i) => `PB-M${i}`)
+    await ingest(admin, {
+      graph: {
+        nodes: [
+          { id: 'PB-S', kinds: ['User', 'Base'], properties: { name: 'PB START@CORP.LOCAL', domainsid: CORP } },
+          { id: 'PB-E', kinds: ['Group', 'Base'], properties: { name: 'PB END@CORP.LOCAL', domainsid: CORP } },
+          ...mids.map((id) => ({ id, kinds: ['Group', 'Base'], properties: { name: `${id}@CORP.LOCAL`, domainsid: CORP } })),
+        ],
+        edges: mids.flatMap((id) => [
+          { start: { value: 'PB-S' }, end: { value: id }, kind: 'MemberOf' },
+          { start: { value: id }, end: { value: 'PB-E' }, kind: 'MemberOf' },
+        ]),
+      },
+    })
+    const body = await expectEnvelope(await admin.raw('GET', '/api/v2/graphs/shortest-path?start_node=PB-S&end_node=PB-E'), 400)
+    expect(body.errors).toEqual([
+      {
+        context: 'query.relationship_kinds',
+        message: `the shortest paths (${PATH_MAX_ANSWER_EDGES + 2} relationships of length 2) exceeds the relationships per answer budget of ${PATH_MAX_ANSWER_EDGES}: narrow the search with relationship_kinds (in:... or nin:...) or choose nearer nodes`,
+      },
+    ])
+    // one path fewer fits
+    const ok = await shortestPath(admin, 'PB-S', 'PB-M0')
+    expect(ok.data.edges).toHaveLength(1)
+  })
+
+  it(`budgets: the edges a search may touch are bounded in SQL on every expansion (${PATH_LIMITS.maxEdges} in production)`, async () => {
+    const db = env.DB
+    const hub = (await getNodeByObjectId(db, 'PB-S'))!
+    // the store never returns more than max + 1 edges, whatever the frontier's degree
+    expect(await expandFrontier(db, [hub.id], 'out', ['MemberOf'], null, 10)).toHaveLength(11)
+    expect(await expandFrontier(db, [hub.id], 'out', ['MemberOf'], JSON.stringify([CORP]), 0)).toHaveLength(1)
+    expect(await expandFrontier(db, [hub.id], 'out', ['MemberOf'], null)).toHaveLength(PATH_MAX_ANSWER_EDGES / 2 + 1)
+    // a search whose budget is spent stops at the first expansion that passes it, having fetched budget + 1
+    let fetched = 0
+    const expand = async (f: number[], d: 'out' | 'in', max: number) => {
+      const edges = await expandFrontier(db, f, d, ['MemberOf'], null, max)
+      fetched += edges.length
+      return edges
+    }
+    const target = (await getNodeByObjectId(db, ID.dc1))!
+    await expect(allShortestPaths(hub.id, target.id, expand, { maxDepth: 64, maxEdges: 100 })).rejects.toBeInstanceOf(PathSearchTooLarge)
+    expect(fetched).toBeLessThanOrEqual(101)
   })
 
   it('answers 400 envelopes for missing or malformed parameters', async () => {

@@ -68,6 +68,20 @@ describe('all shortest paths (bidirectional BFS)', () => {
     await expect(allShortestPaths(0, 99, star.expand, { maxDepth: 10, maxEdges: 20 })).rejects.toBeInstanceOf(PathSearchTooLarge)
   })
 
+  it('hands every expansion the budget left, so the store can stop in SQL', async () => {
+    const budgets: number[] = []
+    const chain = Array.from({ length: 6 }, (_, i) => ({ from: i, to: i + 1, kind: 'K' }))
+    const expand = async (f: number[], d: 'out' | 'in', max: number) => {
+      budgets.push(max)
+      const set = new Set(f)
+      return chain.filter((e) => set.has(d === 'out' ? e.from : e.to)).slice(0, max + 1)
+    }
+    expect((await allShortestPaths(0, 6, expand, { maxDepth: 10, maxEdges: 100 }))!.length).toBe(6)
+    // one edge per expansion: the budget left shrinks by one each time
+    expect(budgets).toEqual(budgets.map((_, i) => 100 - i))
+    await expect(allShortestPaths(0, 6, expand, { maxDepth: 10, maxEdges: 3 })).rejects.toBeInstanceOf(PathSearchTooLarge)
+  })
+
   it('expands the smaller frontier: a hub near the start does not make the search fan out from it', async () => {
     // 0 -> hub(1) -> 1000 leaves; one leaf (500) -> target 9999. Target has a single in-edge.
     const edges: PathEdge[] = [{ from: 0, to: 1, kind: 'K' }, { from: 500 + 2, to: 9999, kind: 'K' }]
