@@ -7,7 +7,7 @@ import { strToU8, zipSync } from 'fflate'
 import { adminToken, env, expectEnvelope } from '../helpers'
 import { endUploadJob, startUploadJob, uploadFile, listUploadJobs } from '../../src/client/graph'
 import type { EdgeHoundClient } from '../../src/client'
-import { D, PARTNER, CHILD, SID, file, users, groups, v6Files } from '../fixtures/sharphound/testlab'
+import { D, PARTNER, CHILD, SID, OLD, OLD_SID, file, users, groups, v5Files, v6Files } from '../fixtures/sharphound/testlab'
 import { openFindingRows, runAnalysisDirect } from '../fixtures/findings/helpers'
 
 const db = () => (env as unknown as { DB: D1Database }).DB
@@ -253,6 +253,50 @@ describe('SharpHound v6: post-processing and findings (after the ingest above)',
     expect(has('ASREPRoasting', SID.eve)).toBe(false)
     // a computer's local Administrators group (<computer SID>-544) is not Tier Zero
     expect(rows.some((r) => r.to_objectid === `${SID.sql01}-544`)).toBe(false)
+  })
+})
+
+describe('SharpHound v5 (older shapes), after the v6 data above', () => {
+  beforeAll(async () => {
+    const job = (await startUploadJob(admin)).data.id
+    // one file per request this time (plain JSON uploads), sessions first: its ends become placeholders
+    const files = v5Files()
+    for (const name of ['20200101_sessions.json', '20200101_users.json', '20200101_groups.json', '20200101_computers.json', '20200101_domains.json'])
+      expect((await uploadFile(admin, job, JSON.stringify(files[name]), { fileName: name })).data.unmatched_edges).toBe(0)
+    await endUploadJob(admin, job)
+  })
+
+  it('properties-only domainsid and unconstrained delegation, sessions file with the logon type', async () => {
+    expect(await node(OLD_SID.carl)).toMatchObject({ kind: 'User', environment_id: OLD })
+    expect(await rel(OLD_SID.carl, 'CoerceToTGT', OLD)).toEqual({ isacl: false })
+    expect(await rel(OLD_SID.srv, 'CoerceToTGT', OLD)).toEqual({ isacl: false })
+    expect(await rel(OLD_SID.srv, 'HasSession', OLD_SID.dana)).toEqual({ isacl: false, logontype: 10 })
+    expect(await rel(OLD_SID.srv, 'HasSession', OLD_SID.carl)).toEqual({ isacl: false })
+    expect(await rel(OLD_SID.gpo, 'GPLink', OLD)).toEqual({ isacl: false, enforced: false })
+    expect(await rel(OLD, 'Contains', OLD_SID.carl)).toEqual({ isacl: false })
+  })
+
+  it('numeric trust direction and type; a domains file without meta.version', async () => {
+    // 1 = Inbound, 2 = Forest: the trusted domain → this one
+    expect(await rel(D, 'CrossForestTrust', OLD)).toEqual({ isacl: false, trusttype: 'Forest', transitive: true })
+    expect(await rel(OLD, 'CrossForestTrust', D)).toBeNull()
+    expect((await node(OLD))!.environment_kind).toBe('Domain')
+  })
+
+  it('LocalAdmins / RemoteDesktopUsers / DcomUsers lists become local groups, then AdminTo / CanRDP / ExecuteDCOM', async () => {
+    expect(await rel(OLD_SID.ops, 'MemberOfLocalGroup', `${OLD_SID.srv}-544`)).toEqual({ isacl: false })
+    expect(await rel(`${OLD_SID.srv}-544`, 'LocalToComputer', OLD_SID.srv)).toEqual({ isacl: false })
+    expect(await node(`${OLD_SID.srv}-580`)).toBeNull() // not collected
+    for (let until = Date.now() + 20_000; Date.now() < until; ) {
+      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
+      if (busy!.n === 0) break
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    await runAnalysisDirect(db())
+    expect(await rel(OLD_SID.ops, 'AdminTo', OLD_SID.srv)).toEqual({ isacl: false })
+    expect(await rel(OLD_SID.dana, 'CanRDP', OLD_SID.srv)).toEqual({ isacl: false })
+    expect(await rel(OLD_SID.dana, 'ExecuteDCOM', OLD_SID.srv)).toEqual({ isacl: false })
+    expect(await rel(OLD_SID.ops, 'DCSync', OLD)).toEqual({ isacl: false })
   })
 })
 
