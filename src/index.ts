@@ -1,4 +1,5 @@
 import { createApp } from './app'
+import { sweepIdleJobs } from './graph/job-timeout'
 
 export { RateLimiter } from './ratelimit/limiter.do'
 export { Analyzer } from './findings/analyzer.do'
@@ -7,4 +8,8 @@ const app = createApp()
 
 export default {
   fetch: app.fetch,
+  /** Cron triggers (wrangler.toml [triggers]): periodic work off the request path. */
+  scheduled(controller, env, ctx) {
+    ctx.waitUntil(sweepIdleJobs(env, controller.scheduledTime))
+  },
 } satisfies ExportedHandler<Env>

@@ -20,7 +20,7 @@ export const IngestJobSchema = z
     id: z.number().int(),
     user_id: z.string(),
     user_email_address: z.string().nullable(),
-    status: z.number().int().describe('1 running, 2 complete, 5 failed, 8 partially complete'),
+    status: z.number().int().describe('1 running, 2 complete, 4 timed out (no upload for 20 minutes and not ended), 5 failed, 8 partially complete'),
     status_message: z.string(),
     start_time: z.string(),
     end_time: z.string().nullable(),

@@ -3,6 +3,8 @@
 export const JOB_STATUS = {
   running: 1,
   complete: 2,
+  /** BloodHound's status for a job without activity for too long (src/graph/job-timeout.ts) */
+  timedOut: 4,
   failed: 5,
   partiallyComplete: 8,
 } as const
@@ -141,4 +143,22 @@ export async function endJob(db: D1Database, jobId: number, now: string): Promis
   const row = updated.results[0] as Row | undefined
   if (!row) return null
   return { job: toRecord(row), environments: (envs.results as { environment_id: string }[]).map((r) => r.environment_id) }
+}
+
+/**
+ * Times out every running job whose last activity (its last upload attempt, else its start) is older
+ * than `idleSince`: status 4, `end_time` = now, and a status message saying so. What its files wrote stays
+ * in the graph (each file was committed whole); no collection time is recorded, since the upload was
+ * never declared complete. One statement; returns the jobs it timed out. `message` is the status message.
+ */
+export async function timeOutIdleJobs(db: D1Database, now: string, idleSince: string, message: string): Promise<{ id: number; files_written: number }[]> {
+  const r = await db
+    .prepare(
+      `UPDATE ingest_jobs SET status = ${JOB_STATUS.timedOut}, status_message = ?3, end_time = ?1, updated_at = ?1
+       WHERE status = ${JOB_STATUS.running} AND coalesce(last_ingest, start_time) < ?2
+       RETURNING id, total_files - failed_files AS files_written`,
+    )
+    .bind(now, idleSince, message)
+    .all<{ id: number; files_written: number }>()
+  return r.results
 }
