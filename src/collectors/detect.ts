@@ -16,6 +16,7 @@
 import { arrayElements, parseSpan, scanTopLevel, type Span } from '../graph/json-scan'
 import { PayloadReader, type PayloadContext } from '../graph/opengraph'
 import { CollectorPayload, type ElementConverter, type GraphPayload, type Violation } from './payload'
+import { azureHound } from './azurehound'
 import { sharpHound } from './sharphound'
 
 export interface CollectorHeader {
@@ -40,7 +41,7 @@ export interface CollectorFormat {
 }
 
 /** Every collector format, by the meta.type values it claims. Add a collector here. */
-export const COLLECTORS: readonly CollectorFormat[] = [sharpHound]
+export const COLLECTORS: readonly CollectorFormat[] = [sharpHound, azureHound]
 
 function formatFor(type: string): CollectorFormat | undefined {
   return COLLECTORS.find((c) => c.types.includes(type))

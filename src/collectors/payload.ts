@@ -58,6 +58,7 @@ export type ElementConverter = (item: unknown, path: string, out: Emitter) => vo
 export class CollectorPayloadChangedError extends Error {}
 
 const PLACEHOLDER_BASE = 'Base'
+const AZURE_PLACEHOLDER_BASE = 'AZBase'
 
 /**
  * A collector file: `{"meta": {...}, "data": [...]}` whose elements one converter turns into rows.
@@ -115,7 +116,9 @@ export class CollectorPayload implements GraphPayload {
     const placeholder = (id: string, kind: string) => {
       if (seen.has(id)) return
       seen.add(id)
-      const ks = kind === PLACEHOLDER_BASE ? [PLACEHOLDER_BASE] : [kind, PLACEHOLDER_BASE]
+      // Azure objects' base kind is AZBase (BloodHound's azure.Entity), AD objects' Base
+      const base = kind.startsWith('AZ') ? AZURE_PLACEHOLDER_BASE : PLACEHOLDER_BASE
+      const ks = kind === base ? [base] : [kind, base]
       rows.push({ o: id, k: ks[0], ks, p: {}, ek: null, ph: 1 })
     }
     const emit: Emitter = {

@@ -11,6 +11,7 @@
  *
  * Pure: an item in, rows and violations out.
  */
+import type { CollectorFormat } from '../detect'
 import { isObject, Reader, type AzureConverter, type AzureEmitter } from './common'
 import * as id from './identity'
 import * as m from './membership'
@@ -123,4 +124,14 @@ export function convertAzureItem(item: unknown, path: string, out: AzureEmitter)
     return
   }
   convert(new Reader(data, `${path}.data`, out), out)
+}
+
+/**
+ * The AzureHound collector format for the registry (src/collectors/detect.ts). Every AzureHound
+ * `meta.version` is accepted: BloodHound reads Azure files without looking at it.
+ */
+export const azureHound: CollectorFormat = {
+  name: 'AzureHound',
+  types: [AZUREHOUND_TYPE],
+  converter: () => convertAzureItem,
 }
