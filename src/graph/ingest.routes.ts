@@ -148,7 +148,15 @@ export const ingestRoutes: RouteEntry[] = [
       tags: ['Graph'],
       auth: 'graph/Ingest',
       params: JobParams,
-      body: { kind: 'raw', contentTypes: ACCEPTED_TYPES, maxBytes: MAX_UPLOAD_BYTES, description: 'OpenGraph or collector JSON, or a zip of such files' },
+      body: {
+        kind: 'raw',
+        contentTypes: ACCEPTED_TYPES,
+        maxBytes: MAX_UPLOAD_BYTES,
+        description: 'OpenGraph or collector JSON, or a zip of such files',
+        tooLarge:
+          'split the file into several uploads to the same job (SharpHound / AzureHound files by their "data" array, ' +
+          'OpenGraph files by "graph.nodes" then "graph.edges"); `edgehound ingest` does this for files of any size',
+      },
       responses: { 202: { description: 'the file was ingested', schema: z.object({ data: FileResultSchema }) } },
     },
     async (c, { params, body }) => {

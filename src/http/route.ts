@@ -20,7 +20,14 @@ export type AuthRequirement = 'public' | 'authenticated' | Permission
 export type BodySpec =
   | { kind: 'json'; schema: z.ZodType; maxBytes?: number; required?: boolean }
   | { kind: 'form'; schema: z.ZodType; maxBytes: number }
-  | { kind: 'raw'; contentTypes: string[]; maxBytes: number; description?: string }
+  | {
+      kind: 'raw'
+      contentTypes: string[]
+      maxBytes: number
+      description?: string
+      /** appended to the 413 message: how to send the content in smaller requests */
+      tooLarge?: string
+    }
 
 export interface ResponseSpec {
   description: string
@@ -151,7 +158,8 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
     bodyLimit({
       maxSize: maxBytes,
       onError: () => {
-        throw new ApiError(413, `request body exceeds the limit of ${maxBytes} bytes for this route`, 'body')
+        const how = def.body?.kind === 'raw' && def.body.tooLarge ? `: ${def.body.tooLarge}` : ''
+        throw new ApiError(413, `request body exceeds the limit of ${maxBytes} bytes for this route${how}`, 'body')
       },
     }),
   )

@@ -14,7 +14,8 @@ const db = () => (env as unknown as { DB: D1Database }).DB
 let admin: EdgeHoundClient
 
 async function upload(jobId: number, body: unknown) {
-  return admin.raw('POST', `/api/v2/file-upload/${jobId}`, typeof body === 'string' ? body : JSON.stringify(body), { contentType: 'application/json' })
+  const raw = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body)
+  return admin.raw('POST', `/api/v2/file-upload/${jobId}`, raw, { contentType: 'application/json' })
 }
 
 beforeAll(async () => {
@@ -82,5 +83,12 @@ describe('OpenGraph as shipped', () => {
     }
     const written = await db().prepare(`SELECT count(*) AS n FROM nodes WHERE objectid LIKE 'TYPO-%'`).first<{ n: number }>()
     expect(written!.n).toBe(0)
+  })
+
+  it('a body over 20 MiB is a 413 that says how to split it', async () => {
+    const job = (await startUploadJob(admin)).data
+    const big = new Uint8Array(20 * 1024 * 1024 + 1).fill(0x20)
+    const body = await expectEnvelope(await upload(job.id, big), 413, 'request body exceeds the limit of 20971520 bytes for this route: split the file into several uploads to the same job')
+    expect(body.errors[0].message).toContain('`edgehound ingest` does this for files of any size')
   })
 })
