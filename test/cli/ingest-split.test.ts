@@ -37,6 +37,12 @@ function jobServer(limit: number, maxElements = Infinity) {
   srv.on('POST', '/api/v2/file-upload/start', () => ({ status: 201, json: { data: { id: 7, status: 1 } } }))
   srv.on('POST', '/api/v2/file-upload/:id', (r: Recorded) => {
     if (r.body.length > limit) return { status: 413, json: envelope(413, `request body exceeds the limit of ${limit} bytes for this route`, 'body') }
+    if (r.body[0] === 0x50 && r.body[1] === 0x4b) {
+      // an archive: the real server inflates and counts it; here, a finite element budget refuses it
+      if (maxElements !== Infinity) return { status: 413, json: envelope(413, `the zip archive's nodes and edges exceed the nodes and edges per upload budget of ${maxElements}`, 'body') }
+      uploads.push({ name: String(r.headers['x-file-upload-name']), bytes: r.body.length, doc: {} })
+      return { status: 202, json: { data: { job_id: 7, files: 1, nodes: 0, edges: 0, unmatched_edges: 0, errors: [] } } }
+    }
     const doc = JSON.parse(r.body.toString('utf8')) as Upload['doc']
     const n = (doc.data?.length ?? 0) + (doc.graph?.nodes?.length ?? 0) + (doc.graph?.edges?.length ?? 0)
     if (n > maxElements)
@@ -119,6 +125,25 @@ describe('ingest: files larger than one upload are split', () => {
     expect(io.err()).toContain('sending it in two halves')
     expect(job.uploads.flatMap((u) => u.doc.graph!.nodes!)).toEqual(nodes)
     expect(job.uploads.every((u) => u.doc.graph!.nodes!.length <= 700)).toBe(true)
+  })
+
+  it('a file within the byte limit that the server refuses as over another budget is sent again split; a zip file by file', async () => {
+    const job = jobServer(1 << 20, 500)
+    const io = await testIO(env())
+    // 1 200 SharpHound items: far below 20 MiB, but (with the server's 500-element budget standing in for its
+    // 200 000 rows) too many for one upload
+    await writeFile(path.join(io.cwd, 'a-users.json'), sharpHoundUsers(1200, 10))
+    await writeFile(path.join(io.cwd, 'b-bundle.zip'), zipSync({ 'groups.json': strToU8(sharpHoundUsers(900, 10)), 'small.json': strToU8('{"graph":{"nodes":[]}}') }))
+    expect(await run(['ingest', '.'], io)).toBe(0)
+    expect(io.err()).toContain('a-users.json')
+    expect(io.err()).toMatch(/refused as over a per-upload budget .*; splitting it/)
+    expect(io.err()).toMatch(/refused as over a per-upload budget .*; sending its files one by one/)
+    const users = job.uploads.filter((u) => u.name === 'a-users.json')
+    expect(users.flatMap((u) => u.doc.data!).length).toBe(1200)
+    expect(users.every((u) => u.doc.data!.length <= 500)).toBe(true)
+    expect(job.uploads.filter((u) => u.name === 'b-bundle.zip/groups.json').flatMap((u) => u.doc.data!).length).toBe(900)
+    expect(job.uploads.some((u) => u.name === 'b-bundle.zip/small.json')).toBe(true)
+    expect(io.out()).toMatch(/^Job 7: 2 of 2 file\(s\) accepted in \d+ uploads/)
   })
 
   it('refuses what cannot be split, uploading nothing of it: another format, a truncated file, an element larger than an upload', async () => {

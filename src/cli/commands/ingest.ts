@@ -174,6 +174,19 @@ async function collect(source: ChunkSource): Promise<Uint8Array> {
   return out
 }
 
+function toMemberUnits(f: IngestFile, members: ZipMember[], limit: number): Unit[] {
+  return members.map((m): Unit => {
+    const source: ChunkSource = () => readMember(f.path, m)
+    const name = `${f.name}/${m.name}`
+    return m.size <= limit ? { kind: 'whole', name, size: m.size, load: () => collect(source) } : { kind: 'split', name, size: m.size, source }
+  })
+}
+
+/** A zip's members as units (after the server refused the whole archive as over a budget). */
+async function memberUnits(f: IngestFile, limit: number): Promise<Unit[]> {
+  return toMemberUnits(f, await listZip(f.path), limit)
+}
+
 /** The units of one file. Throws SplitError / ZipError / CliError when it can be neither sent nor split. */
 export async function unitsOf(f: IngestFile, limit: number): Promise<Unit[]> {
   const head = new Uint8Array(4)
@@ -195,11 +208,7 @@ export async function unitsOf(f: IngestFile, limit: number): Promise<Unit[]> {
     const inflated = members.reduce((n, m) => n + m.size, 0)
     if (f.size <= limit && inflated <= limit && members.length <= 100)
       return [{ kind: 'whole', name: f.name, size: f.size, load: () => readFile(f.path).then((b) => new Uint8Array(b)) }]
-    return members.map((m): Unit => {
-      const source: ChunkSource = () => readMember(f.path, m)
-      const name = `${f.name}/${m.name}`
-      return m.size <= limit ? { kind: 'whole', name, size: m.size, load: () => collect(source) } : { kind: 'split', name, size: m.size, source }
-    })
+    return toMemberUnits(f, members, limit)
   }
   if (f.size <= limit) return [{ kind: 'whole', name: f.name, size: f.size, load: () => readFile(f.path).then((b) => new Uint8Array(b)) }]
   return [{ kind: 'split', name: f.name, size: f.size, source: fileChunks(f.path) }]
@@ -250,7 +259,8 @@ export const ingest: Command = {
     const fileOk = new Map<number, boolean>()
 
     /** One upload (with 429/503 retries), its result line, and the result record. */
-    const send = async (i: number, f: IngestFile, name: string, label: string, bytes: Uint8Array, part?: FileResult['part'], halvable = false): Promise<FileResult> => {
+    /** `retry413`: what the caller does instead when the server refuses the upload as too large (413). */
+    const send = async (i: number, f: IngestFile, name: string, label: string, bytes: Uint8Array, part?: FileResult['part'], retry413?: string): Promise<FileResult> => {
       const t0 = ctx.io.now().getTime()
       let res: Response | null = null
       let error: string | undefined
@@ -295,9 +305,9 @@ export const ingest: Command = {
         duration_ms: ctx.io.now().getTime() - t0,
       }
       live.clear()
-      if (halvable && r.status === 413) {
-        // not a result: the caller halves the part and sends both halves
-        if (!ctx.json) ctx.out.info(`... ${label} refused as over a per-upload budget (${r.error}); sending it in two halves`)
+      if (retry413 && r.status === 413) {
+        // not a result: the caller sends the content again in smaller uploads
+        if (!ctx.json) ctx.out.info(`... ${label} refused as over a per-upload budget (${r.error}); ${retry413}`)
         return r
       }
       results.push(r)
@@ -332,7 +342,8 @@ export const ingest: Command = {
         refuse(i, f, label, `cannot be split into uploads of ${formatBytes(limit)}: ${e.message}`)
         continue
       }
-      for (const u of units) {
+      for (let k = 0; k < units.length; k++) {
+        const u = units[k]
         const uLabel = u.name === f.name ? label : `${label} ${u.name.slice(f.name.length + 1)}`
         if (u.kind === 'whole') {
           let bytes: Uint8Array
@@ -343,7 +354,21 @@ export const ingest: Command = {
             refuse(i, f, uLabel, e.message)
             continue
           }
-          await send(i, f, u.name, uLabel, bytes)
+          // within the byte limit but over another per-upload budget (a collector file whose items become
+          // more than 200,000 rows, a zip of too many files): sent again split, or member by member
+          const isZip = ingestContentType(bytes) === 'application/zip'
+          const r = await send(i, f, u.name, uLabel, bytes, undefined, isZip ? 'sending its files one by one' : 'splitting it')
+          if (r.status === 413 && !fatal) {
+            if (isZip) {
+              try {
+                units.splice(k + 1, 0, ...(await memberUnits(f, limit)))
+              } catch (e) {
+                if (!(e instanceof ZipError)) throw e
+                refuse(i, f, uLabel, `refused as over a per-upload budget, and its files cannot be read one by one: ${e.message}`)
+              }
+            }
+            else units.splice(k + 1, 0, { kind: 'split', name: u.name, size: bytes.length, source: async function* () { yield bytes } })
+          }
         } else {
           // a file larger than one upload: scanned once for its layout, then sent part by part
           try {
@@ -360,7 +385,7 @@ export const ingest: Command = {
                 const meta = { index, array: p.array, first: p.first, count: p.elements.length }
                 const pLabel = `${uLabel} part ${index} ${partLabel(p)} (${formatBytes(p.consumed)}/${formatBytes(u.size)})`
                 const halvable = p.elements.length > 1
-                const r = await send(i, f, u.name, pLabel, partBody(layout, p), meta, halvable)
+                const r = await send(i, f, u.name, pLabel, partBody(layout, p), meta, halvable ? 'sending it in two halves' : undefined)
                 if (fatal) break
                 if (halvable && r.status === 413) {
                   queue.unshift(...halve(p))
