@@ -308,7 +308,9 @@ WHERE true`
 
 /**
  * Every staged edge whose ends resolved to one node each, upserted by (start, kind, end); properties
- * merge (json_patch). ?1 = upload id, ?2 = now, and for a restricted writer ?3 = access.
+ * merge (json_patch). An edge that post-processing had derived (migrations/0013, src/collectors/postprocess.ts)
+ * becomes an ingested one (`derived = 0`), so the next post-processing run, which replaces derived edges,
+ * does not delete what was ingested. ?1 = upload id, ?2 = now, and for a restricted writer ?3 = access.
  */
 function edgeUpsert(restricted: boolean): string {
   return `
@@ -319,8 +321,9 @@ WHERE r.sid > 0 AND r.tid > 0
 ORDER BY 1, 3, 2, r.seq, r.ord
 ON CONFLICT (start_id, kind, end_id) DO UPDATE SET
   properties = json_patch(edges.properties, excluded.properties),
-  updated_at = excluded.updated_at
-WHERE edges.properties IS NOT json_patch(edges.properties, excluded.properties)`
+  updated_at = excluded.updated_at,
+  derived = 0
+WHERE edges.properties IS NOT json_patch(edges.properties, excluded.properties) OR edges.derived = 1`
 }
 
 const SQL = {
