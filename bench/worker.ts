@@ -14,6 +14,8 @@
  *                           under D1's 100 KB statement limit) into a separate database `FLOOR_DB`.
  *   POST /__bench/floor-reset  empties FLOOR_DB's graph tables.
  *   GET  /__bench/d1-stats  statements sent to D1 so far (see the census below).
+ *   POST /__bench/postprocess  runs collector post-processing (src/collectors/postprocess.ts) once, alone,
+ *                           and answers its summary (bench/sharphound.ts times it).
  *   POST /__bench/migrate?db=DB|FLOOR_DB  runs a JSON array of SQL statements (the migrations, split by
  *                           wrangler's splitter in the harness) on that database. Miniflare's Node-side
  *                           D1 proxy cannot be used under tsx (its synchronous fetcher trips over the
@@ -23,6 +25,7 @@
  */
 import worker, { Analyzer as BaseAnalyzer, RateLimiter as BaseRateLimiter } from '../src/index'
 import { createApp } from '../src/app'
+import { postProcess } from '../src/collectors/postprocess'
 
 type BenchEnv = Env & { FLOOR_DB?: D1Database }
 
@@ -166,6 +169,7 @@ export default {
       if (path === '/__bench/d1-stats') return Response.json(d1)
       if (path === '/__bench/pipeline') return pipeline.fetch(req, env, ctx)
       if (path === '/__bench/floor-insert' && req.method === 'POST') return floorInsert(req, env)
+      if (path === '/__bench/postprocess' && req.method === 'POST') return Response.json(await postProcess(env.DB, new Date().toISOString()))
       if (path === '/__bench/migrate' && req.method === 'POST') {
         const which = new URL(url).searchParams.get('db')
         const db = which === 'DB' ? env.DB : which === 'FLOOR_DB' ? env.FLOOR_DB : undefined

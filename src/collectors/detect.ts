@@ -13,7 +13,7 @@
  *
  * Pure: bytes in, a payload reader out.
  */
-import { arrayElements, parseSpan, scanTopLevel, type Span } from '../graph/json-scan'
+import { firstTopLevelKey, parseSpan, scanTopLevel, type Span } from '../graph/json-scan'
 import { PayloadReader, type PayloadContext } from '../graph/opengraph'
 import { CollectorPayload, type ElementConverter, type GraphPayload, type Violation } from './payload'
 import { azureHound } from './azurehound'
@@ -56,18 +56,42 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
+const FORMAT_KEYS: ReadonlySet<string> = new Set(['graph', 'meta', 'data'])
+
+/**
+ * The collector header of a buffer, computed once per buffer: the three passes over a plain JSON upload
+ * (validate, nodes, edges) share it; a zip member is inflated anew for each pass and scanned again.
+ */
+const headers = new WeakMap<Uint8Array, { data: Span | null; converter: ElementConverter | null; count: number | null; violations: Violation[] }>()
+
 /** Opens a payload of any format. Throws JsonSyntaxError when the bytes are not one JSON object. */
 export function openGraphPayload(bytes: Uint8Array, ctx: PayloadContext): GraphPayload {
+  // The first of `graph` / `meta` / `data` decides; `graph` first is OpenGraph, whose reader also refuses
+  // `meta` / `data` next to it (a mixed file). Finding it never walks the `graph` value itself.
+  const first = firstTopLevelKey(bytes, FORMAT_KEYS)
+  if (first === null || first === 'graph') return new PayloadReader(bytes, ctx)
+  let h = headers.get(bytes)
+  if (!h) {
+    h = collectorHeader(bytes)
+    headers.set(bytes, h)
+  }
+  // A collector file that also has `graph` (after meta/data): OpenGraph's reader reports the mix.
+  if (h === MIXED) return new PayloadReader(bytes, ctx)
+  return new CollectorPayload(bytes, h.violations.length === 0 ? h.data : null, h.converter ?? (() => undefined), h.violations, h.count)
+}
+
+const MIXED = { data: null, converter: null, count: null, violations: [] }
+
+function collectorHeader(bytes: Uint8Array): typeof MIXED | { data: Span | null; converter: ElementConverter | null; count: number | null; violations: Violation[] } {
   const top = scanTopLevel(bytes)
   const m = top.members
-  // `graph` decides OpenGraph; its reader refuses `meta` / `data` next to it (a mixed file).
-  const isCollector = !m.has('graph') && (m.has('meta') || m.has('data'))
-  if (!isCollector) return new PayloadReader(bytes, ctx)
+  if (m.has('graph')) return MIXED
   const v: Violation[] = []
   for (const k of top.duplicateKeys) v.push({ context: k, message: `member "${k}" appears more than once` })
   const metaSpan = m.get('meta')
   const dataSpan = m.get('data')
   let converter: ElementConverter | null = null
+  let count: number | null = null
   if (!metaSpan) v.push({ context: 'meta', message: 'meta is required: {"type", "version", "count", "methods"}' })
   else {
     const meta = parseSpan(bytes, metaSpan)
@@ -79,23 +103,15 @@ export function openGraphPayload(bytes: Uint8Array, ctx: PayloadContext): GraphP
       const c = formatFor(meta.type)!.converter(header)
       if (typeof c === 'function') converter = c
       else v.push(c)
-      if (dataSpan && bytes[dataSpan[0]] === 0x5b && meta.count !== undefined && meta.count !== null) {
-        const count = countElements(bytes, dataSpan)
+      if (meta.count !== undefined && meta.count !== null) {
         if (typeof meta.count !== 'number' || !Number.isInteger(meta.count) || meta.count < 0)
           v.push({ context: 'meta.count', message: 'meta.count must be a non-negative integer' })
-        else if (meta.count !== count) v.push({ context: 'meta.count', message: `meta.count is ${meta.count} but data holds ${count} element(s): the file may be truncated or edited` })
+        else count = meta.count // compared with data's length while validating (one walk, not two)
       }
     }
   }
   let data: Span | null = null
-  if (!dataSpan) v.push({ context: 'data', message: 'no data tag found: data must be an array' })
-  else if (bytes[dataSpan[0]] !== 0x5b) v.push({ context: 'data', message: 'no data tag found: data must be an array' })
+  if (!dataSpan || bytes[dataSpan[0]] !== 0x5b) v.push({ context: 'data', message: 'no data tag found: data must be an array' })
   else data = dataSpan
-  return new CollectorPayload(bytes, v.length === 0 ? data : null, converter ?? (() => undefined), v)
-}
-
-function countElements(bytes: Uint8Array, span: Span): number {
-  let n = 0
-  for (const _ of arrayElements(bytes, span)) n++
-  return n
+  return { data, converter, count, violations: v }
 }

@@ -70,14 +70,17 @@ export class CollectorPayload implements GraphPayload {
     /** span of the `data` array (starts with `[`), or null when the header was invalid */
     private readonly data: Span | null,
     private readonly convert: ElementConverter,
-    /** violations of the header (meta, data, count), found by the detection */
+    /** violations of the header (meta, data), found by the detection */
     private readonly headerViolations: Violation[],
+    /** meta.count when given: validation compares it with the number of elements */
+    private readonly declaredCount: number | null = null,
   ) {}
 
-  private *elements(): Generator<[unknown, string]> {
+  /** [parsed element, its JSON path, its size in bytes] */
+  private *elements(): Generator<[unknown, string, number]> {
     if (!this.data) return
     let i = 0
-    for (const span of arrayElements(this.bytes, this.data)) yield [parseSpan(this.bytes, span), `data[${i++}]`]
+    for (const span of arrayElements(this.bytes, this.data)) yield [parseSpan(this.bytes, span), `data[${i++}]`, span[1] - span[0]]
   }
 
   validate(onViolation: (v: Violation) => boolean, keys?: ElementKeys): PayloadSummary {
@@ -85,9 +88,11 @@ export class CollectorPayload implements GraphPayload {
     for (const v of this.headerViolations) if (!onViolation(v)) return summary
     if (this.headerViolations.length > 0) return summary
     let stop = false
+    // A node's properties come from its element: only an element larger than a row may hold can make one.
+    let large = false
     const emit: Emitter = {
       node: (row) => {
-        if (JSON.stringify(row.p).length > MAX_ELEMENT_BYTES) emit.violation(`node ${row.o}`, `the object's properties exceed ${MAX_ELEMENT_BYTES} bytes`)
+        if (large && JSON.stringify(row.p).length > MAX_ELEMENT_BYTES) emit.violation(`node ${row.o}`, `the object's properties exceed ${MAX_ELEMENT_BYTES} bytes`)
         summary.nodes++
         keys?.node(row.o)
         const env = environmentOfRow(row)
@@ -102,10 +107,15 @@ export class CollectorPayload implements GraphPayload {
         if (!stop && !onViolation({ context, message })) stop = true
       },
     }
-    for (const [item, path] of this.elements()) {
+    let count = 0
+    for (const [item, path, size] of this.elements()) {
+      count++
+      large = size > MAX_ELEMENT_BYTES
       this.convert(item, path, emit)
-      if (stop) break
+      if (stop) return summary
     }
+    if (this.declaredCount !== null && this.declaredCount !== count)
+      onViolation({ context: 'meta.count', message: `meta.count is ${this.declaredCount} but data holds ${count} element(s): the file may be truncated or edited` })
     return summary
   }
 

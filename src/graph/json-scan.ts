@@ -255,3 +255,30 @@ export function scanTopLevel(b: Uint8Array): { members: Map<string, Span>; dupli
   if (i < b.length) throw new JsonSyntaxError('unexpected data after the document', i)
   return { members, duplicateKeys }
 }
+
+/**
+ * The first top-level member name of the document that is one of `wanted`, or null. Stops as soon as it
+ * finds one: a member's value is only skipped when its name is not wanted, so deciding the format of an
+ * OpenGraph file (`metadata`, then `graph`) costs a few bytes, never a walk over `graph`. Syntax errors
+ * found on the way throw; the rest of the document is not checked here.
+ */
+export function firstTopLevelKey(b: Uint8Array, wanted: ReadonlySet<string>): string | null {
+  let i = startOfDocument(b)
+  if (i >= b.length) throw new JsonSyntaxError('empty document', i)
+  if (b[i] !== LBRACE) throw new JsonSyntaxError('the document must be a JSON object', i)
+  i = skipWs(b, i + 1)
+  if (b[i] === RBRACE) return null
+  for (;;) {
+    const [key, afterKey] = parseKey(b, i)
+    if (wanted.has(key)) return key
+    i = skipWs(b, afterKey)
+    if (b[i] !== COLON) throw new JsonSyntaxError("expected ':'", i)
+    i = skipWs(b, skipValue(b, skipWs(b, i + 1)))
+    if (b[i] === COMMA) {
+      i = skipWs(b, i + 1)
+      continue
+    }
+    if (b[i] === RBRACE) return null
+    throw new JsonSyntaxError("expected ',' or '}'", i)
+  }
+}
