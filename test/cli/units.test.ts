@@ -5,7 +5,7 @@ import { formatBytes, renderBar, LiveLine } from '../../src/cli/progress'
 import { findingSummary } from '../../src/cli/findings-format'
 import { formatTable } from '../../src/cli/output'
 import { contentTypeFor } from '../../src/cli/commands/request'
-import { ingestContentType } from '../../src/cli/commands/ingest'
+import { ingestContentType, uploadCounts } from '../../src/cli/commands/ingest'
 import { extensionRows } from '../../src/cli/commands/admin'
 import { pickEnvironment } from '../../src/cli/commands/findings'
 import { UsageError } from '../../src/cli/errors'
@@ -151,5 +151,14 @@ describe('small formatting helpers', () => {
     const twins = [...envs, { id: 'S-9', name: 'corp.local' }]
     expect(() => pickEnvironment(twins, 'CORP.LOCAL')).toThrow('several environments are named "CORP.LOCAL": S-1, S-9; give the id instead')
     expect(pickEnvironment(twins, 'S-9')?.id).toBe('S-9')
+  })
+})
+
+describe('uploadCounts', () => {
+  it('names unmatched edges and refused nodes only when there are some', () => {
+    expect(uploadCounts({ nodes: 3, edges: 4, unmatched_edges: 0, refused_nodes: 0 })).toBe('3 nodes, 4 edges')
+    expect(uploadCounts({ nodes: 3, edges: 4, unmatched_edges: 1, refused_nodes: 2 })).toBe(
+      '3 nodes, 4 edges, 1 unmatched edges, 2 nodes refused (outside your environments)',
+    )
   })
 })

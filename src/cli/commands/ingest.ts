@@ -114,7 +114,7 @@ interface FileResult {
   duration_ms: number
 }
 
-/** "120 nodes, 300 edges, 2 unmatched edges" from an upload answer, when it carries counts. */
+/** "120 nodes, 300 edges, 2 unmatched edges" (and refused nodes, if any) from an upload answer, when it carries counts. */
 export function uploadCounts(result: Record<string, unknown> | undefined): string {
   if (!result) return ''
   const parts: string[] = []
@@ -122,9 +122,10 @@ export function uploadCounts(result: Record<string, unknown> | undefined): strin
     ['nodes', 'nodes'],
     ['edges', 'edges'],
     ['unmatched_edges', 'unmatched edges'],
+    ['refused_nodes', 'nodes refused (outside your environments)'],
   ] as const) {
     const v = result[k]
-    if (typeof v === 'number' && (k !== 'unmatched_edges' || v > 0)) parts.push(`${v} ${label}`)
+    if (typeof v === 'number' && ((k !== 'unmatched_edges' && k !== 'refused_nodes') || v > 0)) parts.push(`${v} ${label}`)
   }
   return parts.join(', ')
 }
