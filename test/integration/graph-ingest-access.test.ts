@@ -163,6 +163,39 @@ describe('a writer restricted to some environments', () => {
   })
 })
 
+describe('a restricted writer of collector (SharpHound) files', () => {
+  it('writes no placeholders: relationships to hidden or absent objects are unmatched, hidden nodes untouched', async () => {
+    const before = await node(EA)
+    const group = {
+      ObjectIdentifier: `${CORP}-512`,
+      Properties: { name: 'DOMAIN ADMINS@CORP.EXAMPLE', domain: 'CORP.EXAMPLE', domainsid: CORP },
+      Members: [
+        { ObjectIdentifier: EA, ObjectType: 'Computer' },
+        { ObjectIdentifier: `${CORP}-7777`, ObjectType: 'User' },
+        { ObjectIdentifier: `${CORP}-1101`, ObjectType: 'User' },
+      ],
+      Aces: [],
+      IsDeleted: false,
+      IsACLProtected: false,
+      ContainedBy: null,
+    }
+    const job = (await startUploadJob(corpUser)).data
+    const res = await corpUser.raw('POST', `/api/v2/file-upload/${job.id}`, JSON.stringify({ data: [group], meta: { methods: 0, type: 'groups', count: 1, version: 6 } }), {
+      contentType: 'application/json',
+    })
+    expect(res.status).toBe(202)
+    const file = ((await res.json()) as { data: { nodes: number; edges_changed: number; unmatched_edges: number; refused_nodes: number; errors: { message: string }[] } }).data
+    expect(file).toMatchObject({ nodes: 1, refused_nodes: 0, edges_changed: 1, unmatched_edges: 2 })
+    expect(file.errors.map((e) => e.message).sort()).toEqual([
+      `edge start not found: no node with id "${CORP}-7777"`,
+      `edge start not found: no node with id "${EA}"`,
+    ])
+    expect(await node(EA)).toEqual(before) // no kind added to the hidden node
+    expect(await node(`${CORP}-7777`)).toBeNull() // no placeholder without an environment
+    expect(await node(`${CORP}-512`)).toMatchObject({ environment_id: CORP })
+  })
+})
+
 describe('a writer with access to every environment', () => {
   it('keeps the old behaviour: matches, merges and moves any node', async () => {
     const { file } = await upload(admin, {
