@@ -18,14 +18,16 @@ import {
   listDetails,
   listSparklines,
   setAcceptance,
+  type PollKey,
 } from './findings.store'
-import { parseDetailsFilters, parseSort, parseTime, parseWindow } from './query'
+import { parseDetailsFilters, parseSort, parseTime, parseWindow, type DetailsFilters, type SortKey } from './query'
 
 // ---- schemas (validation and the OpenAPI document) -----------------------------------------------------
 
 const NullTime = z.object({ time: z.string(), valid: z.boolean() })
 const NullInt64 = z.object({ int64: z.number().int(), valid: z.boolean() })
-const Props = z.record(z.string(), z.unknown()).describe('node properties; always has objectid and name')
+const Props = z.record(z.string(), z.unknown()).describe('node properties; always has objectid and name (both "" for an end hidden from the caller)')
+const EndId = z.string().describe('object id; "" when the end lies in an environment the caller may not see (docs/permissions.md)')
 
 const CommonItem = {
   id: z.number().int(),
@@ -51,13 +53,13 @@ const CommonItem = {
 export const RelationshipItem = z
   .object({
     ...CommonItem,
-    FromPrincipal: z.string(),
+    FromPrincipal: EndId,
     FromPrincipalKind: z.string(),
     FromPrincipalName: z.string(),
     FromPrincipalProps: Props,
     FromEnvironment: z.string(),
     FromEnvironmentID: z.string(),
-    ToPrincipal: z.string(),
+    ToPrincipal: EndId,
     ToPrincipalKind: z.string(),
     ToPrincipalName: z.string(),
     ToPrincipalProps: Props,
@@ -70,7 +72,7 @@ export const ListItem = z
   .object({
     ...CommonItem,
     accepted_until: z.string(),
-    Principal: z.string(),
+    Principal: EndId,
     PrincipalKind: z.string(),
     PrincipalName: z.string(),
     Props,
@@ -172,6 +174,24 @@ function environmentNotFound(): ApiError {
   return new ApiError(404, NOT_FOUND_ENV, 'domain_id')
 }
 
+/**
+ * How long a poll of /details may last (docs/findings.md, "Polls that span an analysis"): its later pages keep
+ * the findings closed since its first page in place for this long after that first page.
+ */
+export const POLL_TTL_MS = 6 * 60 * 60 * 1000
+
+/**
+ * The poll a details page belongs to: the credential (a token or a session), and the query that defines the
+ * sequence being paged (filters and sort; not skip or limit). Null without a credential id.
+ */
+function pollKey(c: Context<AppEnv>, filters: DetailsFilters, sort: SortKey[]): PollKey | null {
+  const p = c.var.principal
+  const subject = p.via === 'token' && p.tokenId ? `token:${p.tokenId}` : p.via === 'session' && p.sessionId ? `session:${p.sessionId}` : null
+  if (!subject) return null
+  const now = c.var.now()
+  return { subject, shape: JSON.stringify({ filters, sort }), now: rfc3339(now), expiredBefore: rfc3339(new Date(now.getTime() - POLL_TTL_MS)) }
+}
+
 function requireFindingParam(finding: string | undefined): string {
   if (finding === undefined || finding.trim() === '') throw new ApiError(400, 'missing required query parameter: finding', 'query.finding')
   return finding.trim()
@@ -221,7 +241,10 @@ export const findingRoutes: RouteEntry[] = [
         `Budget: a page holds at most ${DETAILS_MAX_ROWS} rows; a larger page (limit=0 included) is refused with 400 (docs/budgets.md). ` +
         'Default order: created_at, then id (stable paging). Filters: `Accepted=eq:false`, `created_at=gt:<RFC 3339>`, ' +
         '`updated_at`, `id`, `FromPrincipal`, `ToPrincipal`, `Principal` (ops eq, neq, gt, gte, lt, lte). ' +
-        '`sort_by=col[,-col]` (a leading `-` sorts descending).',
+        '`sort_by=col[,-col]` (a leading `-` sorts descending). A poll is the pages one credential reads with the same ' +
+        'query from `skip=0` on: its later pages keep findings closed since its first page in their place, with ' +
+        '`deleted_at` set, so an analysis committing mid-poll never makes an open finding go unserved. For a caller ' +
+        'restricted to some environments, an end of a finding in another environment is opaque (`""`).',
       tags: ['Attack Paths'],
       auth: 'graph/Read',
       params: DomainParams,
@@ -258,6 +281,8 @@ export const findingRoutes: RouteEntry[] = [
         skip,
         limit: sqlLimit,
         now: rfc3339(c.var.now()),
+        access: c.var.principal.environmentAccess,
+        poll: pollKey(c, filters, sort),
       })
       if (!page.environmentKnown) throw environmentNotFound()
       if (!page.findingTypeSeen && !findFindingDef(finding, await kindCatalogAt(c.env.DB, page.catalogVersion))) throw unknownFindingType(finding)
@@ -269,7 +294,7 @@ export const findingRoutes: RouteEntry[] = [
           limit: DETAILS_MAX_ROWS,
           narrow: `page through them with skip and a limit of at most ${DETAILS_MAX_ROWS}`,
         })
-      return c.json({ count: page.count, skip, limit, data: page.rows.map(detailItem) })
+      return c.json({ count: page.count, skip, limit, data: page.rows.map((r) => detailItem(r, c.var.principal.environmentAccess)) })
     },
   ),
   defineRoute(
@@ -352,7 +377,7 @@ export const findingRoutes: RouteEntry[] = [
       await setAcceptance(c.env.DB, id, body.accepted, until)
       const after = await getOpenFinding(c.env.DB, id, nowIso)
       if (!after) throw new ApiError(404, 'finding not found', 'id')
-      return c.json({ data: detailItem(after) })
+      return c.json({ data: detailItem(after, c.var.principal.environmentAccess) })
     },
   ),
   defineRoute(

@@ -46,6 +46,7 @@ import {
   rolesAllowed,
   routeInfo,
   sampleQuery,
+  seedCrossEnvironmentFindings,
   type RouteInfo,
 } from './lib'
 
@@ -407,6 +408,12 @@ async function seedEnvironments() {
     ),
   )
   await env.DB.batch(stmts)
+  // Cross-environment edges in both directions, and the findings they make (issue 18): a hidden user holding
+  // a finding's privilege on the visible Domain, and a visible user holding it on the hidden Domain.
+  await seedCrossEnvironmentFindings([
+    [objId(HIDDEN, 'User'), objId(VISIBLE, 'Domain')],
+    [objId(VISIBLE, 'User'), objId(HIDDEN, 'Domain')],
+  ])
 }
 
 const strip = (t: string) => t.replace(/"(request_id|timestamp)":"[^"]*"/g, '')
@@ -465,6 +472,8 @@ describe('an environment the caller may not see is treated as absent', () => {
         problems.push(...leaks(r, a))
       }
       for (const m of HIDDEN_MARKERS) if (m !== HIDDEN && hidden.text.includes(m)) problems.push(`hidden answer shows ${m}`)
+      // the restricted user's own environment holds findings whose other end is hidden: nothing of it shows
+      for (const m of HIDDEN_MARKERS) if (visible.text.includes(m)) problems.push(`its own environment's answer shows ${m}: ${visible.text.slice(0, 300)}`)
       expect(problems, problems.join('\n')).toEqual([])
     })
   }
@@ -495,11 +504,40 @@ describe('an environment the caller may not see is treated as absent', () => {
         const visible = await ask(r, restricted, targetWith(r, keys, objId(VISIBLE, kind)), `restricted user, visible ${kind}`)
         if (visible.status === 404) problems.push(`the restricted user's own ${kind} is refused: ${visible.text.slice(0, 200)}`)
         for (const a of [visible]) problems.push(...leaks(r, a))
+        for (const m of HIDDEN_MARKERS) if (visible.text.includes(m)) problems.push(`${visible.scenario}: shows ${m}: ${visible.text.slice(0, 300)}`)
       }
       for (const a of [hidden, absent]) {
         if (a.status >= 500) problems.push(`${a.scenario}: ${a.status}`)
         problems.push(...leaks(r, a))
         for (const m of HIDDEN_MARKERS) if (a.text.includes(m) && !decodeURIComponent(a === hidden ? targetWith(r, keys, objId(HIDDEN, kind ?? 'User')) : '').includes(m)) problems.push(`${a.scenario}: shows ${m}`)
+      }
+      expect(problems, problems.join('\n')).toEqual([])
+    })
+  }
+
+  for (const r of envRoutes) {
+    it(`${r.label}: in its own environment, a hidden id in any query parameter answers like an absent one`, async () => {
+      // Filters such as FromPrincipal=eq:<id> must not tell a hidden object from one that does not exist.
+      const keys = keysMatching(r, ENV_PARAM)
+      const problems: string[] = []
+      const others = queryKeys(r).filter((q) => !keys.query.includes(q))
+      for (const key of others) {
+        for (const kind of ['User', 'Domain']) {
+          const hiddenValue = objId(HIDDEN, kind)
+          const absentValue = `${ABSENT}-${kind.toUpperCase()}`
+          const at = (v: string) => {
+            const values = r.sampleParams()
+            for (const k of keys.path) values[k] = encodeURIComponent(VISIBLE)
+            return r.pathWith(values) + sampleQuery(r.def, { ...Object.fromEntries(keys.query.map((q) => [q, VISIBLE])), [key]: v })
+          }
+          const hidden = await ask(r, restricted, at(hiddenValue), `restricted user, own environment, ${key}=${hiddenValue}`)
+          const absent = await ask(r, restricted, at(absentValue), `restricted user, own environment, ${key}=${absentValue}`)
+          const norm = (t: string, v: string) => strip(t).split(v).join('<value>')
+          if (hidden.status !== absent.status || norm(hidden.text, hiddenValue) !== norm(absent.text, absentValue))
+            problems.push(`${key}=<hidden ${kind}> (${hidden.status} ${hidden.text.slice(0, 200)}) differs from ${key}=<absent> (${absent.status} ${absent.text.slice(0, 200)})`)
+          for (const m of HIDDEN_MARKERS) if (!hiddenValue.includes(m) && hidden.text.includes(m)) problems.push(`${hidden.scenario}: shows ${m}`)
+          if (hidden.status >= 500) problems.push(`${hidden.scenario}: ${hidden.status}`)
+        }
       }
       expect(problems, problems.join('\n')).toEqual([])
     })

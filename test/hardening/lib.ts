@@ -22,6 +22,7 @@ import { ROLE_PERMISSIONS, type Role } from '../../src/auth/permissions'
 import { EdgeHoundClient, type Credentials } from '../../src/client'
 import { BUILTIN_FINDINGS } from '../../src/findings/catalogue'
 import { BASE } from '../helpers'
+import { runAnalysisDirect } from '../fixtures/findings/helpers'
 
 export { env, ROUTES }
 
@@ -463,4 +464,40 @@ export function count(what: string, n = 1) {
 }
 export function report(suite: string) {
   console.log(`HARDENING ${suite} ${JSON.stringify(tally)}`)
+}
+
+// ---- cross-environment findings (issue 18) ---------------------------------------------------------
+
+/**
+ * Cross-environment edges for a graph fixture, then one analysis run, so that the suites meet findings whose
+ * two ends lie in different environments (the most common kind of real finding). Each pair is [source
+ * object id, Tier Zero target object id] (e.g. a user of one environment and another environment's Domain
+ * node); the edge kind is that of the finding type SEMANTIC_SAMPLES names, so every sampled findings request
+ * reads these rows. Pass pairs in both directions. Returns that finding type.
+ */
+export async function seedCrossEnvironmentFindings(pairs: [string, string][], db: D1Database = env.DB): Promise<string> {
+  const type = SEMANTIC_SAMPLES.finding()
+  const kind = BUILTIN_FINDINGS.find((d) => d.type === type)?.edgeKind
+  if (!kind) throw new Error(`seedCrossEnvironmentFindings: ${type} is not a relationship finding`)
+  const now = new Date().toISOString()
+  await db.batch(
+    pairs.map(([start, end]) =>
+      db
+        .prepare(
+          `INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at)
+           SELECT s.id, t.id, ?3, ?4, ?5, ?5 FROM nodes s, nodes t WHERE s.objectid = ?1 AND t.objectid = ?2
+           ON CONFLICT (start_id, kind, end_id) DO NOTHING`,
+        )
+        .bind(start, end, kind, JSON.stringify({ isinherited: false, note: `edge ${start} -> ${end}` }), now),
+    ),
+  )
+  const summary = await runAnalysisDirect(db)
+  const { results } = await db
+    .prepare(`SELECT from_objectid, to_objectid FROM findings WHERE finding = ?1 AND deleted_at IS NULL`)
+    .bind(type)
+    .all<{ from_objectid: string; to_objectid: string }>()
+  for (const [s, t] of pairs)
+    if (!results.some((r) => r.from_objectid === s && r.to_objectid === t))
+      throw new Error(`seedCrossEnvironmentFindings: no ${type} finding ${s} -> ${t} after run ${JSON.stringify(summary).slice(0, 200)}`)
+  return type
 }
