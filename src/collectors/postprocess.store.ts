@@ -92,6 +92,38 @@ WHERE e.kind = '${raw}'
 }
 const OWNS = `${INSERT_PREFIX} ${ownsFrom('OwnsRaw', 'Owns')} UNION ALL ${ownsFrom('WriteOwnerRaw', 'WriteOwner')}`
 
+/** A CA node's `certthumbprint` (text), for the ADCS certificate relationships below. */
+const THUMB = (n: string) => `json_extract(${n}.properties, '$.certthumbprint')`
+
+/**
+ * ADCS certificate relationships (BloodHound's PostEnterpriseCAFor, PostIssuedSignedBy,
+ * PostTrustedForNTAuth), from the certificate data SharpHound collects on the CA nodes:
+ *   EnterpriseCAFor   enterprise CA → root CA with the same `certthumbprint` (the same certificate)
+ *   IssuedSignedBy    enterprise or root CA → the enterprise or root CA whose `certthumbprint` is the second
+ *                     entry of its `certchain` (its issuer); a self-signed root (chain of one) has none
+ *   TrustedForNTAuth  enterprise CA → NTAuth store whose `certthumbprints` list holds its `certthumbprint`
+ * CA nodes are few; each is found through the nodes' (kind, environment) index.
+ */
+const ENTERPRISE_CA_FOR = `
+${INSERT_PREFIX}
+SELECT e.id, r.id, 'EnterpriseCAFor', ${DERIVED_PROPS}, ?1, ?1, 1
+FROM nodes e JOIN nodes r ON r.kind = 'RootCA' AND ${THUMB('r')} = ${THUMB('e')}
+WHERE e.kind = 'EnterpriseCA' AND ${THUMB('e')} <> ''`
+
+const ISSUED_SIGNED_BY = `
+${INSERT_PREFIX}
+SELECT x.id, y.id, 'IssuedSignedBy', ${DERIVED_PROPS}, ?1, ?1, 1
+FROM nodes x JOIN nodes y ON y.kind IN ('EnterpriseCA', 'RootCA') AND y.id <> x.id
+  AND ${THUMB('y')} = json_extract(x.properties, '$.certchain[1]')
+WHERE x.kind IN ('EnterpriseCA', 'RootCA') AND json_type(x.properties, '$.certchain[1]') = 'text'`
+
+const TRUSTED_FOR_NTAUTH = `
+${INSERT_PREFIX}
+SELECT e.id, n.id, 'TrustedForNTAuth', ${DERIVED_PROPS}, ?1, ?1, 1
+FROM nodes n JOIN json_each(CASE WHEN json_type(n.properties, '$.certthumbprints') = 'array' THEN json_extract(n.properties, '$.certthumbprints') ELSE '[]' END) t
+JOIN nodes e ON e.kind = 'EnterpriseCA' AND ${THUMB('e')} = t.value
+WHERE n.kind = 'NTAuthStore' AND t.value <> ''`
+
 /** One row of the replication-right membership: `id` holds `right` on `domain`, itself or through `parent`. */
 export interface ReplicationRow {
   domain: number
@@ -187,6 +219,9 @@ export async function replaceDerivedEdges(db: D1Database, d: DerivedInput): Prom
     db.prepare(LOCAL_GROUP_RIGHTS).bind(d.now),
     db.prepare(RDP_WITH_URA_SHORTCUT).bind(d.now),
     db.prepare(RDP_WITH_URA_HOLDERS).bind(d.now),
+    db.prepare(ENTERPRISE_CA_FOR).bind(d.now),
+    db.prepare(ISSUED_SIGNED_BY).bind(d.now),
+    db.prepare(TRUSTED_FOR_NTAUTH).bind(d.now),
     ...pairsStatements(db, 'DCSync', d.dcsync, d.now),
     ...laps,
     db.prepare(`SELECT count(*) AS n FROM edges WHERE derived = 1`),

@@ -12,6 +12,7 @@
  *                      domain with `haslaps: true`
  *   AdminTo, CanRDP, CanPSRemote, ExecuteDCOM   from the computers' local groups (SQL, postprocess.store.ts)
  *   Owns, WriteOwner   from OwnsRaw / WriteOwnerRaw (SQL, postprocess.store.ts)
+ *   EnterpriseCAFor, IssuedSignedBy, TrustedForNTAuth   from the CAs' certificate properties (SQL)
  *
  * The set arithmetic is pure (`crossProduct`), unit-tested; the store does the I/O.
  */

@@ -226,6 +226,15 @@ describe('SharpHound v6: post-processing and findings (after the ingest above)',
     expect(await derived(SID.alice, 'CanRDP', SID.ws2)).toMatchObject({ derived: 1 }) // user rights not collected on WS2
   })
 
+  it('ADCS certificate relationships: IssuedSignedBy (certificate chain), TrustedForNTAuth (NTAuth thumbprints)', async () => {
+    expect(await derived(SID.eca, 'IssuedSignedBy', SID.rootca)).toEqual({ derived: 1, props: { isacl: false } })
+    expect(await derived(SID.rootca, 'IssuedSignedBy', SID.rootca)).toBeNull() // self-signed
+    expect(await derived(SID.eca, 'TrustedForNTAuth', SID.ntauth)).toMatchObject({ derived: 1 })
+    expect(await derived(SID.eca, 'EnterpriseCAFor', SID.rootca)).toBeNull() // different certificates
+    expect(await derived(SID.eca, 'EnterpriseCAFor', SID.rootca2)).toMatchObject({ derived: 1 }) // the same certificate
+    expect(await derived(SID.rootca2, 'IssuedSignedBy', SID.rootca)).toMatchObject({ derived: 1 })
+  })
+
   it('OwnsRaw / WriteOwnerRaw resolve to Owns / WriteOwner (raw edges kept, non-traversable)', async () => {
     expect(await derived(SID.da, 'OwnsRaw', SID.bob)).toEqual({ derived: 0, props: { isacl: true, isinherited: false } })
     expect(await derived(SID.da, 'Owns', SID.bob)).toEqual({ derived: 1, props: { isacl: true, isinherited: false } })

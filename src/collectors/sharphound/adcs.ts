@@ -2,8 +2,8 @@
  * SharpHound's ADCS object types → their nodes and structural relationships (BloodHound's
  * convertCertTemplateData, convertEnterpriseCAData, convertRootCAData, convertAIACAData,
  * convertNTAuthStoreData, convertIssuancePolicy). Six small types share this file.
- * Not done: the ADCS ESC relationships (ADCSESC1 ...) and the certificate-chain relationships
- * BloodHound derives in its ADCS post-processing (EnterpriseCAFor, IssuedSignedBy, TrustedForNTAuth);
+ * EnterpriseCAFor, IssuedSignedBy and TrustedForNTAuth are derived after ingest from the certificate
+ * properties (src/collectors/postprocess.store.ts). Not done: the ADCS ESC relationships (ADCSESC1 ...);
  * see docs/collectors.md.
  */
 import type { Emitter } from '../payload'
