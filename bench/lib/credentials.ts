@@ -88,7 +88,7 @@ export async function prepared(
   headers: Record<string, string> = {},
 ): Promise<LoadRequest> {
   const c = new EdgeHoundClient({ baseUrl, credentials })
-  const req = await c.buildRequest(method, target, body, { headers })
+  const req = await c.buildRequest(method, target, body, { headers, exactTarget: true })
   const h: Record<string, string> = {}
   req.headers.forEach((v, k) => (h[k] = v))
   return { method, path: target, headers: h, body }

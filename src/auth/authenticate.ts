@@ -3,11 +3,13 @@ import type { AppEnv } from '../env'
 import { ApiError } from '../http/errors'
 import { rateLimitHeaders, type RateLimitOutcome } from '../ratelimit/headers'
 import { authorizeSubject, consumeIp, LimiterUnavailable, outcome } from '../ratelimit/limiter.client'
-import { fromBase64Strict } from './encoding'
+import { fromBase64Strict, toBase64 } from './encoding'
 import { verifySession } from './jwt'
 import { permissionsOf, type Permission } from './permissions'
 import type { Principal } from './principal'
-import { importTokenKey, parseRfc3339, requestTarget, skewError, verifySignature } from './signature'
+import { isMutating, offsetRangeError } from './request-date'
+import { importTokenKey, parseRfc3339WithOffset, requestTarget, skewError, verifySignature } from './signature'
+import type { SignedRequestFacts } from '../ratelimit/limiter.do'
 import { openTokenKey } from './token-crypto'
 import { getSealedKey } from './tokens.store'
 
@@ -123,7 +125,7 @@ export function forgetTokenKey(tokenId: string) {
   keyLoads.delete(tokenId)
 }
 
-type Credential = { kind: 'token' | 'session'; id: string }
+type Credential = { kind: 'token' | 'session'; id: string; signed?: SignedRequestFacts }
 
 async function verifyCredential(c: Context<AppEnv>, header: string): Promise<Credential> {
   const sp = header.indexOf(' ')
@@ -144,8 +146,11 @@ async function verifyCredential(c: Context<AppEnv>, header: string): Promise<Cre
   if (!UUID.test(param)) return fail(c, 'token id is malformed: expected a UUID after the scheme')
   const dateText = c.req.header('requestdate')
   if (!dateText) return fail(c, 'missing RequestDate header')
-  const date = parseRfc3339(dateText)
-  if (!date) return fail(c, 'malformed RequestDate header: expected an RFC 3339 date-time')
+  const parsed = parseRfc3339WithOffset(dateText)
+  if (!parsed) return fail(c, 'malformed RequestDate header: expected an RFC 3339 date-time')
+  const date = parsed.time
+  const badOffset = offsetRangeError(parsed.offsetMinutes)
+  if (badOffset) return fail(c, badOffset)
   const sigText = c.req.header('signature')
   if (!sigText) return fail(c, 'missing Signature header')
   const sig = fromBase64Strict(sigText.trim())
@@ -157,7 +162,12 @@ async function verifyCredential(c: Context<AppEnv>, header: string): Promise<Cre
   const body = await c.req.arrayBuffer()
   const ok = await verifySignature(key, c.req.method, requestTarget(c.req.url), dateText, body, sig)
   if (!ok) return fail(c, 'signature digest mismatch')
-  return { kind: 'token', id: param }
+  // The token's object checks the offset against the ones this token used, and a mutation against the
+  // ones already admitted (auth/request-date.ts). The replay key is the signature as decoded, re-encoded
+  // canonically, so two spellings of one signature are one key.
+  const signed: SignedRequestFacts = { offsetMinutes: parsed.offsetMinutes, claimedMs: date.getTime() }
+  if (isMutating(c.req.method)) signed.replayKey = toBase64(sig)
+  return { kind: 'token', id: param, signed }
 }
 
 export function authenticate(opts: { required: true } | { required: false; publicLimit: 'ip' | 'login' }): MiddlewareHandler<AppEnv> {
@@ -173,7 +183,7 @@ export function authenticate(opts: { required: true } | { required: false; publi
       if (!header || !header.trim()) return fail(c, 'authentication required: no Authorization header')
       const cred = await verifyCredential(c, header.trim())
       const nowMs = c.var.now().getTime()
-      const res = await authorizeSubject(c.env, c.var.config, cred.kind, cred.id, nowMs)
+      const res = await authorizeSubject(c.env, c.var.config, cred.kind, cred.id, nowMs, cred.signed)
       if (!res.ok) return fail(c, res.reason)
       const o = outcome(cred.kind, c.var.config.RATE_LIMIT_PER_SECOND, c.var.config.RATE_LIMIT_BURST, res.limit)
       applyLimitHeaders(c, o)

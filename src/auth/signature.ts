@@ -15,7 +15,9 @@
  * - The last step uses `crypto.subtle.verify`, which compares in constant time; so does the fallback
  *   `timingSafeEqual`. Nothing here branches on secret bytes.
  * - Skew is checked against server time in absolute terms (±1 hour, as BloodHound), separately from the
- *   hour truncation, so a request is valid for at most about two hours.
+ *   hour truncation. The offset is not signed, so that check alone would let a replayer rewrite it and
+ *   stretch the validity to about a day; request-date.ts and the token's limiter object bound it to
+ *   2 h 5 min (and mutations to one use).
  */
 import { utf8 } from './encoding'
 
@@ -24,6 +26,14 @@ const RFC3339 =
 
 /** Parses an RFC 3339 date-time (fractional seconds and any offset allowed). Null when malformed. */
 export function parseRfc3339(s: string): Date | null {
+  return parseRfc3339WithOffset(s)?.time ?? null
+}
+
+/**
+ * As parseRfc3339, also giving the offset in minutes east of UTC ("Z" and "-00:00" are 0). The offset is
+ * not signed: see request-date.ts for what the service does about that.
+ */
+export function parseRfc3339WithOffset(s: string): { time: Date; offsetMinutes: number } | null {
   const m = RFC3339.exec(s)
   if (!m) return null
   const [, y, mo, d, h, mi, se, frac, , sign, oh, om] = m
@@ -34,8 +44,9 @@ export function parseRfc3339(s: string): Date | null {
   if (oh !== undefined && (+oh > 23 || +om > 59)) return null
   const ms = frac ? Math.floor(Number(`0${frac}`) * 1000) : 0
   let t = Date.UTC(year, month - 1, day, hour, minute, Math.min(second, 59), ms)
-  if (sign) t -= (sign === '+' ? 1 : -1) * (+oh * 60 + +om) * 60_000
-  return new Date(t)
+  const offsetMinutes = sign ? (sign === '+' ? 1 : -1) * (+oh * 60 + +om) || 0 : 0
+  t -= offsetMinutes * 60_000
+  return { time: new Date(t), offsetMinutes }
 }
 
 async function hmacKey(raw: Uint8Array | ArrayBuffer, usage: ('sign' | 'verify')[] = ['sign']): Promise<CryptoKey> {

@@ -7,6 +7,16 @@
 import { computeSignature } from '../auth/signature'
 import { toBase64 } from '../auth/encoding'
 
+/**
+ * A signed mutating request (POST, PUT, PATCH, DELETE) is accepted once (src/auth/request-date.ts): its
+ * signature covers only the method, target, date hour and body, so two identical bodiless POSTs in one
+ * hour would be one request to the service. Wrappers of mutations that are legitimately repeated with no
+ * body (start an ingest job, run the analysis) add this signed, ignored query parameter to tell them apart.
+ */
+export function repeatable(path: string): string {
+  return `${path}${path.includes('?') ? '&' : '?'}nonce=${crypto.randomUUID()}`
+}
+
 export type Credentials =
   | { kind: 'token'; tokenId: string; tokenKey: string; scheme?: 'svcsignature' | 'bhesignature' }
   | { kind: 'bearer'; jwt: string }
@@ -47,6 +57,22 @@ export interface RequestOptions {
   headers?: Record<string, string>
   /** content type for string/bytes bodies */
   contentType?: string
+  /**
+   * Send the target exactly as given. By default a signed mutating request (POST, PUT, PATCH, DELETE)
+   * gets a `nonce=<uuid>` query parameter: the service accepts such a request once (its signature covers
+   * only the method, target, date hour and body, so an identical second request in the same hour would
+   * be refused as a replay; routes ignore the parameter). See README "Signing a request by hand".
+   */
+  exactTarget?: boolean
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/** `target` with a fresh `nonce` query parameter (signed like the rest of the target, ignored by routes). */
+export function withNonce(target: string): string {
+  const hash = target.indexOf('#')
+  const base = hash === -1 ? target : target.slice(0, hash)
+  return `${base}${base.includes('?') ? '&' : '?'}nonce=${crypto.randomUUID()}`
 }
 
 async function encodeBody(body: Body, contentType?: string): Promise<{ bytes: Uint8Array | null; type?: string }> {
@@ -87,6 +113,8 @@ export class EdgeHoundClient {
     const headers = new Headers(opts.headers)
     if (type && !headers.has('content-type')) headers.set('Content-Type', type)
     const cred = this.credentials
+    const m = method.toUpperCase()
+    if (cred.kind === 'token' && MUTATING.has(m) && !opts.exactTarget) target = withNonce(target)
     if (cred.kind === 'token') {
       const date = this.formatDate(this.now())
       const sig = await computeSignature(cred.tokenKey, method.toUpperCase(), target, date, bytes ?? new Uint8Array())

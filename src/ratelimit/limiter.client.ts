@@ -1,5 +1,5 @@
 import type { Config } from '../config'
-import type { AuthorizeResult, LimitResult } from './limiter.do'
+import type { AuthorizeResult, LimitResult, SignedRequestFacts } from './limiter.do'
 import type { RateLimitOutcome } from './headers'
 
 /**
@@ -58,10 +58,11 @@ export async function authorizeSubject(
   kind: 'token' | 'session',
   id: string,
   nowMs: number,
+  signed?: SignedRequestFacts,
 ): Promise<AuthorizeResult> {
   return call(
     () =>
-      stub(env, `${kind}:${id}`).authorize({ kind, id, rate: cfg.RATE_LIMIT_PER_SECOND, burst: cfg.RATE_LIMIT_BURST, nowMs }) as Promise<AuthorizeResult>,
+      stub(env, `${kind}:${id}`).authorize({ kind, id, rate: cfg.RATE_LIMIT_PER_SECOND, burst: cfg.RATE_LIMIT_BURST, nowMs, signed }) as Promise<AuthorizeResult>,
   )
 }
 

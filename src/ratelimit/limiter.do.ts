@@ -3,6 +3,7 @@ import { take, type BucketState } from './bucket'
 import { loadSessionSubject, loadTokenSubject, type Subject } from '../auth/subjects.store'
 import { touchLastAccess } from '../auth/tokens.store'
 import type { EnvironmentAccess, Role } from '../auth/permissions'
+import { offsetError, pruneOffsets, rememberOffset, REPLAY_MEMORY_MS, type OffsetMemory } from '../auth/request-date'
 
 /**
  * One object per API token (`token:<id>`), per JWT session (`session:<jti>`), per client IP (`ip:<addr>`)
@@ -35,6 +36,12 @@ import type { EnvironmentAccess, Role } from '../auth/permissions'
  * request) plus the alarm that flushes it, so an access is not lost if the object goes away before its
  * alarm; the alarm deletes both once flushed. Per-IP, login and session objects store nothing and set no
  * alarm. The alarm also deletes whatever an older version left (a persisted `bucket`).
+ *
+ * A token's object also guards against replays of its signed requests (auth/request-date.ts gives the
+ * rules and the reasoning): it stores the UTC offsets the token used in the last 48 h (key `offsets`,
+ * re-written only when an offset is new or its stored time is over an hour old) and, for each admitted
+ * mutating request, its signature (key `replay:<signature>`, kept 60 h). These must survive an eviction,
+ * so they are in storage; the alarm prunes them and deletes everything once nothing is left.
  */
 export const FLUSH_MS = 30 * 1000
 
@@ -63,6 +70,16 @@ export interface PrincipalSnapshot {
   environmentAccess: EnvironmentAccess
 }
 
+/** What a token's object needs to check a signed request against replays (see auth/request-date.ts). */
+export interface SignedRequestFacts {
+  /** the RequestDate offset, minutes east of UTC (already checked to be a real time zone) */
+  offsetMinutes: number
+  /** the instant RequestDate claims, ms */
+  claimedMs: number
+  /** base64 of the signature, for a mutating request only */
+  replayKey?: string
+}
+
 export type AuthorizeResult = { ok: false; reason: string } | { ok: true; principal: PrincipalSnapshot; limit: LimitResult }
 
 export class RateLimiter extends DurableObject<Env> {
@@ -78,6 +95,10 @@ export class RateLimiter extends DurableObject<Env> {
   private flushedAccessMs = 0
   /** Time of the alarm this instance has set (0: none pending). */
   private alarmAtMs = 0
+  /** A token access is stored and waits for the alarm to flush it. */
+  private accessPending = false
+  /** The token's remembered offsets (loaded from storage on first use). */
+  private offsets: OffsetMemory | undefined
 
   private spend(p: LimitParams): LimitResult {
     const d = take(this.bucket, p.nowMs, p.rate, p.burst)
@@ -110,7 +131,7 @@ export class RateLimiter extends DurableObject<Env> {
   }
 
   /** Subject check plus one token from the bucket, for a request whose credential already verified. */
-  async authorize(req: LimitParams & { kind: 'token' | 'session'; id: string }): Promise<AuthorizeResult> {
+  async authorize(req: LimitParams & { kind: 'token' | 'session'; id: string; signed?: SignedRequestFacts }): Promise<AuthorizeResult> {
     // A failed D1 read rejects here; the worker turns that into a 503 (fail closed), never an admission.
     const s = await this.subjectOf(req.kind, req.id)
     if (!s) return { ok: false, reason: req.kind === 'token' ? 'unknown or revoked token' : 'session not found' }
@@ -119,8 +140,19 @@ export class RateLimiter extends DurableObject<Env> {
       if (s.ended) return { ok: false, reason: 'session has ended (logged out)' }
       if (s.expiresAt && Date.parse(s.expiresAt) <= req.nowMs) return { ok: false, reason: 'session expired' }
     }
+    // Replay checks run after the subject check (a revoked token learns nothing) and before the bucket.
+    // Everything from here to the end is synchronous (kv is the synchronous SQLite API), so two copies of
+    // one mutating request can never both pass the replay check.
+    if (req.kind === 'token' && req.signed) {
+      const refused = this.checkReplay(req.signed, req.nowMs)
+      if (refused) return { ok: false, reason: refused }
+    }
     const limit = this.spend(req)
-    if (req.kind === 'token' && limit.allowed) this.noteAccess(req.id, req.nowMs)
+    if (req.kind === 'token' && limit.allowed) {
+      // Recorded only when admitted: a request refused with 429 may be sent again unchanged.
+      if (req.signed?.replayKey) this.recordReplay(req.signed.replayKey, req.nowMs)
+      this.noteAccess(req.id, req.nowMs)
+    }
     return {
       ok: true,
       principal: {
@@ -133,6 +165,47 @@ export class RateLimiter extends DurableObject<Env> {
     }
   }
 
+  private offsetMemory(): OffsetMemory {
+    if (this.offsets === undefined) this.offsets = this.ctx.storage.kv.get<OffsetMemory>('offsets') ?? {}
+    return this.offsets
+  }
+
+  /**
+   * Rule 2 (offsets) and rule 3 (one use of a mutating request) of auth/request-date.ts. Null: admissible.
+   * A verified request's offset is remembered even if the bucket then refuses it (remembering more offsets
+   * only makes the rule stricter).
+   */
+  private checkReplay(f: SignedRequestFacts, nowMs: number): string | null {
+    const memory = this.offsetMemory()
+    const offsetRefusal = offsetError(memory, f.offsetMinutes, f.claimedMs, nowMs)
+    if (offsetRefusal) return offsetRefusal
+    if (f.replayKey) {
+      const until = this.ctx.storage.kv.get<number>(`replay:${f.replayKey}`)
+      if (until !== undefined && until > nowMs) {
+        return 'this signed request was already accepted: a mutating request (POST, PUT, PATCH, DELETE) is accepted once; sign a new one (another hour or body) to repeat it'
+      }
+    }
+    const next = rememberOffset(memory, f.offsetMinutes, nowMs)
+    if (next) {
+      this.offsets = next
+      this.ctx.storage.kv.put('offsets', next)
+      this.ensureAlarm(nowMs + FLUSH_MS)
+    }
+    return null
+  }
+
+  private recordReplay(key: string, nowMs: number): void {
+    this.ctx.storage.kv.put(`replay:${key}`, nowMs + REPLAY_MEMORY_MS)
+    this.ensureAlarm(nowMs + FLUSH_MS)
+  }
+
+  /** Set the alarm to `atMs` unless one is already due earlier. */
+  private ensureAlarm(atMs: number): void {
+    if (this.alarmAtMs && this.alarmAtMs <= atMs) return
+    this.alarmAtMs = atMs
+    void this.ctx.storage.setAlarm(atMs)
+  }
+
   /**
    * Remember a token's access for the alarm. Storage is touched once per flush window (when no flush is
    * pending): the pending access and the alarm; later accesses in the window only move the memory copy.
@@ -140,10 +213,10 @@ export class RateLimiter extends DurableObject<Env> {
   private noteAccess(tokenId: string, nowMs: number): void {
     this.tokenId = tokenId
     if (nowMs > this.lastAccessMs) this.lastAccessMs = nowMs
-    if (this.alarmAtMs) return
-    this.alarmAtMs = nowMs + FLUSH_MS
+    if (this.accessPending) return
+    this.accessPending = true
     this.ctx.storage.kv.put<PendingAccess>('access', { tokenId, atMs: nowMs })
-    void this.ctx.storage.setAlarm(this.alarmAtMs)
+    this.ensureAlarm(nowMs + FLUSH_MS)
   }
 
   /** Forget the cached subject: the next request re-reads D1 (called after revocation or user changes). */
@@ -153,21 +226,44 @@ export class RateLimiter extends DurableObject<Env> {
     this.subjectLoad = undefined
   }
 
-  /** Flush a token's last_access to D1, then leave no storage behind unless a new access arrived meanwhile. */
+  /**
+   * Flush a token's last_access to D1 and prune aged replay memory; leave no storage behind once nothing
+   * is pending or remembered.
+   */
   async alarm(): Promise<void> {
+    const kv = this.ctx.storage.kv
     // After an eviction or restart memory is empty; the stored pending access stands in for it.
-    const stored = this.ctx.storage.kv.get<PendingAccess>('access')
+    const stored = kv.get<PendingAccess>('access')
     const tokenId = this.tokenId ?? stored?.tokenId
     const at = Math.max(this.lastAccessMs, stored?.atMs ?? 0)
     this.alarmAtMs = 0
+    this.accessPending = false
     if (tokenId && at > this.flushedAccessMs) {
       await touchLastAccess(this.env.DB, tokenId, new Date(at).toISOString())
       this.flushedAccessMs = at
     }
-    // A request during the flush (input gates stay open across D1 I/O) has set a new alarm and stored its
-    // access: keep those. Otherwise nothing is pending: delete everything (the pending access, anything an
-    // older version stored); the alarm that is running is consumed by returning.
-    if (this.alarmAtMs) return
-    await this.ctx.storage.deleteAll()
+    // A request during the flush (input gates stay open across D1 I/O) has stored a new access and set a
+    // new alarm: keep everything, that alarm prunes. Otherwise the access is flushed.
+    if (this.accessPending) return
+    const nowMs = Date.now()
+    const pruned = pruneOffsets(this.offsetMemory(), nowMs)
+    this.offsets = pruned.memory
+    let nextMs = pruned.nextExpiryMs
+    for (const [key, until] of kv.list<number>({ prefix: 'replay:' })) {
+      if (until <= nowMs) kv.delete(key)
+      else if (nextMs === null || until < nextMs) nextMs = until
+    }
+    if (nextMs === null) {
+      // Nothing pending or remembered: delete everything (anything an older version stored too); the
+      // alarm that is running is consumed by returning.
+      this.offsets = {}
+      await this.ctx.storage.deleteAll()
+      return
+    }
+    kv.delete('access')
+    kv.delete('bucket')
+    if (Object.keys(pruned.memory).length) kv.put('offsets', pruned.memory)
+    else kv.delete('offsets')
+    this.ensureAlarm(nextMs)
   }
 }

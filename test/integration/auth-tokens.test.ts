@@ -172,14 +172,14 @@ describe('rate limits', () => {
     })
   })
 
-  it('a token object stores its pending last_access once per flush window, and nothing once flushed', async () => {
+  it('a token object stores its pending last_access once per flush window; once flushed, only the offsets it used (48 h)', async () => {
     const { runInDurableObject } = await import('cloudflare:test')
     const t = await adminToken()
     const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`token:${t.tokenId}`))
     expect((await t.raw('GET', '/api/version')).status).toBe(200)
     const first = await runInDurableObject(stub, async (_obj, state) => {
       const stored = [...state.storage.kv.list()]
-      expect(stored.map(([k]) => k)).toEqual(['access'])
+      expect(stored.map(([k]) => k)).toEqual(['access', 'offsets'])
       expect(await state.storage.getAlarm()).toBeGreaterThan(Date.now())
       return stored[0][1] as { tokenId: string; atMs: number }
     })
@@ -191,14 +191,39 @@ describe('rate limits', () => {
     const at = (await env.DB.prepare('SELECT last_access FROM api_tokens WHERE id = ?').bind(t.tokenId).first('last_access')) as string
     expect(Date.parse(at)).toBeGreaterThan(first.atMs) // the latest access, from memory
     await runInDurableObject(stub, async (_obj, state) => {
-      expect([...state.storage.kv.list()]).toEqual([])
-      expect(await state.storage.getAlarm()).toBeNull()
+      // the access is flushed; the token's UTC offset stays remembered, and the alarm is set to forget it
+      expect([...state.storage.kv.list()].map(([k]) => k)).toEqual(['offsets'])
+      expect(await state.storage.getAlarm()).toBeGreaterThan(Date.now() + 47 * 3600_000)
     })
     // the next access opens a new window
     expect((await t.raw('GET', '/api/version')).status).toBe(200)
     await runInDurableObject(stub, async (_obj, state) => {
       expect(state.storage.kv.get<{ atMs: number }>('access')!.atMs).toBeGreaterThan(first.atMs)
-      expect(await state.storage.getAlarm()).not.toBeNull()
+      expect(await state.storage.getAlarm()).toBeLessThan(Date.now() + 60_000)
+    })
+  })
+
+  it('the alarm forgets aged offsets and replay records, then leaves no storage', async () => {
+    const { runInDurableObject } = await import('cloudflare:test')
+    const t = await adminToken()
+    const stub = env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(`token:${t.tokenId}`))
+    expect((await t.raw('POST', '/api/v2/tokens', { token_name: 'aged' })).status).toBe(200)
+    expect(await runDurableObjectAlarm(stub)).toBe(true)
+    await runInDurableObject(stub, async (_obj, state) => {
+      const keys = [...state.storage.kv.list()].map(([k]) => k)
+      expect(keys).toContain('offsets')
+      expect(keys.filter((k) => k.startsWith('replay:'))).toHaveLength(1)
+      // age everything past its memory
+      state.storage.kv.put('offsets', { '0': Date.now() - 49 * 3600_000 })
+      for (const k of keys.filter((k) => k.startsWith('replay:'))) state.storage.kv.put(k, Date.now() - 1)
+      await state.storage.setAlarm(Date.now() + 1000)
+    })
+    // (the object's memory copy of the offsets is older than storage here: reset it as a restart would)
+    await runInDurableObject(stub, (obj) => void Object.assign(obj, { offsets: undefined }))
+    expect(await runDurableObjectAlarm(stub)).toBe(true)
+    await runInDurableObject(stub, async (_obj, state) => {
+      expect([...state.storage.kv.list()]).toEqual([])
+      expect(await state.storage.getAlarm()).toBeNull()
     })
   })
 

@@ -77,7 +77,7 @@ export const request: Command = {
     }
 
     const c = await ctx.client({ requireAuth: false })
-    const res = await c.raw(method, target, body, { headers, contentType })
+    const res = await c.raw(method, target, body, { headers, contentType, exactTarget: true })
     const text = method === 'HEAD' ? '' : await res.text()
     const resHeaders = Object.fromEntries([...res.headers.entries()])
     if (ctx.json) {
