@@ -30,10 +30,79 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'Service Unavailable (the rate limiter could not be reached; retry after Retry-After)',
 }
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const s = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>
-  delete s.$schema
-  return s
+type Json = Record<string, unknown>
+
+/** Every `$ref` string in `node` (deeply) passed through `map`; returns a new value. */
+function mapRefs(node: unknown, map: (ref: string) => string): unknown {
+  if (Array.isArray(node)) return node.map((n) => mapRefs(n, map))
+  if (!node || typeof node !== 'object') return node
+  const out: Json = {}
+  for (const [k, v] of Object.entries(node)) out[k] = k === '$ref' && typeof v === 'string' ? map(v) : mapRefs(v, map)
+  return out
+}
+
+const COMPONENT = '#/components/schemas/'
+
+/**
+ * The document's named schemas (issue 18 item 5). zod's JSON Schema output puts the schemas that carry a
+ * `.meta({ id })` under a local `$defs` and points at them with `#/$defs/<id>` (and at the root of the
+ * converted schema with `#`). Inside an OpenAPI document those pointers resolve against the document root,
+ * where nothing is, so standard tools failed on every one. Each converted schema is passed through `add`:
+ * its `$defs` move to `components/schemas` and every pointer is rewritten to `#/components/schemas/<id>`.
+ * One id converted twice with different content (zod's input and output forms differ when a schema has
+ * defaults or transforms) keeps its id for the first and gets `<id>Input` / `<id>Output` (then a number)
+ * for the others, so no component is ever silently replaced.
+ */
+class SchemaComponents {
+  readonly schemas: Record<string, Json> = {}
+  private recursive = 0
+
+  add(schema: z.ZodType, io: 'input' | 'output'): Json {
+    const raw = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json
+    delete raw.$schema
+    const defs = (raw.$defs ?? {}) as Record<string, Json>
+    delete raw.$defs
+    let root: Json = raw
+    // A schema that refers to its own root ("#") becomes a component itself, so "#" has a target.
+    let rootName: string | undefined
+    if (JSON.stringify(raw).includes('"$ref":"#"')) rootName = `Recursive${++this.recursive}`
+    const names = new Map<string, string>(Object.keys(defs).map((n) => [n, n]))
+    const rewrite = (v: unknown) =>
+      mapRefs(v, (ref) => {
+        if (ref === '#' && rootName) return COMPONENT + rootName
+        if (ref.startsWith('#/$defs/')) return COMPONENT + (names.get(ref.slice(8)) ?? ref.slice(8))
+        return ref
+      }) as Json
+    // Choose final names: a def whose content differs from an existing component of that name is renamed.
+    // Renaming one def changes the pointers in others, so repeat until the choice is stable.
+    for (let pass = 0; pass < 10; pass++) {
+      let changed = false
+      for (const [orig, def] of Object.entries(defs)) {
+        const name = names.get(orig)!
+        const existing = this.schemas[name]
+        if (!existing || JSON.stringify(existing) === JSON.stringify(rewrite(def))) continue
+        names.set(orig, this.freeName(orig, io, rewrite(def)))
+        changed = true
+      }
+      if (!changed) break
+    }
+    for (const [orig, def] of Object.entries(defs)) this.schemas[names.get(orig)!] = rewrite(def)
+    root = rewrite(root)
+    if (rootName) {
+      this.schemas[rootName] = root
+      return { $ref: COMPONENT + rootName }
+    }
+    return root
+  }
+
+  private freeName(id: string, io: 'input' | 'output', content: Json): string {
+    const base = `${id}${io === 'input' ? 'Input' : 'Output'}`
+    for (let i = 1; ; i++) {
+      const name = i === 1 ? base : `${base}${i}`
+      const existing = this.schemas[name]
+      if (!existing || JSON.stringify(existing) === JSON.stringify(content)) return name
+    }
+  }
 }
 
 export function errorStatuses(r: RouteEntry): number[] {
@@ -49,6 +118,9 @@ export function errorStatuses(r: RouteEntry): number[] {
 
 export function buildOpenApi(routes: RouteEntry[], serverUrl?: string) {
   const paths: Record<string, Record<string, unknown>> = {}
+  const components = new SchemaComponents()
+  const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => components.add(schema, io)
+  const errorEnvelope = jsonSchema(ErrorEnvelope, 'output')
   for (const r of routes) {
     const d = r.def
     if (d.hidden) continue
@@ -141,12 +213,9 @@ export function buildOpenApi(routes: RouteEntry[], serverUrl?: string) {
         RequestDate: { name: 'RequestDate', in: 'header', required: false, schema: { type: 'string' }, description: 'RFC 3339 date-time of the request (signed requests)' },
         Signature: { name: 'Signature', in: 'header', required: false, schema: { type: 'string' }, description: 'base64 HMAC-SHA-256 chain (signed requests)' },
       },
-      schemas: { ErrorEnvelope: jsonSchema(ErrorEnvelope, 'output') },
+      schemas: components.schemas,
       responses: Object.fromEntries(
-        Object.entries(ERROR_TEXT).map(([s, text]) => [
-          `E${s}`,
-          { description: text, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
-        ]),
+        Object.entries(ERROR_TEXT).map(([s, text]) => [`E${s}`, { description: text, content: { 'application/json': { schema: errorEnvelope } } }]),
       ),
     },
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createApp, ROUTES } from '../../src/app'
 import { openApiPath } from '../../src/http/route'
+import { buildOpenApi } from '../../src/http/openapi'
 import { BASE, workerFetch } from '../helpers'
 
 type Doc = { openapi: string; paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown>; 'x-permission'?: string | null; deprecated?: boolean }>> }
@@ -18,6 +19,14 @@ describe('OpenAPI document', () => {
     const b = await spec('/api/v2/swagger')
     expect(a.openapi).toBe('3.1.0')
     expect(b).toEqual(a)
+  })
+
+  it('is the document built from the route table (what test/cli/openapi-tools.test.ts runs the standard tools on)', async () => {
+    const served = await spec()
+    expect(served).toEqual(JSON.parse(JSON.stringify(buildOpenApi(ROUTES, BASE))))
+    // named schemas are components, and no pointer is left to zod's local $defs
+    expect(Object.keys((served as unknown as { components: { schemas: object } }).components.schemas)).toContain('ErrorEnvelope')
+    expect(JSON.stringify(served)).not.toContain('#/$defs/')
   })
 
   it('documents every route the app serves, each with its security requirement and error responses', async () => {
