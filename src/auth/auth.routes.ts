@@ -274,6 +274,8 @@ export const authRoutes: RouteEntry[] = [
           email: body.email_address,
           principal_name: body.principal_name,
           password_hash: body.secret ? await hashPassword(body.secret) : undefined,
+          // a password change ends the user's sessions, but not the caller's own session making it
+          keep_session_id: params.user_id === c.var.principal.userId ? c.var.principal.sessionId : undefined,
         },
         nowIso,
       )

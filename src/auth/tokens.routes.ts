@@ -113,8 +113,10 @@ export const tokenRoutes: RouteEntry[] = [
     async (c, { params }) => {
       const p = c.var.principal
       const t = await getToken(c.env.DB, params.token_id)
-      if (!t) throw new ApiError(404, 'resource not found', 'token_id')
-      if (t.user_id !== p.userId && !p.permissions.includes('auth/ManageUsers')) throw new ApiError(403, 'Forbidden', 'token_id')
+      // Another user's token is answered exactly like a token that does not exist (404, same message), so
+      // a caller cannot learn which token ids exist; only administrators may revoke other users' tokens.
+      if (!t || (t.user_id !== p.userId && !p.permissions.includes('auth/ManageUsers')))
+        throw new ApiError(404, 'resource not found', 'token_id')
       await deleteToken(c.env.DB, t.id)
       forgetTokenKey(t.id)
       await invalidateSubject(c.env, 'token', t.id)

@@ -122,10 +122,13 @@ export interface UserPatch {
   email?: string | null
   principal_name?: string
   password_hash?: string
+  /** with password_hash: the one open session that survives the change (the caller's own), if any */
+  keep_session_id?: string
 }
 
 /**
- * Applies a patch in one statement; disabling a user also ends their sessions in the same batch.
+ * Applies a patch in one statement; disabling a user also ends their sessions in the same batch, and so
+ * does a password change (all but `keep_session_id`).
  * Returns null when the user does not exist, 'conflict' on a duplicate name/email.
  */
 export async function updateUser(db: D1Database, id: string, p: UserPatch, now: string): Promise<User | null | 'conflict'> {
@@ -144,6 +147,12 @@ export async function updateUser(db: D1Database, id: string, p: UserPatch, now: 
   args.push(now)
   const stmts = [db.prepare(`UPDATE users SET ${sets.join(', ')} WHERE id = ?`).bind(...args, id)]
   if (p.is_disabled) stmts.push(db.prepare('UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL').bind(now, id))
+  else if (p.password_hash !== undefined)
+    // A new password ends the sessions opened with the old one, in the same batch as the change, except
+    // the session that made the change when it is the user's own (`id IS NOT NULL` when there is none).
+    stmts.push(
+      db.prepare('UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL AND id IS NOT ?').bind(now, id, p.keep_session_id ?? null),
+    )
   try {
     const [r] = await db.batch(stmts)
     if (r.meta.changes === 0) return null

@@ -147,6 +147,30 @@ describe('users and roles', () => {
     expect((await u.client.raw('GET', '/api/version')).status).toBe(200)
   })
 
+  it('a password change ends the user’s open sessions, except the caller’s own session that made it', async () => {
+    const admin = await adminSession()
+    const name = `pw-${crypto.randomUUID().slice(0, 8)}`
+    const u = await admin.createUser({ principal_name: name, roles: ['Administrator'], secret: 'first-password-123' })
+    const login = async (secret: string) => client({ kind: 'bearer', jwt: (await client().login(name, secret)).data.session_token })
+    const [a, b] = [await login('first-password-123'), await login('first-password-123')]
+    expect((await a.raw('GET', '/api/v2/self')).status).toBe(200)
+    // changed by an administrator: every session of the user ends; the administrator's own does not
+    await admin.updateUser(u.data.id, { secret: 'second-password-123' })
+    await expectEnvelope(await a.raw('GET', '/api/v2/self'), 401, 'session has ended')
+    await expectEnvelope(await b.raw('GET', '/api/v2/self'), 401, 'session has ended')
+    expect((await admin.raw('GET', '/api/v2/self')).status).toBe(200)
+    // changed by the user in one of their sessions: that one stays, the others end
+    const [own, other] = [await login('second-password-123'), await login('second-password-123')]
+    await own.updateUser(u.data.id, { secret: 'third-password-1234' })
+    expect((await own.raw('GET', '/api/v2/self')).status).toBe(200)
+    await expectEnvelope(await other.raw('GET', '/api/v2/self'), 401, 'session has ended')
+    const rows = await env.DB.prepare('SELECT COUNT(*) AS open FROM sessions WHERE user_id = ? AND ended_at IS NULL').bind(u.data.id).first('open')
+    expect(rows).toBe(1)
+    // other changes (not the password) leave sessions open
+    await admin.updateUser(u.data.id, { email_address: `${name}@example.test` })
+    expect((await own.raw('GET', '/api/v2/self')).status).toBe(200)
+  })
+
   it('deleting a user removes their tokens', async () => {
     const u = await userWithRole('User')
     await u.admin.deleteUser(u.userId)

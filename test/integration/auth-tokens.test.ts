@@ -52,12 +52,16 @@ describe('API tokens', () => {
     await expectEnvelope(await t.raw('GET', '/api/version'), 401, 'unknown or revoked token')
   })
 
-  it('non-administrators create and see only their own tokens; creating for others is 403', async () => {
+  it('non-administrators create and see only their own tokens; creating for others is 403, revoking theirs 404', async () => {
     const u = await userWithRole('User')
     const other = await userWithRole('Read-Only')
     await expectEnvelope(await u.client.raw('POST', '/api/v2/tokens', { token_name: 'x', user_id: other.userId }), 403, 'other users')
     await expectEnvelope(await u.client.raw('GET', `/api/v2/tokens?user_id=${other.userId}`), 403)
-    await expectEnvelope(await u.client.raw('DELETE', `/api/v2/tokens/${other.tokenId}`), 403)
+    // revoking another user's token: the same 404 as for a token that does not exist (no existence oracle)
+    const theirs = await expectEnvelope(await u.client.raw('DELETE', `/api/v2/tokens/${other.tokenId}`), 404)
+    const none = await expectEnvelope(await u.client.raw('DELETE', `/api/v2/tokens/${crypto.randomUUID()}`), 404)
+    expect(theirs.errors).toEqual(none.errors)
+    expect((await other.client.raw('GET', '/api/version')).status).toBe(200) // and it was not revoked
     const mine = await u.client.createToken('mine')
     expect(mine.data.user_id).toBe(u.userId)
     // administrators may create for others and list everyone's
