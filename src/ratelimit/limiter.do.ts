@@ -182,7 +182,7 @@ export class RateLimiter extends DurableObject<Env> {
     if (f.replayKey) {
       const until = this.ctx.storage.kv.get<number>(`replay:${f.replayKey}`)
       if (until !== undefined && until > nowMs) {
-        return 'this signed request was already accepted: a mutating request (POST, PUT, PATCH, DELETE) is accepted once; sign a new one (another hour or body) to repeat it'
+        return 'this signed request was already accepted: a mutating request (POST, PUT, PATCH, DELETE) is accepted once; to repeat it, sign a request that differs (for example with a nonce=<random> query parameter, which routes ignore)'
       }
     }
     const next = rememberOffset(memory, f.offsetMinutes, nowMs)
