@@ -12,6 +12,7 @@ import { samlRoutes } from './saml/saml.routes'
 import { extensionRoutes } from './extensions/extensions.routes'
 import { graphRoutes } from './graph/graph.routes'
 import { findingRoutes } from './findings/findings.routes'
+import { cypherRoutes } from './cypher/cypher.routes'
 import { docsRoutes } from './system/docs.routes'
 
 /** Every route of the service, in one list: the app, the OpenAPI document and the tests all walk it. */
@@ -22,6 +23,7 @@ export const ROUTES: RouteEntry[] = [
   ...extensionRoutes,
   ...graphRoutes,
   ...findingRoutes,
+  ...cypherRoutes,
   ...docsRoutes,
 ]
 

@@ -1,0 +1,64 @@
+/**
+ * What one query may spend. Every loop of the engine charges its work here; the first limit crossed
+ * stops the query with a 400 naming the limit, so a hostile or careless query never costs the service
+ * more than these bounds (and never answers 5xx).
+ */
+import { CypherError } from './parse'
+
+export interface CypherLimits {
+  /** rows produced by all stages together (pattern walks, UNWIND, rows held for ORDER BY / aggregation) */
+  maxRows: number
+  /** rows returned */
+  maxResultRows: number
+  /** nodes read, relationships read and relationships walked (a walk step), over the whole query */
+  maxSteps: number
+  /** wall-clock milliseconds (checked between store round trips) */
+  maxMillis: number
+}
+
+/**
+ * Sized for the 128 MB isolate: a walk state or held row costs a few hundred bytes and a read relationship
+ * stays cached for the query, so rows and steps bound memory; time bounds the store round trips.
+ */
+export const DEFAULT_LIMITS: CypherLimits = { maxRows: 100_000, maxResultRows: 20_000, maxSteps: 500_000, maxMillis: 5_000 }
+
+export class Budget {
+  private rows = 0
+  private steps = 0
+  private readonly deadline: number
+
+  constructor(
+    readonly limits: CypherLimits,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.deadline = clock() + limits.maxMillis
+  }
+
+  /** `n` more rows produced by a stage */
+  chargeRows(n: number): void {
+    this.rows += n
+    if (this.rows > this.limits.maxRows)
+      throw new CypherError(
+        `the query was stopped: it produced more than ${this.limits.maxRows} intermediate rows (row limit); narrow the pattern or add a LIMIT`,
+      )
+  }
+
+  /** `n` more relationships or nodes read from the graph */
+  chargeSteps(n: number): void {
+    this.steps += n
+    if (this.steps > this.limits.maxSteps)
+      throw new CypherError(
+        `the query was stopped: it would read more than ${this.limits.maxSteps} nodes and relationships (traversal step limit); narrow the pattern, bound variable-length relationships or add a LIMIT`,
+      )
+    this.checkTime()
+  }
+
+  checkTime(): void {
+    if (this.clock() > this.deadline)
+      throw new CypherError(`the query was stopped: it ran longer than ${this.limits.maxMillis} ms (time limit); narrow it or add a LIMIT`)
+  }
+
+  get used() {
+    return { rows: this.rows, steps: this.steps }
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * POST /api/v2/graphs/cypher: BloodHound's Cypher endpoint (cmd/api/src/api/v2/cypherquery.go).
+ * HTTP only: parse → run (against the caller's visible graph) → present. Every refusal and every
+ * budget stop is a 400 with the engine's message; nothing found is BloodHound's 404.
+ */
+import { z } from 'zod'
+import { defineRoute, type RouteEntry } from '../http/route'
+import { ApiError } from '../http/errors'
+import { accessParam } from '../graph/graph.store'
+import { d1GraphSource } from './cypher.store'
+import { CypherError, parseCypher } from './parse'
+import { runQuery } from './run'
+import { loadNodes } from './match'
+import { CypherResultSchema, presentResult, referencedNodes } from './present'
+
+const CypherQuerySchema = z
+  .object({
+    query: z.string({ error: 'query is required and must be a string' }),
+    include_properties: z.boolean().optional().default(false),
+  })
+  .meta({ id: 'CypherQuery' })
+
+export const cypherRoutes: RouteEntry[] = [
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v2/graphs/cypher',
+      operationId: 'RunCypherQuery',
+      summary: 'Run a read-only Cypher query against the graph',
+      description:
+        'BloodHound-compatible. The supported subset, budgets and refusals are listed in docs/cypher.md. Only the ' +
+        'environments the caller may access are seen or traversed. Scalar columns are returned as `literals`; ' +
+        '`node_keys`, `edge_keys` and `properties` only with `include_properties`. Refused with 400: syntax errors ' +
+        '(`line L:C ...`), an empty query (`invalid input`), parameters, procedure calls, updating clauses, and ' +
+        'queries over their row, traversal-step or time budget. Nothing found: 404 `resource not found`. ' +
+        'The response header `X-Cypher-Plan` summarises how the patterns were matched.',
+      tags: ['Cypher'],
+      auth: 'graph/Read',
+      body: { kind: 'json', schema: CypherQuerySchema, maxBytes: 256 * 1024 },
+      responses: { 200: { description: 'the nodes, edges and literals the query returned', schema: z.object({ data: CypherResultSchema }) } },
+    },
+    async (c, { body }) => {
+      const source = d1GraphSource(c.env.DB, accessParam(c.var.principal.environmentAccess))
+      let data
+      try {
+        const query = parseCypher(body.query)
+        const result = await runQuery(query, source, { now: c.var.now().getTime() })
+        await loadNodes(result.ctx, referencedNodes(result.rows))
+        data = presentResult(result.columns, result.rows, result.ctx.graph, body.include_properties)
+        const used = result.ctx.budget.used
+        // Printable ASCII only (the plan quotes query literals; a header cannot carry anything else).
+        const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${used.rows}, steps ${used.steps})`.replace(/[^\x20-\x7e]/g, '?')
+        c.header('X-Cypher-Plan', plan)
+      } catch (e) {
+        if (e instanceof CypherError) throw new ApiError(400, e.message, 'query')
+        throw e
+      }
+      if (Object.keys(data.nodes).length + data.edges.length + data.literals.length === 0) throw new ApiError(404, 'resource not found', 'query')
+      return c.json({ data })
+    },
+  ),
+]

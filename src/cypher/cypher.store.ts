@@ -1,0 +1,110 @@
+/**
+ * The graph as the Cypher engine reads it (GraphSource over D1). Environment access is applied in every
+ * statement: `access` NULL sees everything, else a JSON array of environment ids; a node outside it is
+ * never returned and no relationship leading to it is, so the engine can neither see nor traverse it.
+ * Sets of ids travel as one JSON parameter (json_each), never as long IN lists.
+ */
+import { toNodeRecord, type NodeRow } from '../graph/present'
+import type { EdgeRecord, GraphSource, NodeRecord, NodeScan } from './source'
+
+const NODE_COLUMNS = 'n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.properties, n.updated_at'
+/** ids per statement (one JSON parameter of at most ~60 KB) */
+const IDS_PER_STATEMENT = 5_000
+
+function visible(col: string, param: string): string {
+  return `(${param} IS NULL OR ${col} IN (SELECT value FROM json_each(${param})))`
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+interface EdgeRow {
+  id: number
+  start_id: number
+  end_id: number
+  kind: string
+  properties: string
+  updated_at: string
+}
+
+/** Properties are parsed on first use: most walked relationships are never looked into. */
+function toEdge(r: EdgeRow): EdgeRecord {
+  let parsed: Record<string, unknown> | null = null
+  const raw = r.properties
+  return {
+    id: r.id,
+    start: r.start_id,
+    end: r.end_id,
+    kind: r.kind,
+    get properties() {
+      return (parsed ??= JSON.parse(raw) as Record<string, unknown>)
+    },
+    updated_at: r.updated_at,
+  }
+}
+
+export function d1GraphSource(db: D1Database, access: string | null): GraphSource {
+  return {
+    async scanNodes(scan: NodeScan, afterId: number, limit: number): Promise<NodeRecord[]> {
+      // ?1 after, ?2 kinds (JSON or NULL), ?3 objectid, ?4 name, ?5 access, ?6 limit
+      const rows = await db
+        .prepare(
+          `SELECT ${NODE_COLUMNS} FROM nodes n
+           WHERE n.id > ?1
+             AND (?2 IS NULL OR n.kind IN (SELECT value FROM json_each(?2))
+                  OR EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN (SELECT value FROM json_each(?2))))
+             AND (?3 IS NULL OR n.objectid = ?3)
+             AND (?4 IS NULL OR (n.name = ?4 COLLATE NOCASE AND n.name = ?4))
+             AND ${visible('n.environment_id', '?5')}
+           ORDER BY n.id LIMIT ?6`,
+        )
+        .bind(afterId, scan.kinds ? JSON.stringify(scan.kinds) : null, scan.objectid, scan.name, access, limit)
+        .all<NodeRow>()
+      return rows.results.map(toNodeRecord)
+    },
+
+    async nodesByIds(ids: number[]): Promise<NodeRecord[]> {
+      if (ids.length === 0) return []
+      const results = await db.batch(
+        chunks(ids, IDS_PER_STATEMENT).map((c) =>
+          db
+            .prepare(`SELECT ${NODE_COLUMNS} FROM json_each(?1) f JOIN nodes n ON n.id = f.value WHERE ${visible('n.environment_id', '?2')}`)
+            .bind(JSON.stringify(c), access),
+        ),
+      )
+      return results.flatMap((r) => (r.results as NodeRow[]).map(toNodeRecord))
+    },
+
+    async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null): Promise<EdgeRecord[]> {
+      if (ids.length === 0) return []
+      const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =
+        direction === 'out' ? [['start_id', 'end_id']] : direction === 'in' ? [['end_id', 'start_id']] : [['start_id', 'end_id'], ['end_id', 'start_id']]
+      const statements = chunks(ids, IDS_PER_STATEMENT).flatMap((c) =>
+        sides.map(([near, far]) =>
+          db
+            .prepare(
+              `SELECT e.id, e.start_id, e.end_id, e.kind, e.properties, e.updated_at
+               FROM json_each(?1) f JOIN edges e ON e.${near} = f.value
+               ${access === null ? '' : `JOIN nodes v ON v.id = e.${far}`}
+               WHERE (?2 IS NULL OR e.kind IN (SELECT value FROM json_each(?2)))
+                 ${access === null ? '' : `AND ${visible('v.environment_id', '?3')}`}`,
+            )
+            .bind(...[JSON.stringify(c), kinds ? JSON.stringify(kinds) : null, ...(access === null ? [] : [access])]),
+        ),
+      )
+      const results = await db.batch(statements)
+      const seen = new Set<number>()
+      const out: EdgeRecord[] = []
+      for (const r of results)
+        for (const row of r.results as EdgeRow[]) {
+          if (seen.has(row.id)) continue
+          seen.add(row.id)
+          out.push(toEdge(row))
+        }
+      return out
+    },
+  }
+}

@@ -1,0 +1,371 @@
+/**
+ * Pattern matching against the store. Rows flow in batches; each relationship hop costs one store
+ * round trip per batch (frontier expansion), variable-length hops one per level. Results stream out as
+ * soon as they exist, so a LIMIT downstream stops the walk early. Every read is charged to the budget.
+ *
+ * Semantics (openCypher): within one pattern part a relationship is used at most once (variable-length
+ * walks are trails); a variable bound earlier must be the same node; `*0..` includes the empty walk.
+ */
+import type { Expr, NodePattern, PatternPart, RelPattern } from './ast'
+import type { Budget } from './budget'
+import { evaluate, type EvalContext, type GraphCache, type Row } from './eval'
+import { hasLabel, nodeProperty, relationshipKinds } from './labels'
+import { CypherError } from './parse'
+import { planPart, type PartPlan } from './plan'
+import type { EdgeRecord, GraphSource, NodeRecord } from './source'
+import { equals, fromJson, NodeRef, PathVal, RelRef, type Value } from './values'
+
+export const BATCH = 500
+const SCAN_PAGE = 1_000
+/** Longest shortest path searched (relationships). */
+export const MAX_SHORTEST_DEPTH = 32
+
+export interface RunContext extends EvalContext {
+  source: GraphSource
+  budget: Budget
+  nodes: Map<number, NodeRecord>
+  rels: Map<number, EdgeRecord>
+  /** expansions already fetched, per `direction|kinds`: node id → its relationships */
+  expansions: Map<string, Map<number, EdgeRecord[]>>
+  /** plans made (for the debug header and tests) */
+  plans: string[]
+  /** node scans already read, per scan: pages in id order, and whether the last page was reached */
+  scans: Map<string, { pages: NodeRecord[][]; complete: boolean }>
+}
+
+export function newContext(source: GraphSource, budget: Budget, now: number): RunContext {
+  const nodes = new Map<number, NodeRecord>()
+  const rels = new Map<number, EdgeRecord>()
+  const graph: GraphCache = {
+    node(id) {
+      const n = nodes.get(id)
+      if (!n) throw new Error(`node ${id} not loaded`)
+      return n
+    },
+    rel(id) {
+      const r = rels.get(id)
+      if (!r) throw new Error(`relationship ${id} not loaded`)
+      return r
+    },
+  }
+  return { graph, now, predicates: new Map(), source, budget, nodes, rels, expansions: new Map(), plans: [], scans: new Map() }
+}
+
+export async function loadNodes(ctx: RunContext, ids: Iterable<number>): Promise<void> {
+  const missing = [...new Set(ids)].filter((id) => !ctx.nodes.has(id))
+  if (missing.length === 0) return
+  ctx.budget.chargeSteps(missing.length)
+  for (const n of await ctx.source.nodesByIds(missing)) ctx.nodes.set(n.id, n)
+}
+
+/** Relationships at each of `ids` (near end), fetched once per query and direction/kinds. */
+async function expand(ctx: RunContext, ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null): Promise<Map<number, EdgeRecord[]>> {
+  const key = `${direction}|${kinds ? kinds.join(',') : '*'}`
+  let cache = ctx.expansions.get(key)
+  if (!cache) ctx.expansions.set(key, (cache = new Map()))
+  const missing = [...new Set(ids)].filter((id) => !cache!.has(id))
+  if (missing.length > 0) {
+    ctx.budget.checkTime()
+    for (const id of missing) cache.set(id, [])
+    const edges = await ctx.source.expand(missing, direction, kinds)
+    ctx.budget.chargeSteps(edges.length)
+    const wanted = new Set(missing)
+    for (const e of edges) {
+      ctx.rels.set(e.id, e)
+      if ((direction === 'out' || direction === 'both') && wanted.has(e.start)) cache.get(e.start)!.push(e)
+      if ((direction === 'in' || direction === 'both') && wanted.has(e.end) && !(direction === 'both' && e.start === e.end)) cache.get(e.end)!.push(e)
+    }
+  }
+  return cache
+}
+
+function farEnd(e: EdgeRecord, near: number): number {
+  return e.start === near ? e.end : e.start
+}
+
+function relRef(e: EdgeRecord): RelRef {
+  return new RelRef(e.id, e.start, e.end, e.kind)
+}
+
+function nodeOk(ctx: RunContext, id: number, np: NodePattern, filters: Expr[], row: Row): boolean {
+  const n = ctx.nodes.get(id)
+  if (!n) return false
+  if (!np.labels.every((l) => hasLabel(n, l))) return false
+  if (np.properties)
+    for (const { key, value } of np.properties.entries)
+      if (equals(fromJson(nodeProperty(n, key)), evaluate(value, row, ctx)) !== true) return false
+  if (np.variable) {
+    const b = row[np.variable]
+    if (b !== undefined && !(b instanceof NodeRef && b.id === id)) return false
+    if (filters.length > 0) {
+      const r = { ...row, [np.variable]: new NodeRef(id) }
+      for (const f of filters) if (evaluate(f, r, ctx) !== true) return false
+    }
+  }
+  return true
+}
+
+function relOk(ctx: RunContext, e: EdgeRecord, rp: RelPattern, row: Row): boolean {
+  if (rp.properties)
+    for (const { key, value } of rp.properties.entries) if (equals(fromJson(e.properties[key]), evaluate(value, row, ctx)) !== true) return false
+  if (rp.variable && rp.range === null) {
+    const b = row[rp.variable]
+    if (b !== undefined && !(b instanceof RelRef && b.id === e.id)) return false
+  }
+  return true
+}
+
+/** A walk in progress (walk order). */
+interface State {
+  row: Row
+  /** every node of the walk */
+  seq: number[]
+  /** every relationship of the walk */
+  relSeq: RelRef[]
+  /** node id at each pattern node reached so far */
+  ends: number[]
+  /** relationships of each hop done */
+  groups: RelRef[][]
+}
+
+/** Start nodes for a batch of rows: the bound node, or a scan (streamed page by page). */
+async function* starts(ctx: RunContext, plan: PartPlan, rows: Row[]): AsyncGenerator<State[]> {
+  const np = plan.nodes[0]
+  const boundVar = np.variable !== null && np.variable in rows[0] ? np.variable : null
+  if (boundVar) {
+    const out: State[] = []
+    for (const row of rows) {
+      const v = row[boundVar]
+      if (!(v instanceof NodeRef)) continue
+      if (!nodeOk(ctx, v.id, np, plan.filters[0], row)) continue
+      out.push({ row, seq: [v.id], relSeq: [], ends: [v.id], groups: [] })
+    }
+    if (out.length) yield out
+    return
+  }
+  // The store-side part of a scan does not depend on the rows, so its pages are read once per query
+  // (a later batch of rows, or a second part scanning the same way, reuses them).
+  const key = JSON.stringify(plan.scan)
+  let cached = ctx.scans.get(key)
+  if (!cached) ctx.scans.set(key, (cached = { pages: [], complete: false }))
+  for (let i = 0; ; i++) {
+    ctx.budget.checkTime()
+    let page: NodeRecord[]
+    if (i < cached.pages.length) page = cached.pages[i]
+    else if (cached.complete) return
+    else {
+      const after = i === 0 ? 0 : cached.pages[i - 1][cached.pages[i - 1].length - 1].id
+      page = await ctx.source.scanNodes(plan.scan, after, SCAN_PAGE)
+      ctx.budget.chargeSteps(page.length)
+      for (const n of page) ctx.nodes.set(n.id, n)
+      if (page.length < SCAN_PAGE) cached.complete = true
+      if (page.length === 0) return
+      cached.pages.push(page)
+    }
+    let out: State[] = []
+    for (const n of page)
+      for (const row of rows) {
+        if (!nodeOk(ctx, n.id, np, plan.filters[0], row)) continue
+        out.push({ row, seq: [n.id], relSeq: [], ends: [n.id], groups: [] })
+        if (out.length >= BATCH) {
+          ctx.budget.chargeRows(out.length)
+          yield out
+          out = []
+        }
+      }
+    if (out.length) {
+      ctx.budget.chargeRows(out.length)
+      yield out
+    }
+  }
+}
+
+/** Extends walks by hop `h` (and the following ones), yielding finished walks as rows. */
+async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number): AsyncGenerator<Row[]> {
+  if (h === plan.rels.length) {
+    yield states.map((s) => bindRow(plan, s))
+    return
+  }
+  const rp = plan.rels[h]
+  const far = plan.nodes[h + 1]
+  const kinds = relationshipKinds(rp.types)
+  const min = rp.range ? rp.range.min : 1
+  const max = rp.range ? rp.range.max : 1
+  type Walk = State & { hop: RelRef[] }
+  let frontier: Walk[] = states.map((s) => ({ ...s, hop: [] }))
+  const finish = (w: Walk): State => ({ row: w.row, seq: w.seq, relSeq: w.relSeq, ends: [...w.ends, w.seq[w.seq.length - 1]], groups: [...w.groups, w.hop] })
+  if (min === 0) {
+    const done = frontier.filter((w) => nodeOk(ctx, w.seq[w.seq.length - 1], far, plan.filters[h + 1], w.row)).map(finish)
+    for (let i = 0; i < done.length; i += BATCH) yield* hops(ctx, plan, done.slice(i, i + BATCH), h + 1)
+  }
+  let level = 0
+  while (frontier.length > 0 && (max === null || level < max)) {
+    const edgesAt = await expand(
+      ctx,
+      frontier.map((w) => w.seq[w.seq.length - 1]),
+      rp.direction,
+      kinds,
+    )
+    const next: Walk[] = []
+    for (const w of frontier) {
+      const at = w.seq[w.seq.length - 1]
+      for (const e of edgesAt.get(at) ?? []) {
+        if (w.relSeq.some((r) => r.id === e.id)) continue
+        if (!relOk(ctx, e, rp, w.row)) continue
+        const r = relRef(e)
+        next.push({ ...w, seq: [...w.seq, farEnd(e, at)], relSeq: [...w.relSeq, r], hop: [...w.hop, r] })
+      }
+    }
+    ctx.budget.chargeRows(next.length)
+    ctx.budget.chargeSteps(next.length)
+    level++
+    await loadNodes(
+      ctx,
+      next.map((w) => w.seq[w.seq.length - 1]),
+    )
+    if (level >= min) {
+      const done = next.filter((w) => nodeOk(ctx, w.seq[w.seq.length - 1], far, plan.filters[h + 1], w.row)).map(finish)
+      for (let i = 0; i < done.length; i += BATCH) yield* hops(ctx, plan, done.slice(i, i + BATCH), h + 1)
+    }
+    if (rp.range === null) break
+    frontier = next
+  }
+}
+
+/** A finished walk → the row with the part's variables bound (pattern order). */
+function bindRow(plan: PartPlan, s: State): Row {
+  const part = plan.part
+  const ends = plan.reversed ? [...s.ends].reverse() : s.ends
+  const groups = plan.reversed ? [...s.groups].reverse().map((g) => [...g].reverse()) : s.groups
+  const row: Row = { ...s.row }
+  part.nodes.forEach((np, i) => {
+    if (np.variable) row[np.variable] = new NodeRef(ends[i])
+  })
+  part.rels.forEach((rp, i) => {
+    if (rp.variable) row[rp.variable] = rp.range === null ? groups[i][0] : groups[i]
+  })
+  if (part.variable) {
+    const seq = plan.reversed ? [...s.seq].reverse() : s.seq
+    const rels = plan.reversed ? [...s.relSeq].reverse() : s.relSeq
+    row[part.variable] = new PathVal(seq, rels)
+  }
+  return row
+}
+
+/** Rows extended by every match of one pattern part. */
+export async function* matchPart(ctx: RunContext, part: PatternPart, rows: Row[], where: Expr | null): AsyncGenerator<Row[]> {
+  if (rows.length === 0) return
+  const bound = new Set(Object.keys(rows[0]))
+  if (part.shortest) {
+    yield* matchShortest(ctx, part, rows, where, bound)
+    return
+  }
+  const plan = planPart(part, bound, where)
+  if (ctx.plans.length < 32) ctx.plans.push(plan.describe)
+  for await (const batch of starts(ctx, plan, rows)) yield* hops(ctx, plan, batch, 0)
+}
+
+// ---- shortest paths ------------------------------------------------------------------------------------------
+
+async function candidates(ctx: RunContext, plan: PartPlan, row: Row): Promise<number[]> {
+  const out: number[] = []
+  for await (const batch of starts(ctx, plan, [row])) for (const s of batch) out.push(s.seq[0])
+  return out
+}
+
+/**
+ * shortestPath / allShortestPaths between every pair of the two end sets, by breadth-first search from
+ * each node of the smaller set (one store round trip per level; expansions are shared between
+ * searches). shortestPath yields one path per reachable pair, allShortestPaths every path of the
+ * shortest length.
+ */
+async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], where: Expr | null, bound: Set<string>): AsyncGenerator<Row[]> {
+  if (part.rels.length !== 1) throw new CypherError('shortestPath and allShortestPaths take a pattern with exactly one relationship')
+  const rp = part.rels[0]
+  const min = rp.range ? rp.range.min : 1
+  if (min > 1) throw new CypherError('shortestPath and allShortestPaths support a minimum length of 0 or 1 only')
+  const maxDepth = Math.min(rp.range ? (rp.range.max ?? MAX_SHORTEST_DEPTH) : 1, MAX_SHORTEST_DEPTH)
+  const kinds = relationshipKinds(rp.types)
+  const single = (np: NodePattern) => planPart({ variable: null, shortest: null, nodes: [np], rels: [] }, bound, where)
+  const startPlan = single(part.nodes[0])
+  const endPlan = single(part.nodes[1])
+  for (const row of rows) {
+    const a = await candidates(ctx, startPlan, row)
+    if (a.length === 0) continue
+    const b = await candidates(ctx, endPlan, row)
+    if (b.length === 0) continue
+    // search from the smaller side; `dir` is the direction walked from it
+    const fromA = a.length <= b.length
+    const sources = fromA ? a : b
+    const targets = new Set(fromA ? b : a)
+    const dir = fromA ? rp.direction : rp.direction === 'out' ? 'in' : rp.direction === 'in' ? 'out' : 'both'
+    if (ctx.plans.length < 32) ctx.plans.push(`${part.shortest === 'all' ? 'allShortestPaths' : 'shortestPath'}: ${a.length} x ${b.length}, search from the ${fromA ? 'start' : 'end'} side`)
+    for (const s of sources) {
+      const parents = new Map<number, { prev: number; rel: RelRef }[]>([[s, []]])
+      const depth = new Map<number, number>([[s, 0]])
+      let frontier = [s]
+      let found = 0
+      const wanted = targets.has(s) ? targets.size - 1 : targets.size
+      for (let d = 1; d <= maxDepth && frontier.length > 0 && found < wanted; d++) {
+        const edgesAt = await expand(ctx, frontier, dir, kinds)
+        const next: number[] = []
+        for (const at of frontier)
+          for (const e of edgesAt.get(at) ?? []) {
+            if (!relOk(ctx, e, rp, row)) continue
+            const to = farEnd(e, at)
+            const seen = depth.get(to)
+            if (seen === undefined) {
+              depth.set(to, d)
+              parents.set(to, [{ prev: at, rel: relRef(e) }])
+              next.push(to)
+              if (targets.has(to) && to !== s) found++
+            } else if (seen === d) parents.get(to)!.push({ prev: at, rel: relRef(e) })
+          }
+        ctx.budget.chargeRows(next.length)
+        ctx.budget.chargeSteps(next.length)
+        frontier = next
+      }
+      const out: Row[] = []
+      const ends = [...targets].filter((t) => t !== s && depth.has(t))
+      if (min === 0 && targets.has(s)) ends.unshift(s)
+      await loadNodes(ctx, [s, ...ends])
+      for (const t of ends) {
+        const walks = walksBack(ctx, parents, t, part.shortest === 'all')
+        for (const w of walks) {
+          // w: nodes and rels from s to t in search order
+          const nodes = fromA ? w.nodes : [...w.nodes].reverse()
+          const rels = fromA ? w.rels : [...w.rels].reverse()
+          const r: Row = { ...row }
+          if (part.nodes[0].variable) r[part.nodes[0].variable] = new NodeRef(nodes[0])
+          if (part.nodes[1].variable) r[part.nodes[1].variable] = new NodeRef(nodes[nodes.length - 1])
+          if (rp.variable) r[rp.variable] = rels
+          if (part.variable) r[part.variable] = new PathVal(nodes, rels)
+          out.push(r)
+        }
+      }
+      await loadNodes(
+        ctx,
+        out.flatMap((r) => (part.variable ? (r[part.variable] as PathVal).nodes : [])),
+      )
+      for (let i = 0; i < out.length; i += BATCH) yield out.slice(i, i + BATCH)
+    }
+  }
+}
+
+/** Paths from the search's source to `t` along recorded parents: one, or all of them. */
+function walksBack(ctx: RunContext, parents: Map<number, { prev: number; rel: RelRef }[]>, t: number, all: boolean): { nodes: number[]; rels: RelRef[] }[] {
+  const out: { nodes: number[]; rels: RelRef[] }[] = []
+  const walk = (at: number, nodes: number[], rels: RelRef[]): void => {
+    const ps = parents.get(at) ?? []
+    if (ps.length === 0) {
+      out.push({ nodes: [at, ...nodes], rels })
+      ctx.budget.chargeRows(1)
+      return
+    }
+    for (const p of all ? ps : ps.slice(0, 1)) walk(p.prev, [at, ...nodes], [p.rel, ...rels])
+  }
+  walk(t, [], [])
+  return out
+}
+
+export type { Value }

@@ -1,0 +1,107 @@
+/**
+ * A query result in BloodHound's unified-graph shape: nodes (by id) and edges from every node,
+ * relationship and path in the rows, scalar columns as `literals` (one per column per row, in row
+ * order). Node and edge shapes are src/graph/present.ts's, with the Tier Zero / owned flags and the
+ * kinds as Cypher sees them (labels.ts: one Tier Zero rule with the findings engine). Pure.
+ */
+import { z } from 'zod'
+import { GraphEdgeSchema, GraphNodeSchema, pathNode } from '../graph/present'
+import type { GraphCache } from './eval'
+import { isOwnedNode, isTierZeroNode, labelsOf, nodeProperties } from './labels'
+import { DateTimeVal, isGraphValue, isMap, NodeRef, PathVal, RelRef, type Value } from './values'
+
+export const CypherNodeSchema = GraphNodeSchema.extend({ properties: z.record(z.string(), z.unknown()).optional() })
+export const CypherEdgeSchema = GraphEdgeSchema.extend({ properties: z.record(z.string(), z.unknown()).optional() })
+
+export const CypherResultSchema = z
+  .object({
+    node_keys: z.array(z.string()).optional().describe('sorted property names of the nodes (include_properties only, omitted when empty)'),
+    edge_keys: z.array(z.string()).optional().describe('sorted property names of the edges (include_properties only, omitted when empty)'),
+    nodes: z.record(z.string(), CypherNodeSchema).describe('keyed by internal node id'),
+    edges: z.array(CypherEdgeSchema).describe('one entry per relationship per returned path or relationship (duplicates possible)'),
+    literals: z.array(z.object({ key: z.string(), value: z.unknown() })).describe('scalar columns: one entry per column per row'),
+  })
+  .meta({ id: 'CypherQueryResult' })
+
+export type CypherResult = z.infer<typeof CypherResultSchema>
+
+/** Does a value hold graph elements anywhere (lists and maps included)? */
+function holdsGraph(v: Value): boolean {
+  if (isGraphValue(v)) return true
+  if (Array.isArray(v)) return v.some(holdsGraph)
+  if (isMap(v)) return Object.values(v).some(holdsGraph)
+  return false
+}
+
+/** A scalar value as JSON. */
+export function literalJson(v: Value): unknown {
+  if (v instanceof DateTimeVal) return new Date(v.ms).toISOString()
+  if (Array.isArray(v)) return v.map(literalJson)
+  if (isMap(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, literalJson(x)]))
+  return v
+}
+
+function lastSeen(props: Record<string, unknown>, fallback: string): string {
+  const v = props.lastseen
+  return typeof v === 'string' && v !== '' ? v : fallback
+}
+
+/** Node ids every graph value of the rows refers to (to load them before presenting). */
+export function referencedNodes(rows: Value[][]): number[] {
+  const ids = new Set<number>()
+  const walk = (v: Value): void => {
+    if (v instanceof NodeRef) ids.add(v.id)
+    else if (v instanceof RelRef) {
+      ids.add(v.start)
+      ids.add(v.end)
+    } else if (v instanceof PathVal) v.nodes.forEach((n) => ids.add(n))
+    else if (Array.isArray(v)) v.forEach(walk)
+    else if (isMap(v)) Object.values(v).forEach(walk)
+  }
+  rows.forEach((r) => r.forEach(walk))
+  return [...ids]
+}
+
+export function presentResult(columns: string[], rows: Value[][], graph: GraphCache, includeProperties: boolean): CypherResult {
+  const nodes: CypherResult['nodes'] = {}
+  const edges: CypherResult['edges'] = []
+  const literals: CypherResult['literals'] = []
+  const addNode = (id: number) => {
+    const key = String(id)
+    if (nodes[key]) return
+    const n = graph.node(id)
+    const base = pathNode(n)
+    const node: CypherResult['nodes'][string] = { ...base, kinds: labelsOf(n), isTierZero: isTierZeroNode(n), isOwnedObject: isOwnedNode(n) }
+    if (includeProperties) node.properties = nodeProperties(n)
+    nodes[key] = node
+  }
+  const addRel = (r: RelRef) => {
+    addNode(r.start)
+    addNode(r.end)
+    const e = graph.rel(r.id)
+    const edge: CypherResult['edges'][number] = { source: String(r.start), target: String(r.end), label: r.kind, kind: r.kind, lastSeen: lastSeen(e.properties, e.updated_at) }
+    if (includeProperties && Object.keys(e.properties).length > 0) edge.properties = e.properties
+    edges.push(edge)
+  }
+  const addGraph = (v: Value): void => {
+    if (v instanceof NodeRef) addNode(v.id)
+    else if (v instanceof RelRef) addRel(v)
+    else if (v instanceof PathVal) {
+      v.nodes.forEach(addNode)
+      v.rels.forEach(addRel)
+    } else if (Array.isArray(v)) v.forEach(addGraph)
+    else if (isMap(v)) Object.values(v).forEach(addGraph)
+  }
+  for (const row of rows)
+    row.forEach((v, i) => {
+      if (holdsGraph(v)) addGraph(v)
+      else literals.push({ key: columns[i], value: literalJson(v) })
+    })
+  const out: CypherResult = { nodes, edges, literals }
+  if (includeProperties) {
+    const nodeKeys = [...new Set(Object.values(nodes).flatMap((n) => Object.keys(n.properties ?? {})))].sort()
+    const edgeKeys = [...new Set(edges.flatMap((e) => Object.keys(e.properties ?? {})))].sort()
+    return { ...(nodeKeys.length ? { node_keys: nodeKeys } : {}), ...(edgeKeys.length ? { edge_keys: edgeKeys } : {}), ...out }
+  }
+  return out
+}

@@ -1,0 +1,314 @@
+/**
+ * Runs a parsed query: clauses as a pipeline of batch streams (MATCH → WHERE → WITH → ... → RETURN).
+ * Streams are pulled, so RETURN ... LIMIT n stops every upstream walk once n rows exist (unless
+ * ORDER BY or aggregation needs every row, which the row budget bounds).
+ */
+import type { Clause, Expr, PatternPart, Projection, Query } from './ast'
+import { Budget, DEFAULT_LIMITS, type CypherLimits } from './budget'
+import { children, containsAggregate, evaluate, isAggregate, type Row } from './eval'
+import { BATCH, matchPart, newContext, type RunContext } from './match'
+import { CypherError } from './parse'
+import type { GraphSource } from './source'
+import { keyOf, orderCompare, type Value } from './values'
+
+type Stream = AsyncGenerator<Row[]>
+
+export interface QueryResult {
+  columns: string[]
+  rows: Value[][]
+  ctx: RunContext
+}
+
+export interface RunOptions {
+  limits?: CypherLimits
+  now?: number
+  clock?: () => number
+}
+
+export async function runQuery(query: Query, source: GraphSource, opts: RunOptions = {}): Promise<QueryResult> {
+  const budget = new Budget(opts.limits ?? DEFAULT_LIMITS, opts.clock)
+  const ctx = newContext(source, budget, opts.now ?? Date.now())
+  let stream: Stream = (async function* () {
+    yield [{}]
+  })()
+  let columns: string[] = []
+  for (const clause of query.clauses) {
+    if (clause.type === 'return') columns = projectionNames(clause)
+    stream = stage(ctx, clause, stream)
+  }
+  const rows: Value[][] = []
+  for await (const batch of stream)
+    for (const r of batch) {
+      if (rows.length >= budget.limits.maxResultRows)
+        throw new CypherError(`the query was stopped: it returns more than ${budget.limits.maxResultRows} rows (result row limit); add or lower a LIMIT`)
+      if (columns.length === 0) columns = Object.keys(r)
+      rows.push(columns.map((c) => r[c]))
+    }
+  return { columns, rows, ctx }
+}
+
+function stage(ctx: RunContext, clause: Clause, input: Stream): Stream {
+  switch (clause.type) {
+    case 'match':
+      return matchStage(ctx, clause, input)
+    case 'unwind':
+      return unwindStage(ctx, clause, input)
+    case 'with':
+      return filterStage(ctx, clause.where, project(ctx, clause, input))
+    case 'return':
+      return project(ctx, clause, input)
+    default:
+      throw new CypherError('unsupported clause')
+  }
+}
+
+function chunks<T>(xs: T[], n: number): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n))
+  return out
+}
+
+/** Every part of a MATCH, one after the other (later parts see the earlier parts' variables). */
+async function* matchAll(ctx: RunContext, patterns: PatternPart[], rows: Row[], where: Expr | null, i = 0): Stream {
+  if (i === patterns.length) {
+    yield rows
+    return
+  }
+  for await (const batch of matchPart(ctx, patterns[i], rows, where)) yield* matchAll(ctx, patterns, batch, where, i + 1)
+}
+
+async function* matchStage(ctx: RunContext, clause: Extract<Clause, { type: 'match' }>, input: Stream): Stream {
+  const newVars = [
+    ...new Set(clause.patterns.flatMap((p) => [p.variable, ...p.nodes.map((n) => n.variable), ...p.rels.map((r) => r.variable)]).filter((v): v is string => v !== null)),
+  ]
+  for await (const batch of input)
+    for (const rows of chunks(batch, BATCH)) {
+      if (!clause.optional) {
+        for await (const out of matchAll(ctx, clause.patterns, rows, clause.where)) {
+          const kept = await applyWhere(ctx, clause.where, out)
+          if (kept.length) yield kept
+        }
+        continue
+      }
+      // OPTIONAL MATCH: a row without any match goes on with the new variables null.
+      for (const row of rows) {
+        let any = false
+        for await (const out of matchAll(ctx, clause.patterns, [row], clause.where)) {
+          const kept = await applyWhere(ctx, clause.where, out)
+          if (kept.length) {
+            any = true
+            yield kept
+          }
+        }
+        if (!any) {
+          const r: Row = { ...row }
+          for (const v of newVars) if (!(v in r)) r[v] = null
+          yield [r]
+        }
+      }
+    }
+}
+
+async function* unwindStage(ctx: RunContext, clause: Extract<Clause, { type: 'unwind' }>, input: Stream): Stream {
+  for await (const batch of input) {
+    const out: Row[] = []
+    for (const row of batch) {
+      const v = evaluate(clause.expr, row, ctx)
+      if (v === null) continue
+      for (const x of Array.isArray(v) ? v : [v]) out.push({ ...row, [clause.variable]: x })
+    }
+    ctx.budget.chargeRows(out.length)
+    for (const c of chunks(out, BATCH)) yield c
+  }
+}
+
+async function* filterStage(ctx: RunContext, where: Expr | null, input: Stream): Stream {
+  for await (const batch of input) {
+    const kept = await applyWhere(ctx, where, batch)
+    if (kept.length) yield kept
+  }
+}
+
+// ---- WHERE and pattern predicates ----------------------------------------------------------------------------
+
+function predicatesIn(e: Expr, out: Expr[] = []): Expr[] {
+  if (e.type === 'patternPredicate' || e.type === 'exists') out.push(e)
+  else for (const c of children(e)) predicatesIn(c, out)
+  return out
+}
+
+/** Rows for which `where` is true. Pattern predicates are answered for the whole batch first. */
+async function applyWhere(ctx: RunContext, where: Expr | null, rows: Row[]): Promise<Row[]> {
+  if (!where || rows.length === 0) return rows
+  await resolvePredicates(ctx, where, rows)
+  return rows.filter((r) => evaluate(where, r, ctx) === true)
+}
+
+const ROW_TAG = '\u0000row'
+
+async function resolvePredicates(ctx: RunContext, where: Expr, rows: Row[]): Promise<void> {
+  for (const p of predicatesIn(where)) {
+    const parts = p.type === 'exists' ? p.patterns : p.type === 'patternPredicate' ? [p.pattern] : []
+    const inner = p.type === 'exists' ? p.where : null
+    const tagged = rows.map((r, i) => ({ ...r, [ROW_TAG]: i }))
+    const hit = new Set<number>()
+    for await (const out of matchAll(ctx, parts, tagged, inner)) {
+      const kept = await applyWhere(ctx, inner, out)
+      for (const r of kept) hit.add(r[ROW_TAG] as number)
+    }
+    const answers = new WeakMap<Row, boolean>()
+    rows.forEach((r, i) => answers.set(r, hit.has(i)))
+    ctx.predicates.set(p, answers)
+  }
+}
+
+// ---- WITH / RETURN ----------------------------------------------------------------------------------------------
+
+function projectionNames(p: Projection): string[] {
+  return p.items.map((i) => i.alias ?? (i.expr.type === 'var' ? i.expr.name : i.text))
+}
+
+function constant(ctx: RunContext, e: Expr | null, what: string): number | null {
+  if (!e) return null
+  const v = evaluate(e, {}, ctx)
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new CypherError(`${what} must be a non-negative integer`)
+  return v
+}
+
+function aggregatesIn(e: Expr, out: Expr[] = []): Expr[] {
+  if (isAggregate(e)) out.push(e)
+  else for (const c of children(e)) aggregatesIn(c, out)
+  return out
+}
+
+function aggregate(ctx: RunContext, e: Expr, rows: Row[]): Value {
+  if (e.type === 'countStar') return rows.length
+  if (e.type !== 'call') throw new CypherError('not an aggregate')
+  if (e.args.length !== 1) throw new CypherError(`${e.name}() takes one argument`)
+  let values = rows.map((r) => evaluate(e.args[0], r, ctx)).filter((v) => v !== null)
+  if (e.distinct) {
+    const seen = new Set<string>()
+    values = values.filter((v) => {
+      const k = keyOf(v)
+      if (seen.has(k)) return false
+      seen.add(k)
+      return true
+    })
+  }
+  switch (e.name) {
+    case 'count':
+      return values.length
+    case 'collect':
+      return values
+    case 'sum':
+    case 'avg': {
+      if (!values.every((v) => typeof v === 'number')) throw new CypherError(`${e.name}() takes numbers`)
+      const sum = (values as number[]).reduce((a, b) => a + b, 0)
+      return e.name === 'sum' ? sum : values.length ? sum / values.length : null
+    }
+    default: {
+      if (values.length === 0) return null
+      return values.reduce((a, b) => (orderCompare(a, b) <= 0 === (e.name === 'min') ? a : b))
+    }
+  }
+}
+
+async function* project(ctx: RunContext, p: Projection, input: Stream): Stream {
+  const names = projectionNames(p)
+  const skip = constant(ctx, p.skip, 'SKIP') ?? 0
+  const limit = constant(ctx, p.limit, 'LIMIT')
+  const aggregating = p.items.some((i) => containsAggregate(i.expr)) || p.orderBy.some((o) => containsAggregate(o.expr))
+  const starNames = (row: Row) => (p.star ? Object.keys(row).filter((k) => k !== ROW_TAG && !names.includes(k)) : [])
+  const projectRow = (row: Row): Row => {
+    const out: Row = {}
+    for (const k of starNames(row)) out[k] = row[k]
+    p.items.forEach((item, i) => (out[names[i]] = evaluate(item.expr, row, ctx)))
+    return out
+  }
+  const seen = new Set<string>()
+  const fresh = (r: Row): boolean => {
+    if (!p.distinct) return true
+    const k = Object.keys(r)
+      .map((c) => keyOf(r[c]))
+      .join('\u0001')
+    if (seen.has(k)) return false
+    seen.add(k)
+    return true
+  }
+  if (limit === 0) return
+
+  if (!aggregating && p.orderBy.length === 0) {
+    // Streaming: stop pulling once SKIP + LIMIT rows have passed.
+    let skipped = 0
+    let emitted = 0
+    for await (const batch of input) {
+      const out: Row[] = []
+      for (const row of batch) {
+        const r = projectRow(row)
+        if (!fresh(r)) continue
+        if (skipped < skip) {
+          skipped++
+          continue
+        }
+        out.push(r)
+        emitted++
+        if (limit !== null && emitted >= limit) break
+      }
+      if (out.length) yield out
+      if (limit !== null && emitted >= limit) return
+    }
+    return
+  }
+
+  // Materialising: every input row is held (charged to the row budget).
+  let sorted: { row: Row; keys: Value[] }[] = []
+  if (!aggregating) {
+    for await (const batch of input) {
+      ctx.budget.chargeRows(batch.length)
+      for (const row of batch) {
+        const r = projectRow(row)
+        if (!fresh(r)) continue
+        const scope = { ...row, ...r }
+        sorted.push({ row: r, keys: p.orderBy.map((o) => evaluate(o.expr, scope, ctx)) })
+      }
+    }
+  } else {
+    const keyItems = p.items.map((item, i) => ({ item, i })).filter(({ item }) => !containsAggregate(item.expr))
+    const aggs = [...p.items.map((i) => i.expr), ...p.orderBy.map((o) => o.expr)].flatMap((e) => aggregatesIn(e))
+    const groups = new Map<string, { rep: Row; rows: Row[] }>()
+    for await (const batch of input) {
+      ctx.budget.chargeRows(batch.length)
+      for (const row of batch) {
+        const k = keyItems.map(({ item }) => keyOf(evaluate(item.expr, row, ctx))).join('\u0001')
+        let g = groups.get(k)
+        if (!g) groups.set(k, (g = { rep: row, rows: [] }))
+        g.rows.push(row)
+      }
+    }
+    if (groups.size === 0 && keyItems.length === 0) groups.set('', { rep: {}, rows: [] })
+    for (const g of groups.values()) {
+      const values = new Map<Expr, Value>()
+      for (const a of aggs) values.set(a, aggregate(ctx, a, g.rows))
+      const actx = { ...ctx, aggregates: values }
+      const r: Row = {}
+      p.items.forEach((item, i) => (r[names[i]] = evaluate(item.expr, g.rep, actx)))
+      if (!fresh(r)) continue
+      const scope = { ...g.rep, ...r }
+      sorted.push({ row: r, keys: p.orderBy.map((o) => evaluate(o.expr, scope, actx)) })
+    }
+  }
+  if (p.orderBy.length)
+    sorted.sort((x, y) => {
+      for (let i = 0; i < p.orderBy.length; i++) {
+        const c = orderCompare(x.keys[i], y.keys[i])
+        if (c !== 0) return p.orderBy[i].descending ? -c : c
+      }
+      return 0
+    })
+  sorted = sorted.slice(skip, limit === null ? undefined : skip + limit)
+  for (const c of chunks(
+    sorted.map((s) => s.row),
+    BATCH,
+  ))
+    yield c
+}

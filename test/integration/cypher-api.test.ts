@@ -1,0 +1,161 @@
+/**
+ * POST /api/v2/graphs/cypher through the worker and D1: BloodHound's response shape, every refusal as a
+ * 400 envelope, 404 when nothing is found, environment access, and mutations refused with the graph
+ * unchanged. The graph is the hand-built one of test/unit/cypher-graph.ts, ingested as OpenGraph.
+ */
+import { beforeAll, describe, expect, it } from 'vitest'
+import { adminToken, env, expectEnvelope, userWithRole } from '../helpers'
+import type { EdgeHoundClient } from '../../src/client'
+import { ingest } from '../../src/client/graph'
+import { cypherQuery } from '../../src/client/cypher'
+import { CORP, EDGES, LAB, NODES, TENANT } from '../unit/cypher-graph'
+
+let admin: EdgeHoundClient
+let corpOnly: EdgeHoundClient
+
+const objectIdOf = (id: number) => NODES.find((n) => n.id === id)!.objectid
+
+beforeAll(async () => {
+  admin = await adminToken()
+  await ingest(admin, {
+    graph: {
+      nodes: NODES.map((n) => ({
+        id: n.objectid,
+        kinds: n.kinds,
+        properties: { ...n.properties, ...(n.environment_id === TENANT ? { tenantid: TENANT } : n.kinds[0] === 'Domain' ? {} : { domainsid: n.environment_id }) },
+      })),
+      edges: EDGES.map((e) => ({ start: { value: objectIdOf(e.start) }, end: { value: objectIdOf(e.end) }, kind: e.kind, properties: e.properties })),
+    },
+  })
+  corpOnly = (await userWithRole('Read-Only', { all_environments: false, environment_access: [CORP] })).client
+})
+
+const post = (c: EdgeHoundClient, body: unknown) => c.raw('POST', '/api/v2/graphs/cypher', body as Record<string, unknown>)
+
+describe('answers', () => {
+  it("Sentinel's Tier Zero query: nodes keyed by id with BloodHound's fields, properties and node_keys with include_properties", async () => {
+    const q = "match (n) where (n:Tag_Tier_Zero) or coalesce(n.system_tags,'') contains('admin_tier_0') return n"
+    const plain = await cypherQuery(admin, q)
+    const nodes = Object.values(plain.data.nodes)
+    expect(nodes.map((n) => n.objectId).sort()).toEqual([CORP, `${CORP}-512`, LAB].sort())
+    expect(plain.data.edges).toEqual([])
+    expect(plain.data.literals).toEqual([])
+    expect('node_keys' in plain.data).toBe(false)
+    const da = nodes.find((n) => n.objectId === `${CORP}-512`)!
+    expect(da).toMatchObject({ label: 'DOMAIN ADMINS@CORP.LOCAL', kind: 'Group', isTierZero: true, isOwnedObject: false })
+    expect(da.kinds).toEqual(['Group', 'Base', 'Tag_Tier_Zero'])
+    expect(da.lastSeen).toMatch(/Z$/)
+    expect('properties' in da).toBe(false)
+    const full = await cypherQuery(admin, q, true)
+    const fda = Object.values(full.data.nodes).find((n) => n.objectId === `${CORP}-512`)!
+    expect(fda.properties).toMatchObject({ name: 'DOMAIN ADMINS@CORP.LOCAL', objectid: `${CORP}-512`, system_tags: 'admin_tier_0' })
+    expect(full.data.node_keys).toEqual([...full.data.node_keys!].sort())
+    expect(full.data.node_keys).toEqual(expect.arrayContaining(['name', 'objectid', 'system_tags']))
+  })
+
+  it('paths: nodes and one edge entry per relationship of every returned path, ends as node keys', async () => {
+    const r = await cypherQuery(admin, "MATCH p = (u:User)-[:MemberOf*1..]->(g:Group) WHERE g.objectid ENDS WITH '-512' RETURN p")
+    const byKey = r.data.nodes
+    expect(Object.values(byKey).map((n) => n.objectId).sort()).toEqual(['G-HELP', 'G-IT', `${CORP}-512`, 'U-ALICE', 'U-BOB', 'U-CAROL'].sort())
+    // 4 paths: ALICE-HELPDESK-DA, ALICE-IT-DA, BOB-DA, CAROL-DA → 6 relationship entries
+    expect(r.data.edges).toHaveLength(6)
+    for (const e of r.data.edges) {
+      expect(byKey[e.source]).toBeDefined()
+      expect(byKey[e.target]).toBeDefined()
+      expect(e).toMatchObject({ label: 'MemberOf', kind: 'MemberOf' })
+      expect('properties' in e).toBe(false)
+    }
+    const withProps = await cypherQuery(admin, "MATCH p = (:User {objectid: 'U-BOB'})-[r:MemberOf]->() RETURN p", true)
+    expect(withProps.data.edges[0].properties).toEqual({ isprimarygroup: true })
+    expect(withProps.data.edge_keys).toEqual(['isprimarygroup'])
+  })
+
+  it('scalar columns are literals, one per column per row in row order', async () => {
+    const r = await cypherQuery(admin, "MATCH (u:User) WHERE u.name STARTS WITH 'A' OR u.name STARTS WITH 'B' RETURN u.name AS name, size(u.name) ORDER BY name")
+    expect(r.data.literals).toEqual([
+      { key: 'name', value: 'ALICE@CORP.LOCAL' },
+      { key: 'size(u.name)', value: 16 },
+      { key: 'name', value: 'BOB@CORP.LOCAL' },
+      { key: 'size(u.name)', value: 14 },
+    ])
+    expect(r.data.nodes).toEqual({})
+    const counts = await cypherQuery(admin, 'MATCH (u:User)-[:MemberOf]->(g:Group) RETURN g.name, count(u) AS c ORDER BY c DESC, g.name')
+    expect(counts.data.literals.map((l) => l.value)).toEqual(['DOMAIN ADMINS@CORP.LOCAL', 2, 'HELPDESK@CORP.LOCAL', 1, 'IT@CORP.LOCAL', 1])
+  })
+
+  it('shortest paths and the plan header', async () => {
+    const res = await post(admin, { query: "MATCH p = allShortestPaths((a {objectid: 'U-ALICE'})-[:MemberOf*1..]->(g {objectid: 'S-1-5-21-1-512'})) RETURN p" })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-cypher-plan')).toMatch(/allShortestPaths: 1 x 1/)
+    const body = (await res.json()) as { data: { edges: unknown[]; nodes: Record<string, unknown> } }
+    expect(body.data.edges).toHaveLength(4)
+    expect(Object.keys(body.data.nodes)).toHaveLength(4)
+  })
+
+  it('nothing found → 404 "resource not found"', async () => {
+    await expectEnvelope(await post(admin, { query: "MATCH (n) WHERE n.name = 'nobody' RETURN n" }), 404, 'resource not found')
+  })
+})
+
+describe('environment access', () => {
+  it('a restricted caller neither sees nor traverses nodes of other environments', async () => {
+    const r = await cypherQuery(corpOnly, "MATCH p = (u:User)-[:MemberOf*1..]->(g:Group) WHERE g.objectid ENDS WITH '-512' RETURN p")
+    expect(Object.values(r.data.nodes).map((n) => n.objectId)).not.toContain('U-CAROL')
+    expect(r.data.edges).toHaveLength(5)
+    await expectEnvelope(await post(corpOnly, { query: "MATCH (n {objectid: 'U-CAROL'}) RETURN n" }), 404, 'resource not found')
+    await expectEnvelope(await post(corpOnly, { query: "MATCH (n)-[*0..]-(m) WHERE m.objectid IN ['U-CAROL', 'AZ-ALICE', $x] RETURN m" }), 400)
+    await expectEnvelope(await post(corpOnly, { query: "MATCH (n)-[*0..]-(m) WHERE m.objectid IN ['U-CAROL', 'AZ-ALICE', 'S-1-5-21-2'] RETURN m" }), 404)
+    const t0 = await cypherQuery(corpOnly, 'MATCH (n:Tag_Tier_Zero) RETURN count(n) AS c')
+    expect(t0.data.literals).toEqual([{ key: 'c', value: 2 }])
+    const none = await userWithRole('Read-Only', { all_environments: false, environment_access: [] })
+    await expectEnvelope(await post(none.client, { query: 'MATCH (n) RETURN n' }), 404)
+  })
+
+  it('needs graph read permission', async () => {
+    await expectEnvelope(await post((await userWithRole('Upload-Only')).client, { query: 'MATCH (n) RETURN n' }), 403)
+    expect((await post((await userWithRole('Read-Only')).client, { query: 'MATCH (n) RETURN n LIMIT 1' })).status).toBe(200)
+  })
+})
+
+describe('refusals (400 envelope, never a 5xx)', () => {
+  it("each refusal with BloodHound's message", async () => {
+    const cases: [unknown, string | RegExp][] = [
+      [{ query: 'MATCH (n RETURN n' }, /^line 1:9 /],
+      [{ query: '' }, 'invalid input'],
+      [{ query: 'MATCH (n) WHERE n.name = $name RETURN n' }, 'user-specified parameters are not supported'],
+      [{ query: 'CALL db.labels()' }, 'procedure invocation is not supported'],
+      [{ query: `RETURN ${'('.repeat(5_000)}1${')'.repeat(5_000)}` }, 'cypher query is too complex and is likely to result in poor or unstable database performance'],
+      [{ query: "MATCH (n) WHERE n.name =~ '(a+)+b' RETURN n" }, /too complex/],
+      [{ query: 'MATCH (a), (b), (c), (d), (e) RETURN count(*)' }, /row limit/],
+      [{ include_properties: true }, /query/],
+      [{ query: 42 }, /query/],
+    ]
+    for (const [body, message] of cases) await expectEnvelope(await post(admin, body), 400, message)
+    await expectEnvelope(await post(admin, { query: `MATCH (n) WHERE n.name = '${'x'.repeat(100_000)}' RETURN n` }), 400, /too complex/)
+    await expectEnvelope(await post(admin, { query: `MATCH (n) WHERE n.name = '${'x'.repeat(1_000_000)}' RETURN n` }), 413)
+    // a non-ASCII literal (quoted in the plan header) is answered normally
+    await expectEnvelope(await post(admin, { query: "MATCH (n {name: 'ÄLICE\u2028'}) RETURN n" }), 404, 'resource not found')
+    const bad = await admin.raw('POST', '/api/v2/graphs/cypher', '{"query": ', { headers: { 'content-type': 'application/json' } })
+    await expectEnvelope(bad, 400)
+  })
+
+  it('updating clauses are refused and the graph is unchanged', async () => {
+    const snapshot = async () =>
+      env.DB.prepare('SELECT (SELECT count(*) FROM nodes) AS n, (SELECT count(*) FROM edges) AS e, (SELECT group_concat(properties) FROM nodes) AS p').first()
+    const before = await snapshot()
+    for (const query of [
+      "MATCH (n {objectid: 'U-BOB'}) SET n.admincount = true RETURN n",
+      'MATCH (n) DETACH DELETE n',
+      'MATCH (n) WITH n delete n',
+      'CREATE (n:User {name: "EVIL"}) RETURN n',
+      "MERGE (n:Group {objectid: 'X'}) RETURN n",
+      "MATCH (n {objectid: 'U-BOB'}) REMOVE n.name RETURN n",
+      "MATCH (n {objectid: 'U-BOB'}) set n:Tag_Tier_Zero",
+    ])
+      await expectEnvelope(await post(admin, { query }), 400, 'updating clauses are not supported')
+    expect(await snapshot()).toEqual(before)
+    // a comment or a string saying SET is harmless
+    const ok = await cypherQuery(admin, "// SET n.x = 1\nMATCH (n) WHERE n.name = 'SET' OR n.objectid = 'U-BOB' RETURN n.name")
+    expect(ok.data.literals).toEqual([{ key: 'n.name', value: 'BOB@CORP.LOCAL' }])
+  })
+})

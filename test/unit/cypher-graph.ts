@@ -1,0 +1,99 @@
+/**
+ * A small hand-built graph and an in-memory GraphSource over it, for the engine's result tests. The
+ * expected answers in the tests are worked out by hand from the picture below, not by the engine.
+ *
+ *   CORP (S-1-5-21-1):  ALICE -MemberOf-> HELPDESK -MemberOf-> DOMAIN ADMINS (-512) -GenericAll-> CORP.LOCAL
+ *                       ALICE -MemberOf-> IT -MemberOf-> DOMAIN ADMINS
+ *                       BOB -MemberOf-> DOMAIN ADMINS;  HELPDESK -AdminTo-> WS1;  ALICE -AdminTo-> WS1
+ *                       WS1 -HasSession-> BOB;  DAVE (owned) -ForceChangePassword-> ALICE
+ *   LAB (S-1-5-21-2):   CAROL -MemberOf-> DOMAIN ADMINS (CORP);  LAB.LOCAL
+ *   Azure (TENANT):     ALICE@CONTOSO.COM
+ */
+import type { EdgeRecord, GraphSource, NodeRecord, NodeScan } from '../../src/cypher/source'
+
+export const CORP = 'S-1-5-21-1'
+export const LAB = 'S-1-5-21-2'
+export const TENANT = 'TENANT-1'
+
+type N = [id: number, objectid: string, kinds: string[], name: string, env: string, props?: Record<string, unknown>]
+const N: N[] = [
+  [1, CORP, ['Domain'], 'CORP.LOCAL', CORP],
+  [2, `${CORP}-512`, ['Group'], 'DOMAIN ADMINS@CORP.LOCAL', CORP],
+  [3, 'U-ALICE', ['User'], 'ALICE@CORP.LOCAL', CORP, { enabled: true, pwdlastset: 1_000, title: 'admin' }],
+  [4, 'U-BOB', ['User'], 'BOB@CORP.LOCAL', CORP, { enabled: false, pwdlastset: 2_000_000_000 }],
+  [5, 'G-HELP', ['Group'], 'HELPDESK@CORP.LOCAL', CORP],
+  [6, 'C-WS1', ['Computer'], 'WS1.CORP.LOCAL', CORP, { operatingsystem: 'Windows 10' }],
+  [7, 'U-CAROL', ['User', 'Base'], 'CAROL@LAB.LOCAL', LAB, { enabled: true }],
+  [8, 'AZ-ALICE', ['AZUser'], 'ALICE@CONTOSO.COM', TENANT],
+  [9, LAB, ['Domain'], 'LAB.LOCAL', LAB],
+  [10, 'U-DAVE', ['User'], 'DAVE@CORP.LOCAL', CORP, { system_tags: 'owned' }],
+  [11, 'G-IT', ['Group'], 'IT@CORP.LOCAL', CORP],
+]
+
+type E = [id: number, start: number, kind: string, end: number, props?: Record<string, unknown>]
+const E: E[] = [
+  [1, 3, 'MemberOf', 5],
+  [2, 5, 'MemberOf', 2],
+  [3, 4, 'MemberOf', 2, { isprimarygroup: true }],
+  [4, 5, 'AdminTo', 6],
+  [5, 6, 'HasSession', 4],
+  [6, 7, 'MemberOf', 2],
+  [7, 2, 'GenericAll', 1],
+  [8, 10, 'ForceChangePassword', 3],
+  [9, 3, 'AdminTo', 6],
+  [10, 3, 'MemberOf', 11],
+  [11, 11, 'MemberOf', 2],
+]
+
+export const NODES: NodeRecord[] = N.map(([id, objectid, kinds, name, env, props]) => ({
+  id,
+  objectid,
+  kind: kinds[0],
+  kinds,
+  name,
+  environment_id: env,
+  properties: { name, ...(props ?? {}) },
+  updated_at: '2026-01-01T00:00:00.000Z',
+}))
+
+export const EDGES: EdgeRecord[] = E.map(([id, start, kind, end, props]) => ({ id, start, end, kind, properties: props ?? {}, updated_at: '2026-01-02T00:00:00.000Z' }))
+
+export const nameOf = (id: number): string => NODES.find((n) => n.id === id)!.name!
+
+/** `access` null: everything; else the environment ids the caller may see. Counts the calls made. */
+export function memorySource(access: string[] | null = null, nodes = NODES, edges = EDGES): GraphSource & { calls: number } {
+  const visible = (n: NodeRecord | undefined) => n !== undefined && (access === null || (n.environment_id !== null && access.includes(n.environment_id)))
+  const byId = new Map(nodes.map((n) => [n.id, n]))
+  const src = {
+    calls: 0,
+    async scanNodes(scan: NodeScan, afterId: number, limit: number) {
+      src.calls++
+      return nodes
+        .filter(
+          (n) =>
+            n.id > afterId &&
+            visible(n) &&
+            (scan.kinds === null || n.kinds.some((k) => scan.kinds!.includes(k))) &&
+            (scan.objectid === null || n.objectid === scan.objectid) &&
+            (scan.name === null || n.name === scan.name),
+        )
+        .sort((a, b) => a.id - b.id)
+        .slice(0, limit)
+    },
+    async nodesByIds(ids: number[]) {
+      src.calls++
+      return ids.map((id) => byId.get(id)).filter((n): n is NodeRecord => visible(n))
+    },
+    async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null) {
+      src.calls++
+      const set = new Set(ids)
+      return edges.filter((e) => {
+        if (kinds && !kinds.includes(e.kind)) return false
+        const out = (direction === 'out' || direction === 'both') && set.has(e.start) && visible(byId.get(e.end))
+        const inn = (direction === 'in' || direction === 'both') && set.has(e.end) && visible(byId.get(e.start))
+        return out || inn
+      })
+    },
+  }
+  return src
+}

@@ -1,0 +1,297 @@
+/**
+ * Result tests: queries over the hand-built graph of cypher-graph.ts, answers worked out by hand from
+ * its picture. Runs the real parser, planner and engine against an in-memory store.
+ */
+import { describe, expect, it } from 'vitest'
+import { parseCypher } from '../../src/cypher/parse'
+import { runQuery } from '../../src/cypher/run'
+import { loadNodes } from '../../src/cypher/match'
+import { presentResult, referencedNodes } from '../../src/cypher/present'
+import { NodeRef, PathVal, RelRef, type Value } from '../../src/cypher/values'
+import { CORP, LAB, memorySource, nameOf, NODES } from './cypher-graph'
+import type { CypherLimits } from '../../src/cypher/budget'
+
+const NOW = Date.UTC(2026, 0, 10) // epoch seconds 1768003200
+
+/** Values made readable: nodes by name, relationships by kind, paths as "A -Kind-> B ..." */
+function show(v: Value): unknown {
+  if (v instanceof NodeRef) return nameOf(v.id)
+  if (v instanceof RelRef) return v.kind
+  if (v instanceof PathVal) {
+    let s = nameOf(v.nodes[0])
+    v.rels.forEach((r, i) => {
+      const forward = r.start === v.nodes[i]
+      s += forward ? ` -${r.kind}-> ` : ` <-${r.kind}- `
+      s += nameOf(v.nodes[i + 1])
+    })
+    return s
+  }
+  if (Array.isArray(v)) return v.map(show)
+  return v
+}
+
+async function q(text: string, access: string[] | null = null, limits?: CypherLimits) {
+  const r = await runQuery(parseCypher(text), memorySource(access), { now: NOW, limits })
+  return { columns: r.columns, rows: r.rows.map((row) => row.map(show)), raw: r }
+}
+
+/** The single column of every row. */
+async function col(text: string, access: string[] | null = null) {
+  return (await q(text, access)).rows.map((r) => r[0])
+}
+
+const sorted = <T>(xs: T[]) => [...xs].sort()
+
+describe('level 1: MATCH / WHERE / RETURN', () => {
+  it('label scans, with BloodHound kinds derived (Base, AZBase, Tag_Tier_Zero, Tag_Owned)', async () => {
+    expect(sorted(await col('MATCH (n:User) RETURN n'))).toEqual(['ALICE@CORP.LOCAL', 'BOB@CORP.LOCAL', 'CAROL@LAB.LOCAL', 'DAVE@CORP.LOCAL'])
+    expect((await col('MATCH (n:Base) RETURN n')).length).toBe(10) // every node but the Azure user
+    expect(await col('MATCH (n:AZBase) RETURN n.name')).toEqual(['ALICE@CONTOSO.COM'])
+    expect(sorted(await col('MATCH (n:Tag_Tier_Zero) RETURN n'))).toEqual(['CORP.LOCAL', 'DOMAIN ADMINS@CORP.LOCAL', 'LAB.LOCAL'])
+    expect(await col('MATCH (n:Tag_Owned) RETURN n')).toEqual(['DAVE@CORP.LOCAL'])
+    expect(await col('MATCH (n:User:Tag_Owned) RETURN n.name')).toEqual(['DAVE@CORP.LOCAL'])
+  })
+
+  it("Sentinel's Tier Zero query: label test OR system_tags (which carries admin_tier_0 for Tier Zero nodes)", async () => {
+    const rows = await col("match (n) where (n:Tag_Tier_Zero) or coalesce(n.system_tags,'') contains('admin_tier_0') return n")
+    expect(sorted(rows)).toEqual(['CORP.LOCAL', 'DOMAIN ADMINS@CORP.LOCAL', 'LAB.LOCAL'])
+    expect(await col("MATCH (n) WHERE n.objectid = 'U-DAVE' RETURN n.system_tags")).toEqual(['owned'])
+    expect(await col(`MATCH (n {objectid: '${CORP}-512'}) RETURN n.system_tags`)).toEqual(['admin_tier_0'])
+  })
+
+  it('string predicates, regex with (?i), IN, IS NULL, comparison, boolean logic', async () => {
+    expect(sorted(await col("MATCH (n) WHERE n.name STARTS WITH 'ALICE' RETURN n.objectid"))).toEqual(['AZ-ALICE', 'U-ALICE'])
+    expect(await col("MATCH (n:User) WHERE n.name ENDS WITH '@LAB.LOCAL' RETURN n.name")).toEqual(['CAROL@LAB.LOCAL'])
+    expect(sorted(await col("MATCH (n) WHERE n.name =~ '(?i)alice.*' RETURN n.objectid"))).toEqual(['AZ-ALICE', 'U-ALICE'])
+    expect(await col("MATCH (n) WHERE n.name =~ 'alice.*' RETURN n")).toEqual([]) // case-sensitive without (?i)
+    expect(await col("MATCH (n) WHERE n.name IN ['BOB@CORP.LOCAL', 'nobody'] RETURN n.objectid")).toEqual(['U-BOB'])
+    expect(sorted(await col('MATCH (n:User) WHERE n.enabled IS NULL RETURN n.name'))).toEqual(['DAVE@CORP.LOCAL'])
+    expect(sorted(await col('MATCH (n:User) WHERE n.enabled IS NOT NULL AND NOT n.enabled RETURN n.name'))).toEqual(['BOB@CORP.LOCAL'])
+    // every User is Base (derived): true XOR true is false, false XOR true true, null XOR true null
+    expect(sorted(await col('MATCH (n:User) WHERE n.enabled = true XOR n:Base RETURN n.name'))).toEqual(['BOB@CORP.LOCAL'])
+    expect(sorted(await col("MATCH (n:User) WHERE n.name <> 'ALICE@CORP.LOCAL' AND (n.enabled = false OR n.pwdlastset > 5 OR n:Tag_Owned) RETURN n.name"))).toEqual([
+      'BOB@CORP.LOCAL',
+      'DAVE@CORP.LOCAL',
+    ])
+  })
+
+  it('functions: coalesce, toUpper/toLower/toString, size, split, last, string +', async () => {
+    const r = await q(
+      "MATCH (n {objectid: 'U-ALICE'}) RETURN toLower(n.name) AS l, toUpper('x') AS u, toString(n.pwdlastset) AS s, size(n.name) AS z, " +
+        "split(n.name, '@')[1] AS d, last(split(n.name, '@')) AS d2, n.title + '-' + n.pwdlastset AS c, coalesce(n.missing, n.title) AS co",
+    )
+    expect(r.columns).toEqual(['l', 'u', 's', 'z', 'd', 'd2', 'c', 'co'])
+    expect(r.rows).toEqual([['alice@corp.local', 'X', '1000', 16, 'CORP.LOCAL', 'CORP.LOCAL', 'admin-1000', 'admin']])
+  })
+
+  it('DISTINCT, ORDER BY (ASC/DESC, several keys), SKIP, LIMIT, column names as written', async () => {
+    const r = await q('MATCH (n:User) RETURN n.name ORDER BY n.name DESC SKIP 1 LIMIT 2')
+    expect(r.columns).toEqual(['n.name'])
+    expect(r.rows).toEqual([['CAROL@LAB.LOCAL'], ['BOB@CORP.LOCAL']])
+    expect((await q('MATCH (n) RETURN DISTINCT n.environment_id AS e')).rows).toEqual([[null]])
+    expect(await col('MATCH (n) RETURN DISTINCT labels(n)[0] AS k ORDER BY k')).toEqual(['AZUser', 'Computer', 'Domain', 'Group', 'User'])
+    expect(await col('MATCH (n:User) RETURN n.name ORDER BY n.enabled, n.name')).toEqual(['BOB@CORP.LOCAL', 'ALICE@CORP.LOCAL', 'CAROL@LAB.LOCAL', 'DAVE@CORP.LOCAL'])
+  })
+
+  it('comments (// and /* */) are ignored, also when they contain clause keywords', async () => {
+    expect(await col("// find SET DELETE\nMATCH (n:User) /* CREATE */ WHERE n.name = 'BOB@CORP.LOCAL' // MERGE\nRETURN n.name")).toEqual(['BOB@CORP.LOCAL'])
+    expect(await col("MATCH (n) WHERE n.name = 'SET x' RETURN n")).toEqual([])
+  })
+
+  it('datetime().epochseconds arithmetic', async () => {
+    expect(await col('RETURN datetime().epochseconds AS t')).toEqual([1768003200])
+    expect(sorted(await col('MATCH (n:User) WHERE n.pwdlastset < (datetime().epochseconds - (90 * 86400)) RETURN n.name'))).toEqual(['ALICE@CORP.LOCAL'])
+  })
+})
+
+describe('level 2: paths', () => {
+  it('variable-length paths to Domain Admins (every trail, in pattern order)', async () => {
+    const r = await col("MATCH p = (u:User)-[:MemberOf*1..]->(g:Group) WHERE g.objectid ENDS WITH '-512' RETURN p")
+    expect(sorted(r)).toEqual([
+      'ALICE@CORP.LOCAL -MemberOf-> HELPDESK@CORP.LOCAL -MemberOf-> DOMAIN ADMINS@CORP.LOCAL',
+      'ALICE@CORP.LOCAL -MemberOf-> IT@CORP.LOCAL -MemberOf-> DOMAIN ADMINS@CORP.LOCAL',
+      'BOB@CORP.LOCAL -MemberOf-> DOMAIN ADMINS@CORP.LOCAL',
+      'CAROL@LAB.LOCAL -MemberOf-> DOMAIN ADMINS@CORP.LOCAL',
+    ])
+  })
+
+  it('*0.., *1..2, exact *2', async () => {
+    expect(sorted(await col("MATCH (a:User {name: 'ALICE@CORP.LOCAL'})-[:MemberOf*0..]->(g) RETURN g.name"))).toEqual([
+      'ALICE@CORP.LOCAL',
+      'DOMAIN ADMINS@CORP.LOCAL',
+      'DOMAIN ADMINS@CORP.LOCAL',
+      'HELPDESK@CORP.LOCAL',
+      'IT@CORP.LOCAL',
+    ])
+    expect(sorted(await col("MATCH (a {objectid: 'U-DAVE'})-[*1..2]->(b) RETURN b.name"))).toEqual([
+      'ALICE@CORP.LOCAL',
+      'HELPDESK@CORP.LOCAL',
+      'IT@CORP.LOCAL',
+      'WS1.CORP.LOCAL',
+    ])
+    expect(sorted(await col("MATCH (a {objectid: 'U-DAVE'})-[*2]->(b) RETURN b.name"))).toEqual(['HELPDESK@CORP.LOCAL', 'IT@CORP.LOCAL', 'WS1.CORP.LOCAL'])
+  })
+
+  it('type alternation, untyped and undirected relationships, NOT r:Kind, relationship properties', async () => {
+    expect(await col('MATCH (a)-[:AdminTo|HasSession]->(b) RETURN count(*)')).toEqual([3])
+    expect(await col('MATCH (a)-[:AdminTo|:HasSession]->(b) RETURN count(*)')).toEqual([3])
+    expect(sorted(await col("MATCH (a {name: 'WS1.CORP.LOCAL'})-[r]-(b) RETURN b.name"))).toEqual(['ALICE@CORP.LOCAL', 'BOB@CORP.LOCAL', 'HELPDESK@CORP.LOCAL'])
+    expect(sorted(await col("MATCH (a {name: 'WS1.CORP.LOCAL'})<-[r]-(b) RETURN type(r)"))).toEqual(['AdminTo', 'AdminTo'])
+    expect(sorted(await col('MATCH (a:User)-[r]->(b) WHERE NOT r:MemberOf RETURN type(r)'))).toEqual(['AdminTo', 'ForceChangePassword'])
+    expect(await col('MATCH (a)-[r:MemberOf {isprimarygroup: true}]->(b) RETURN a.name')).toEqual(['BOB@CORP.LOCAL'])
+  })
+
+  it('several MATCH clauses, node inequality, pattern predicates', async () => {
+    expect(await col("MATCH (a {objectid: 'U-ALICE'}) MATCH (a)-[:AdminTo]->(c) MATCH (c)-[:HasSession]->(u) RETURN u.name")).toEqual(['BOB@CORP.LOCAL'])
+    expect(sorted(await col("MATCH (a:User), (b:User) WHERE a.name = 'BOB@CORP.LOCAL' AND a <> b AND b:Base AND b.enabled RETURN b.name"))).toEqual([
+      'ALICE@CORP.LOCAL',
+      'CAROL@LAB.LOCAL',
+    ])
+    expect(sorted(await col('MATCH (u:User) WHERE (u)-[:MemberOf]->(:Group) RETURN u.name'))).toEqual(['ALICE@CORP.LOCAL', 'BOB@CORP.LOCAL', 'CAROL@LAB.LOCAL'])
+    expect(await col('MATCH (u:User) WHERE NOT (u)-[:MemberOf]->() RETURN u.name')).toEqual(['DAVE@CORP.LOCAL'])
+    expect(await col('MATCH (u:User) WHERE EXISTS { MATCH (u)<-[:HasSession]-(:Computer) } RETURN u.name')).toEqual(['BOB@CORP.LOCAL'])
+  })
+
+  it('returning a relationship adds both ends; a path adds its nodes and edges', async () => {
+    const r = await runQuery(parseCypher("MATCH p = (:User {objectid: 'U-BOB'})-[:MemberOf]->(g) RETURN p"), memorySource(), { now: NOW })
+    const data = presentResult(r.columns, r.rows, r.ctx.graph, false)
+    expect(Object.keys(data.nodes).sort()).toEqual(['2', '4'])
+    expect(data.edges).toEqual([{ source: '4', target: '2', label: 'MemberOf', kind: 'MemberOf', lastSeen: '2026-01-02T00:00:00.000Z' }])
+    expect(data.nodes['2']).toMatchObject({ label: 'DOMAIN ADMINS@CORP.LOCAL', kind: 'Group', kinds: ['Group', 'Base', 'Tag_Tier_Zero'], isTierZero: true, isOwnedObject: false })
+    expect(data.literals).toEqual([])
+  })
+})
+
+describe('level 3: shortest paths, kind shortcuts', () => {
+  it('shortestPath gives one path per pair, allShortestPaths every path of the shortest length', async () => {
+    const one = await col(`MATCH p = shortestPath((a {objectid: 'U-ALICE'})-[:MemberOf*1..]->(g {objectid: '${CORP}-512'})) RETURN p`)
+    expect(one).toHaveLength(1)
+    expect(one[0]).toMatch(/^ALICE@CORP.LOCAL -MemberOf-> (HELPDESK|IT)@CORP.LOCAL -MemberOf-> DOMAIN ADMINS@CORP.LOCAL$/)
+    expect(sorted(await col(`MATCH p = allShortestPaths((a {objectid: 'U-ALICE'})-[:MemberOf*1..]->(g {objectid: '${CORP}-512'})) RETURN p`))).toEqual([
+      'ALICE@CORP.LOCAL -MemberOf-> HELPDESK@CORP.LOCAL -MemberOf-> DOMAIN ADMINS@CORP.LOCAL',
+      'ALICE@CORP.LOCAL -MemberOf-> IT@CORP.LOCAL -MemberOf-> DOMAIN ADMINS@CORP.LOCAL',
+    ])
+  })
+
+  it('many-to-many shortest paths, with AD_ATTACK_PATHS', async () => {
+    const r = await col('MATCH p = shortestPath((u:User)-[:AD_ATTACK_PATHS*1..]->(d:Domain)) RETURN length(p) AS len ORDER BY len')
+    // Alice 3 (via either group), Bob 2, Carol 2, Dave 4 (ForceChangePassword to Alice)
+    expect(r).toEqual([2, 2, 3, 4])
+    expect(await col("MATCH p = shortestPath((u:User)-[:AZ_ATTACK_PATHS*1..]->(d:Domain)) RETURN p")).toEqual([])
+  })
+
+  it('shortest path through the undirected pattern and with a bound start', async () => {
+    expect(await col("MATCH (b {objectid: 'U-BOB'}) MATCH p = shortestPath((b)-[*1..]-(c:Computer)) RETURN length(p)")).toEqual([1])
+  })
+})
+
+describe('level 4: WITH, aggregation, OPTIONAL MATCH, quantifiers, UNWIND, CASE', () => {
+  it('count per group, ORDER BY the count', async () => {
+    const r = await q('MATCH (u:User)-[:MemberOf]->(g:Group) RETURN g.name, count(u) AS c ORDER BY c DESC, g.name')
+    expect(r.rows).toEqual([
+      ['DOMAIN ADMINS@CORP.LOCAL', 2],
+      ['HELPDESK@CORP.LOCAL', 1],
+      ['IT@CORP.LOCAL', 1],
+    ])
+  })
+
+  it('WITH collect / size / WHERE on the aggregate; collect(DISTINCT)', async () => {
+    const r = await q('MATCH (g:Group)<-[:MemberOf]-(m) WITH g, collect(m.name) AS members WHERE size(members) > 1 RETURN g.name, members')
+    expect(r.rows).toHaveLength(1)
+    expect(r.rows[0][0]).toBe('DOMAIN ADMINS@CORP.LOCAL')
+    expect(sorted(r.rows[0][1] as string[])).toEqual(['BOB@CORP.LOCAL', 'CAROL@LAB.LOCAL', 'HELPDESK@CORP.LOCAL', 'IT@CORP.LOCAL'])
+    expect(await col("MATCH (a {objectid: 'U-ALICE'})-[:MemberOf*1..]->(g) RETURN size(collect(DISTINCT g.name))")).toEqual([3])
+    expect(await col('MATCH (n:Nothing) RETURN count(n)')).toEqual([0])
+  })
+
+  it('OPTIONAL MATCH keeps rows without a match, with nulls', async () => {
+    const r = await q('MATCH (u:User) OPTIONAL MATCH (u)<-[:HasSession]-(c:Computer) RETURN u.name, c.name ORDER BY u.name')
+    expect(r.rows).toEqual([
+      ['ALICE@CORP.LOCAL', null],
+      ['BOB@CORP.LOCAL', 'WS1.CORP.LOCAL'],
+      ['CAROL@LAB.LOCAL', null],
+      ['DAVE@CORP.LOCAL', null],
+    ])
+  })
+
+  it('ANY / NONE / ALL, list comprehension, UNWIND, CASE', async () => {
+    expect(await col("MATCH (u:User) WHERE ANY(t IN split(u.name, '@') WHERE t = 'LAB.LOCAL') RETURN u.name")).toEqual(['CAROL@LAB.LOCAL'])
+    expect((await col("MATCH (u:User) WHERE NONE(t IN split(u.name, '@') WHERE t = 'CORP.LOCAL') RETURN u.name"))).toEqual(['CAROL@LAB.LOCAL'])
+    expect(await col("MATCH p = (u {objectid: 'U-ALICE'})-[:MemberOf*2]->() WHERE ALL(n IN nodes(p) WHERE n:Base) RETURN count(p)")).toEqual([2])
+    expect(await col('RETURN [x IN range(1, 5) WHERE x % 2 = 1 | x * 10] AS l')).toEqual([[10, 30, 50]])
+    expect(await col('UNWIND [3, 1, 2] AS x RETURN x ORDER BY x')).toEqual([1, 2, 3])
+    expect(
+      await col("MATCH (u:User) RETURN CASE WHEN u.enabled THEN 'on' WHEN u.enabled = false THEN 'off' ELSE 'unknown' END AS s ORDER BY s"),
+    ).toEqual(['off', 'on', 'on', 'unknown'])
+  })
+})
+
+describe('environment access on every construct', () => {
+  const corp = [CORP]
+  it('scans, paths, shortest paths, predicates and aggregates never see or traverse another environment', async () => {
+    expect(sorted(await col('MATCH (n:User) RETURN n.name', corp))).toEqual(['ALICE@CORP.LOCAL', 'BOB@CORP.LOCAL', 'DAVE@CORP.LOCAL'])
+    expect(await col("MATCH (n {objectid: 'U-CAROL'}) RETURN n", corp)).toEqual([])
+    expect(sorted(await col("MATCH p = (u:User)-[:MemberOf*1..]->(g) WHERE g.objectid ENDS WITH '-512' RETURN u.name", corp))).toEqual([
+      'ALICE@CORP.LOCAL',
+      'ALICE@CORP.LOCAL',
+      'BOB@CORP.LOCAL',
+    ])
+    expect(await col('MATCH (g:Group)<-[:MemberOf]-(m) WHERE g.objectid ENDS WITH "-512" RETURN count(m)', corp)).toEqual([3])
+    expect(await col('MATCH (n:Tag_Tier_Zero) RETURN count(n)', corp)).toEqual([2])
+    expect(await col('MATCH p = shortestPath((u:User)-[*1..]-(d:Domain)) WHERE u.name STARTS WITH "CAROL" RETURN p', corp)).toEqual([])
+    expect(await col('MATCH (u:User) WHERE (u)-[:MemberOf]->() RETURN count(u)', corp)).toEqual([2])
+    expect(await col('MATCH (u:User) OPTIONAL MATCH (u)-[:MemberOf]->(g {objectid: "S-1-5-21-1-512"}) RETURN count(g)', corp)).toEqual([1])
+    // Through a visible node, an invisible neighbour is still invisible (undirected, untyped, any length).
+    expect(await col("MATCH (g {objectid: 'S-1-5-21-1-512'})-[*0..]-(x) WHERE x.objectid = 'U-CAROL' RETURN x", corp)).toEqual([])
+    expect(await col('MATCH (n) WHERE n.name CONTAINS "LAB" RETURN n', [LAB, 'other'])).toEqual(['CAROL@LAB.LOCAL', 'LAB.LOCAL'])
+    expect(await col('MATCH (n) RETURN n', [])).toEqual([])
+  })
+})
+
+describe('budgets', () => {
+  const tight = (over: Partial<CypherLimits>): CypherLimits => ({ maxRows: 1_000_000, maxResultRows: 1_000_000, maxSteps: 1_000_000, maxMillis: 60_000, ...over })
+  it('a query over its traversal-step, row, result-row or time budget stops with a message naming the limit', async () => {
+    await expect(q('MATCH (a)-[*1..]-(b) RETURN count(*)', null, tight({ maxSteps: 50 }))).rejects.toThrow(/traversal step limit/)
+    await expect(q('MATCH (a), (b), (c) RETURN count(*)', null, tight({ maxRows: 100 }))).rejects.toThrow(/row limit/)
+    await expect(q('MATCH (a), (b) RETURN a, b', null, tight({ maxResultRows: 10 }))).rejects.toThrow(/result row limit/)
+    let t = 0
+    const r = runQuery(parseCypher('MATCH (a)-[*1..]-(b) RETURN count(*)'), memorySource(), { now: NOW, limits: tight({ maxMillis: 5 }), clock: () => (t += 10) })
+    await expect(r).rejects.toThrow(/time limit/)
+  })
+
+  it('LIMIT stops the scan early (one page of 1000 nodes instead of all)', async () => {
+    const many = Array.from({ length: 3_000 }, (_, i) => ({ ...NODES[2], id: 100 + i, objectid: `U-${i}` }))
+    const full = memorySource(null, many, [])
+    expect((await runQuery(parseCypher('MATCH (a:User) RETURN a'), full, { now: NOW })).rows).toHaveLength(3_000)
+    const limited = memorySource(null, many, [])
+    const r = await runQuery(parseCypher('MATCH (a:User) RETURN a LIMIT 2'), limited, { now: NOW })
+    expect(r.rows).toHaveLength(2)
+    expect([limited.calls, full.calls]).toEqual([1, 4])
+  })
+})
+
+describe('presentation', () => {
+  it('literals are one entry per scalar column per row; keys and properties only with include_properties', async () => {
+    const r = await runQuery(parseCypher("MATCH (n:User) WHERE n.name STARTS WITH 'B' OR n.name STARTS WITH 'A' RETURN n, n.name AS name ORDER BY name"), memorySource(), { now: NOW })
+    await loadNodes(r.ctx, referencedNodes(r.rows))
+    const plain = presentResult(r.columns, r.rows, r.ctx.graph, false)
+    expect(plain.literals).toEqual([
+      { key: 'name', value: 'ALICE@CORP.LOCAL' },
+      { key: 'name', value: 'BOB@CORP.LOCAL' },
+    ])
+    expect('node_keys' in plain).toBe(false)
+    expect(plain.nodes['3']).toEqual({
+      label: 'ALICE@CORP.LOCAL',
+      kind: 'User',
+      kinds: ['User', 'Base'],
+      objectId: 'U-ALICE',
+      isTierZero: false,
+      isOwnedObject: false,
+      lastSeen: '2026-01-01T00:00:00.000Z',
+    })
+    const full = presentResult(r.columns, r.rows, r.ctx.graph, true)
+    expect(full.node_keys).toEqual(['enabled', 'name', 'objectid', 'pwdlastset', 'title'])
+    expect('edge_keys' in full).toBe(false)
+    expect(full.nodes['4'].properties).toEqual({ name: 'BOB@CORP.LOCAL', enabled: false, pwdlastset: 2_000_000_000, objectid: 'U-BOB' })
+  })
+})
