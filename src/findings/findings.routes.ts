@@ -192,6 +192,16 @@ function pollKey(c: Context<AppEnv>, filters: DetailsFilters, sort: SortKey[]): 
   return { subject, shape: JSON.stringify({ filters, sort }), now: rfc3339(now), expiredBefore: rfc3339(new Date(now.getTime() - POLL_TTL_MS)) }
 }
 
+/**
+ * Analysis runs span the whole graph: their records carry counts over every environment and the reasons of
+ * every caller's requests (user names, ingest jobs). A caller restricted to some environments is refused them,
+ * whatever its role (docs/findings.md, "Permission decision").
+ */
+function requireAllEnvironments(c: Context<AppEnv>): void {
+  if (!c.var.principal.environmentAccess.all)
+    throw new ApiError(403, 'analysis runs cover every environment: they need access to all environments', 'environment_access')
+}
+
 function requireFindingParam(finding: string | undefined): string {
   if (finding === undefined || finding.trim() === '') throw new ApiError(400, 'missing required query parameter: finding', 'query.finding')
   return finding.trim()
@@ -392,6 +402,7 @@ export const findingRoutes: RouteEntry[] = [
       responses: { 202: { description: 'requested', schema: z.object({ data: RunSchema }) } },
     },
     async (c) => {
+      requireAllEnvironments(c)
       const run = await requestRun(c.env, `requested by ${c.var.principal.principalName}`)
       return c.json({ data: run }, 202)
     },
@@ -426,6 +437,7 @@ export const findingRoutes: RouteEntry[] = [
       // The page's budget is enforced in SQL: a page asked for beyond it (limit=0 means every row) reads
       // one row past the budget, which is enough to refuse it.
       const sqlLimit = limit === 0 || limit > DETAILS_MAX_ROWS ? DETAILS_MAX_ROWS + 1 : limit
+      requireAllEnvironments(c)
       const { count, runs } = await listRuns(c.env.DB, skip, limit)
       return c.json({ count, skip, limit, data: runs })
     },
@@ -442,6 +454,7 @@ export const findingRoutes: RouteEntry[] = [
       responses: { 200: { description: 'the run', schema: z.object({ data: RunSchema }) } },
     },
     async (c, { params }) => {
+      requireAllEnvironments(c)
       const run = await getRun(c.env.DB, Number(params.run_id))
       if (!run) throw new ApiError(404, 'analysis run not found', 'run_id')
       return c.json({ data: run })

@@ -6,7 +6,7 @@
  */
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { adminToken, userWithRole } from '../helpers'
+import { adminToken, expectEnvelope, userWithRole } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
 import {
   availableFindingTypes,
@@ -210,5 +210,17 @@ describe('a finding whose other end is hidden: the row is kept, the hidden end i
     expectNoSecrets(JSON.stringify(res))
     expect(res.data).toMatchObject({ id, Accepted: true, FromPrincipal: '', FromPrincipalName: '', ToPrincipal: ID.corpDa })
     await setFindingAcceptance(admin, id, { accepted: false })
+  })
+
+  it('analysis runs (whole-graph counts, every caller’s reasons) are refused to a restricted administrator', async () => {
+    const { client: restrictedAdmin } = await userWithRole('Administrator', { all_environments: false, environment_access: [CORP] })
+    for (const [method, target] of [
+      ['GET', '/api/v2/analysis'],
+      ['GET', '/api/v2/analysis/1'],
+      ['POST', '/api/v2/analysis'],
+    ] as const)
+      await expectEnvelope(await restrictedAdmin.raw(method, target), 403, 'analysis runs cover every environment')
+    const all = await admin.raw('GET', '/api/v2/analysis')
+    expect(all.status).toBe(200)
   })
 })
