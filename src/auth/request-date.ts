@@ -13,12 +13,19 @@
  * offset from a rewritten one.
  *
  * The rules, all enforced only after the signature verified:
- *  1. The offset must be one of a real time zone: −12:00 … +14:00 (checked in the worker, stateless).
+ *  1. The offset must be one of a real time zone: whole quarter hours from −12:00 to +14:00 (checked in
+ *     the worker, stateless).
  *  2. The token's object remembers the offsets the token used in the last OFFSET_MEMORY_MS (48 h), and
  *     M, the highest of them. An offset O' < M − 1 h is refused. An offset O' with M − 1 h ≤ O' < M (a
  *     daylight-saving fall-back, D = M − O') is admitted only if the claimed instant is at most
- *     max(5 min, 60 min − D) behind server time. Offsets ≥ M are admitted under the normal ±1 h check.
+ *     max(5 min, 60 min − D) behind server time. M itself is admitted under the normal ±1 h check.
  *     Every verified request's offset is then remembered (so M only rises while the token is in use).
+ * 2b. An offset above M (a spring-forward, a move east) is admitted only if the claimed instant is at most
+ *     5 minutes behind server time. Without this, whoever holds a request signed at the start of an hour
+ *     could replay it at once with an offset almost two hours higher and so raise M past the one-hour
+ *     step, locking the real client out. A copy raised by Δ claims at most (signed hour) + 1 h − Δ, at
+ *     least Δ − 1 h behind server time, so Δ ≤ 1 h 5 min, i.e. 1 h in whole quarter hours (rule 1): the
+ *     real client stays within the one-hour step (with a clock within 5 minutes, which NTP gives).
  *  3. A mutating request (POST, PUT, PATCH, DELETE) is admitted at most once: its signature is recorded in
  *     the object for REPLAY_MEMORY_MS and the same signature is refused after that (see below).
  *
@@ -73,10 +80,10 @@ export function offsetText(minutes: number): string {
   return `${sign}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`
 }
 
-/** Rule 1: null when the offset is one of a real time zone. */
+/** Rule 1: null when the offset is one of a real time zone (whole quarter hours, -12:00 … +14:00). */
 export function offsetRangeError(offsetMinutes: number): string | null {
-  if (offsetMinutes >= MIN_OFFSET_MINUTES && offsetMinutes <= MAX_OFFSET_MINUTES) return null
-  return `RequestDate offset ${offsetText(offsetMinutes)} is not a real time zone: it must be between -12:00 and +14:00`
+  if (offsetMinutes >= MIN_OFFSET_MINUTES && offsetMinutes <= MAX_OFFSET_MINUTES && offsetMinutes % 15 === 0) return null
+  return `RequestDate offset ${offsetText(offsetMinutes)} is not a real time zone: it must be a whole quarter hour between -12:00 and +14:00`
 }
 
 /** The highest offset used within OFFSET_MEMORY_MS of nowMs; null when none is remembered. */
@@ -93,7 +100,14 @@ export function rememberedMax(memory: OffsetMemory, nowMs: number): number | nul
 /** Rule 2: null when a verified request with this offset and claimed instant may be admitted. */
 export function offsetError(memory: OffsetMemory, offsetMinutes: number, claimedMs: number, nowMs: number): string | null {
   const max = rememberedMax(memory, nowMs)
-  if (max === null || offsetMinutes >= max) return null
+  if (max === null || offsetMinutes === max) return null
+  if (offsetMinutes > max) {
+    // A new, higher offset (spring forward, a move east) comes with the current time. This stops a holder
+    // of a fresh request from raising the remembered maximum by more than an hour (see rule 2b above).
+    const behind = nowMs - claimedMs
+    if (behind <= LOWERED_OFFSET_MIN_SKEW_MS) return null
+    return `RequestDate is ${(behind / 60_000).toFixed(2)} minutes behind server time with offset ${offsetText(offsetMinutes)}, above the offset this token used recently (${offsetText(max)}); with a new offset at most ${LOWERED_OFFSET_MIN_SKEW_MS / 60_000} minutes are allowed`
+  }
   const dMs = (max - offsetMinutes) * 60_000
   if (dMs > OFFSET_STEP_MS) {
     return `RequestDate offset ${offsetText(offsetMinutes)} is more than one hour below the offset this token used recently (${offsetText(max)}); send the date in the client's usual offset or in UTC as that client did`
