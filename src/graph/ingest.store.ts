@@ -131,7 +131,8 @@ function refused(r: string, n: string, access: string, envKinds: string): string
  */
 const REFUSED_INSERT = `
 INSERT INTO ingest_unmatched (upload_id, file, context, message)
-SELECT ?1, r.file, 'graph.nodes[' || r.i || ']', 'node not written: "' || r.o || '" is outside the environments you may write to'
+SELECT ?1, r.file, CASE WHEN r.i IS NULL THEN 'node ' || r.o ELSE 'graph.nodes[' || r.i || ']' END,
+       'node not written: "' || r.o || '" is outside the environments you may write to'
 FROM (${stagedNodes(`, s.file AS file, json_extract(j.value, '$.i') AS i`)}) AS r
 LEFT JOIN nodes n ON n.objectid = r.o
 WHERE ?2 IS NOT NULL AND r.ph IS NULL AND ${refused('r', 'n', '?2', '?3')}`

@@ -18,7 +18,7 @@
 import { ApiError, type ErrorDetail } from '../http/errors'
 import { overBudget } from '../http/budget'
 import { JsonSyntaxError } from './json-scan'
-import { type EdgeRow, type PayloadContext, type Violation } from './opengraph'
+import { PayloadReader, type EdgeRow, type PayloadContext, type Violation } from './opengraph'
 import { openGraphPayload } from '../collectors/detect'
 import type { GraphPayload } from '../collectors/payload'
 import { JsonArrayChunker, type UploadPart } from './upload'
@@ -206,12 +206,16 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
       const chunker = new JsonArrayChunker(CHUNK_BYTES)
       const repeats = new JsonArrayChunker(CHUNK_BYTES)
       let index = 0
-      for (const row of openPayload(part, w.ctx).nodeRows()) {
+      const reader = openPayload(part, w.ctx)
+      // OpenGraph nodes carry their index in the file (error context graph.nodes[i]); a collector's are
+      // reported by object id (`node <id>`), as its violations are.
+      const indexed = reader instanceof PayloadReader
+      for (const row of reader.nodeRows()) {
         // Placeholders are not elements of the file, and never folded (the store upserts them apart).
         if (row.ph) placeholders = true
         else counts.nodes++
         // with the node's index in its file, for error reports: {o, k, ks, p, ek, i}
-        const json = row.ph ? JSON.stringify(row) : `${JSON.stringify(row).slice(0, -1)},"i":${index++}}`
+        const json = row.ph || !indexed ? JSON.stringify(row) : `${JSON.stringify(row).slice(0, -1)},"i":${index++}}`
         const repeat = !row.ph && !repeated.nodes.empty && repeated.nodes.has(row.o)
         const done = (repeat ? repeats : chunker).push(json, undefined)
         if (done) await stage('n', part.name, done.json, repeat)

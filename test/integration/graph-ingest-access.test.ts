@@ -179,16 +179,18 @@ describe('a restricted writer of collector (SharpHound) files', () => {
       IsACLProtected: false,
       ContainedBy: null,
     }
+    const hidden = { ...group, ObjectIdentifier: `${DEV}-1200`, Properties: { name: 'X', domain: 'DEV.EXAMPLE', domainsid: DEV }, Members: [] }
     const job = (await startUploadJob(corpUser)).data
-    const res = await corpUser.raw('POST', `/api/v2/file-upload/${job.id}`, JSON.stringify({ data: [group], meta: { methods: 0, type: 'groups', count: 1, version: 6 } }), {
+    const res = await corpUser.raw('POST', `/api/v2/file-upload/${job.id}`, JSON.stringify({ data: [group, hidden], meta: { methods: 0, type: 'groups', count: 2, version: 6 } }), {
       contentType: 'application/json',
     })
     expect(res.status).toBe(202)
-    const file = ((await res.json()) as { data: { nodes: number; edges_changed: number; unmatched_edges: number; refused_nodes: number; errors: { message: string }[] } }).data
-    expect(file).toMatchObject({ nodes: 1, refused_nodes: 0, edges_changed: 1, unmatched_edges: 2 })
-    expect(file.errors.map((e) => e.message).sort()).toEqual([
-      `edge start not found: no node with id "${CORP}-7777"`,
-      `edge start not found: no node with id "${EA}"`,
+    const file = ((await res.json()) as { data: { nodes: number; edges_changed: number; unmatched_edges: number; refused_nodes: number; errors: { context: string; message: string }[] } }).data
+    expect(file).toMatchObject({ nodes: 2, refused_nodes: 1, edges_changed: 1, unmatched_edges: 2 })
+    expect(file.errors.map((e) => `${e.context}: ${e.message}`).sort()).toEqual([
+      `graph.edges[0]: edge start not found: no node with id "${EA}"`,
+      `graph.edges[1]: edge start not found: no node with id "${CORP}-7777"`,
+      `node ${DEV}-1200: node not written: "${DEV}-1200" is outside the environments you may write to`,
     ])
     expect(await node(EA)).toEqual(before) // no kind added to the hidden node
     expect(await node(`${CORP}-7777`)).toBeNull() // no placeholder without an environment
