@@ -44,7 +44,11 @@ export interface GraphPayload {
 
 /** Where a converter writes what one `data` element becomes. */
 export interface Emitter {
-  node(row: NodeRow): void
+  /**
+   * A node row. `reference`: the row only names an object the file points at (a trusted domain's name),
+   * so its environment is not counted as collected by this file.
+   */
+  node(row: NodeRow, opts?: { reference?: boolean }): void
   /** a relationship between two objects by id; `startKind`/`endKind` give placeholders their kind */
   edge(start: string, startKind: string, end: string, endKind: string, kind: string, props: Record<string, PropertyValue>): void
   /** a malformed entry: reported with its JSON path; nothing of the file is written */
@@ -91,11 +95,11 @@ export class CollectorPayload implements GraphPayload {
     // A node's properties come from its element: only an element larger than a row may hold can make one.
     let large = false
     const emit: Emitter = {
-      node: (row) => {
+      node: (row, opts) => {
         if (large && JSON.stringify(row.p).length > MAX_ELEMENT_BYTES) emit.violation(`node ${row.o}`, `the object's properties exceed ${MAX_ELEMENT_BYTES} bytes`)
         summary.nodes++
         keys?.node(row.o)
-        const env = environmentOfRow(row)
+        const env = opts?.reference ? null : environmentOfRow(row)
         if (env && summary.environments.size < 10_000) summary.environments.add(env)
       },
       edge: (s, _sk, t, _tk, k) => {

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { strToU8, zipSync } from 'fflate'
 import { adminToken, env, expectEnvelope } from '../helpers'
-import { endUploadJob, startUploadJob, uploadFile, listUploadJobs } from '../../src/client/graph'
+import { availableDomains, endUploadJob, startUploadJob, uploadFile, listUploadJobs } from '../../src/client/graph'
 import type { EdgeHoundClient } from '../../src/client'
 import { D, PARTNER, CHILD, SID, OLD, OLD_SID, file, users, groups, v5Files, v6Files } from '../fixtures/sharphound/testlab'
 import { openFindingRows, runAnalysisDirect } from '../fixtures/findings/helpers'
@@ -123,6 +123,10 @@ describe('SharpHound v6: detection and conversion', () => {
     expect(await rel(D, 'SameForestTrust', CHILD)).toMatchObject({ trusttype: 'ParentChild', transitive: true, spoofsidhistoryblocked: true })
     expect(await rel(CHILD, 'SameForestTrust', D)).toBeNull()
     expect(await node(PARTNER)).toMatchObject({ kind: 'Domain', name: 'PARTNER.LOCAL', environment_kind: 'Domain' })
+    // listed as environments, but only TESTLAB.LOCAL was collected
+    const domains = (await availableDomains(admin)).data
+    expect(domains.find((d) => d.id === D)).toMatchObject({ name: 'TESTLAB.LOCAL', type: 'active-directory', collected: true })
+    expect(domains.find((d) => d.id === PARTNER)).toMatchObject({ name: 'PARTNER.LOCAL', collected: false })
   })
 
   it('computers: sessions, delegation, DCFor, CoerceToTGT, SQLAdmin, SID history', async () => {

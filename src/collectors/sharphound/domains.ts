@@ -58,7 +58,9 @@ function emitTrusts(o: AdObject, out: Emitter): void {
     const sidFiltering = bool(v, 'SidFilteringEnabled', p, out)
     const tgtDelegation = bool(v, 'TGTDelegationEnabled', p, out)
     const attrs = trustAttributes(get(v, 'TrustAttributes'))
-    out.node({ o: target, k: 'Domain', ks: ['Domain', 'Base'], p: typeof name === 'string' && name !== '' ? { name } : {}, ek: 'Domain' })
+    // The trusted domain: named and an environment, but not collected by this file (available-domains
+    // lists it with collected: false until its own data arrives).
+    out.node({ o: target, k: 'Domain', ks: ['Domain', 'Base'], p: typeof name === 'string' && name !== '' ? { name } : {}, ek: 'Domain' }, { reference: true })
     const kind = SAME_FOREST.has(trustType) ? 'SameForestTrust' : 'CrossForestTrust'
     if (dir === 'Inbound' || dir === 'Bidirectional') {
       const props: Record<string, PropertyValue> = rel({ trusttype: trustType, transitive })
