@@ -7,6 +7,8 @@
  * isolate: only the replication-right holders (DCSync, SyncLAPSPassword) are computed in JavaScript.
  */
 
+import { azureDerivedStatements } from './azurehound/post.store'
+
 const DERIVED_PROPS = `'{"isacl":false}'`
 
 /** ?1 = now */
@@ -224,6 +226,7 @@ export async function replaceDerivedEdges(db: D1Database, d: DerivedInput): Prom
     db.prepare(TRUSTED_FOR_NTAUTH).bind(d.now),
     ...pairsStatements(db, 'DCSync', d.dcsync, d.now),
     ...laps,
+    ...azureDerivedStatements(db, d.now),
     db.prepare(`SELECT count(*) AS n FROM edges WHERE derived = 1`),
   ])
   return (results[results.length - 1].results[0] as { n: number }).n

@@ -157,3 +157,63 @@ it('the fixture holds every kind EdgeHound converts', async () => {
   const used = new Set(items.map((i) => i.kind))
   expect(Object.keys(AZURE_CONVERTERS).filter((k) => !used.has(k))).toEqual([])
 })
+
+describe('AzureHound: post-processing at each analysis run (derived relationships)', () => {
+  const carol = 'ca000000-0000-4000-8000-0000000000c1'
+  const dave = 'da000000-0000-4000-8000-0000000000d1'
+  const team = '7e000000-0000-4000-8000-0000000000e1'
+  const intune = '3a2c62db-5318-420d-8d74-23affee5d9d5'
+
+  async function derived(start: string, kind: string, end: string): Promise<boolean> {
+    const r = await db()
+      .prepare(`SELECT e.derived FROM edges e JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id WHERE s.objectid = ?1 AND e.kind = ?2 AND t.objectid = ?3`)
+      .bind(start, kind, end)
+      .first<{ derived: number }>()
+    return r?.derived === 1
+  }
+
+  beforeAll(async () => {
+    const more = [
+      { kind: 'AZUser', data: { id: carol, tenantId: T, userPrincipalName: 'carol@contoso.example' } },
+      { kind: 'AZUser', data: { id: dave, tenantId: T, userPrincipalName: 'dave@contoso.example' } },
+      { kind: 'AZGroup', data: { id: team, tenantId: T, tenantName: 'Contoso', displayName: 'Helpdesk Team', isAssignableToRole: false } },
+      { kind: 'AZRole', data: { id: ids.pra, templateId: ids.pra, tenantId: T, displayName: 'Privileged Role Administrator' } },
+      { kind: 'AZRole', data: { id: intune, templateId: intune, tenantId: T, displayName: 'Intune Administrator' } },
+      { kind: 'AZRoleAssignment', data: { roleDefinitionId: ids.pra, tenantId: T, roleAssignments: [{ roleDefinitionId: ids.pra, principalId: carol, directoryScopeId: '/' }] } },
+      { kind: 'AZRoleAssignment', data: { roleDefinitionId: intune, tenantId: T, roleAssignments: [{ roleDefinitionId: intune, principalId: dave, directoryScopeId: '/' }] } },
+    ]
+    const job = (await startUploadJob(admin)).data
+    expect((await upload(admin, job.id, JSON.stringify({ meta: { type: 'azure', version: 5, count: more.length }, data: more }))).status).toBe(202)
+    await endUploadJob(admin, job.id)
+    const run = await requestAnalysis(admin)
+    expect((await waitForRun(db(), run.data.id)).status).toBe('complete')
+  })
+
+  it('derives the role-based relationships BloodHound derives', async () => {
+    // tenant-level administrators
+    expect(await derived(AZ(ids.admins), 'AZGlobalAdmin', TEN)).toBe(true)
+    expect(await derived(AZ(carol), 'AZPrivilegedRoleAdmin', TEN)).toBe(true)
+    // application administrator roles → every application and service principal of the tenant
+    expect(await derived(role(ids.appAdmin), 'AZAddSecret', AZ(ids.app))).toBe(true)
+    expect(await derived(role(ids.appAdmin), 'AZAddSecret', AZ(ids.sp))).toBe(true)
+    // Global Administrator resets every user's password
+    for (const u of [ids.alice, ids.bob, carol, dave]) expect(await derived(role(ids.ga), 'AZResetPassword', AZ(u))).toBe(true)
+    // Privileged Role Administrator adds members to every group; Intune Administrator only to non role-assignable ones
+    expect(await derived(AZ(carol), 'AZAddMembers', AZ(ids.admins))).toBe(true)
+    expect(await derived(AZ(carol), 'AZAddMembers', AZ(team))).toBe(true)
+    expect(await derived(AZ(dave), 'AZAddMembers', AZ(team))).toBe(true)
+    expect(await derived(AZ(dave), 'AZAddMembers', AZ(ids.admins))).toBe(false)
+    // Intune Administrator runs commands on Windows devices
+    expect(await derived(AZ(dave), 'AZExecuteCommand', AZ(ids.device))).toBe(true)
+    // ingested relationships are never marked derived
+    expect(await derived(AZ(ids.alice), 'AZMemberOf', AZ(ids.admins))).toBe(false)
+  })
+
+  it('a derived AZAddMembers into a Tier Zero group is a T0AZAddMembers finding', async () => {
+    const types = (await admin.call<{ data: string[] }>('GET', `/api/v2/domains/${TEN}/available-types`)).data
+    expect(types).toContain('T0AZAddMembers')
+    const details = await admin.call<{ data: unknown[] }>('GET', `/api/v2/domains/${TEN}/details?finding=T0AZAddMembers`)
+    expect(JSON.stringify(details.data)).toContain(AZ(carol))
+    expect(JSON.stringify(details.data)).not.toContain(AZ(dave))
+  })
+})
