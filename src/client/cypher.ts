@@ -10,3 +10,39 @@ export type CypherResultJson = CypherResult
 export function cypherQuery(c: EdgeHoundClient, query: string, includeProperties = false) {
   return c.call<{ data: CypherResultJson }>('POST', '/api/v2/graphs/cypher', { query, include_properties: includeProperties })
 }
+
+export interface SavedQueryJson {
+  id: number
+  user_id: string
+  name: string
+  query: string
+  description: string
+  created_at: string
+  updated_at: string
+  deleted_at: { time: string; valid: boolean }
+  scope?: 'owned' | 'shared' | 'public'
+}
+
+export function listSavedQueries(c: EdgeHoundClient, params = '') {
+  return c.call<{ count: number; skip: number; limit: number; data: SavedQueryJson[] }>('GET', `/api/v2/saved-queries${params ? `?${params}` : ''}`)
+}
+
+export function createSavedQuery(c: EdgeHoundClient, q: { name: string; query: string; description?: string }) {
+  return c.call<{ data: SavedQueryJson }>('POST', '/api/v2/saved-queries', q)
+}
+
+export function getSavedQuery(c: EdgeHoundClient, id: number) {
+  return c.call<{ data: SavedQueryJson }>('GET', `/api/v2/saved-queries/${id}`)
+}
+
+export function updateSavedQuery(c: EdgeHoundClient, id: number, q: { name?: string; query?: string; description?: string }) {
+  return c.call<{ data: SavedQueryJson }>('PUT', `/api/v2/saved-queries/${id}`, q)
+}
+
+export function deleteSavedQuery(c: EdgeHoundClient, id: number) {
+  return c.raw('DELETE', `/api/v2/saved-queries/${id}`)
+}
+
+export function shareSavedQuery(c: EdgeHoundClient, id: number, sharing: { user_ids?: string[]; public?: boolean }) {
+  return c.call<{ data: { query_id: number; user_ids: string[]; public: boolean } }>('PUT', `/api/v2/saved-queries/${id}/permissions`, sharing)
+}

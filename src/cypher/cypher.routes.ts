@@ -12,6 +12,7 @@ import { CypherError, parseCypher } from './parse'
 import { runQuery } from './run'
 import { loadNodes } from './match'
 import { CypherResultSchema, presentResult, referencedNodes } from './present'
+import { savedQueryRoutes } from './saved-queries.routes'
 
 const CypherQuerySchema = z
   .object({
@@ -59,4 +60,5 @@ export const cypherRoutes: RouteEntry[] = [
       return c.json({ data })
     },
   ),
+  ...savedQueryRoutes,
 ]

@@ -1,0 +1,125 @@
+/**
+ * Saved Cypher queries (BloodHound's saved_queries with their sharing rows). Plain rows in and out.
+ */
+
+export interface SavedQueryRow {
+  id: number
+  user_id: string
+  name: string
+  query: string
+  description: string
+  created_at: string
+  updated_at: string
+}
+
+export type Scope = 'owned' | 'shared' | 'public'
+
+export interface ListFilter {
+  /** column → [operator, value]; operator eq (exact) or contains */
+  filters: { column: 'name' | 'query' | 'description'; op: 'eq' | 'contains'; value: string }[]
+  /** ORDER BY terms, already validated column names */
+  order: { column: string; descending: boolean }[]
+  skip: number
+  limit: number
+}
+
+const COLUMNS = 'q.id, q.user_id, q.name, q.query, q.description, q.created_at, q.updated_at'
+
+/** Columns a list may be sorted by (BloodHound's sortable columns). */
+export const SORTABLE = new Set(['id', 'user_id', 'name', 'query', 'description', 'created_at', 'updated_at'])
+
+function scopeWhere(scope: Scope): string {
+  switch (scope) {
+    case 'owned':
+      return 'q.user_id = ?1'
+    case 'shared':
+      return 'q.user_id <> ?1 AND EXISTS (SELECT 1 FROM saved_queries_permissions p WHERE p.query_id = q.id AND p.shared_to_user_id = ?1)'
+    case 'public':
+      // ?1 (the caller) is bound for every scope; this one does not need it
+      return '?1 IS NOT NULL AND EXISTS (SELECT 1 FROM saved_queries_permissions p WHERE p.query_id = q.id AND p.public = 1)'
+  }
+}
+
+/** One page of a scope's queries and the scope's total (with the filters). */
+export async function listSavedQueries(db: D1Database, userId: string, scope: Scope, f: ListFilter): Promise<{ rows: SavedQueryRow[]; count: number }> {
+  const params: unknown[] = [userId]
+  const where = [scopeWhere(scope)]
+  for (const x of f.filters) {
+    params.push(x.value)
+    where.push(x.op === 'eq' ? `q.${x.column} = ?${params.length}` : `instr(lower(q.${x.column}), lower(?${params.length})) > 0`)
+  }
+  const order = f.order.length ? f.order.map((o) => `q.${o.column}${o.descending ? ' DESC' : ''}`).join(', ') + ', q.id' : 'q.id'
+  const base = `FROM saved_queries q WHERE ${where.join(' AND ')}`
+  const [page, total] = await db.batch([
+    db.prepare(`SELECT ${COLUMNS} ${base} ORDER BY ${order} LIMIT ?${params.length + 1} OFFSET ?${params.length + 2}`).bind(...params, f.limit, f.skip),
+    db.prepare(`SELECT count(*) AS n ${base}`).bind(...params),
+  ])
+  return { rows: page.results as SavedQueryRow[], count: (total.results[0] as { n: number }).n }
+}
+
+export async function getSavedQuery(db: D1Database, id: number): Promise<SavedQueryRow | null> {
+  return db.prepare(`SELECT ${COLUMNS} FROM saved_queries q WHERE q.id = ?1`).bind(id).first<SavedQueryRow>()
+}
+
+/** Shared with the user, or public. */
+export async function isSharedWithOrPublic(db: D1Database, id: number, userId: string): Promise<boolean> {
+  const r = await db
+    .prepare('SELECT 1 FROM saved_queries_permissions WHERE query_id = ?1 AND (public = 1 OR shared_to_user_id = ?2) LIMIT 1')
+    .bind(id, userId)
+    .first()
+  return r !== null
+}
+
+export async function isPublic(db: D1Database, id: number): Promise<boolean> {
+  return (await db.prepare('SELECT 1 FROM saved_queries_permissions WHERE query_id = ?1 AND public = 1 LIMIT 1').bind(id).first()) !== null
+}
+
+/** The new row, or null when the user already has a query of that name. */
+export async function insertSavedQuery(db: D1Database, q: Omit<SavedQueryRow, 'id'>): Promise<SavedQueryRow | null> {
+  return db
+    .prepare(
+      `INSERT INTO saved_queries (user_id, name, query, description, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+       ON CONFLICT (user_id, name) DO NOTHING
+       RETURNING id, user_id, name, query, description, created_at, updated_at`,
+    )
+    .bind(q.user_id, q.name, q.query, q.description, q.created_at, q.updated_at)
+    .first<SavedQueryRow>()
+}
+
+/** The updated row; null when the owner already has another query of the new name (or the row is gone). */
+export async function updateSavedQuery(db: D1Database, q: SavedQueryRow): Promise<SavedQueryRow | null> {
+  const clash = await db.prepare('SELECT 1 FROM saved_queries WHERE user_id = ?1 AND name = ?2 AND id <> ?3').bind(q.user_id, q.name, q.id).first()
+  if (clash) return null
+  return db
+    .prepare(
+      `UPDATE saved_queries SET name = ?2, query = ?3, description = ?4, updated_at = ?5 WHERE id = ?1
+       RETURNING id, user_id, name, query, description, created_at, updated_at`,
+    )
+    .bind(q.id, q.name, q.query, q.description, q.updated_at)
+    .first<SavedQueryRow>()
+}
+
+/** Deletes the query and its sharing rows in one batch; false when it did not exist. */
+export async function deleteSavedQuery(db: D1Database, id: number): Promise<boolean> {
+  const [, del] = await db.batch([
+    db.prepare('DELETE FROM saved_queries_permissions WHERE query_id = ?1').bind(id),
+    db.prepare('DELETE FROM saved_queries WHERE id = ?1').bind(id),
+  ])
+  return (del.meta.changes ?? 0) > 0
+}
+
+/** Replaces who may read the query (BloodHound's permissions: users and/or public), in one batch. */
+export async function setSharing(db: D1Database, id: number, userIds: string[], publicToo: boolean, now: string): Promise<void> {
+  await db.batch([
+    db.prepare('DELETE FROM saved_queries_permissions WHERE query_id = ?1').bind(id),
+    db
+      .prepare(
+        `INSERT INTO saved_queries_permissions (query_id, shared_to_user_id, public, created_at)
+         SELECT ?1, value, 0, ?3 FROM json_each(?2)`,
+      )
+      .bind(id, JSON.stringify([...new Set(userIds)]), now),
+    db
+      .prepare('INSERT INTO saved_queries_permissions (query_id, shared_to_user_id, public, created_at) SELECT ?1, NULL, 1, ?2 WHERE ?3 = 1')
+      .bind(id, now, publicToo ? 1 : 0),
+  ])
+}
