@@ -295,3 +295,41 @@ describe('presentation', () => {
     expect(full.nodes['4'].properties).toEqual({ name: 'BOB@CORP.LOCAL', enabled: false, pwdlastset: 2_000_000_000, objectid: 'U-BOB' })
   })
 })
+
+describe('library-shaped queries (written for EdgeHound, in the shapes analysts use)', () => {
+  const QUERIES = [
+    "MATCH p = (u:User)-[:MemberOf*1..]->(g:Group) WHERE g.objectid ENDS WITH '-512' RETURN p LIMIT 1000",
+    "MATCH (u:User) WHERE u.hasspn = true AND u.enabled = true AND NOT u.objectid ENDS WITH '-502' AND NOT coalesce(u.gmsa, false) = true RETURN u LIMIT 100",
+    'MATCH (n:Base) WHERE n.dontreqpreauth = true RETURN n',
+    'MATCH p = (c:Computer)-[:HasSession]->(u:User) WHERE u:Tag_Tier_Zero RETURN p',
+    'MATCH (d:Domain) RETURN d.name, d.functionallevel',
+    'MATCH p = shortestPath((n:Base)-[:AD_ATTACK_PATHS*1..]->(t:Tag_Tier_Zero)) WHERE n <> t AND n:Tag_Owned RETURN p LIMIT 1000',
+    'MATCH p = allShortestPaths((n:User)-[:AD_ATTACK_PATHS*1..]->(t:Domain)) RETURN p LIMIT 100',
+    'MATCH (u:User) WHERE u.pwdlastset < (datetime().epochseconds - (365 * 86400)) AND NOT u.pwdlastset IN [-1.0, 0.0] RETURN u LIMIT 100',
+    "MATCH (n:AZBase) WHERE n.name =~ '(?i).*admin.*' RETURN n LIMIT 100",
+    'MATCH p = (:AZBase)-[:AZ_ATTACK_PATHS*1..]->(:AZTenant) RETURN p LIMIT 100',
+    'MATCH (g:Group)<-[:MemberOf]-(m) WITH g, count(m) AS c WHERE c > 1 RETURN g ORDER BY c DESC LIMIT 10',
+    "MATCH (c:Computer) WHERE toUpper(c.operatingsystem) CONTAINS 'WINDOWS' RETURN c",
+    'MATCH (u:User) OPTIONAL MATCH (u)-[:AdminTo]->(c:Computer) WITH u, collect(c) AS cs RETURN u.name, size(cs) ORDER BY u.name',
+    "MATCH p = (n)-[r]->(m) WHERE NOT r:MemberOf AND (n:User OR n:Group) AND m.name STARTS WITH 'WS' RETURN p",
+    'MATCH p = (a:Group)-[:MemberOf|AdminTo*1..2]-(b) WHERE a <> b RETURN p LIMIT 50',
+    "MATCH (n) WHERE n.name IN ['CORP.LOCAL', 'LAB.LOCAL'] RETURN n",
+    'MATCH (u:User) WHERE NONE(t IN coalesce(u.serviceprincipalnames, []) WHERE t CONTAINS "MSSQL") RETURN count(u)',
+    'MATCH (n:Base) WHERE n.name IS NOT NULL RETURN DISTINCT head(labels(n)) AS kind, count(*) AS c ORDER BY c DESC',
+    'MATCH (n:Tag_Tier_Zero) WHERE NOT (n)<-[:MemberOf]-() RETURN n',
+    'MATCH p = (u:User)-[:ForceChangePassword|AdminTo|MemberOf*1..]->(x) WHERE x:Tag_Tier_Zero RETURN p LIMIT 10',
+    'UNWIND ["CORP.LOCAL", "LAB.LOCAL"] AS d MATCH (n:Domain {name: d}) RETURN n',
+    "MATCH (u:User) RETURN u.name + ' (' + toString(coalesce(u.enabled, false)) + ')' AS s ORDER BY s",
+  ]
+  it('every one runs and answers something, with no internal error', async () => {
+    for (const text of QUERIES) {
+      const r = await q(text)
+      expect(r.rows.length, text).toBeGreaterThanOrEqual(0)
+    }
+    // spot checks with hand-worked answers
+    // Dave (owned) reaches Domain Admins in 3 steps and CORP.LOCAL (GenericAll from Domain Admins) in 4
+    expect(await col(QUERIES[5].replace('RETURN p LIMIT 1000', 'RETURN length(p) AS l ORDER BY l'))).toEqual([3, 4])
+    expect(await col(QUERIES[18])).toEqual(['CORP.LOCAL', 'LAB.LOCAL'])
+    expect(await col(QUERIES[20])).toEqual(['CORP.LOCAL', 'LAB.LOCAL'])
+  })
+})
