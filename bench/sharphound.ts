@@ -4,7 +4,7 @@
  * (bench/lib/sharphound-gen.ts) through the public file-upload API, as a ratio to raw D1 inserts of the
  * same rows in the same run (bench/lib/floors.ts), plus the post-processing time.
  *
- *   tsx --experimental-websocket bench/sharphound.ts [--users 10000] [--objects-per-file 2000]
+ *   npm run bench:sharphound -- [--users 10000] [--objects-per-file 2000]
  *
  * Elements = nodes + relationships the job received (placeholders excluded, as the job counts them).
  * The floor inserts the rows the conversion produces (nodes including placeholders, relationships by

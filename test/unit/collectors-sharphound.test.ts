@@ -107,6 +107,13 @@ describe('detection', () => {
     expect(violations({ data: [], meta: { type: 'users', version: 3 } })[0]).toMatch(/^meta.version: SharpHound data version 3 is not supported/)
   })
 
+  it('a UTF-8 byte order mark and pretty-printing are accepted', () => {
+    const text = JSON.stringify({ data: [{ ObjectIdentifier: 'U', Properties: { name: 'Ü@X' } }], meta: { type: 'users', count: 1, version: 6 } }, null, 2)
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(text)])
+    const p = openGraphPayload(bytes, ctx)
+    expect([...p.nodeRows()].map((r) => r.p.name)).toEqual(['Ü@X'])
+  })
+
   it('a missing meta or data is named', () => {
     expect(violations({ data: [] })).toEqual(['meta: meta is required: {"type", "version", "count", "methods"}'])
     expect(violations({ meta: { type: 'users' } })).toEqual(['data: no data tag found: data must be an array'])
