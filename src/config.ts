@@ -39,6 +39,12 @@ const schema = z.object({
   RATE_LIMIT_BURST: intFrom(110),
   RATE_LIMIT_PER_IP_PER_SECOND: intFrom(10),
   RATE_LIMIT_PER_IP_BURST: intFrom(20),
+  /** requests one API token or session may have running at once (src/ratelimit/cost.ts) */
+  RATE_LIMIT_IN_FLIGHT_PER_TOKEN: intFrom(4),
+  /** weighted requests (weight > 1) one user may have running at once, across all tokens and sessions */
+  RATE_LIMIT_IN_FLIGHT_PER_USER: intFrom(8),
+  /** API tokens one user may hold */
+  MAX_API_TOKENS_PER_USER: intFrom(25),
   PUBLIC_BASE_URL: z
     .string()
     .optional()

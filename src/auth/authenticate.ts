@@ -2,7 +2,8 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { AppEnv } from '../env'
 import { ApiError } from '../http/errors'
 import { rateLimitHeaders, type RateLimitOutcome } from '../ratelimit/headers'
-import { authorizeSubject, consumeIp, LimiterUnavailable, outcome } from '../ratelimit/limiter.client'
+import { admitUser, authorizeSubject, consumeIp, LimiterUnavailable, outcome, releaseSlot } from '../ratelimit/limiter.client'
+import { measuredExtra } from '../ratelimit/cost'
 import { fromBase64Strict, toBase64 } from './encoding'
 import { verifySession } from './jwt'
 import { permissionsOf, type Permission } from './permissions'
@@ -54,6 +55,24 @@ function applyLimitHeaders(c: Context<AppEnv>, o: RateLimitOutcome) {
 
 function tooMany(o: RateLimitOutcome): ApiError {
   return new ApiError(429, 'Too many requests. Please try again later.', 'middleware', rateLimitHeaders(o))
+}
+
+/** 429 for a caller whose in-flight slots are all taken: retry when one of its requests has finished. */
+function busy(o: RateLimitOutcome, who: string, cap: number): ApiError {
+  return new ApiError(429, `too many requests in flight for this ${who}: at most ${cap} at a time; retry when one has finished`, 'middleware', {
+    ...rateLimitHeaders(o),
+    'Retry-After': '1',
+  })
+}
+
+/** Work after the answer (slot releases): through waitUntil when there is an execution context. */
+function afterwards(c: Context<AppEnv>, p: Promise<unknown>) {
+  const done = p.catch(() => undefined) // best effort: a lost release expires with its lease
+  try {
+    c.executionCtx.waitUntil(done)
+  } catch {
+    /* no execution context (some tests): the promise runs on its own */
+  }
 }
 
 function unavailable(): ApiError {
@@ -170,8 +189,15 @@ async function verifyCredential(c: Context<AppEnv>, header: string): Promise<Cre
   return { kind: 'token', id: param, signed }
 }
 
-export function authenticate(opts: { required: true } | { required: false; publicLimit: 'ip' | 'login' }): MiddlewareHandler<AppEnv> {
+/**
+ * `cost`: the route's declared weight for this request (src/http/route.ts, src/ratelimit/cost.ts), taken from
+ * the caller's bucket on admission; the measured rest is charged when the request ends.
+ */
+export function authenticate(
+  opts: { required: true; cost?: (c: Context<AppEnv>) => number } | { required: false; publicLimit: 'ip' | 'login' },
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    let admitted: { weight: number; nowMs: number; slots: [string, string][] }
     try {
       if (!opts.required) {
         const o = await spendIp(c, opts.publicLimit)
@@ -182,13 +208,37 @@ export function authenticate(opts: { required: true } | { required: false; publi
       const header = c.req.header('authorization')
       if (!header || !header.trim()) return fail(c, 'authentication required: no Authorization header')
       const cred = await verifyCredential(c, header.trim())
+      const cfg = c.var.config
       const nowMs = c.var.now().getTime()
-      const res = await authorizeSubject(c.env, c.var.config, cred.kind, cred.id, nowMs, cred.signed)
+      const weight = Math.max(1, Math.ceil(opts.cost ? opts.cost(c) : 1))
+      const res = await authorizeSubject(c.env, cfg, cred.kind, cred.id, nowMs, cred.signed, weight)
       if (!res.ok) return fail(c, res.reason)
-      const o = outcome(cred.kind, c.var.config.RATE_LIMIT_PER_SECOND, c.var.config.RATE_LIMIT_BURST, res.limit)
+      const o = outcome(cred.kind, cfg.RATE_LIMIT_PER_SECOND, cfg.RATE_LIMIT_BURST, res.limit)
       applyLimitHeaders(c, o)
+      if (res.limit.busy) throw busy(o, cred.kind === 'token' ? 'API token' : 'session', cfg.RATE_LIMIT_IN_FLIGHT_PER_TOKEN)
       if (!o.allowed) throw tooMany(o)
+      const subjectName = `${cred.kind}:${cred.id}`
+      const subjectLease = res.limit.lease
       const p = res.principal
+      // A weighted request also needs the user's own bucket and a slot among the user's in-flight
+      // requests, so that many tokens or sessions of one user do not multiply what the user may take.
+      let userLease: string | undefined
+      if (weight > 1) {
+        let u
+        try {
+          u = await admitUser(c.env, cfg, p.userId, nowMs, weight)
+        } catch (e) {
+          if (subjectLease) afterwards(c, releaseSlot(c.env, cfg, subjectName, subjectLease, nowMs, 0))
+          throw e
+        }
+        if (!u.allowed) {
+          if (subjectLease) afterwards(c, releaseSlot(c.env, cfg, subjectName, subjectLease, nowMs, 0))
+          const uo = outcome('user', cfg.RATE_LIMIT_PER_SECOND, cfg.RATE_LIMIT_BURST, u)
+          applyLimitHeaders(c, uo)
+          throw u.busy ? busy(uo, 'user', cfg.RATE_LIMIT_IN_FLIGHT_PER_USER) : tooMany(uo)
+        }
+        userLease = u.lease
+      }
       const principal: Principal = {
         userId: p.userId,
         principalName: p.principalName,
@@ -199,11 +249,23 @@ export function authenticate(opts: { required: true } | { required: false; publi
         ...(cred.kind === 'token' ? { tokenId: cred.id } : { sessionId: cred.id }),
       }
       c.set('principal', principal)
+      admitted = { weight, nowMs, slots: [...(subjectLease ? [[subjectName, subjectLease]] : []), ...(userLease ? [[`user:${p.userId}`, userLease]] : [])] as [string, string][] }
     } catch (e) {
       if (e instanceof LimiterUnavailable) throw unavailable()
       throw e
     }
-    return next()
+    if (admitted.slots.length === 0) return next()
+    const started = Date.now()
+    try {
+      await next()
+    } finally {
+      // Free the slots and charge what a weighted read's time cost beyond its weight (after the answer).
+      // Writes pay their declared, size-scaled weight only: ingest is heavy by nature and bounded by its
+      // budgets (docs/budgets.md); charging its time would only slow collectors down.
+      const elapsed = Date.now() - started
+      const extra = c.req.method === 'GET' ? measuredExtra(elapsed, admitted.weight) : 0
+      for (const [name, lease] of admitted.slots) afterwards(c, releaseSlot(c.env, c.var.config, name, lease, admitted.nowMs + elapsed, extra))
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError, rfc3339 } from '../http/errors'
+import { overBudget } from '../http/budget'
 import { invalidateSubject } from '../ratelimit/limiter.client'
 import { forgetTokenKey } from './authenticate'
 import { newTokenKey, sealTokenKey } from './token-crypto'
@@ -75,7 +76,15 @@ export const tokenRoutes: RouteEntry[] = [
       const id = crypto.randomUUID()
       const key = newTokenKey()
       const record: TokenRecord = { id, user_id: userId, name: body.token_name, hmac_method: 'hmac-sha2-256', created_at: now, updated_at: now, last_access: null }
-      await insertToken(c.env.DB, { ...record, key_sealed: await sealTokenKey(c.var.config.TOKEN_ENCRYPTION_KEY, id, key) })
+      const max = c.var.config.MAX_API_TOKENS_PER_USER
+      if (!(await insertToken(c.env.DB, { ...record, key_sealed: await sealTokenKey(c.var.config.TOKEN_ENCRYPTION_KEY, id, key) }, max)))
+        throw overBudget(400, {
+          context: 'user_id',
+          what: 'a new API token',
+          budget: 'API tokens per user',
+          limit: max,
+          narrow: 'delete tokens that are no longer used (DELETE /api/v2/tokens/{id})',
+        })
       return c.json({ data: { ...tokenJson(record), key } })
     },
   ),

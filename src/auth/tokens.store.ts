@@ -10,13 +10,19 @@ export interface TokenRecord {
 
 const COLUMNS = 'id, user_id, name, hmac_method, created_at, updated_at, last_access'
 
-export async function insertToken(db: D1Database, t: TokenRecord & { key_sealed: string }): Promise<void> {
-  await db
+/**
+ * Inserts a token unless its user already holds `maxPerUser` (the count and the insert are one statement,
+ * so concurrent creations cannot pass the cap). False: the user is at the cap, nothing was written.
+ */
+export async function insertToken(db: D1Database, t: TokenRecord & { key_sealed: string }, maxPerUser = Number.MAX_SAFE_INTEGER): Promise<boolean> {
+  const r = await db
     .prepare(
-      'INSERT INTO api_tokens (id, user_id, name, key_sealed, hmac_method, created_at, updated_at, last_access) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      `INSERT INTO api_tokens (id, user_id, name, key_sealed, hmac_method, created_at, updated_at, last_access)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE (SELECT count(*) FROM api_tokens WHERE user_id = ?2) < ?9`,
     )
-    .bind(t.id, t.user_id, t.name, t.key_sealed, t.hmac_method, t.created_at, t.updated_at, t.last_access)
+    .bind(t.id, t.user_id, t.name, t.key_sealed, t.hmac_method, t.created_at, t.updated_at, t.last_access, maxPerUser)
     .run()
+  return r.meta.changes === 1
 }
 
 export async function getToken(db: D1Database, id: string): Promise<TokenRecord | null> {

@@ -5,6 +5,7 @@ import { canSeeEnvironment } from '../auth/permissions'
 import { kindCatalogAt, loadKindCatalog } from '../extensions/catalog'
 import { ApiError, rfc3339 } from '../http/errors'
 import { overBudget } from '../http/budget'
+import { WEIGHT } from '../ratelimit/cost'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { getRun, listRuns } from './analysis.store'
 import { requestRun } from './analyzer.client'
@@ -245,6 +246,7 @@ export const findingRoutes: RouteEntry[] = [
       method: 'get',
       path: '/api/v2/domains/:domain_id/details',
       operationId: 'ListFindingDetails',
+      cost: WEIGHT.findings,
       summary: 'Current findings of one type in an environment, paged with skip/limit',
       description:
         '`finding` is required. `limit` defaults to 10; `limit=0` returns every row. Past the end `data` is `[]`. ' +
@@ -312,6 +314,7 @@ export const findingRoutes: RouteEntry[] = [
       method: 'get',
       path: '/api/v2/domains/:domain_id/sparkline',
       operationId: 'ListFindingSparkline',
+      cost: WEIGHT.findings,
       summary: 'Risk records of one finding type in an environment over a time window',
       description: '`from` is inclusive (default: 30 days before `to`), `to` exclusive (default: now); both RFC 3339.',
       tags: ['Attack Paths'],
@@ -395,6 +398,7 @@ export const findingRoutes: RouteEntry[] = [
       method: 'post',
       path: '/api/v2/analysis',
       operationId: 'RequestAnalysis',
+      cost: WEIGHT.analysis,
       summary: 'Request an analysis run (runs off the request path)',
       description: 'Answers 202 with the run the request joined: a new pending run, or the one already pending.',
       tags: ['Analysis'],

@@ -4,6 +4,7 @@ import type { AppEnv } from '../env'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError } from '../http/errors'
 import { overBudget } from '../http/budget'
+import { WEIGHT } from '../ratelimit/cost'
 import { canSeeEnvironment } from '../auth/permissions'
 import { AD_ENTITY_TYPES, AZ_ENTITY_TYPES, AZ_RELATED, azEntityType, traverses, type AdEntityType, type Plan } from './entities'
 import {
@@ -93,6 +94,12 @@ async function relatedGraph(db: D1Database, e: Entity, plan: Plan) {
   return graphJson(nodes, edges)
 }
 
+/** Rate-limit weight of a related-entity request: a graph walks and joins more than a page of the list. */
+const RELATED_COST = {
+  of: (c: Context<AppEnv>) => (c.req.query('type') === 'graph' ? WEIGHT.graph : WEIGHT.list),
+  doc: `${WEIGHT.graph} with type=graph, else ${WEIGHT.list}`,
+}
+
 const PageSchema = (item: z.ZodType) => z.object({ count: z.number().int(), skip: z.number().int(), limit: z.number().int(), data: z.array(item) })
 const AdListItemSchema = z.object({ objectID: z.string(), name: z.string(), label: z.string() }).meta({ id: 'EntityListItem' })
 const AzureNodeSchema = z
@@ -117,6 +124,7 @@ function adRoutes(t: AdEntityType): RouteEntry[] {
         method: 'get',
         path: `/api/v2/${t.segment}/:object_id`,
         operationId: `Get${pascal(t.segment)}EntityInfo`,
+        cost: { of: (c) => (c.req.query('counts')?.toLowerCase() === 'false' ? 1 : WEIGHT.counts), doc: `${WEIGHT.counts}; 1 with counts=false` },
         summary: `${what}: properties and related-entity counts`,
         description: `Counts (unless counts=false): ${Object.keys(t.counts).join(', ')}.`,
         tags: ['Graph entities'],
@@ -149,6 +157,7 @@ function adRoutes(t: AdEntityType): RouteEntry[] {
           method: 'get',
           path: `/api/v2/${t.segment}/:object_id/${name}`,
           operationId: `List${pascal(t.segment)}${pascal(name)}`,
+          cost: RELATED_COST,
           summary: `${what}: ${name} (paginated, or type=graph)`,
           description: traverses(plan)
             ? `type=list (default): a page {count, skip, limit, data}; type=graph: the un-wrapped graph {nodes, edges} of the relationships leading to them (at most ${RELATED_GRAPH_MAX_EDGES}).`
@@ -183,6 +192,15 @@ const azureRoute = defineRoute(
     method: 'get',
     path: '/api/v2/azure/:entity_type',
     operationId: 'GetAzureEntity',
+    cost: {
+      of: (c) =>
+        c.req.query('related_entity_type') !== undefined
+          ? RELATED_COST.of(c)
+          : c.req.query('counts')?.toLowerCase() === 'false'
+            ? 1
+            : WEIGHT.counts,
+      doc: `${WEIGHT.graph} with type=graph, ${WEIGHT.list} for a related list, ${WEIGHT.counts} with counts, 1 with counts=false`,
+    },
     summary: 'Azure entity: properties and counts, or a page of related entities',
     description:
       `entity_type: ${AZ_SEGMENTS.join(', ')} (kind names such as AZUser are accepted too). With related_entity_type ` +

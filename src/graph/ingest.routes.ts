@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError, rfc3339 } from '../http/errors'
+import { WEIGHT, weightBySize } from '../ratelimit/cost'
 import { loadKindCatalog } from '../extensions/catalog'
 import { requestAnalysis } from '../findings/trigger'
 import { graphKinds } from './kinds'
@@ -134,6 +135,10 @@ export const ingestRoutes: RouteEntry[] = [
       method: 'post',
       path: '/api/v2/file-upload/:id',
       operationId: 'UploadFileToJob',
+      cost: {
+        of: (c) => weightBySize(WEIGHT.upload, c.req.header('content-length'), MAX_UPLOAD_BYTES),
+        doc: `${WEIGHT.upload} plus 1 per MiB of Content-Length (the most a body may hold when it has none)`,
+      },
       summary: 'Upload one OpenGraph or collector (SharpHound, AzureHound) JSON file, or a zip of them, into a running job',
       description:
         'The body is the file; its format is detected by content (`graph`: OpenGraph; `meta` + `data`: collector output, ' +
@@ -229,6 +234,7 @@ export const ingestRoutes: RouteEntry[] = [
       method: 'post',
       path: '/api/v2/file-upload/:id/end',
       operationId: 'EndFileUploadJob',
+      cost: WEIGHT.analysis,
       summary: 'End a job: records collection times of its environments and requests an analysis run',
       tags: ['Graph'],
       auth: 'graph/Ingest',

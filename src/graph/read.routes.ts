@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError } from '../http/errors'
 import { overBudget } from '../http/budget'
+import { WEIGHT } from '../ratelimit/cost'
 import { canSeeEnvironment } from '../auth/permissions'
 import { catalogVersionOf, catalogVersionStatement, kindCatalogAt, loadKindCatalog } from '../extensions/catalog'
 import { impactValuesOf, impactValuesStatement } from '../findings/impact'
@@ -88,6 +89,7 @@ export const readRoutes: RouteEntry[] = [
       method: 'get',
       path: '/api/v2/search',
       operationId: 'SearchGraph',
+      cost: WEIGHT.search,
       summary: 'Search nodes by name or object id',
       description:
         'Exact (case-insensitive) name or object id matches first, then nodes whose name contains `q` (trigram index; ' +
@@ -119,6 +121,7 @@ export const readRoutes: RouteEntry[] = [
       method: 'get',
       path: '/api/v2/graphs/shortest-path',
       operationId: 'GetShortestPath',
+      cost: WEIGHT.path,
       summary: 'All shortest paths between two nodes',
       description:
         'Bidirectional breadth-first search over traversable relationship kinds (built-in AD/Azure traversable kinds plus ' +

@@ -179,6 +179,8 @@ export function buildOpenApi(routes: RouteEntry[], serverUrl?: string) {
       ...(d.deprecated ? { deprecated: true } : {}),
       security: d.auth === 'public' ? [] : [{ SignedRequest: [] }, { BearerAuth: [] }],
       ...(d.auth !== 'public' ? { 'x-permission': d.auth === 'authenticated' ? null : d.auth } : {}),
+      // rate-limit weight (src/ratelimit/cost.ts): tokens taken on admission; the measured rest is charged after
+      ...(d.auth !== 'public' ? { 'x-rate-limit-cost': d.cost === undefined ? 1 : typeof d.cost === 'number' ? d.cost : d.cost.doc } : {}),
       parameters,
       ...(requestBody ? { requestBody } : {}),
       responses,

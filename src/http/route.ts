@@ -56,6 +56,14 @@ export interface RouteDef<
   body?: B
   /** success responses; the standard error responses are added automatically */
   responses: Record<number, ResponseSpec>
+  /**
+   * Rate-limit weight of one request (src/ratelimit/cost.ts): tokens taken from the caller's bucket on
+   * admission, default 1. A function (`of`, with `doc` saying how for the OpenAPI document) when the cost
+   * is known from the request before the work (the `type` asked for, an upload's Content-Length). Requests weighing more than 1 also take a slot among
+   * their user's weighted requests in flight. Declare it next to the route, and keep README's table
+   * ("Rate limits and cost") in step.
+   */
+  cost?: number | { of: (c: Context<AppEnv>) => number; doc: string }
   /** which bucket unauthenticated callers spend; default `ip` */
   publicLimit?: 'ip' | 'login'
   /** extra headers set on every response of this route (e.g. Deprecation) */
@@ -163,7 +171,14 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
       },
     }),
   )
-  handlers.push(authenticate(def.auth === 'public' ? { required: false, publicLimit: def.publicLimit ?? 'ip' } : { required: true }))
+  const cost = def.cost
+  handlers.push(
+    authenticate(
+      def.auth === 'public'
+        ? { required: false, publicLimit: def.publicLimit ?? 'ip' }
+        : { required: true, cost: cost === undefined ? undefined : typeof cost === 'number' ? () => cost : cost.of },
+    ),
+  )
   if (def.auth !== 'public' && def.auth !== 'authenticated') handlers.push(permit(def.auth))
   // Path and query validation through @hono/zod-validator; one hook turns failures into the envelope.
   if (def.params) handlers.push(zValidator('param', def.params, validationHook('path.')) as unknown as MiddlewareHandler<AppEnv>)

@@ -26,9 +26,27 @@ export function take(prev: BucketState | null, nowMs: number, rate: number, burs
   const state = { tokens, updatedMs: nowMs }
   return {
     allowed,
-    remaining: Math.floor(tokens),
+    remaining: Math.max(0, Math.floor(tokens)),
     resetSeconds: Math.ceil((burst - tokens) / rate),
     retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((cost - tokens) / rate)),
     state,
   }
+}
+
+/**
+ * How many buckets' worth of debt a bucket may run into (see `charge`). A caller that ran a long request
+ * waits at most this many full refills (DEBT_BURSTS × burst / rate seconds: 20 s at the shipped 55/110).
+ */
+export const DEBT_BURSTS = 10
+
+/**
+ * Charge `cost` after the fact, even into debt: what a request turned out to cost beyond what it was
+ * charged on admission (src/ratelimit/cost.ts). The balance never goes below −DEBT_BURSTS × burst, so a
+ * single runaway request cannot lock a caller out for longer than that. `take` then refuses requests
+ * until the refill has paid the debt back (its retry-after counts the debt).
+ */
+export function charge(prev: BucketState | null, nowMs: number, rate: number, burst: number, cost: number): BucketState {
+  const elapsed = prev ? Math.max(0, nowMs - prev.updatedMs) / 1000 : 0
+  const tokens = prev ? Math.min(burst, prev.tokens + elapsed * rate) : burst
+  return { tokens: Math.max(-DEBT_BURSTS * burst, tokens - Math.max(0, cost)), updatedMs: nowMs }
 }

@@ -5,7 +5,7 @@
  * The partition key (token id, IP) is never echoed, as the draft advises.
  */
 export interface RateLimitOutcome {
-  policy: 'token' | 'session' | 'ip' | 'login'
+  policy: 'token' | 'session' | 'ip' | 'login' | 'user'
   limit: number
   /** window in seconds: time to refill an empty bucket */
   windowSeconds: number

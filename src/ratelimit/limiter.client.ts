@@ -52,6 +52,9 @@ export async function consumeIp(env: Env, cfg: Config, ip: string, kind: 'ip' | 
   return outcome(kind, rate, burst, r)
 }
 
+/** How long an in-flight slot stays taken when its release never arrives (src/ratelimit/inflight.ts). */
+export const LEASE_TTL_MS = 120_000
+
 export async function authorizeSubject(
   env: Env,
   cfg: Config,
@@ -59,11 +62,29 @@ export async function authorizeSubject(
   id: string,
   nowMs: number,
   signed?: SignedRequestFacts,
+  cost = 1,
 ): Promise<AuthorizeResult> {
+  // Only weighted requests (weight > 1) take an in-flight slot (src/ratelimit/cost.ts).
+  const inFlight = cost > 1 ? { cap: cfg.RATE_LIMIT_IN_FLIGHT_PER_TOKEN, ttlMs: LEASE_TTL_MS } : undefined
   return call(
     () =>
-      stub(env, `${kind}:${id}`).authorize({ kind, id, rate: cfg.RATE_LIMIT_PER_SECOND, burst: cfg.RATE_LIMIT_BURST, nowMs, signed }) as Promise<AuthorizeResult>,
+      stub(env, `${kind}:${id}`).authorize({ kind, id, rate: cfg.RATE_LIMIT_PER_SECOND, burst: cfg.RATE_LIMIT_BURST, nowMs, signed, cost, inFlight }) as Promise<AuthorizeResult>,
   )
+}
+
+/** A user's weighted request across all their tokens and sessions: the user's bucket and in-flight slots. */
+export async function admitUser(env: Env, cfg: Config, userId: string, nowMs: number, cost: number): Promise<LimitResult> {
+  const inFlight = { cap: cfg.RATE_LIMIT_IN_FLIGHT_PER_USER, ttlMs: LEASE_TTL_MS }
+  return call(() => stub(env, `user:${userId}`).admit({ rate: cfg.RATE_LIMIT_PER_SECOND, burst: cfg.RATE_LIMIT_BURST, nowMs, cost, inFlight }))
+}
+
+/**
+ * The end of an admitted request, on the object that admitted it (`token:<id>`, `session:<jti>`,
+ * `user:<id>`): frees the slot and charges `extra` tokens. Best effort (called after the answer): a lost
+ * release only keeps the slot until its lease expires.
+ */
+export async function releaseSlot(env: Env, cfg: Config, name: string, lease: string, nowMs: number, extra: number): Promise<void> {
+  await call(() => stub(env, name).release({ lease, nowMs, extra, rate: cfg.RATE_LIMIT_PER_SECOND, burst: cfg.RATE_LIMIT_BURST }))
 }
 
 /** Tell a token's or session's object to re-read its subject (after D1 has been changed). */

@@ -1,5 +1,6 @@
 import { DurableObject } from 'cloudflare:workers'
-import { take, type BucketState } from './bucket'
+import { charge, take, type BucketState } from './bucket'
+import { Leases } from './inflight'
 import { loadSessionSubject, loadTokenSubject, type Subject } from '../auth/subjects.store'
 import { touchLastAccess } from '../auth/tokens.store'
 import type { EnvironmentAccess, Role } from '../auth/permissions'
@@ -42,6 +43,12 @@ import { offsetError, pruneOffsets, rememberOffset, REPLAY_MEMORY_MS, type Offse
  * re-written only when an offset is new or its stored time is over an hour old) and, for each admitted
  * mutating request, its signature (key `replay:<signature>`, kept 60 h). These must survive an eviction,
  * so they are in storage; the alarm prunes them and deletes everything once nothing is left.
+ *
+ * Cost and concurrency (src/ratelimit/cost.ts): admission takes the route's declared weight from the
+ * bucket and a lease on one of the object's in-flight slots (src/ratelimit/inflight.ts, memory only); the
+ * worker calls `release` when the request ends, which frees the slot and charges what the request's
+ * measured time cost beyond its weight. A user's own object (`user:<id>`) admits that user's weighted
+ * requests (`admit`) across all their tokens and sessions the same way.
  */
 export const FLUSH_MS = 30 * 1000
 
@@ -54,6 +61,19 @@ export interface LimitParams {
   rate: number
   burst: number
   nowMs: number
+  /** tokens this request takes (its declared weight); default 1 */
+  cost?: number
+  /** in-flight slots of this object, and how long a lease lives without a release; none when absent */
+  inFlight?: { cap: number; ttlMs: number }
+}
+
+export interface ReleaseParams {
+  lease: string
+  rate: number
+  burst: number
+  nowMs: number
+  /** tokens to charge beyond the admission's weight (the measured rest; may run into debt) */
+  extra: number
 }
 
 export interface LimitResult {
@@ -61,6 +81,10 @@ export interface LimitResult {
   remaining: number
   resetSeconds: number
   retryAfterSeconds: number
+  /** refused because every in-flight slot is taken (the bucket was not charged) */
+  busy?: boolean
+  /** the in-flight slot held by an admitted request, for `release` */
+  lease?: string
 }
 
 export interface PrincipalSnapshot {
@@ -100,10 +124,34 @@ export class RateLimiter extends DurableObject<Env> {
   /** The token's remembered offsets (loaded from storage on first use). */
   private offsets: OffsetMemory | undefined
 
+  private readonly leases = new Leases()
+
+  /**
+   * Admission: a free in-flight slot first (a busy refusal charges nothing), then the weight from the
+   * bucket, then the slot is taken. Both happen in one synchronous step, so concurrent requests to the
+   * object cannot overshoot either cap.
+   */
   private spend(p: LimitParams): LimitResult {
-    const d = take(this.bucket, p.nowMs, p.rate, p.burst)
+    if (p.inFlight && this.leases.count(p.nowMs) >= p.inFlight.cap) {
+      const full = take(this.bucket, p.nowMs, p.rate, p.burst, 0)
+      return { allowed: false, busy: true, remaining: full.remaining, resetSeconds: full.resetSeconds, retryAfterSeconds: 1 }
+    }
+    const d = take(this.bucket, p.nowMs, p.rate, p.burst, p.cost ?? 1)
     this.bucket = d.state
-    return { allowed: d.allowed, remaining: d.remaining, resetSeconds: d.resetSeconds, retryAfterSeconds: d.retryAfterSeconds }
+    const r: LimitResult = { allowed: d.allowed, remaining: d.remaining, resetSeconds: d.resetSeconds, retryAfterSeconds: d.retryAfterSeconds }
+    if (d.allowed && p.inFlight) r.lease = this.leases.acquire(p.nowMs, p.inFlight.cap, p.inFlight.ttlMs) ?? undefined
+    return r
+  }
+
+  /** Weighted admission on a user's own object (`user:<id>`): bucket and in-flight slots, nothing else. */
+  async admit(p: LimitParams): Promise<LimitResult> {
+    return this.spend(p)
+  }
+
+  /** The end of an admitted request: frees its slot and charges the measured rest of its cost. */
+  async release(p: ReleaseParams): Promise<void> {
+    this.leases.release(p.lease)
+    if (p.extra > 0) this.bucket = charge(this.bucket, p.nowMs, p.rate, p.burst, p.extra)
   }
 
   /** Plain bucket for per-IP and login limits. No storage, no alarm. */

@@ -1,0 +1,65 @@
+/**
+ * What a request costs the caller's budget (pure). Security-relevant: these rules decide how much of the
+ * service one caller may take from the others; each is small and tested in test/unit/ratelimit-cost.test.ts.
+ *
+ * Two parts:
+ *  1. The declared weight, charged on admission (`take(cost)`): each route declares it next to its
+ *     definition (`cost` in src/http/route.ts; table in README "Rate limits and cost"), scaled where the
+ *     cost is known in advance (an upload by its Content-Length). A request whose weight exceeds what the
+ *     bucket holds is refused before any work.
+ *  2. For weighted reads (GET, weight > 1), the measured rest, charged when the request ends (`charge`,
+ *     possibly into debt): every MS_PER_TOKEN milliseconds the request took beyond what its weight paid
+ *     for. D1 runs one query at a time per database, so wall time inside a request is mostly time other
+ *     callers could not use. A caller therefore sustains at most rate × MS_PER_TOKEN milliseconds of
+ *     weighted-read time per second per bucket (275 ms/s at the shipped 55 tokens/s and 5 ms) however its
+ *     requests are shaped. Writes (uploads) pay their declared, size-scaled weight only.
+ *
+ * In-flight caps (src/ratelimit/inflight.ts) bound the concurrency of weighted requests on top: a token or
+ * session may have RATE_LIMIT_IN_FLIGHT_PER_TOKEN of them running; a user, across all their tokens and
+ * sessions, RATE_LIMIT_IN_FLIGHT_PER_USER, and the user's weighted requests also share one more bucket in
+ * the user's own limiter object. Requests of weight 1 (cheap reads, bounded by their budgets) take no slot
+ * and cost one Durable Object round trip, as before.
+ */
+
+/**
+ * Declared weights, used by the route declarations (`cost`) and listed in README's "Rate limits and cost".
+ * Everything else weighs 1. Chosen from the work each does before the measured part corrects it:
+ */
+export const WEIGHT = {
+  /** search: one FTS statement, up to 1,000 rows */
+  search: 2,
+  /** findings details / sparkline pages: up to 10,000 rows */
+  findings: 2,
+  /** a related-entity list page: a count and a page over a recursive walk */
+  list: 5,
+  /** an entity's details with its related counts: one walk per count */
+  counts: 5,
+  /** a related-entity graph: the walk plus its relationships (budgeted, docs/budgets.md) */
+  graph: 10,
+  /** shortest path: a search of up to 200,000 relationships */
+  path: 10,
+  /** an upload: 2 plus 1 per MiB (weightBySize) */
+  upload: 2,
+  /** ending an upload job or requesting an analysis run (an analysis run follows) */
+  analysis: 5,
+  /** a graph-extension upsert (rewrites the kind catalogue) */
+  extension: 5,
+} as const
+
+/** Milliseconds of request time one token pays for. */
+export const MS_PER_TOKEN = 5
+
+/** Tokens to charge when a request ends: its measured time beyond what its weight paid for. */
+export function measuredExtra(elapsedMs: number, weight: number): number {
+  if (!Number.isFinite(elapsedMs) || elapsedMs <= 0) return 0
+  return Math.max(0, Math.floor(elapsedMs / MS_PER_TOKEN) - weight)
+}
+
+/**
+ * Weight of an upload: `base` plus one per started MiB of the body, known before the body is read from
+ * Content-Length; without one (a streamed body) the most a body may hold (`maxBytes`).
+ */
+export function weightBySize(base: number, contentLength: string | undefined, maxBytes: number): number {
+  const n = contentLength !== undefined && /^\d{1,15}$/.test(contentLength.trim()) ? Number(contentLength) : maxBytes
+  return base + Math.ceil(Math.min(n, maxBytes) / (1024 * 1024))
+}

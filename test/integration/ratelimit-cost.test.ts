@@ -1,0 +1,126 @@
+/**
+ * Cost-aware admission through the real routes: declared weights, in-flight caps per token and per user,
+ * and the cap on API tokens per user. The rules themselves: test/unit/ratelimit-cost.test.ts.
+ */
+import { beforeAll, describe, expect, it } from 'vitest'
+import { adminSession, client, expectEnvelope, userWithRole } from '../helpers'
+import type { EdgeHoundClient } from '../../src/client'
+import { ingest } from '../../src/client/graph'
+import { WEIGHT } from '../../src/ratelimit/cost'
+import { adPayload, CORP, ID } from '../fixtures/graph/corp'
+
+const remaining = (res: Response) => Number(/r=(-?\d+)/.exec(res.headers.get('ratelimit') ?? '')?.[1])
+
+let admin: EdgeHoundClient
+
+beforeAll(async () => {
+  admin = await adminSession()
+  await ingest(admin, adPayload)
+})
+
+describe('declared weights', () => {
+  it('each route takes its declared weight from the token’s bucket (RateLimit r= after one request of a fresh token)', async () => {
+    const cases: [string, number][] = [
+      ['/api/version', 1],
+      ['/api/v2/available-domains', 1],
+      [`/api/v2/search?q=alice`, WEIGHT.search],
+      [`/api/v2/graphs/shortest-path?start_node=${ID.alice}&end_node=${CORP}`, WEIGHT.path],
+      [`/api/v2/users/${ID.alice}`, WEIGHT.counts],
+      [`/api/v2/users/${ID.alice}?counts=false`, 1],
+      [`/api/v2/users/${ID.alice}/memberships`, WEIGHT.list],
+      [`/api/v2/users/${ID.alice}/memberships?type=graph`, WEIGHT.graph],
+    ]
+    for (const [target, weight] of cases) {
+      const { client: c } = await userWithRole('Read-Only')
+      const res = await c.raw('GET', target)
+      expect(res.status, target).toBe(200)
+      expect(remaining(res), target).toBe(110 - weight)
+    }
+  })
+
+  it('an upload weighs 2 plus one per MiB of its Content-Length', async () => {
+    const { client: c } = await userWithRole('User')
+    const job = (await c.call<{ data: { id: number } }>('POST', '/api/v2/file-upload/start')).data.id
+    // just over 1 MiB: two started MiB
+    const body = JSON.stringify({ graph: { nodes: [{ id: 'W-1', kinds: ['A'] }] } }) + ' '.repeat(1024 * 1024 + 10)
+    const before = remaining(await c.raw('GET', '/api/version'))
+    const t0 = Date.now()
+    const res = await c.raw('POST', `/api/v2/file-upload/${job}`, body)
+    const refill = Math.ceil((55 * (Date.now() - t0)) / 1000)
+    expect(res.status, await res.clone().text()).toBe(202)
+    // the bucket refills at 55/s meanwhile
+    expect(remaining(res)).toBeGreaterThanOrEqual(before - (WEIGHT.upload + 2))
+    expect(remaining(res)).toBeLessThanOrEqual(before - (WEIGHT.upload + 2) + refill)
+  })
+
+  it('the OpenAPI document gives every authenticated operation its weight (x-rate-limit-cost)', async () => {
+    const doc = (await (await admin.raw('GET', '/api/v2/spec')).json()) as { paths: Record<string, Record<string, { 'x-rate-limit-cost'?: unknown }>> }
+    expect(doc.paths['/api/v2/graphs/shortest-path'].get['x-rate-limit-cost']).toBe(WEIGHT.path)
+    expect(doc.paths['/api/v2/available-domains'].get['x-rate-limit-cost']).toBe(1)
+    expect(doc.paths['/api/v2/file-upload/{id}'].post['x-rate-limit-cost']).toMatch(/plus 1 per MiB/)
+    expect(doc.paths['/api/v2/users/{object_id}/memberships'].get['x-rate-limit-cost']).toMatch(/with type=graph/)
+  })
+})
+
+describe('in-flight caps', () => {
+  const busyToken = /too many requests in flight for this API token: at most 4 at a time/
+  const busyUser = /too many requests in flight for this user: at most 8 at a time/
+
+  it('a token may have 4 weighted requests running; the rest are refused with 429 and Retry-After: 1, charged nothing', async () => {
+    const { client: c } = await userWithRole('Read-Only')
+    const target = `/api/v2/graphs/shortest-path?start_node=${ID.alice}&end_node=${CORP}`
+    const results = await Promise.all(Array.from({ length: 10 }, () => c.raw('GET', target)))
+    const statuses = results.map((r) => r.status)
+    expect(statuses.every((s) => s === 200 || s === 429)).toBe(true)
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(4)
+    const refused = results.filter((r) => r.status === 429)
+    expect(refused.length).toBeGreaterThan(0)
+    for (const r of refused) {
+      expect(r.headers.get('retry-after')).toBe('1')
+      await expectEnvelope(r, 429, busyToken)
+    }
+    // cheap requests take no slot: 20 at once all pass (a fresh token: the first one's weighted reads
+    // were also charged their measured time)
+    const { client: d } = await userWithRole('Read-Only')
+    const cheap = await Promise.all(Array.from({ length: 20 }, () => d.raw('GET', '/api/v2/available-domains')))
+    expect(cheap.map((r) => r.status)).toEqual(cheap.map(() => 200))
+  })
+
+  it('a user may have 8 weighted requests running across all their tokens and sessions', async () => {
+    const u = await userWithRole('Read-Only')
+    const tokens = [u.client]
+    for (let i = 0; i < 3; i++) {
+      const t = await u.admin.createToken(`extra-${i}`, u.userId)
+      tokens.push(client({ kind: 'token', tokenId: t.data.id, tokenKey: t.data.key }))
+    }
+    const target = `/api/v2/graphs/shortest-path?start_node=${ID.alice}&end_node=${CORP}`
+    // 4 tokens × 3 = 12 at once: within every token's cap, over the user's
+    const results = await Promise.all(tokens.flatMap((t) => Array.from({ length: 3 }, () => t.raw('GET', target))))
+    const refused = results.filter((r) => r.status === 429)
+    expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(8)
+    expect(refused.length).toBeGreaterThan(0)
+    for (const r of refused) {
+      const body = await expectEnvelope(r, 429, busyUser)
+      expect(body.errors[0].context).toBe('middleware')
+    }
+  })
+})
+
+describe('API tokens per user', () => {
+  it('at most 25: the 26th is refused with the over-budget 400 and not created', async () => {
+    const u = await userWithRole('Read-Only') // holds one
+    for (let i = 1; i < 25; i++) await u.admin.createToken(`t-${i}`, u.userId)
+    const res = await u.admin.raw('POST', '/api/v2/tokens', { token_name: 'one too many', user_id: u.userId })
+    const body = await expectEnvelope(res, 400)
+    expect(body.errors).toEqual([
+      {
+        context: 'user_id',
+        message: 'a new API token exceeds the API tokens per user budget of 25: delete tokens that are no longer used (DELETE /api/v2/tokens/{id})',
+      },
+    ])
+    const list = (await u.admin.call<{ data: { tokens: { user_id: string }[] } }>('GET', `/api/v2/tokens?user_id=${u.userId}`)).data.tokens
+    expect(list.filter((t) => t.user_id === u.userId)).toHaveLength(25)
+    // another user is not affected
+    expect((await userWithRole('Read-Only')).tokenId).toMatch(/^[0-9a-f-]{36}$/)
+  })
+})

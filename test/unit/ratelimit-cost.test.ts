@@ -1,0 +1,104 @@
+/**
+ * Cost-aware admission (src/ratelimit/cost.ts, bucket.ts `charge`, inflight.ts): the pure rules, then the
+ * limiter object's `admit` / `release` as the worker calls them.
+ */
+import { describe, expect, it } from 'vitest'
+import { env } from 'cloudflare:workers'
+import { charge, DEBT_BURSTS, take, type BucketState } from '../../src/ratelimit/bucket'
+import { measuredExtra, MS_PER_TOKEN, WEIGHT, weightBySize } from '../../src/ratelimit/cost'
+import { Leases } from '../../src/ratelimit/inflight'
+
+describe('weights', () => {
+  it('a request takes its weight from the bucket: 110 tokens admit 11 requests of weight 10, then refuse', () => {
+    let s: BucketState | null = null
+    const results = Array.from({ length: 12 }, () => {
+      const d = take(s, 1000, 55, 110, WEIGHT.path)
+      s = d.state
+      return d.allowed
+    })
+    expect(results.filter(Boolean)).toHaveLength(11)
+    expect(results[11]).toBe(false)
+    // weight 10 needs 10 tokens: refilled at 55/s after 10/55 s, so the wait is one second (rounded up)
+    expect(take(s, 1000, 55, 110, 10).retryAfterSeconds).toBe(1)
+    expect(take(s, 1000 + Math.ceil((10 / 55) * 1000), 55, 110, 10).allowed).toBe(true)
+  })
+
+  it('an upload weighs its base plus one per started MiB of Content-Length; without one, the most it may be', () => {
+    const MAX = 20 * 1024 * 1024
+    expect(weightBySize(2, '100', MAX)).toBe(3)
+    expect(weightBySize(2, String(1024 * 1024), MAX)).toBe(3)
+    expect(weightBySize(2, String(1024 * 1024 + 1), MAX)).toBe(4)
+    expect(weightBySize(2, String(MAX), MAX)).toBe(22)
+    for (const missing of [undefined, '', 'abc', '-5', '1e9']) expect(weightBySize(2, missing, MAX)).toBe(22)
+    expect(weightBySize(2, String(10 * MAX), MAX)).toBe(22) // the body limit answers 413 anyway
+  })
+
+  it('the measured rest: every MS_PER_TOKEN ms beyond what the weight paid for', () => {
+    expect(MS_PER_TOKEN).toBe(5)
+    expect(measuredExtra(4, 1)).toBe(0)
+    expect(measuredExtra(9, 1)).toBe(0)
+    expect(measuredExtra(40, 2)).toBe(6)
+    expect(measuredExtra(1000, 10)).toBe(190)
+    for (const bad of [0, -5, NaN, Infinity]) expect(measuredExtra(bad, 1)).toBe(0)
+  })
+})
+
+describe('charging after the fact', () => {
+  it('runs into debt, never below DEBT_BURSTS bursts, and refuses until the refill has paid it back', () => {
+    const s0 = charge(null, 0, 55, 110, 300)
+    expect(s0.tokens).toBe(110 - 300)
+    expect(charge(s0, 0, 55, 110, 1e9).tokens).toBe(-DEBT_BURSTS * 110)
+    const refused = take(s0, 0, 55, 110, 1)
+    expect(refused).toMatchObject({ allowed: false, remaining: 0 })
+    // 190 tokens of debt plus the one asked for, at 55/s: 4 s (rounded up)
+    expect(refused.retryAfterSeconds).toBe(Math.ceil(191 / 55))
+    expect(take(s0, 3000, 55, 110, 1).allowed).toBe(false)
+    expect(take(s0, 3500, 55, 110, 1).allowed).toBe(true)
+    // a negative charge is no gift
+    expect(charge({ tokens: 5, updatedMs: 0 }, 0, 55, 110, -50).tokens).toBe(5)
+  })
+})
+
+describe('in-flight leases', () => {
+  it('at most `cap` live leases; a release frees one; a lost release expires after its ttl', () => {
+    const l = new Leases()
+    const a = l.acquire(0, 2, 1000)
+    const b = l.acquire(0, 2, 1000)
+    expect(a && b && a !== b).toBeTruthy()
+    expect(l.acquire(10, 2, 1000)).toBeNull()
+    expect(l.release(a!)).toBe(true)
+    expect(l.release(a!)).toBe(false)
+    const c = l.acquire(20, 2, 1000)
+    expect(c).not.toBeNull()
+    expect(l.acquire(999, 2, 1000)).toBeNull()
+    // b expires at 1000 (never released): its slot comes back
+    expect(l.count(1000)).toBe(1)
+    expect(l.acquire(1000, 2, 1000)).not.toBeNull()
+  })
+})
+
+describe('the limiter object: admit and release', () => {
+  const obj = (name: string) => env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(name))
+  const p = (nowMs: number, cost = 1) => ({ rate: 55, burst: 110, nowMs, cost, inFlight: { cap: 2, ttlMs: 60_000 } })
+
+  it('refuses a request while every slot is taken, without charging it; a release frees the slot', async () => {
+    const o = obj(`user:test-${crypto.randomUUID()}`)
+    const a = await o.admit(p(1000, 10))
+    const b = await o.admit(p(1000, 10))
+    expect([a.allowed, b.allowed, typeof a.lease, typeof b.lease]).toEqual([true, true, 'string', 'string'])
+    const busy = await o.admit(p(1000, 10))
+    expect(busy).toMatchObject({ allowed: false, busy: true, retryAfterSeconds: 1, remaining: 90 })
+    await o.release({ lease: a.lease!, nowMs: 1000, extra: 0, rate: 55, burst: 110 })
+    const c = await o.admit(p(1000, 10))
+    expect(c).toMatchObject({ allowed: true, remaining: 80 })
+  })
+
+  it('a release charges the measured rest, which the next admission pays for', async () => {
+    const o = obj(`user:test-${crypto.randomUUID()}`)
+    const a = await o.admit(p(1000, 10))
+    await o.release({ lease: a.lease!, nowMs: 1000, extra: 150, rate: 55, burst: 110 })
+    const next = await o.admit(p(1000, 1))
+    expect(next).toMatchObject({ allowed: false, remaining: 0 })
+    expect(next.retryAfterSeconds).toBe(Math.ceil((50 + 1) / 55))
+  })
+})
