@@ -39,10 +39,20 @@ const schema = z.object({
   RATE_LIMIT_BURST: intFrom(110),
   RATE_LIMIT_PER_IP_PER_SECOND: intFrom(10),
   RATE_LIMIT_PER_IP_BURST: intFrom(20),
-  /** requests one API token or session may have running at once (src/ratelimit/cost.ts) */
+  /**
+   * `on`: cost-aware admission (declared weights, measured time, in-flight caps; src/ratelimit/cost.ts).
+   * `off`: every request weighs 1 and nothing else applies (the test suites, which exercise behaviour,
+   * not admission, and the bench's query-latency cases).
+   */
+  RATE_LIMIT_COST: z.enum(['on', 'off'], { error: 'must be on or off' }).optional().default('on'),
+  /** weighted requests one API token or session may have running at once (src/ratelimit/cost.ts) */
   RATE_LIMIT_IN_FLIGHT_PER_TOKEN: intFrom(4),
   /** weighted requests (weight > 1) one user may have running at once, across all tokens and sessions */
   RATE_LIMIT_IN_FLIGHT_PER_USER: intFrom(8),
+  /** milliseconds of a weighted read's time one token pays for; 0: weights only (src/ratelimit/cost.ts) */
+  RATE_LIMIT_MS_PER_TOKEN: intFrom(5, 0),
+  /** the first milliseconds of a weighted read, paid for by its weight */
+  RATE_LIMIT_FREE_MS: intFrom(50, 0),
   /** API tokens one user may hold */
   MAX_API_TOKENS_PER_USER: intFrom(25),
   PUBLIC_BASE_URL: z

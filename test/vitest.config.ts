@@ -19,7 +19,9 @@ export default defineConfig(async () => {
     plugins: [
       cloudflareTest({
         wrangler: { configPath: path.join(root, 'wrangler.toml') },
-        miniflare: { bindings: { ...TEST_SECRETS, TEST_MIGRATIONS: migrations } },
+        // RATE_LIMIT_COST off: the suites exercise behaviour, and one token per file sends far more weighted
+        // requests per second than any real caller; test/integration/ratelimit-cost.test.ts turns it on.
+        miniflare: { bindings: { ...TEST_SECRETS, RATE_LIMIT_COST: 'off', TEST_MIGRATIONS: migrations } },
       }),
     ],
     test: {

@@ -210,7 +210,7 @@ export function authenticate(
       const cred = await verifyCredential(c, header.trim())
       const cfg = c.var.config
       const nowMs = c.var.now().getTime()
-      const weight = Math.max(1, Math.ceil(opts.cost ? opts.cost(c) : 1))
+      const weight = cfg.RATE_LIMIT_COST === 'on' && opts.cost ? Math.max(1, Math.ceil(opts.cost(c))) : 1
       const res = await authorizeSubject(c.env, cfg, cred.kind, cred.id, nowMs, cred.signed, weight)
       if (!res.ok) return fail(c, res.reason)
       const o = outcome(cred.kind, cfg.RATE_LIMIT_PER_SECOND, cfg.RATE_LIMIT_BURST, res.limit)
@@ -263,7 +263,8 @@ export function authenticate(
       // Writes pay their declared, size-scaled weight only: ingest is heavy by nature and bounded by its
       // budgets (docs/budgets.md); charging its time would only slow collectors down.
       const elapsed = Date.now() - started
-      const extra = c.req.method === 'GET' ? measuredExtra(elapsed, admitted.weight) : 0
+      const cfg = c.var.config
+      const extra = c.req.method === 'GET' ? measuredExtra(elapsed, cfg.RATE_LIMIT_MS_PER_TOKEN, cfg.RATE_LIMIT_FREE_MS) : 0
       for (const [name, lease] of admitted.slots) afterwards(c, releaseSlot(c.env, c.var.config, name, lease, admitted.nowMs + elapsed, extra))
     }
   }

@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { WEIGHT } from '../ratelimit/cost'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError, rfc3339 } from '../http/errors'
 import { loadKindCatalog } from './catalog'
@@ -66,7 +65,6 @@ export const extensionRoutes: RouteEntry[] = [
       method: 'put',
       path: '/api/v2/extensions',
       operationId: 'UpsertGraphExtension',
-      cost: WEIGHT.extension,
       summary: 'Create or update a graph extension (upsert keyed by schema.name)',
       description:
         'Validates the whole document and reports every violation at once (each error context is a JSON path). ' +

@@ -8,11 +8,12 @@
  *     cost is known in advance (an upload by its Content-Length). A request whose weight exceeds what the
  *     bucket holds is refused before any work.
  *  2. For weighted reads (GET, weight > 1), the measured rest, charged when the request ends (`charge`,
- *     possibly into debt): every MS_PER_TOKEN milliseconds the request took beyond what its weight paid
- *     for. D1 runs one query at a time per database, so wall time inside a request is mostly time other
- *     callers could not use. A caller therefore sustains at most rate × MS_PER_TOKEN milliseconds of
- *     weighted-read time per second per bucket (275 ms/s at the shipped 55 tokens/s and 5 ms) however its
- *     requests are shaped. Writes (uploads) pay their declared, size-scaled weight only.
+ *     possibly into debt): one token per MS_PER_TOKEN milliseconds past the first FREE_MS. D1 runs one
+ *     query at a time per database, so wall time inside a request is mostly time other callers could not
+ *     use. A caller running long reads back to back therefore sustains at most about rate × MS_PER_TOKEN
+ *     milliseconds of read time per second (275 ms/s at the shipped 55 tokens/s and 5 ms), while reads
+ *     under FREE_MS (almost all of them) cost their weight only. Writes (uploads) pay their declared,
+ *     size-scaled weight only.
  *
  * In-flight caps (src/ratelimit/inflight.ts) bound the concurrency of weighted requests on top: a token or
  * session may have RATE_LIMIT_IN_FLIGHT_PER_TOKEN of them running; a user, across all their tokens and
@@ -42,17 +43,17 @@ export const WEIGHT = {
   upload: 2,
   /** ending an upload job or requesting an analysis run (an analysis run follows) */
   analysis: 5,
-  /** a graph-extension upsert (rewrites the kind catalogue) */
-  extension: 5,
 } as const
 
-/** Milliseconds of request time one token pays for. */
+/** Milliseconds of request time one token pays for (RATE_LIMIT_MS_PER_TOKEN; 0 turns the measured part off). */
 export const MS_PER_TOKEN = 5
+/** The first milliseconds of a weighted read are paid for by its weight (RATE_LIMIT_FREE_MS). */
+export const FREE_MS = 50
 
-/** Tokens to charge when a request ends: its measured time beyond what its weight paid for. */
-export function measuredExtra(elapsedMs: number, weight: number): number {
-  if (!Number.isFinite(elapsedMs) || elapsedMs <= 0) return 0
-  return Math.max(0, Math.floor(elapsedMs / MS_PER_TOKEN) - weight)
+/** Tokens to charge when a request ends: every `msPerToken` of its time past the first `freeMs`. */
+export function measuredExtra(elapsedMs: number, msPerToken = MS_PER_TOKEN, freeMs = FREE_MS): number {
+  if (!Number.isFinite(elapsedMs) || elapsedMs <= freeMs || msPerToken <= 0) return 0
+  return Math.floor((elapsedMs - freeMs) / msPerToken)
 }
 
 /**

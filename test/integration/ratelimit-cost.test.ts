@@ -3,11 +3,22 @@
  * and the cap on API tokens per user. The rules themselves: test/unit/ratelimit-cost.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { adminSession, client, expectEnvelope, userWithRole } from '../helpers'
-import type { EdgeHoundClient } from '../../src/client'
+import { adminSession, BASE, expectEnvelope, userWithRole as testUser } from '../helpers'
+import { EdgeHoundClient } from '../../src/client'
+import { env, hfetch } from '../hardening/lib'
 import { ingest } from '../../src/client/graph'
 import { WEIGHT } from '../../src/ratelimit/cost'
 import { adPayload, CORP, ID } from '../fixtures/graph/corp'
+
+/** The worker's bindings with cost-aware admission on, as shipped (the suites' default is off). */
+const COST_ENV = { ...env, RATE_LIMIT_COST: 'on' } as unknown as Env
+const client = (credentials: { kind: 'token'; tokenId: string; tokenKey: string }) =>
+  new EdgeHoundClient({ baseUrl: BASE, credentials, fetch: (r) => hfetch(r, COST_ENV) })
+/** A user (set up with the default bindings) whose token's requests go through COST_ENV. */
+async function userWithRole(role: string) {
+  const u = await testUser(role)
+  return { ...u, client: client({ kind: 'token', tokenId: u.tokenId, tokenKey: u.tokenKey }) }
+}
 
 const remaining = (res: Response) => Number(/r=(-?\d+)/.exec(res.headers.get('ratelimit') ?? '')?.[1])
 
@@ -45,12 +56,17 @@ describe('declared weights', () => {
     const body = JSON.stringify({ graph: { nodes: [{ id: 'W-1', kinds: ['A'] }] } }) + ' '.repeat(1024 * 1024 + 10)
     const before = remaining(await c.raw('GET', '/api/version'))
     const t0 = Date.now()
-    const res = await c.raw('POST', `/api/v2/file-upload/${job}`, body)
+    // (a request built in-process has no Content-Length unless given; one from the network has it)
+    const res = await c.raw('POST', `/api/v2/file-upload/${job}`, body, { headers: { 'Content-Length': String(new TextEncoder().encode(body).length) } })
     const refill = Math.ceil((55 * (Date.now() - t0)) / 1000)
     expect(res.status, await res.clone().text()).toBe(202)
     // the bucket refills at 55/s meanwhile
     expect(remaining(res)).toBeGreaterThanOrEqual(before - (WEIGHT.upload + 2))
     expect(remaining(res)).toBeLessThanOrEqual(before - (WEIGHT.upload + 2) + refill)
+    // without a Content-Length (a streamed body) it weighs the most a body may hold: 2 + 20
+    const again = await c.raw('POST', `/api/v2/file-upload/${job}`, JSON.stringify({ graph: { nodes: [{ id: 'W-2', kinds: ['A'] }] } }))
+    expect(again.status).toBe(202)
+    expect(remaining(again)).toBeLessThanOrEqual(remaining(res) - (WEIGHT.upload + 20) + Math.ceil((55 * (Date.now() - t0)) / 1000))
   })
 
   it('the OpenAPI document gives every authenticated operation its weight (x-rate-limit-cost)', async () => {

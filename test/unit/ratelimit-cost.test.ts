@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { env } from 'cloudflare:workers'
 import { charge, DEBT_BURSTS, take, type BucketState } from '../../src/ratelimit/bucket'
-import { measuredExtra, MS_PER_TOKEN, WEIGHT, weightBySize } from '../../src/ratelimit/cost'
+import { FREE_MS, measuredExtra, MS_PER_TOKEN, WEIGHT, weightBySize } from '../../src/ratelimit/cost'
 import { Leases } from '../../src/ratelimit/inflight'
 
 describe('weights', () => {
@@ -33,13 +33,15 @@ describe('weights', () => {
     expect(weightBySize(2, String(10 * MAX), MAX)).toBe(22) // the body limit answers 413 anyway
   })
 
-  it('the measured rest: every MS_PER_TOKEN ms beyond what the weight paid for', () => {
-    expect(MS_PER_TOKEN).toBe(5)
-    expect(measuredExtra(4, 1)).toBe(0)
-    expect(measuredExtra(9, 1)).toBe(0)
-    expect(measuredExtra(40, 2)).toBe(6)
-    expect(measuredExtra(1000, 10)).toBe(190)
-    for (const bad of [0, -5, NaN, Infinity]) expect(measuredExtra(bad, 1)).toBe(0)
+  it('the measured rest: one token per MS_PER_TOKEN ms past the first FREE_MS', () => {
+    expect([MS_PER_TOKEN, FREE_MS]).toEqual([5, 50])
+    expect(measuredExtra(4)).toBe(0)
+    expect(measuredExtra(50)).toBe(0)
+    expect(measuredExtra(59)).toBe(1)
+    expect(measuredExtra(1050)).toBe(200)
+    expect(measuredExtra(1050, 10, 0)).toBe(105)
+    expect(measuredExtra(1050, 0)).toBe(0) // switched off
+    for (const bad of [0, -5, NaN, Infinity]) expect(measuredExtra(bad)).toBe(0)
   })
 })
 
