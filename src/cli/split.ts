@@ -15,8 +15,10 @@
  *   3. parts   OpenGraph only: the elements of `graph.edges`, after every node part, so that every
  *              edge's ends are already in the graph when it arrives (edges may refer to earlier uploads).
  *
- * The scanner is a byte-level state machine over JSON's structure only (objects, arrays, strings,
- * scalars); each element is copied out verbatim, so the server validates exactly what was in the file.
+ * The scanner is a byte-level state machine over JSON's grammar (objects, arrays, keys, colons, commas,
+ * strings; scalars' characters are left to the server's parser); each element is copied out verbatim, so
+ * the server validates exactly what was in the file, and a file whose structure is broken (a missing
+ * comma or colon, a truncated end) is refused rather than re-assembled into something it did not say.
  * Safe on raw UTF-8 for the same reason as src/graph/json-scan.ts: multi-byte characters never contain
  * ASCII structural bytes. Malformed JSON is reported with its byte offset; nothing is guessed.
  */
@@ -67,8 +69,11 @@ interface Frame {
   role: Role
   /** target arrays: which */
   array?: ArrayName
-  /** objects: the next string is a key */
-  expectKey: boolean
+  /**
+   * Where the container is in JSON's grammar: objects `key0` (just opened: a key or `}`), `key`, `colon`,
+   * `value`, `next` (a `,` or `}`); arrays `val0` (just opened: a value or `]`), `val`, `next`.
+   */
+  st: 'key0' | 'key' | 'colon' | 'value' | 'next' | 'val0' | 'val'
   key: string | null
 }
 
@@ -86,6 +91,8 @@ export class JsonSplitScanner {
   private keyBytes: number[] | null = null
   /** a key of an object below `graph` or an element: skipped unread */
   private skippingKey = false
+  /** inside a number / true / false / null */
+  private inScalar = false
   /** offset of the stream processed so far */
   private offset = 0
   // element being copied: pieces from earlier chunks, and the start in the current chunk
@@ -214,7 +221,6 @@ export class JsonSplitScanner {
               this.fail('invalid object key', this.offset + i)
             }
             f.key = key
-            f.expectKey = false
             if (f.role === 'top') this.topKeys.add(key)
             this.keyBytes = null
             continue
@@ -233,6 +239,7 @@ export class JsonSplitScanner {
         continue
       }
       if (isWs(c)) {
+        this.inScalar = false
         // a bare scalar element ends at whitespace too
         if (this.scalarElement && this.elementDepth === this.stack.length && this.segStart >= 0) this.endScalar(chunk, i)
         continue
@@ -241,66 +248,77 @@ export class JsonSplitScanner {
         if (c === 0xef || c === 0xbb || c === 0xbf) continue // BOM
         if (c !== LBRACE) this.fail('the document must be a JSON object', this.offset + i)
         this.started = true
-        this.stack.push({ obj: true, role: 'top', expectKey: true, key: null })
+        this.stack.push({ obj: true, role: 'top', st: 'key0', key: null })
         continue
       }
       const f = this.top()
       if (!f) this.fail('unexpected data after the document', this.offset + i)
-      if (f.obj && f.expectKey) {
+      const at = this.offset + i
+      if (f.obj && (f.st === 'key0' || f.st === 'key')) {
         if (c === QUOTE) {
           this.inString = true
+          f.st = 'colon'
           // only the keys of the top-level object and of `graph` matter; others are skipped unread
           if (f.role === 'top' || f.role === 'graph') this.keyBytes = []
           else {
-            f.expectKey = false
             f.key = ''
             this.skippingKey = true
           }
           continue
         }
-        if (c === RBRACE && f.key === null) {
+        if (c === RBRACE && f.st === 'key0') {
           this.close(chunk, i)
           continue
         }
-        this.fail('expected an object key', this.offset + i)
+        this.fail('expected an object key', at)
       }
+      if (c !== COMMA && c !== RBRACE && c !== RBRACKET && c !== COLON && this.inScalar) continue // the same scalar
+      this.inScalar = false
       switch (c) {
         case COLON:
-          if (!f.obj || f.key === null) this.fail("unexpected ':'", this.offset + i)
+          if (!f.obj || f.st !== 'colon') this.fail("unexpected ':'", at)
+          f.st = 'value'
           continue
         case COMMA:
           if (this.scalarElement && this.elementDepth === this.stack.length) this.endScalar(chunk, i)
           if (this.captureScalar && this.captureKey !== null && this.captureDepth === this.stack.length) this.endCaptureScalar(chunk, i)
-          if (f.obj) {
-            f.expectKey = true
-            f.key = null
-          }
+          if (f.st !== 'next') this.fail("unexpected ','", at)
+          f.st = f.obj ? 'key' : 'val'
+          if (f.obj) f.key = null
           continue
         case RBRACE:
         case RBRACKET:
           if (this.scalarElement && this.elementDepth === this.stack.length) this.endScalar(chunk, i)
           if (this.captureScalar && this.captureKey !== null && this.captureDepth === this.stack.length) this.endCaptureScalar(chunk, i)
-          if ((c === RBRACE) !== f.obj) this.fail(`unexpected '${String.fromCharCode(c)}'`, this.offset + i)
+          if ((c === RBRACE) !== f.obj || (f.st !== 'next' && f.st !== 'val0')) this.fail(`unexpected '${String.fromCharCode(c)}'`, at)
           this.close(chunk, i)
           continue
+      }
+      // a value starts: only where the grammar expects one
+      if (f.obj ? f.st !== 'value' : f.st !== 'val0' && f.st !== 'val') this.fail(f.obj && f.st === 'colon' ? "expected ':'" : "expected ',' or a closing bracket", at)
+      switch (c) {
         case LBRACE:
         case LBRACKET: {
           const { role, array } = this.roleOf(c)
           this.startElementIfTarget(i, false)
           this.startCaptureIfWanted(i, false)
-          this.stack.push({ obj: c === LBRACE, role, array, expectKey: c === LBRACE, key: null })
-          if (this.stack.length > 512) this.fail('nesting too deep', this.offset + i)
+          f.st = 'next'
+          this.stack.push({ obj: c === LBRACE, role, array, st: c === LBRACE ? 'key0' : 'val0', key: null })
+          if (this.stack.length > 512) this.fail('nesting too deep', at)
           continue
         }
         case QUOTE:
           this.startElementIfTarget(i, true)
           this.startCaptureIfWanted(i, true)
+          f.st = 'next'
           this.inString = true
           continue
         default:
-          // a number, true, false or null: starts an element / capture if one is not running
-          if (!(this.scalarElement && this.elementDepth === this.stack.length)) this.startElementIfTarget(i, true)
-          if (!(this.captureKey !== null && this.captureDepth === this.stack.length)) this.startCaptureIfWanted(i, true)
+          // a number, true, false or null (its characters are checked by the server's JSON parser)
+          f.st = 'next'
+          this.inScalar = true
+          this.startElementIfTarget(i, true)
+          this.startCaptureIfWanted(i, true)
       }
     }
     if (this.segStart >= 0) {
