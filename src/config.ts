@@ -60,6 +60,12 @@ const schema = z.object({
     .optional()
     .transform((v) => (v ? v.replace(/\/+$/, '') : undefined))
     .refine((v) => v === undefined || /^https?:\/\/[^/]+/.test(v), 'must be an http(s) URL'),
+  /** where SAML sign-in sends the browser (BloodHound's /ui); unset: this service's own pages under <base>/ui */
+  UI_BASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.replace(/\/+$/, '') : undefined))
+    .refine((v) => v === undefined || /^https?:\/\/[^/]+/.test(v), 'must be an http(s) URL'),
   CORS_ALLOWED_ORIGINS: z
     .string()
     .optional()

@@ -3,8 +3,8 @@ import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError, rfc3339 } from '../http/errors'
 import { ROLES } from './permissions'
 import { hashPassword, verifyPassword } from './password'
-import { signSession } from './jwt'
-import { endSession, insertSession, openSessionIds } from './sessions.store'
+import { startSession } from './session-start'
+import { endSession, openSessionIds } from './sessions.store'
 import {
   countUsers,
   deleteUser,
@@ -20,6 +20,7 @@ import { tokenIdsOfUser } from './tokens.store'
 import { invalidateSubject } from '../ratelimit/limiter.client'
 import { forgetTokenKey } from './authenticate'
 import { tokenRoutes } from './tokens.routes'
+import { ssoProviderExists } from '../saml/saml.store'
 
 /** Public shape of a user. Never includes the password hash. */
 export const UserSchema = z
@@ -31,6 +32,7 @@ export const UserSchema = z
     is_disabled: z.boolean(),
     all_environments: z.boolean(),
     environment_access: z.array(z.string()).describe('environment ids the user may see when all_environments is false'),
+    sso_provider_id: z.number().int().nullable().describe('the SSO provider this user signs in through (SAML), or null'),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -45,6 +47,7 @@ export function userJson(u: User): z.infer<typeof UserSchema> {
     is_disabled: u.is_disabled,
     all_environments: u.environment_access.all,
     environment_access: u.environment_access.all ? [] : u.environment_access.ids,
+    sso_provider_id: u.sso_provider_id,
     created_at: u.created_at,
     updated_at: u.updated_at,
   }
@@ -74,6 +77,21 @@ const LoginResponse = z.object({
   data: z.object({ user_id: z.string().uuid(), auth_expired: z.boolean(), session_token: z.string() }),
 })
 
+const SsoProviderId = z
+  .number()
+  .int()
+  .min(1)
+  .max(2147483647)
+  .describe('SSO provider id: the user signs in through this provider only (no secret); null unlinks')
+
+/** A user signs in with a secret or through one SSO provider, never both (as in BloodHound). */
+async function checkSsoLink(db: D1Database, ssoProviderId: number | null | undefined, secret: string | undefined) {
+  if (ssoProviderId === undefined || ssoProviderId === null) return
+  if (secret !== undefined)
+    throw new ApiError(400, 'a user signs in either with a secret or through an SSO provider, not both', 'sso_provider_id')
+  if (!(await ssoProviderExists(db, ssoProviderId))) throw new ApiError(400, `no SSO provider has id ${ssoProviderId}`, 'sso_provider_id')
+}
+
 const UserIdParams = z.object({ user_id: z.string().uuid('user id is malformed: expected a UUID') })
 
 const CreateUserBody = z
@@ -84,6 +102,7 @@ const CreateUserBody = z
     roles: z.array(z.enum(ROLES)).min(1).max(4),
     all_environments: z.boolean().optional().default(true),
     environment_access: EnvIds.optional().default([]),
+    sso_provider_id: SsoProviderId.nullable().optional(),
   })
   .strict()
 
@@ -96,6 +115,7 @@ const UpdateUserBody = z
     is_disabled: z.boolean().optional(),
     all_environments: z.boolean().optional(),
     environment_access: EnvIds.optional(),
+    sso_provider_id: SsoProviderId.nullable().optional(),
   })
   .strict()
 
@@ -138,12 +158,7 @@ export const authRoutes: RouteEntry[] = [
       const ok = await verifyPassword(body.secret, user?.password_hash)
       if (!user || !ok) throw new ApiError(401, 'authentication is invalid', 'auth')
       if (user.is_disabled) throw new ApiError(403, 'user disabled', 'auth')
-      const now = c.var.now()
-      const sessionId = crypto.randomUUID()
-      const iat = Math.floor(now.getTime() / 1000)
-      const exp = iat + cfg.SESSION_TTL_HOURS * 3600
-      await insertSession(db, { id: sessionId, user_id: user.id, created_at: rfc3339(now), expires_at: rfc3339(exp * 1000) })
-      const token = await signSession({ jti: sessionId, sub: user.id, iat, exp }, cfg.JWT_SIGNING_KEY)
+      const { token } = await startSession(db, cfg, user.id, c.var.now())
       return c.json({ data: { user_id: user.id, auth_expired: false, session_token: token } })
     },
   ),
@@ -209,6 +224,7 @@ export const authRoutes: RouteEntry[] = [
     async (c, { body }) => {
       const now = rfc3339(c.var.now())
       const id = crypto.randomUUID()
+      await checkSsoLink(c.env.DB, body.sso_provider_id, body.secret)
       const ok = await insertUser(c.env.DB, {
         id,
         principal_name: body.principal_name,
@@ -216,6 +232,7 @@ export const authRoutes: RouteEntry[] = [
         password_hash: body.secret ? await hashPassword(body.secret) : null,
         roles: [...new Set(body.roles)],
         environment_access: body.all_environments ? { all: true } : { all: false, ids: [...new Set(body.environment_access)] },
+        sso_provider_id: body.sso_provider_id ?? null,
         now,
       })
       if (!ok) throw new ApiError(409, 'a user with this principal name or email address already exists', 'principal_name')
@@ -258,6 +275,7 @@ export const authRoutes: RouteEntry[] = [
       if (params.user_id === c.var.principal.userId && (body.is_disabled || (body.roles && !body.roles.includes('Administrator'))))
         throw new ApiError(400, 'you cannot disable yourself or remove your own Administrator role', 'user_id')
       const nowIso = rfc3339(c.var.now())
+      await checkSsoLink(db, body.sso_provider_id, body.secret)
       let access = undefined as undefined | { all: true } | { all: false; ids: string[] }
       if (body.all_environments !== undefined || body.environment_access !== undefined) {
         const all = body.all_environments ?? (body.environment_access ? false : current.environment_access.all)
@@ -276,6 +294,7 @@ export const authRoutes: RouteEntry[] = [
           password_hash: body.secret ? await hashPassword(body.secret) : undefined,
           // a password change ends the user's sessions, but not the caller's own session making it
           keep_session_id: params.user_id === c.var.principal.userId ? c.var.principal.sessionId : undefined,
+          sso_provider_id: body.sso_provider_id,
         },
         nowIso,
       )

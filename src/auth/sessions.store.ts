@@ -26,3 +26,12 @@ export async function openSessionIds(db: D1Database, userId: string, now: string
     .all<{ id: string }>()
   return results.map((r) => r.id)
 }
+
+/** The user of a session that exists, has not ended and has not expired; null otherwise. */
+export async function openSessionUser(db: D1Database, id: string, now: string): Promise<string | null> {
+  const r = await db
+    .prepare('SELECT user_id FROM sessions WHERE id = ? AND ended_at IS NULL AND expires_at > ?')
+    .bind(id, now)
+    .first<{ user_id: string }>()
+  return r?.user_id ?? null
+}

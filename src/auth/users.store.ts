@@ -7,6 +7,8 @@ export interface User {
   roles: Role[]
   is_disabled: boolean
   environment_access: EnvironmentAccess
+  /** the SSO provider the user signs in through, or null (password / API tokens only) */
+  sso_provider_id: number | null
   created_at: string
   updated_at: string
 }
@@ -20,6 +22,8 @@ interface UserRow {
   is_disabled: number
   all_environments: number
   environment_ids: string
+  /** absent from column lists that predate it (treated as null) */
+  sso_provider_id?: number | null
   created_at: string
   updated_at: string
 }
@@ -32,12 +36,13 @@ export function toUser(r: UserRow): User {
     roles: JSON.parse(r.roles) as Role[],
     is_disabled: r.is_disabled === 1,
     environment_access: r.all_environments === 1 ? { all: true } : { all: false, ids: JSON.parse(r.environment_ids) as string[] },
+    sso_provider_id: r.sso_provider_id ?? null,
     created_at: r.created_at,
     updated_at: r.updated_at,
   }
 }
 
-const COLUMNS = 'id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, created_at, updated_at'
+const COLUMNS = 'id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, sso_provider_id, created_at, updated_at'
 
 export async function countUsers(db: D1Database): Promise<number> {
   const r = await db.prepare('SELECT count(*) AS n FROM users').first<{ n: number }>()
@@ -70,14 +75,15 @@ export interface NewUser {
   password_hash: string | null
   roles: Role[]
   environment_access: EnvironmentAccess
+  sso_provider_id?: number | null
   now: string
 }
 
 function insertStatement(db: D1Database, u: NewUser): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO users (id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
+      `INSERT INTO users (id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, sso_provider_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
     )
     .bind(
       u.id,
@@ -87,6 +93,7 @@ function insertStatement(db: D1Database, u: NewUser): D1PreparedStatement {
       JSON.stringify(u.roles),
       u.environment_access.all ? 1 : 0,
       JSON.stringify(u.environment_access.all ? [] : u.environment_access.ids),
+      u.sso_provider_id ?? null,
       u.now,
       u.now,
     )
@@ -124,6 +131,7 @@ export interface UserPatch {
   password_hash?: string
   /** with password_hash: the one open session that survives the change (the caller's own), if any */
   keep_session_id?: string
+  sso_provider_id?: number | null
 }
 
 /**
@@ -143,6 +151,9 @@ export async function updateUser(db: D1Database, id: string, p: UserPatch, now: 
   if (p.email !== undefined) sets.push('email = ?'), args.push(p.email)
   if (p.principal_name !== undefined) sets.push('principal_name = ?'), args.push(p.principal_name)
   if (p.password_hash !== undefined) sets.push('password_hash = ?'), args.push(p.password_hash)
+  // Linking a user to an SSO provider removes their secret: they sign in through the provider only.
+  if (p.sso_provider_id !== undefined) sets.push('sso_provider_id = ?'), args.push(p.sso_provider_id)
+  if (p.sso_provider_id) sets.push('password_hash = NULL')
   sets.push('updated_at = ?')
   args.push(now)
   const stmts = [db.prepare(`UPDATE users SET ${sets.join(', ')} WHERE id = ?`).bind(...args, id)]

@@ -178,7 +178,7 @@ export class EdgeHoundClient {
   listUsers() {
     return this.call<{ data: { users: UserJson[] } }>('GET', '/api/v2/bloodhound-users')
   }
-  createUser(u: { principal_name: string; email_address?: string | null; secret?: string; roles: string[]; all_environments?: boolean; environment_access?: string[] }) {
+  createUser(u: { principal_name: string; email_address?: string | null; secret?: string; roles: string[]; all_environments?: boolean; environment_access?: string[]; sso_provider_id?: number | null }) {
     return this.call<{ data: UserJson }>('POST', '/api/v2/bloodhound-users', u)
   }
   updateUser(id: string, patch: Record<string, unknown>) {
@@ -197,6 +197,8 @@ export interface UserJson {
   is_disabled: boolean
   all_environments: boolean
   environment_access: string[]
+  /** the SSO provider the user signs in through, or null */
+  sso_provider_id: number | null
   created_at: string
   updated_at: string
 }

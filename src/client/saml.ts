@@ -23,6 +23,14 @@ export interface SamlProviderJson {
   idp_sso_binding: 'HTTP-POST' | 'HTTP-Redirect'
   metadata_valid_until: string | null
   signing_certificates: { sha256_fingerprint: string; not_before: string; not_after: string }[]
+  config: SsoConfigJson
+}
+
+/** Sign-in configuration of a provider: BloodHound's auto_provision plus this service's two switches. */
+export interface SsoConfigJson {
+  auto_provision: AutoProvisionJson
+  allow_idp_initiated: boolean
+  allow_sha1: boolean
 }
 
 export interface AutoProvisionJson {
@@ -37,7 +45,7 @@ export interface SsoProviderJson {
   slug: string
   type: 'SAML'
   details: SamlProviderJson
-  config: { auto_provision: AutoProvisionJson }
+  config: SsoConfigJson
   login_uri: string
   callback_uri: string
 }
@@ -49,6 +57,10 @@ export interface ProviderFormInput {
   /** file name sent with the metadata part (default metadata.xml) */
   fileName?: string
   autoProvision?: { enabled?: boolean; default_role_id?: number; role_provision?: boolean }
+  /** accept IdP-initiated sign-in (default false) */
+  allowIdpInitiated?: boolean
+  /** accept RSA-SHA1 / SHA-1 from this IdP (default false) */
+  allowSha1?: boolean
 }
 
 /** The multipart form both the create and the update endpoints take. */
@@ -63,6 +75,8 @@ export function samlProviderForm(input: ProviderFormInput): FormData {
   if (ap?.enabled !== undefined) form.set('config.auto_provision.enabled', String(ap.enabled))
   if (ap?.default_role_id !== undefined) form.set('config.auto_provision.default_role_id', String(ap.default_role_id))
   if (ap?.role_provision !== undefined) form.set('config.auto_provision.role_provision', String(ap.role_provision))
+  if (input.allowIdpInitiated !== undefined) form.set('config.allow_idp_initiated', String(input.allowIdpInitiated))
+  if (input.allowSha1 !== undefined) form.set('config.allow_sha1', String(input.allowSha1))
   return form
 }
 
@@ -144,17 +158,31 @@ export async function startSamlLogin(c: EdgeHoundClient, slug: string, opts: { r
   throw await failure(res)
 }
 
+export interface SamlCallbackResult {
+  /** where the browser is sent: the UI (or RelayState) after success, `<UI>/login?error=…` or `<UI>/user-disabled` otherwise */
+  location: string
+  /** the session JWT of the `token` cookie, when signed in */
+  sessionToken: string | null
+  /** the whole Set-Cookie header, when signed in */
+  setCookie: string | null
+  response: Response
+}
+
 /**
  * POST /api/v2/sso/{slug}/callback as an IdP's browser form would (application/x-www-form-urlencoded).
- * Assertion consumption is not supported yet: this throws EdgeHoundError 501 for a known provider, 404 otherwise.
+ * Both success and refusal are a 302 (returned); anything else (404 unknown slug, 413, 429) throws
+ * EdgeHoundError. The client's fetch must not follow redirects (`redirect: 'manual'`).
  */
-export async function postSamlResponse(c: EdgeHoundClient, slug: string, samlResponse: string, relayState?: string): Promise<never> {
+export async function postSamlResponse(c: EdgeHoundClient, slug: string, samlResponse: string, relayState?: string): Promise<SamlCallbackResult> {
   const form = new URLSearchParams({ SAMLResponse: samlResponse })
   if (relayState !== undefined) form.set('RelayState', relayState)
   const res = await c.raw('POST', `/api/v2/sso/${encodeURIComponent(slug)}/callback`, form.toString(), {
     contentType: 'application/x-www-form-urlencoded',
   })
-  throw await failure(res)
+  if (res.status !== 302) throw await failure(res)
+  const setCookie = res.headers.get('set-cookie')
+  const token = setCookie ? /(?:^|[;,]\s*)token=([^;]+)/.exec(setCookie)?.[1] ?? null : null
+  return { location: res.headers.get('location') ?? '', sessionToken: token, setCookie, response: res }
 }
 
 /** GET /api/v2/saml/sso (no authentication): each provider's name and login URL. */

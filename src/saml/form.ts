@@ -12,7 +12,9 @@ import { parseGoBool } from './provisioning'
 const F_ENABLED = 'config.auto_provision.enabled'
 const F_ROLE = 'config.auto_provision.default_role_id'
 const F_ROLE_PROVISION = 'config.auto_provision.role_provision'
-export const FORM_FIELDS = ['name', 'metadata', F_ENABLED, F_ROLE, F_ROLE_PROVISION] as const
+const F_IDP_INITIATED = 'config.allow_idp_initiated'
+const F_SHA1 = 'config.allow_sha1'
+export const FORM_FIELDS = ['name', 'metadata', F_ENABLED, F_ROLE, F_ROLE_PROVISION, F_IDP_INITIATED, F_SHA1] as const
 
 type Issue = { input?: unknown }
 
@@ -70,6 +72,10 @@ const configFields = {
   [F_ENABLED]: boolField(F_ENABLED).optional().meta({ description: 'auto-provision users on first SSO login (Go bool: true/false/1/0/…); default false' }),
   [F_ROLE]: intField(F_ROLE).optional().meta({ description: 'role id for provisioned users: 1 Administrator, 2 User, 3 Read-Only, 4 Upload-Only; required when enabled' }),
   [F_ROLE_PROVISION]: boolField(F_ROLE_PROVISION).optional().meta({ description: 'take roles from the IdP role claim (bh-<role>); default false' }),
+  [F_IDP_INITIATED]: boolField(F_IDP_INITIATED)
+    .optional()
+    .meta({ description: 'accept IdP-initiated sign-in (responses that answer no AuthnRequest of this service); default false' }),
+  [F_SHA1]: boolField(F_SHA1).optional().meta({ description: 'accept RSA-SHA1 signatures and SHA-1 digests from this IdP; default false' }),
 }
 
 export const CreateProviderForm = z.strictObject(
@@ -95,4 +101,8 @@ export type UpdateProviderInput = z.infer<typeof UpdateProviderForm>
 
 export function autoProvisionPatch(f: CreateProviderInput | UpdateProviderInput) {
   return { enabled: f[F_ENABLED], default_role_id: f[F_ROLE], role_provision: f[F_ROLE_PROVISION] }
+}
+
+export function signInPatch(f: CreateProviderInput | UpdateProviderInput) {
+  return { allow_idp_initiated: f[F_IDP_INITIATED], allow_sha1: f[F_SHA1] }
 }

@@ -17,7 +17,7 @@ import { z } from 'zod'
 import type { AppEnv } from '../env'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError, rfc3339 } from '../http/errors'
-import { autoProvisionPatch, CreateProviderForm, UpdateProviderForm, type CreateProviderInput } from './form'
+import { autoProvisionPatch, CreateProviderForm, signInPatch, UpdateProviderForm, type CreateProviderInput } from './form'
 import { MAX_METADATA_BYTES, MetadataError, parseIdpMetadata } from './metadata'
 import { checkName } from './names'
 import { applyAutoProvision, PROVISIONING_OFF } from './provisioning'
@@ -28,6 +28,7 @@ import {
   getProviderBySlug,
   getProviderBySsoId,
   listProviders,
+  SIGN_IN_DEFAULTS,
   takenKey,
   uniqueViolation,
   updateProvider,
@@ -36,6 +37,8 @@ import {
 } from './saml.store'
 import { spMetadataXml, spUrls } from './sp'
 import { ssoFlowRoutes } from './sso.routes'
+import { UserSchema, userJson } from '../auth/auth.routes'
+import type { SignInOptions } from './saml.store'
 
 /** Whole form (name + metadata + config fields + multipart framing); the metadata file alone is capped at 1 MiB. */
 const MAX_FORM_BYTES = 2 * 1024 * 1024
@@ -50,6 +53,13 @@ const CertificateSchema = z.object({
   sha256_fingerprint: z.string().describe('SHA-256 of the DER, upper-case colon-separated hex'),
   not_before: z.string(),
   not_after: z.string().describe('expiry date of the certificate (RFC 3339)'),
+})
+
+const AutoProvisionSchema = z.object({ enabled: z.boolean(), default_role_id: z.number().int(), role_provision: z.boolean() })
+const ConfigSchema = z.object({
+  auto_provision: AutoProvisionSchema.describe('just-in-time user creation on first sign-in (as BloodHound)'),
+  allow_idp_initiated: z.boolean().describe('extra: IdP-initiated sign-in accepted (default false)'),
+  allow_sha1: z.boolean().describe('extra: RSA-SHA1 / SHA-1 accepted from this IdP (default false)'),
 })
 
 export const SamlProviderSchema = z
@@ -73,10 +83,9 @@ export const SamlProviderSchema = z
     idp_sso_binding: z.enum(['HTTP-POST', 'HTTP-Redirect']),
     metadata_valid_until: z.string().nullable(),
     signing_certificates: z.array(CertificateSchema),
+    config: ConfigSchema.describe('extra: sign-in configuration (also on the SSO provider object)'),
   })
   .meta({ id: 'SamlProvider' })
-
-const AutoProvisionSchema = z.object({ enabled: z.boolean(), default_role_id: z.number().int(), role_provision: z.boolean() })
 
 export const SsoProviderSchema = z
   .object({
@@ -85,13 +94,15 @@ export const SsoProviderSchema = z
     slug: z.string(),
     type: z.literal('SAML'),
     details: SamlProviderSchema,
-    config: z.object({ auto_provision: AutoProvisionSchema }),
+    config: ConfigSchema,
     login_uri: z.string(),
     callback_uri: z.string(),
   })
   .meta({ id: 'SsoProvider' })
 
-const AffectedUsers = z.object({ data: z.object({ affected_users: z.array(z.unknown()) }) })
+const AffectedUsers = z.object({
+  data: z.object({ affected_users: z.array(UserSchema).describe('the users that signed in through this provider, now unlinked from it') }),
+})
 
 function baseUrl(c: Context<AppEnv>): string {
   return c.var.config.PUBLIC_BASE_URL ?? new URL(c.req.url).origin
@@ -114,6 +125,18 @@ function samlProviderJson(r: SamlProviderRecord, base: string): z.infer<typeof S
     idp_sso_binding: r.sso_binding,
     metadata_valid_until: r.metadata_valid_until,
     signing_certificates: r.certificates.map((x) => ({ sha256_fingerprint: x.sha256_fingerprint, not_before: x.not_before, not_after: x.not_after })),
+    config: configJson(r),
+  }
+}
+
+function configJson(r: SamlProviderRecord): z.infer<typeof ConfigSchema> {
+  return { auto_provision: { ...r.config }, ...r.sign_in }
+}
+
+function applySignIn(current: SignInOptions, patch: Partial<SignInOptions>): SignInOptions {
+  return {
+    allow_idp_initiated: patch.allow_idp_initiated ?? current.allow_idp_initiated,
+    allow_sha1: patch.allow_sha1 ?? current.allow_sha1,
   }
 }
 
@@ -125,7 +148,7 @@ function ssoProviderJson(r: SamlProviderRecord, base: string): z.infer<typeof Ss
     slug: r.slug,
     type: 'SAML',
     details,
-    config: { auto_provision: { ...r.config } },
+    config: configJson(r),
     login_uri: details.sp_sso_uri,
     callback_uri: details.sp_acs_uri,
   }
@@ -194,7 +217,8 @@ async function createHandler(c: Context<AppEnv>, body: CreateProviderInput): Pro
   if (!cfg.ok) throw new ApiError(400, cfg.message, cfg.context)
   const metadata = await readMetadata(c, body.metadata)
   const now = rfc3339(c.var.now())
-  const rec = await uniquely(c, name, slug, 0, () => createProvider(c.env.DB, { name, slug, config: cfg.config, now, ...metadata }))
+  const signIn = applySignIn(SIGN_IN_DEFAULTS, signInPatch(body))
+  const rec = await uniquely(c, name, slug, 0, () => createProvider(c.env.DB, { name, slug, config: cfg.config, signIn, now, ...metadata }))
   return c.json({ data: samlProviderJson(rec, baseUrl(c)) })
 }
 
@@ -290,12 +314,13 @@ export const samlRoutes: RouteEntry[] = [
       tags: ['Auth', 'Community', 'Enterprise'],
       auth: 'auth/ManageProviders',
       params: idParam('saml_provider_id'),
-      responses: { 200: { description: 'deleted; no user is linked to SSO providers yet, so affected_users is empty', schema: AffectedUsers } },
+      responses: { 200: { description: 'deleted; its users are unlinked and listed in affected_users', schema: AffectedUsers } },
     },
     async (c, { params }) => {
       const r = await getProviderById(c.env.DB, params.saml_provider_id)
-      if (!r || !(await deleteProvider(c.env.DB, r.sso_provider_id))) throw new ApiError(404, 'resource not found', 'saml_provider_id')
-      return c.json({ data: { affected_users: [] } })
+      const affected = r ? await deleteProvider(c.env.DB, r.sso_provider_id, rfc3339(c.var.now())) : null
+      if (!affected) throw new ApiError(404, 'resource not found', 'saml_provider_id')
+      return c.json({ data: { affected_users: affected.map(userJson) } })
     },
   ),
   defineRoute(
@@ -337,7 +362,8 @@ export const samlRoutes: RouteEntry[] = [
       if (!current) throw new ApiError(404, 'resource not found', 'sso_provider_id')
       const named = body.name === undefined ? undefined : nameOrThrow(body.name)
       const patch = autoProvisionPatch(body)
-      const touchesConfig = Object.values(patch).some((v) => v !== undefined)
+      const signIn = signInPatch(body)
+      const touchesConfig = [...Object.values(patch), ...Object.values(signIn)].some((v) => v !== undefined)
       const cfg = applyAutoProvision(current.config, patch)
       if (!cfg.ok) throw new ApiError(400, cfg.message, cfg.context)
       const metadata = body.metadata ? await readMetadata(c, body.metadata) : undefined
@@ -349,7 +375,7 @@ export const samlRoutes: RouteEntry[] = [
           ssoProviderId: current.sso_provider_id,
           name: named?.name,
           slug: named?.slug,
-          config: touchesConfig ? cfg.config : undefined,
+          config: touchesConfig ? { auto_provision: cfg.config, sign_in: applySignIn(current.sign_in, signIn) } : undefined,
           metadata,
           now: rfc3339(c.var.now()),
         }),
@@ -367,11 +393,12 @@ export const samlRoutes: RouteEntry[] = [
       tags: ['Auth', 'Community', 'Enterprise'],
       auth: 'auth/ManageProviders',
       params: idParam('sso_provider_id'),
-      responses: { 200: { description: 'deleted; no user is linked to SSO providers yet, so affected_users is empty', schema: AffectedUsers } },
+      responses: { 200: { description: 'deleted; its users are unlinked and listed in affected_users', schema: AffectedUsers } },
     },
     async (c, { params }) => {
-      if (!(await deleteProvider(c.env.DB, params.sso_provider_id))) throw new ApiError(404, 'resource not found', 'sso_provider_id')
-      return c.json({ data: { affected_users: [] } })
+      const affected = await deleteProvider(c.env.DB, params.sso_provider_id, rfc3339(c.var.now()))
+      if (!affected) throw new ApiError(404, 'resource not found', 'sso_provider_id')
+      return c.json({ data: { affected_users: affected.map(userJson) } })
     },
   ),
   defineRoute(

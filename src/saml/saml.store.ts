@@ -5,6 +5,19 @@
  * Certificate sets are passed as one JSON parameter and expanded with json_each(?).
  */
 import type { AutoProvision } from './provisioning'
+import { toUser, type User } from '../auth/users.store'
+
+/**
+ * Per-provider sign-in switches (issue 16), stored next to auto_provision in sso_providers.config:
+ * both off by default and for every provider stored before they existed.
+ */
+export interface SignInOptions {
+  /** accept responses that answer no AuthnRequest of this service (IdP-initiated sign-in) */
+  allow_idp_initiated: boolean
+  /** accept RSA-SHA1 signatures and SHA-1 digests */
+  allow_sha1: boolean
+}
+export const SIGN_IN_DEFAULTS: SignInOptions = Object.freeze({ allow_idp_initiated: false, allow_sha1: false })
 
 export const SSO_TYPE_SAML = 1
 
@@ -23,6 +36,7 @@ export interface SamlProviderRecord {
   slug: string
   type: number
   config: AutoProvision
+  sign_in: SignInOptions
   issuer_uri: string
   single_sign_on_uri: string
   sso_binding: 'HTTP-POST' | 'HTTP-Redirect'
@@ -76,7 +90,16 @@ const SELECT = `
             FROM (SELECT * FROM saml_provider_certificates WHERE saml_provider_id = p.id ORDER BY position) c) AS certificates
     FROM saml_providers p JOIN sso_providers s ON s.id = p.sso_provider_id`
 
+export function parseConfig(json: string): { auto_provision: AutoProvision; sign_in: SignInOptions } {
+  const c = JSON.parse(json) as { auto_provision: AutoProvision; allow_idp_initiated?: boolean; allow_sha1?: boolean }
+  return {
+    auto_provision: c.auto_provision,
+    sign_in: { allow_idp_initiated: c.allow_idp_initiated === true, allow_sha1: c.allow_sha1 === true },
+  }
+}
+
 function toRecord(r: Row): SamlProviderRecord {
+  const cfg = parseConfig(r.config)
   return {
     id: r.id,
     sso_provider_id: r.sso_provider_id,
@@ -84,7 +107,8 @@ function toRecord(r: Row): SamlProviderRecord {
     display_name: r.display_name,
     slug: r.slug,
     type: r.type,
-    config: JSON.parse(r.config).auto_provision as AutoProvision,
+    config: cfg.auto_provision,
+    sign_in: cfg.sign_in,
     issuer_uri: r.issuer_uri,
     single_sign_on_uri: r.single_sign_on_uri,
     sso_binding: r.sso_binding,
@@ -97,8 +121,12 @@ function toRecord(r: Row): SamlProviderRecord {
   }
 }
 
-const configJson = (c: AutoProvision) =>
-  JSON.stringify({ auto_provision: { enabled: c.enabled, default_role_id: c.default_role_id, role_provision: c.role_provision } })
+const configJson = (c: AutoProvision, o: SignInOptions) =>
+  JSON.stringify({
+    auto_provision: { enabled: c.enabled, default_role_id: c.default_role_id, role_provision: c.role_provision },
+    allow_idp_initiated: o.allow_idp_initiated,
+    allow_sha1: o.allow_sha1,
+  })
 
 const certsJson = (certs: StoredCertificate[]) => JSON.stringify(certs)
 
@@ -118,6 +146,7 @@ export interface NewProvider extends MetadataColumns {
   name: string
   slug: string
   config: AutoProvision
+  signIn: SignInOptions
   now: string
 }
 
@@ -129,7 +158,7 @@ export async function createProvider(db: D1Database, p: NewProvider): Promise<Sa
   const results = await db.batch<Row>([
     db
       .prepare(`INSERT INTO sso_providers (name, slug, type, config, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`)
-      .bind(p.name, p.slug, SSO_TYPE_SAML, configJson(p.config), p.now, p.now),
+      .bind(p.name, p.slug, SSO_TYPE_SAML, configJson(p.config, p.signIn), p.now, p.now),
     db
       .prepare(
         `INSERT INTO saml_providers (sso_provider_id, name, display_name, issuer_uri, single_sign_on_uri, sso_binding,
@@ -149,7 +178,8 @@ export interface ProviderUpdate {
   ssoProviderId: number
   name?: string
   slug?: string
-  config?: AutoProvision
+  /** the whole config (both parts) when either changed */
+  config?: { auto_provision: AutoProvision; sign_in: SignInOptions }
   metadata?: MetadataColumns
   now: string
 }
@@ -166,7 +196,7 @@ export async function updateProvider(db: D1Database, u: ProviderUpdate): Promise
         `UPDATE sso_providers SET name = COALESCE(?1, name), slug = COALESCE(?2, slug), config = COALESCE(?3, config), updated_at = ?4
           WHERE id = ?5`,
       )
-      .bind(u.name ?? null, u.slug ?? null, u.config ? configJson(u.config) : null, u.now, u.ssoProviderId),
+      .bind(u.name ?? null, u.slug ?? null, u.config ? configJson(u.config.auto_provision, u.config.sign_in) : null, u.now, u.ssoProviderId),
     db
       .prepare(
         `UPDATE saml_providers SET name = COALESCE(?1, name), display_name = COALESCE(?1, display_name), updated_at = ?2
@@ -217,17 +247,27 @@ export async function getProviderBySlug(db: D1Database, slug: string): Promise<S
 
 /**
  * Deletes an SSO provider with its SAML part and certificates, in one batch (explicitly, not relying on
- * ON DELETE CASCADE being enabled). Returns false when there was nothing to delete.
+ * ON DELETE CASCADE being enabled): its users are unlinked (returned, as BloodHound's `affected_users`),
+ * its outstanding AuthnRequests and replay-cache rows go. Returns null when there was nothing to delete.
  */
-export async function deleteProvider(db: D1Database, ssoProviderId: number): Promise<boolean> {
+export async function deleteProvider(db: D1Database, ssoProviderId: number, now: string): Promise<User[] | null> {
   const results = await db.batch<{ id: number }>([
+    db
+      .prepare(
+        `UPDATE users SET sso_provider_id = NULL, updated_at = ? WHERE sso_provider_id = ?
+         RETURNING id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, created_at, updated_at`,
+      )
+      .bind(now, ssoProviderId),
+    db.prepare(`DELETE FROM saml_authn_requests WHERE sso_provider_id = ?`).bind(ssoProviderId),
+    db.prepare(`DELETE FROM saml_assertions_used WHERE sso_provider_id = ?`).bind(ssoProviderId),
     db
       .prepare(`DELETE FROM saml_provider_certificates WHERE saml_provider_id IN (SELECT id FROM saml_providers WHERE sso_provider_id = ?)`)
       .bind(ssoProviderId),
     db.prepare(`DELETE FROM saml_providers WHERE sso_provider_id = ?`).bind(ssoProviderId),
     db.prepare(`DELETE FROM sso_providers WHERE id = ? RETURNING id`).bind(ssoProviderId),
   ])
-  return results[2].results.length > 0
+  if (results[5].results.length === 0) return null
+  return (results[0].results as unknown as Parameters<typeof toUser>[0][]).map(toUser)
 }
 
 /**
@@ -255,4 +295,9 @@ export function uniqueViolation(err: unknown): 'name' | 'slug' | null {
   if (m[2] === 'slug') return 'slug'
   if (m[2] === 'name') return 'name'
   return null
+}
+
+/** Whether an SSO provider with this id exists (linking a user to it). */
+export async function ssoProviderExists(db: D1Database, ssoProviderId: number): Promise<boolean> {
+  return (await db.prepare('SELECT 1 AS found FROM sso_providers WHERE id = ?').bind(ssoProviderId).first()) !== null
 }

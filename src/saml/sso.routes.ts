@@ -5,8 +5,9 @@
  *
  *   GET  /api/v2/sso/:slug            SP metadata (the issuer URL resolves to the same document as /metadata)
  *   GET  /api/v2/sso/:slug/login      SP-initiated login: 302 to the IdP (HTTP-Redirect) or a POST form page
- *   POST /api/v2/sso/:slug/callback   assertion consumer service: 501 until assertions are verified
+ *   POST /api/v2/sso/:slug/callback   assertion consumer service: verify (response.ts), sign in, 302
  *   GET  /api/v2/saml/sso             every provider's name and login URL (public, as in BloodHound)
+ *   + the small pages under /ui (ui.routes.ts) the sign-in redirects to when UI_BASE_URL is not set
  */
 import type { Context } from 'hono'
 import { z } from 'zod'
@@ -28,14 +29,51 @@ import {
 import { idpSsoServices, MetadataError, type IdpSsoServices } from './metadata'
 import { spMetadataXml, spUrls } from './sp'
 import { getLoginTarget, listSignOnProviders, saveSsoServices, slugExists } from './sso.store'
+import { rfc3339 } from '../http/errors'
+import { claimResponse, getAcsProvider, recordAuthnRequest, usersForPrincipal } from './acs.store'
+import { decodeSamlResponse, SamlResponseError, verifySamlResponse, type VerifiedAssertion } from './response'
+import {
+  assertedPrincipal,
+  disabledLocation,
+  failureLocation,
+  MESSAGES,
+  placesFor,
+  provisionedRole,
+  successLocation,
+  tokenCookie,
+  type Places,
+} from './sign-in'
+import { getUser, insertUser, updateUser, type User } from '../auth/users.store'
+import { startSession } from '../auth/session-start'
+import { invalidateUser } from '../auth/auth.routes'
+import { uiRoutes } from './ui.routes'
 
-export const ACS_NOT_SUPPORTED = 'SAML assertion consumption is not supported by this server yet; use API tokens or password login'
 const ACS_MAX_BYTES = 1024 * 1024
+/**
+ * How long an AuthnRequest can be answered: ten minutes covers a password, an MFA prompt and a slow
+ * network; the IdP's own assertion lifetime (usually five minutes) then applies on top.
+ */
+export const AUTHN_REQUEST_TTL_MS = 10 * 60 * 1000
 const TAGS = ['Auth', 'Community', 'Enterprise']
 
 function baseUrl(c: Context<AppEnv>): string {
   return c.var.config.PUBLIC_BASE_URL ?? new URL(c.req.url).origin
 }
+
+const places = (c: Context<AppEnv>): Places => placesFor(c.var.config, c.req.url)
+
+/**
+ * One structured line per sign-in attempt, beside the request line and with the same request id: the
+ * precise outcome for the operator. The browser only ever sees BloodHound's generic messages.
+ */
+function logSignIn(c: Context<AppEnv>, line: { outcome: 'signed_in' | 'refused' | 'user_disabled'; provider: string; reason?: string; detail?: string; user_id?: string; created?: boolean }) {
+  const text = JSON.stringify({ type: 'saml_sign_in', level: line.outcome === 'signed_in' ? 'info' : 'warn', request_id: c.var.requestId, ...line })
+  if (line.outcome === 'signed_in') console.log(text)
+  else console.warn(text)
+}
+
+const redirect = (location: string, headers: Record<string, string> = {}) =>
+  new Response(null, { status: 302, headers: { Location: location, 'Cache-Control': 'no-store', ...headers } })
 
 /** Slugs are `[a-z0-9-]+` (names.ts): anything else cannot name a provider, so it is simply not found. */
 const isSlug = (s: string) => /^[a-z0-9-]{1,200}$/.test(s)
@@ -128,7 +166,10 @@ export const ssoFlowRoutes: RouteEntry[] = [
       const target = chooseSsoTarget(services, { binding: t.sso_binding, url: t.single_sign_on_uri })
       const endpoint = normaliseEndpoint(target.url)
       const urls = spUrls(baseUrl(c), t.slug)
-      const xml = authnRequestXml({ id: newRequestId(), issueInstant: now, destination: endpoint, acsUrl: urls.sp_acs_uri, issuer: urls.sp_issuer_uri })
+      const requestId = newRequestId()
+      // Remembered so that the response can be checked to answer it (InResponseTo), once, within the TTL.
+      if (!(await recordAuthnRequest(c.env.DB, requestId, t.slug, rfc3339(now), rfc3339(now.getTime() + AUTHN_REQUEST_TTL_MS)))) throw notFound()
+      const xml = authnRequestXml({ id: requestId, issueInstant: now, destination: endpoint, acsUrl: urls.sp_acs_uri, issuer: urls.sp_issuer_uri })
       const relayState = query.RelayState ?? null
 
       if (target.binding === 'HTTP-Redirect') return c.body(null, 302, { Location: redirectBindingLocation(endpoint, xml, relayState) })
@@ -148,13 +189,18 @@ export const ssoFlowRoutes: RouteEntry[] = [
       method: 'post',
       path: '/api/v2/sso/:slug/callback',
       operationId: 'SamlAssertionConsumerService',
-      summary: 'SAML assertion consumer service (sp_acs_uri): not supported yet, answers 501',
+      summary: 'SAML assertion consumer service (sp_acs_uri): verify the IdP response, sign the user in, redirect',
       description:
-        'The IdP posts the SAMLResponse here (HTTP-POST binding). Verifying it (XML signature with exclusive ' +
-        'canonicalisation, conditions, audience, InResponseTo) is not implemented, so a known provider always gets ' +
-        `501 "${ACS_NOT_SUPPORTED}"; an unknown slug gets 404.`,
+        'The IdP posts `SAMLResponse` (base64) and optionally `RelayState` here (HTTP-POST binding, url-encoded form). ' +
+        "The response must be signed (Response, Assertion or both; every signature must verify) with a certificate of the provider's " +
+        'metadata, be addressed to this ACS URL and SP, come from the provider, be current, answer an AuthnRequest this service ' +
+        'issued in the last 10 minutes (unless IdP-initiated sign-in is allowed for the provider) and not have been used before. ' +
+        "The user named by the email attribute must belong to this provider (or is created when auto provisioning is on). " +
+        'Success: 302 to the UI (or the same-site RelayState path) with the session JWT in the `token` cookie. ' +
+        'Failure: 302 to `<UI>/login?error=<message>`; a disabled user: 302 to `<UI>/user-disabled`. See docs/saml.md.',
       tags: TAGS,
       auth: 'public',
+      publicLimit: 'login',
       params: slugParams,
       // The HTTP-POST binding's form is a plain HTML form, so browsers send it url-encoded (SAML Bindings §3.5.4);
       // no IdP uses multipart, and a JSON body is not a SAML binding: both are 415.
@@ -164,11 +210,127 @@ export const ssoFlowRoutes: RouteEntry[] = [
         maxBytes: ACS_MAX_BYTES,
         description: "the IdP's form (HTTP-POST binding): SAMLResponse (base64) and RelayState",
       },
-      responses: { 501: { description: `always, for a known provider: \`${ACS_NOT_SUPPORTED}\`` } },
+      responses: {
+        302: {
+          description: 'signed in (Set-Cookie `token`, Location the UI or RelayState), or refused (Location `<UI>/login?error=…` or `<UI>/user-disabled`)',
+          headers: { Location: 'where the browser goes next', 'Set-Cookie': 'token=<session JWT>; Path=/; Max-Age=…; SameSite=Lax[; Secure] (success only)' },
+        },
+      },
     },
-    async (c, { params }) => {
-      await requireSlug(c, params.slug)
-      throw new ApiError(501, ACS_NOT_SUPPORTED, 'saml')
+    async (c, { params, body }) => {
+      if (!isSlug(params.slug)) throw notFound()
+      const db = c.env.DB
+      const cfg = c.var.config
+      const place = places(c)
+      const refuse = (reason: string, detail: string, message: string = MESSAGES.unauthenticated) => {
+        logSignIn(c, { outcome: 'refused', provider: params.slug, reason, detail: detail.slice(0, 1000) })
+        return redirect(failureLocation(place, message))
+      }
+
+      // Decoded as the HTML form encoding browsers use (URLSearchParams: + is a space, %XX escapes).
+      const form = new URLSearchParams(new TextDecoder().decode(body))
+      const provider = await getAcsProvider(db, params.slug)
+      if (!provider) throw notFound()
+      const responses = form.getAll('SAMLResponse')
+      const relays = form.getAll('RelayState')
+      if (responses.length !== 1) return refuse('bad_form', `the form has ${responses.length} SAMLResponse fields; one is expected`)
+      if (relays.length > 1) return refuse('bad_form', `the form has ${relays.length} RelayState fields`)
+
+      const now = c.var.now()
+      const urls = spUrls(baseUrl(c), provider.slug)
+      let v: VerifiedAssertion
+      try {
+        v = verifySamlResponse(decodeSamlResponse(responses[0]), {
+          idpEntityId: provider.issuer_uri,
+          certificates: provider.certificates,
+          acsUrl: urls.sp_acs_uri,
+          spEntityId: urls.sp_issuer_uri,
+          allowSha1: provider.sign_in.allow_sha1,
+          now,
+        })
+      } catch (e) {
+        if (e instanceof SamlResponseError) return refuse(e.reason, e.message)
+        throw e
+      }
+      if (v.inResponseTo === null && !provider.sign_in.allow_idp_initiated)
+        return refuse('idp_initiated', 'the response answers no AuthnRequest (IdP-initiated sign-in), which this provider does not allow')
+
+      // Only now, with a verified response, is anything written: the AuthnRequest is consumed and the
+      // assertion ID recorded, in one transaction.
+      const claim = await claimResponse(db, {
+        ssoProviderId: provider.sso_provider_id,
+        inResponseTo: v.inResponseTo,
+        assertionId: v.assertionId,
+        until: rfc3339(v.acceptableUntil),
+        now: rfc3339(now),
+      })
+      if (!claim.fresh) return refuse('replay', `assertion ${JSON.stringify(v.assertionId.slice(0, 200))} was accepted before`)
+      if (claim.request === false)
+        return refuse(
+          'unknown_in_response_to',
+          `InResponseTo ${JSON.stringify(v.inResponseTo!.slice(0, 200))} is no AuthnRequest this service issued for this provider within ${AUTHN_REQUEST_TTL_MS / 60000} minutes, or it was answered already`,
+        )
+
+      const principal = assertedPrincipal(v, provider.principal_attribute_mappings)
+      if (!principal) return refuse('no_principal', 'the assertion carries no usable email attribute (nor an emailAddress NameID)')
+      const found = await usersForPrincipal(db, principal)
+      if (found.length > 1) return refuse('ambiguous_user', `${JSON.stringify(principal)} is one user's name and another user's email`, MESSAGES.notAllowed)
+      let user: User | null = found[0] ?? null
+      let created = false
+      // Never a local password account, never another provider's user: whoever controls an IdP can assert any email.
+      if (user && user.sso_provider_id !== provider.sso_provider_id)
+        return refuse(
+          'user_not_of_provider',
+          `user ${user.id} (${JSON.stringify(principal)}) ${user.sso_provider_id === null ? 'is not linked to an SSO provider' : `belongs to SSO provider ${user.sso_provider_id}`}`,
+          MESSAGES.notAllowed,
+        )
+      const ap = provider.auto_provision
+      if (!user) {
+        if (!ap.enabled) return refuse('not_provisioned', `no user is named ${JSON.stringify(principal)} and auto provisioning is off`, MESSAGES.notAllowed)
+        const role = provisionedRole(ap, v.attributes)
+        if (!role) return refuse('no_role', `auto provisioning has no valid default role (${ap.default_role_id})`, MESSAGES.connection)
+        const id = crypto.randomUUID()
+        const ok = await insertUser(db, {
+          id,
+          principal_name: principal,
+          email: principal,
+          password_hash: null,
+          roles: [role],
+          environment_access: { all: true },
+          sso_provider_id: provider.sso_provider_id,
+          now: rfc3339(now),
+        })
+        if (ok) {
+          user = await getUser(db, id)
+          created = true
+        } else {
+          // A concurrent first sign-in of the same person created it a moment ago: use it if it is theirs.
+          const again = await usersForPrincipal(db, principal)
+          user = again.length === 1 && again[0].sso_provider_id === provider.sso_provider_id ? again[0] : null
+        }
+        if (!user) return refuse('provision_conflict', `could not create user ${JSON.stringify(principal)}: the name or email is taken`, MESSAGES.notAllowed)
+      } else if (ap.enabled && ap.role_provision) {
+        // Roles managed by the IdP: the role claim decides on every sign-in, as at creation.
+        const role = provisionedRole(ap, v.attributes)
+        if (role && (user.roles.length !== 1 || user.roles[0] !== role)) {
+          const nowIso = rfc3339(now)
+          const r = await updateUser(db, user.id, { roles: [role] }, nowIso)
+          if (r && r !== 'conflict') {
+            user = r
+            await invalidateUser(c.env, user.id, nowIso)
+          }
+        }
+      }
+      if (user.is_disabled) {
+        logSignIn(c, { outcome: 'user_disabled', provider: provider.slug, user_id: user.id })
+        return redirect(disabledLocation(place))
+      }
+      const session = await startSession(db, cfg, user.id, now)
+      logSignIn(c, { outcome: 'signed_in', provider: provider.slug, user_id: user.id, created })
+      const relay = relays[0] ?? null
+      return redirect(successLocation(place, relay), {
+        'Set-Cookie': tokenCookie(session.token, session.ttlSeconds, place.base.startsWith('https:')),
+      })
     },
   ),
   defineRoute(
@@ -192,4 +354,5 @@ export const ssoFlowRoutes: RouteEntry[] = [
       return c.json({ data: { endpoints: rows.map((r) => ({ name: r.name, initiation_url: spUrls(base, r.slug).sp_sso_uri })) } })
     },
   ),
+  ...uiRoutes,
 ]

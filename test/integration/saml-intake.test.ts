@@ -194,7 +194,7 @@ describe('auto-provisioning fields', () => {
     )
     expect(res.status).toBe(200)
     const rows = (await samlTables()).sso_providers as { name: string; config: string }[]
-    expect(JSON.parse(rows.find((r) => r.name === 'Provisioned')!.config)).toEqual({ auto_provision: { enabled: true, default_role_id: 3, role_provision: true } })
+    expect(JSON.parse(rows.find((r) => r.name === 'Provisioned')!.config)).toEqual({ auto_provision: { enabled: true, default_role_id: 3, role_provision: true }, allow_idp_initiated: false, allow_sha1: false })
   })
 })
 

@@ -75,7 +75,7 @@ describe('create: every IdP of the corpus gives a provider whose fields are righ
       expect(saml).toMatchObject({ name, issuer_uri: want.entity_id, single_sign_on_uri: want.sso_url, sso_binding: want.binding, metadata_xml: xml })
       const sso = await ssoRow(p.sso_provider_id.int32)
       expect(sso).toMatchObject({ name, slug: slugOf(name), type: 1 })
-      expect(JSON.parse(sso!.config)).toEqual({ auto_provision: { enabled: false, default_role_id: 0, role_provision: false } })
+      expect(JSON.parse(sso!.config)).toEqual({ auto_provision: { enabled: false, default_role_id: 0, role_provision: false }, allow_idp_initiated: false, allow_sha1: false })
       const certs = await certificateRows(p.id)
       expect(certs.map(({ der_base64: _, position: __, ...c }) => c)).toEqual(want.certs.map((c) => ({ saml_provider_id: p.id, ...c })))
       expect(certs.map((c) => c.position)).toEqual(want.certs.map((_, i) => i))
@@ -120,7 +120,7 @@ describe('the deprecated endpoint and its replacement', () => {
     ].schema
     expect(form.required).toEqual(['name', 'metadata'])
     expect(form.properties.metadata).toMatchObject({ type: 'string', format: 'binary' })
-    expect(Object.keys(form.properties)).toEqual(['name', 'metadata', 'config.auto_provision.enabled', 'config.auto_provision.default_role_id', 'config.auto_provision.role_provision'])
+    expect(Object.keys(form.properties)).toEqual(['name', 'metadata', 'config.auto_provision.enabled', 'config.auto_provision.default_role_id', 'config.auto_provision.role_provision', 'config.allow_idp_initiated', 'config.allow_sha1'])
     expect(doc.paths['/api/v2/sso/{slug}/metadata'].get.security).toEqual([])
   })
 })
@@ -189,7 +189,7 @@ describe('management', () => {
       slug: slugOf(name),
       type: 'SAML',
       details: p,
-      config: { auto_provision: { enabled: true, default_role_id: 2, role_provision: true } },
+      config: { auto_provision: { enabled: true, default_role_id: 2, role_provision: true }, allow_idp_initiated: false, allow_sha1: false },
       login_uri: p.sp_sso_uri,
       callback_uri: p.sp_acs_uri,
     })
@@ -257,11 +257,11 @@ describe('PATCH /api/v2/sso-providers/{id}', () => {
     const { data: p } = await createSamlProvider(admin, { name: uniqueName('Config'), metadata: IDP_FIXTURES['okta.xml'] })
     const id = p.sso_provider_id.int32
     await updateSsoProvider(admin, id, { autoProvision: { enabled: true, default_role_id: 3 } })
-    expect(JSON.parse((await ssoRow(id))!.config)).toEqual({ auto_provision: { enabled: true, default_role_id: 3, role_provision: false } })
+    expect(JSON.parse((await ssoRow(id))!.config)).toEqual({ auto_provision: { enabled: true, default_role_id: 3, role_provision: false }, allow_idp_initiated: false, allow_sha1: false })
     await updateSsoProvider(admin, id, { autoProvision: { role_provision: true } })
-    expect(JSON.parse((await ssoRow(id))!.config)).toEqual({ auto_provision: { enabled: true, default_role_id: 3, role_provision: true } })
+    expect(JSON.parse((await ssoRow(id))!.config)).toEqual({ auto_provision: { enabled: true, default_role_id: 3, role_provision: true }, allow_idp_initiated: false, allow_sha1: false })
     await updateSsoProvider(admin, id, { autoProvision: { enabled: false } })
-    expect(JSON.parse((await ssoRow(id))!.config)).toEqual({ auto_provision: { enabled: false, default_role_id: 0, role_provision: false } })
+    expect(JSON.parse((await ssoRow(id))!.config)).toEqual({ auto_provision: { enabled: false, default_role_id: 0, role_provision: false }, allow_idp_initiated: false, allow_sha1: false })
   })
 
   it('a rejected update changes nothing: bad metadata, bad name, bad config, taken name', async () => {

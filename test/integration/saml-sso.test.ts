@@ -16,7 +16,6 @@ import {
   updateSsoProvider,
   type SamlProviderJson,
 } from '../../src/client/saml'
-import { ACS_NOT_SUPPORTED } from '../../src/saml/sso.routes'
 import { adminToken, BASE, env, expectEnvelope, workerFetch } from '../helpers'
 import { EXPECTED, IDP_FIXTURES } from '../fixtures/saml/corpus'
 import { samlTables } from '../fixtures/saml/db'
@@ -132,8 +131,9 @@ describe('every advertised URL resolves', () => {
       const acs = await noFollow(
         new Request(p.sp_acs_uri, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'SAMLResponse=PHNhbWw%2B' }),
       )
-      const body = await expectEnvelope(acs, 501, ACS_NOT_SUPPORTED)
-      expect(body.errors).toEqual([{ context: 'saml', message: ACS_NOT_SUPPORTED }])
+      // resolves: a response that does not verify is sent back to the login page
+      expect(acs.status).toBe(302)
+      expect(acs.headers.get('location')).toMatch(new RegExp(`^${BASE}/ui/login\\?error=`))
 
     })
   }
@@ -312,18 +312,16 @@ describe('GET /api/v2/sso/{slug}/login: SP-initiated login', () => {
 })
 
 describe('POST /api/v2/sso/{slug}/callback: assertion consumer service', () => {
-  it('known provider: documented 501 envelope for the IdP\'s url-encoded form; nothing stored', async () => {
+  it('a response that does not verify: 302 to the login page with BloodHound\'s message, no cookie; nothing stored', async () => {
     const p = await provider('keycloak.xml')
     const before = await samlTables()
-    const err = await postSamlResponse(anon, p.slug, btoa('<samlp:Response/>'), '/ui').catch((e: unknown) => e)
-    expect(err).toBeInstanceOf(EdgeHoundError)
-    const e = err as EdgeHoundError
-    expect(e.status).toBe(501)
-    expect(e.envelope?.errors).toEqual([{ context: 'saml', message: ACS_NOT_SUPPORTED }])
-    expect(e.envelope?.http_status).toBe(501)
-
-    // an empty form is the same answer (no body schema to fail)
-    await expectEnvelope(await anon.raw('POST', `/api/v2/sso/${p.slug}/callback`, '', { contentType: 'application/x-www-form-urlencoded' }), 501, ACS_NOT_SUPPORTED)
+    const r = await postSamlResponse(anon, p.slug, btoa('<samlp:Response/>'), '/ui')
+    expect(r.location).toBe(`${BASE}/ui/login?error=${encodeURIComponent('Your SSO was unable to authenticate your user, please contact your Administrator')}`)
+    expect(r.setCookie).toBeNull()
+    // an empty form is refused the same way
+    const empty = await anon.raw('POST', `/api/v2/sso/${p.slug}/callback`, '', { contentType: 'application/x-www-form-urlencoded' })
+    expect(empty.status).toBe(302)
+    expect(empty.headers.get('location')).toMatch(/\/ui\/login\?error=/)
     expect(await samlTables()).toEqual(before)
   })
 

@@ -1,0 +1,96 @@
+/**
+ * What the assertion consumer decides once a response has verified (response.ts), as pure functions:
+ * which attribute names the user, which role a just-in-time user gets, where the browser goes next and
+ * the session cookie. The route (sso.routes.ts) does the storage around them. See docs/saml.md,
+ * "Assertion consumer".
+ */
+import { ROLES, type Role } from '../auth/permissions'
+import { checkRelayState } from './authn-request'
+import { roleById, type AutoProvision } from './provisioning'
+import type { VerifiedAssertion } from './response'
+
+/** The attributes BloodHound reads the user's email from, after the provider's own mappings. */
+export const EMAIL_ATTRIBUTES = ['urn:oid:0.9.2342.19200300.100.1.3', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress']
+export const ROLE_CLAIM = 'http://schemas.microsoft.com/ws/2008/06/identity/claims/role'
+const NAMEID_EMAIL = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress'
+/** Longest principal accepted: an email address is at most 320 characters (RFC 5321 limits). */
+export const MAX_PRINCIPAL = 320
+
+/**
+ * The asserted principal: the first non-empty value of the provider's principal_attribute_mappings, else
+ * of the email attributes (BloodHound's order), else — an addition, documented — the NameID when its
+ * Format says it is an email address. Only values without whitespace or control characters, at most 320
+ * characters, are usable; null when there is none.
+ */
+export function assertedPrincipal(a: Pick<VerifiedAssertion, 'attributes' | 'nameId' | 'nameIdFormat'>, mappings: string[]): string | null {
+  const usable = (v: string | null | undefined) => v !== null && v !== undefined && v.length > 0 && v.length <= MAX_PRINCIPAL && !/[\s\u0000-\u001f\u007f]/.test(v)
+  for (const name of [...mappings, ...EMAIL_ATTRIBUTES]) {
+    const v = a.attributes.get(name)?.find((x) => x.length > 0)
+    if (v !== undefined) return usable(v) ? v : null
+  }
+  if (a.nameIdFormat === NAMEID_EMAIL && usable(a.nameId)) return a.nameId
+  return null
+}
+
+/** `bh-<role name lower-cased, spaces as ->`: bh-administrator, bh-user, bh-read-only, bh-upload-only. */
+export const roleClaimName = (r: Role) => `bh-${r.toLowerCase().replace(/ /g, '-')}`
+
+/**
+ * The role of a provisioned user, as BloodHound picks it: with role_provision, the role claim's values
+ * (compared lower-cased and trimmed) matched against the bh-<role> names; exactly one distinct role
+ * matched picks it, none or several fall back to default_role_id. Without role_provision: the default.
+ */
+export function provisionedRole(cfg: AutoProvision, attributes: Map<string, string[]>): Role | null {
+  const fallback = roleById(cfg.default_role_id) ?? null
+  if (!cfg.role_provision) return fallback
+  const claimed = new Set((attributes.get(ROLE_CLAIM) ?? []).map((v) => v.trim().toLowerCase()))
+  const matched = ROLES.filter((r) => claimed.has(roleClaimName(r)))
+  return matched.length === 1 ? matched[0] : fallback
+}
+
+export interface Places {
+  /** PUBLIC_BASE_URL or the request origin, no trailing slash */
+  base: string
+  /** UI_BASE_URL, or `<base>/ui` (BloodHound's UI path, served by this service's own pages) */
+  ui: string
+}
+
+/**
+ * After success: the RelayState when it is a path on this site (same rules as at login: starts with one
+ * "/", printable ASCII, no backslash), else the UI. Never another site: the value is appended to our
+ * own base, and a value that could be read as a scheme-relative URL is not accepted.
+ */
+export function successLocation(p: Places, relayState: string | null): string {
+  if (relayState !== null && checkRelayState(relayState).ok) return `${p.base}${relayState}`
+  return p.ui
+}
+
+/** BloodHound's login URL with a message for the person, never the precise reason (that goes to the log). */
+export const failureLocation = (p: Places, message: string) => `${p.ui}/login?error=${encodeURIComponent(message)}`
+/** BloodHound's user-disabled page. */
+export const disabledLocation = (p: Places) => `${p.ui}/user-disabled`
+
+/** BloodHound's wording on its login page (cmd/api/src/api/v2/auth/saml.go and auth.go). */
+export const MESSAGES = {
+  unauthenticated: 'Your SSO was unable to authenticate your user, please contact your Administrator',
+  notAllowed: 'Your user is not allowed, please contact your Administrator',
+  connection: 'Your SSO Connection failed, please contact your Administrator',
+} as const
+
+/**
+ * BloodHound's `token` cookie: Path=/, readable by the UI (not HttpOnly: BloodHound's UI reads it to
+ * send it as a Bearer token), expiring with the session. Secure whenever the site is https. SameSite=Lax,
+ * not BloodHound's Strict: the cookie is set on the answer to the IdP's cross-site POST and must be sent
+ * on the redirect that follows; a Strict cookie is withheld from every request of a navigation that
+ * began on another site, so the first page would not see the session. Lax still keeps it off cross-site
+ * subrequests and cross-site POSTs.
+ */
+export function tokenCookie(jwt: string, maxAgeSeconds: number, secure: boolean): string {
+  return `token=${jwt}; Path=/; Max-Age=${maxAgeSeconds}; SameSite=Lax${secure ? '; Secure' : ''}`
+}
+
+/** Base and UI URLs from the settings (PUBLIC_BASE_URL, UI_BASE_URL) and the request URL. */
+export function placesFor(cfg: { PUBLIC_BASE_URL?: string; UI_BASE_URL?: string }, requestUrl: string): Places {
+  const base = cfg.PUBLIC_BASE_URL ?? new URL(requestUrl).origin
+  return { base, ui: cfg.UI_BASE_URL ?? `${base}/ui` }
+}
