@@ -118,7 +118,10 @@ export class CollectorPayload implements GraphPayload {
       this.convert(item, path, emit)
       if (stop) return summary
     }
-    if (this.declaredCount !== null && this.declaredCount !== count)
+    // `meta.count` 0 reads as "not counted": BloodHound does not check the count, and files written by hand or
+    // adapted by tools (BloodHound's own ingest test files among them) carry 0 with a non-empty `data`. Any other
+    // disagreement means a truncated or edited file and is refused.
+    if (this.declaredCount !== null && this.declaredCount !== 0 && this.declaredCount !== count)
       onViolation({ context: 'meta.count', message: `meta.count is ${this.declaredCount} but data holds ${count} element(s): the file may be truncated or edited` })
     return summary
   }

@@ -86,7 +86,8 @@ describe('SharpHound v6: detection and conversion', () => {
   })
 
   it('ACEs: one relationship per RightName with isacl / isinherited; self and unknown rights skipped', async () => {
-    expect(await rel(SID.da, 'GenericAll', SID.alice)).toEqual({ isacl: true, isinherited: false })
+    // `inheritancehash` is on every ACE relationship, '' when the ACE has none (as BloodHound writes it)
+    expect(await rel(SID.da, 'GenericAll', SID.alice)).toEqual({ isacl: true, isinherited: false, inheritancehash: '' })
     expect(await rel(SID.it, 'ForceChangePassword', SID.alice)).toEqual({ isacl: true, isinherited: true, inheritancehash: 'H1' })
     expect(await rel(SID.alice, 'GenericWrite', SID.alice)).toBeNull()
     expect(await rel(SID.it, 'WriteDacl', D)).toEqual({ isacl: true, isinherited: true, inheritancehash: 'H2' })
@@ -310,6 +311,56 @@ describe('SharpHound v5 (older shapes), after the v6 data above', () => {
     expect(await rel(OLD_SID.dana, 'CanRDP', OLD_SID.srv)).toEqual({ isacl: false })
     expect(await rel(OLD_SID.dana, 'ExecuteDCOM', OLD_SID.srv)).toEqual({ isacl: false })
     expect(await rel(OLD_SID.ops, 'DCSync', OLD)).toEqual({ isacl: false })
+  })
+})
+
+describe('SharpHound: BloodHound ingest normalisation (own fixture: EXAMPLE.ORG)', () => {
+  // Spelled the way Windows and LDAP report them, not upper-cased by the collector.
+  const E = 'S-1-5-21-4444-5555-6666'
+  const ws = `${E}-1300`
+  const domain = {
+    ObjectIdentifier: E,
+    Properties: { name: 'example.org', domain: 'EXAMPLE.ORG', domainsid: E, distinguishedname: 'DC=example,DC=org' },
+    Aces: [{ PrincipalSID: `${E}-512`, PrincipalType: 'Group', RightName: 'GenericAll', IsInherited: false }],
+    Trusts: [{ TargetDomainSid: 'S-1-5-21-4444-5555-7777', TargetDomainName: 'Partner.example', IsTransitive: true, TrustDirection: 'Outbound', TrustType: 'External', SidFilteringEnabled: true, TGTDelegationEnabled: false }],
+  }
+  const computer = {
+    ObjectIdentifier: ws,
+    Properties: { name: 'ws1.example.org', domainsid: E, operatingsystem: 'Windows 11 Pro', distinguishedname: 'CN=WS1,OU=Workstations,DC=example,DC=org' },
+    LocalGroups: [{ ObjectIdentifier: `${ws}-544`, Name: 'Administrators@ws1.example.org', Collected: true, Results: [{ ObjectIdentifier: `${E}-512`, ObjectType: 'Group' }] }],
+  }
+
+  beforeAll(async () => {
+    const job = (await startUploadJob(admin)).data.id
+    // meta.count 0 with a non-empty data: BloodHound's own ingest test files are written so; accepted as "not counted".
+    const res = await uploadFile(admin, job, zip({
+      'example_domains.json': { meta: { type: 'domains', version: 6, count: 0 }, data: [domain] },
+      'example_computers.json': { meta: { type: 'computers', version: 6, count: 0 }, data: [computer] },
+    }), { contentType: 'application/zip', fileName: 'example.zip' })
+    expect(res.data).toMatchObject({ files: 2, errors: [] })
+    await endUploadJob(admin, job)
+  })
+
+  it('name, operatingsystem and distinguishedname are upper-cased on every node, other properties kept as written', async () => {
+    const c = await node(ws)
+    expect(c).toMatchObject({ name: 'WS1.EXAMPLE.ORG' })
+    expect(c!.props).toMatchObject({ name: 'WS1.EXAMPLE.ORG', operatingsystem: 'WINDOWS 11 PRO', distinguishedname: 'CN=WS1,OU=WORKSTATIONS,DC=EXAMPLE,DC=ORG' })
+    const d = await node(E)
+    expect(d!.props).toMatchObject({ name: 'EXAMPLE.ORG', distinguishedname: 'DC=EXAMPLE,DC=ORG', domain: 'EXAMPLE.ORG' })
+    // a trusted domain named only by the trust, and a local group named by the collector
+    expect((await node('S-1-5-21-4444-5555-7777'))!.props.name).toBe('PARTNER.EXAMPLE')
+    expect((await node(`${ws}-544`))!.props.name).toBe('ADMINISTRATORS@WS1.EXAMPLE.ORG')
+    expect(await rel(`${E}-512`, 'GenericAll', E)).toEqual({ isacl: true, isinherited: false, inheritancehash: '' })
+  })
+
+  it('meta.count 0 is "not counted", any other disagreement is still refused', async () => {
+    expect(await rel(`${E}-512`, 'MemberOfLocalGroup', `${ws}-544`)).not.toBeNull()
+    const job = (await startUploadJob(admin)).data.id
+    const res = await admin.raw('POST', `/api/v2/file-upload/${job}`, JSON.stringify({ meta: { type: 'computers', version: 6, count: 2 }, data: [computer] }), {
+      contentType: 'application/json', headers: { 'X-File-Upload-Name': 'example_computers.json' },
+    })
+    const body = (await expectEnvelope(res, 400)) as { errors: { context: string; message: string }[] }
+    expect(body.errors).toContainEqual({ context: 'meta.count', message: expect.stringContaining('meta.count is 2 but data holds 1') })
   })
 })
 

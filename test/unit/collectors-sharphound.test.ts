@@ -62,7 +62,7 @@ describe('ACEs and the owner (ParseACEData)', () => {
 
   it('an unknown PrincipalType gives a Base placeholder kind; a RightName that is not an ACL kind is skipped', () => {
     const o = run(convertUser, { ObjectIdentifier: 'U', Aces: [ace('P', 'GenericAll', false, 'Printer'), ace('P', 'MemberOf')] })
-    expect(o.edges).toEqual([{ s: 'P', sk: 'Base', t: 'U', tk: 'User', k: 'GenericAll', p: { isacl: true, isinherited: false } }])
+    expect(o.edges).toEqual([{ s: 'P', sk: 'Base', t: 'U', tk: 'User', k: 'GenericAll', p: { isacl: true, isinherited: false, inheritancehash: '' } }])
   })
 })
 

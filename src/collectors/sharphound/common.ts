@@ -271,9 +271,8 @@ export function emitAces(o: AdObject, acesIn: Ace[], out: Emitter): void {
   const writeOwnerLimited: string[] = []
   const writeOwners: Ace[] = []
   const aclProps = (a: Ace): Record<string, PropertyValue> => {
-    const p: Record<string, PropertyValue> = { isacl: true, isinherited: a.inherited }
-    if (a.hash !== '') p.inheritancehash = a.hash
-    return p
+    // BloodHound writes `inheritancehash` on every ACE relationship (and WriteOwnerRaw), '' when the ACE has none.
+    return { isacl: true, isinherited: a.inherited, inheritancehash: a.hash }
   }
   for (const a of acesIn) {
     if (a.sid === o.id) continue

@@ -5,7 +5,7 @@
  * (BloodHound ingests nothing from them) and are refused with a message.
  */
 import type { CollectorFormat } from '../detect'
-import type { ElementConverter } from '../payload'
+import type { ElementConverter, NodeRow } from '../payload'
 import { convertAiaCa, convertCertTemplate, convertEnterpriseCa, convertIssuancePolicy, convertNtAuthStore, convertRootCa } from './adcs'
 import { convertComputer } from './computers'
 import { convertContainer } from './containers'
@@ -33,6 +33,39 @@ export const SHARPHOUND_CONVERTERS: Readonly<Record<string, ElementConverter>> =
   sessions: convertSession,
 }
 
+/**
+ * Node properties BloodHound upper-cases on ingest of every collector node (its NormalizeEinNodeProperties):
+ * `name`, `operatingsystem` and `distinguishedname`. The names SharpHound writes are mostly upper-case
+ * already, but not always (a trust's TargetDomainName, an OS as Windows reports it, a DN as LDAP spells it).
+ */
+export const UPPER_CASED_PROPERTIES = ['name', 'operatingsystem', 'distinguishedname'] as const
+
+/**
+ * Upper-cases those properties in place. In place matters: a converter may still add to the row's
+ * properties after emitting it (computers.ts sets `hasura` from the user rights afterwards).
+ */
+export function upperCaseNodeProperties(row: NodeRow): NodeRow {
+  for (const k of UPPER_CASED_PROPERTIES) {
+    const v = row.p[k]
+    if (typeof v === 'string') row.p[k] = v.toUpperCase()
+  }
+  return row
+}
+
+/** A converter whose node rows get BloodHound's upper-casing (relationships and violations pass through). */
+function normalised(convert: ElementConverter): ElementConverter {
+  return (item, path, out) =>
+    convert(item, path, {
+      node: (row, opts) => out.node(upperCaseNodeProperties(row), opts),
+      edge: (s, sk, t, tk, k, p) => out.edge(s, sk, t, tk, k, p),
+      violation: (c, m) => out.violation(c, m),
+    })
+}
+
+const NORMALISED: Readonly<Record<string, ElementConverter>> = Object.fromEntries(
+  Object.entries(SHARPHOUND_CONVERTERS).map(([type, convert]) => [type, normalised(convert)]),
+)
+
 export const MIN_SHARPHOUND_VERSION = 5
 
 export const sharpHound: CollectorFormat = {
@@ -44,6 +77,6 @@ export const sharpHound: CollectorFormat = {
       return { context: 'meta.version', message: 'meta.version must be an integer' }
     if (typeof v === 'number' && v < MIN_SHARPHOUND_VERSION)
       return { context: 'meta.version', message: `SharpHound data version ${v} is not supported: version ${MIN_SHARPHOUND_VERSION} or newer is required (SharpHound CE)` }
-    return SHARPHOUND_CONVERTERS[header.type]
+    return NORMALISED[header.type]
   },
 }
