@@ -48,6 +48,7 @@ const AD_RELATIONSHIPS: [string, boolean][] = [
   ['ClaimSpecialIdentity', true], ['ContainsIdentity', true], ['PropagatesACEsTo', true], ['GPOAppliesTo', false],
   ['CanApplyGPO', false], ['HasTrustKeys', true], ['SameForestTrust', true], ['CrossForestTrust', false],
   ['SpoofSIDHistory', true], ['AbuseTGTDelegation', true], ['ProtectAdminGroups', false], ['CanBackup', true],
+  ['BackupPrivilege', false], ['RestorePrivilege', false],
 ]
 
 /** [kind, traversable] — BloodHound's Azure relationship kinds. */

@@ -88,6 +88,29 @@ describe('groups and local groups', () => {
   })
 })
 
+describe('user rights (ParseUserRightData)', () => {
+  const right = (privilege: string, ids: string[], collected = true) => ({ Privilege: privilege, Collected: collected, Results: ids.map((id) => ({ ObjectIdentifier: id, ObjectType: 'Group' })) })
+
+  it('SeRemoteInteractiveLogonRight / SeBackupPrivilege / SeRestorePrivilege: holder -> computer, non-ACL, and hasura', () => {
+    const o = run(convertComputer, {
+      ObjectIdentifier: 'C',
+      UserRights: [right('SeRemoteInteractiveLogonRight', ['RDP']), right('SeBackupPrivilege', ['BO', 'G2']), right('SeRestorePrivilege', ['BO'])],
+    })
+    expect(kinds(o)).toEqual(['RDP RemoteInteractiveLogonRight C', 'BO BackupPrivilege C', 'G2 BackupPrivilege C', 'BO RestorePrivilege C'])
+    expect(o.edges.every((e) => e.p.isacl === false && e.sk === 'Group' && e.tk === 'Computer')).toBe(true)
+    expect(o.nodes[0].p.hasura).toBe(true)
+  })
+
+  it('other privileges, uncollected or empty results: no relationship, no hasura', () => {
+    const o = run(convertComputer, {
+      ObjectIdentifier: 'C',
+      UserRights: [right('SeDebugPrivilege', ['X']), right('constructor', ['X']), right('SeBackupPrivilege', ['X'], false), right('SeRestorePrivilege', [])],
+    })
+    expect(o.edges).toEqual([])
+    expect(o.nodes[0].p.hasura).toBeUndefined()
+  })
+})
+
 describe('detection', () => {
   const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v))
   const ctx = { environmentTypes: new Map([['Domain', 'active-directory']]) }

@@ -78,6 +78,17 @@ function emitLocalGroups(o: AdObject, out: Emitter): void {
   }
 }
 
+/**
+ * User rights assignments BloodHound turns into relationships (holder -kind-> computer), each also setting
+ * the computer's `hasura`. None of them is traversable; CanRDP is derived from RemoteInteractiveLogonRight
+ * in post-processing.
+ */
+const USER_RIGHT_KINDS: ReadonlyMap<string, string> = new Map([
+  ['SeRemoteInteractiveLogonRight', 'RemoteInteractiveLogonRight'],
+  ['SeBackupPrivilege', 'BackupPrivilege'],
+  ['SeRestorePrivilege', 'RestorePrivilege'],
+])
+
 function emitUserRights(o: AdObject, out: Emitter): void {
   list(o.item, 'UserRights', o.path, out).forEach((u, i) => {
     const p = `${o.path}.UserRights[${i}]`
@@ -86,10 +97,10 @@ function emitUserRights(o: AdObject, out: Emitter): void {
     const grants = principals(u, 'Results', p, out)
     if (grants.length === 0) return
     const privilege = str(u, 'Privilege', p, out)
-    if (privilege === 'SeRemoteInteractiveLogonRight') {
-      for (const g of grants) out.edge(g.id, g.kind, o.id, 'Computer', 'RemoteInteractiveLogonRight', rel())
-      o.props.hasura = true
-    } else if (privilege === 'SeBackupPrivilege' || privilege === 'SeRestorePrivilege') o.props.hasura = true
+    const kind = USER_RIGHT_KINDS.get(privilege)
+    if (!kind) return // other privileges: nothing, as BloodHound
+    for (const g of grants) out.edge(g.id, g.kind, o.id, 'Computer', kind, rel())
+    o.props.hasura = true
   })
 }
 
