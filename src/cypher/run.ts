@@ -90,22 +90,27 @@ async function* matchStage(ctx: RunContext, clause: Extract<Clause, { type: 'mat
         }
         continue
       }
-      // OPTIONAL MATCH: a row without any match goes on with the new variables null.
-      for (const row of rows) {
-        let any = false
-        for await (const out of matchAll(ctx, clause.patterns, [row], clause.where)) {
-          const kept = await applyWhere(ctx, clause.where, out)
-          if (kept.length) {
-            any = true
-            yield kept
-          }
-        }
-        if (!any) {
-          const r: Row = { ...row }
-          for (const v of newVars) if (!(v in r)) r[v] = null
-          yield [r]
-        }
+      // OPTIONAL MATCH: the whole batch is matched at once (one store round trip per hop, as MATCH);
+      // each input row is tagged so that a row without any match goes on with the new variables null.
+      const tagged = rows.map((r, i) => ({ ...r, [OPTIONAL_TAG]: i }))
+      const matched = new Set<number>()
+      const strip = (r: Row): Row => {
+        const { [OPTIONAL_TAG]: _tag, ...rest } = r
+        return rest
       }
+      for await (const out of matchAll(ctx, clause.patterns, tagged, clause.where)) {
+        const kept = await applyWhere(ctx, clause.where, out)
+        for (const r of kept) matched.add(r[OPTIONAL_TAG] as number)
+        if (kept.length) yield kept.map(strip)
+      }
+      const missing: Row[] = []
+      rows.forEach((row, i) => {
+        if (matched.has(i)) return
+        const r: Row = { ...row }
+        for (const v of newVars) if (!(v in r)) r[v] = null
+        missing.push(r)
+      })
+      if (missing.length) yield missing
     }
 }
 
@@ -145,6 +150,7 @@ async function applyWhere(ctx: RunContext, where: Expr | null, rows: Row[]): Pro
 }
 
 const ROW_TAG = '\u0000row'
+const OPTIONAL_TAG = '\u0000optional'
 
 async function resolvePredicates(ctx: RunContext, where: Expr, rows: Row[]): Promise<void> {
   for (const p of predicatesIn(where)) {
