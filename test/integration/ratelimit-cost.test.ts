@@ -78,6 +78,28 @@ describe('declared weights', () => {
   })
 })
 
+describe('measured time', () => {
+  it('a weighted read pays for its time when it ends; a write and a cheap read do not', async () => {
+    // one token per millisecond past the first 0, and a refill slow enough not to blur the figures
+    const env1 = { ...COST_ENV, RATE_LIMIT_MS_PER_TOKEN: '1', RATE_LIMIT_FREE_MS: '0', RATE_LIMIT_PER_SECOND: '1' } as unknown as Env
+    const u = await testUser('Read-Only')
+    const c = new EdgeHoundClient({ baseUrl: BASE, credentials: { kind: 'token', tokenId: u.tokenId, tokenKey: u.tokenKey }, fetch: (r) => hfetch(r, env1) })
+    const t0 = Date.now()
+    const path = await c.raw('GET', `/api/v2/graphs/shortest-path?start_node=${ID.alice}&end_node=${CORP}`)
+    const tookMs = Date.now() - t0
+    expect(path.status).toBe(200)
+    expect(remaining(path)).toBe(110 - WEIGHT.path)
+    // hfetch waits for the request's waitUntil work, so the release (and its charge) has happened
+    const next = await c.raw('GET', '/api/version')
+    const charged = 110 - WEIGHT.path - 1 - remaining(next)
+    expect(charged).toBeGreaterThan(0)
+    expect(charged).toBeLessThanOrEqual(tookMs + 2)
+    // a cheap read is not measured: the one after it pays 1
+    const again = await c.raw('GET', '/api/version')
+    expect(remaining(again)).toBeGreaterThanOrEqual(remaining(next) - 1)
+  })
+})
+
 describe('in-flight caps', () => {
   const busyToken = /too many requests in flight for this API token: at most 4 at a time/
   const busyUser = /too many requests in flight for this user: at most 8 at a time/
