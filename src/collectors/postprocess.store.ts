@@ -42,8 +42,9 @@ WHERE g.kind = 'ADLocalGroup'
  *     User and Group members get CanRDP;
  *  2. otherwise, each holder of RemoteInteractiveLogonRight that is (directly or through groups) a member
  *     of the Remote Desktop Users group gets CanRDP.
- * (BloodHound's third step, members of a right-holding group who are also members of the RDP group by
- * another way, is not done: docs/collectors.md.)
+ *  3. (RDP_WITH_URA_GROUP_MEMBERS) members, through MemberOf, of a group holding RemoteInteractiveLogonRight
+ *     on the computer who are also (directly or through groups) members of the Remote Desktop Users group:
+ *     the right reaches them through the group, the RDP membership through another way.
  */
 const RDP_WITH_URA_SHORTCUT = `
 ${INSERT_PREFIX}
@@ -72,6 +73,35 @@ WITH RECURSIVE
     FROM up u JOIN edges e ON e.start_id = u.node AND e.kind IN ('MemberOf', 'MemberOfLocalGroup'))
 ${INSERT_PREFIX}
 SELECT DISTINCT holder, computer, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1 FROM up WHERE node = rdp AND holder <> rdp`
+
+/**
+ * Step 3 of CanRDP with user rights (see above): for each computer whose RDP group does not itself hold the
+ * right, the transitive members of every right-holding Group (`down`), kept when they reach the RDP group
+ * upwards through MemberOf / MemberOfLocalGroup (`up`). Step 2 already covers the holders themselves.
+ */
+const RDP_WITH_URA_GROUP_MEMBERS = `
+WITH RECURSIVE
+  target(computer, rdp) AS (
+    SELECT lc.end_id, lc.start_id FROM nodes g JOIN edges lc ON lc.start_id = g.id AND lc.kind = 'LocalToComputer' JOIN nodes c ON c.id = lc.end_id
+    WHERE g.kind = 'ADLocalGroup' AND substr(g.objectid, -4) = '-555' AND json_extract(c.properties, '$.hasura') IS 1
+      AND NOT EXISTS (SELECT 1 FROM edges x WHERE x.start_id = lc.start_id AND x.kind = 'RemoteInteractiveLogonRight' AND x.end_id = lc.end_id)),
+  down(computer, rdp, node) AS (
+    SELECT t.computer, t.rdp, m.start_id
+    FROM target t JOIN edges r ON r.end_id = t.computer AND r.kind = 'RemoteInteractiveLogonRight'
+    JOIN nodes h ON h.id = r.start_id AND EXISTS (SELECT 1 FROM json_each(h.kinds) WHERE value = 'Group')
+    JOIN edges m ON m.end_id = r.start_id AND m.kind = 'MemberOf'
+    UNION
+    SELECT d.computer, d.rdp, m.start_id FROM down d JOIN edges m ON m.end_id = d.node AND m.kind = 'MemberOf'),
+  up(computer, rdp, member, node) AS (
+    SELECT computer, rdp, node, node FROM down
+    UNION
+    SELECT u.computer, u.rdp, u.member, e.end_id
+    FROM up u JOIN edges e ON e.start_id = u.node AND e.kind IN ('MemberOf', 'MemberOfLocalGroup'))
+${INSERT_PREFIX}
+SELECT DISTINCT u.member, u.computer, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1
+FROM up u JOIN nodes s ON s.id = u.member
+WHERE u.node = u.rdp AND u.member <> u.rdp
+  AND EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('User', 'Group', 'Computer'))`
 
 /**
  * OwnsRaw / WriteOwnerRaw → Owns / WriteOwner (each read through its partial index, migrations/0013), except where the owner's implicit rights are blocked:
@@ -221,6 +251,7 @@ export async function replaceDerivedEdges(db: D1Database, d: DerivedInput): Prom
     db.prepare(LOCAL_GROUP_RIGHTS).bind(d.now),
     db.prepare(RDP_WITH_URA_SHORTCUT).bind(d.now),
     db.prepare(RDP_WITH_URA_HOLDERS).bind(d.now),
+    db.prepare(RDP_WITH_URA_GROUP_MEMBERS).bind(d.now),
     db.prepare(ENTERPRISE_CA_FOR).bind(d.now),
     db.prepare(ISSUED_SIGNED_BY).bind(d.now),
     db.prepare(TRUSTED_FOR_NTAUTH).bind(d.now),

@@ -364,6 +364,45 @@ describe('SharpHound: BloodHound ingest normalisation (own fixture: EXAMPLE.ORG)
   })
 })
 
+describe('SharpHound: CanRDP through a group holding the logon right (own fixture: RDP.EXAMPLE)', () => {
+  // WS3 (user rights collected): its Remote Desktop Users group holds the domain group RDPERS (u1, u2);
+  // the logon right is granted to the domain group LOGON (u1 directly, u3 through NESTED), not to the RDP group.
+  const R = 'S-1-5-21-7777-8888-9999'
+  const [ws3, rdpers, logon, nested, u1, u2, u3] = [`${R}-1400`, `${R}-1401`, `${R}-1402`, `${R}-1403`, `${R}-1411`, `${R}-1412`, `${R}-1413`]
+  const member = (id: string, t: string) => ({ ObjectIdentifier: id, ObjectType: t })
+  const g = (id: string, members: { ObjectIdentifier: string; ObjectType: string }[]) => ({ ObjectIdentifier: id, Properties: { name: `${id}@RDP.EXAMPLE`, domainsid: R }, Members: members })
+
+  beforeAll(async () => {
+    const job = (await startUploadJob(admin)).data.id
+    const res = await uploadFile(admin, job, zip({
+      'rdp_groups.json': file('groups', [g(rdpers, [member(u1, 'User'), member(u2, 'User')]), g(logon, [member(u1, 'User'), member(nested, 'Group')]), g(nested, [member(u3, 'User')])]),
+      'rdp_computers.json': file('computers', [{
+        ObjectIdentifier: ws3,
+        Properties: { name: 'WS3.RDP.EXAMPLE', domainsid: R },
+        LocalGroups: [{ ObjectIdentifier: `${ws3}-555`, Name: 'REMOTE DESKTOP USERS@WS3.RDP.EXAMPLE', Collected: true, Results: [member(rdpers, 'Group'), member(u3, 'User')] }],
+        UserRights: [{ Privilege: 'SeRemoteInteractiveLogonRight', Collected: true, Results: [member(logon, 'Group')] }],
+      }]),
+    }), { contentType: 'application/zip', fileName: 'rdp.zip' })
+    expect(res.data).toMatchObject({ files: 2, errors: [] })
+    await endUploadJob(admin, job)
+    for (const until = Date.now() + 20_000; Date.now() < until; ) {
+      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
+      if (busy!.n === 0) break
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    await runAnalysisDirect(db())
+  })
+
+  it('members of the right-holding group who are also RDP members get CanRDP; the others do not', async () => {
+    expect(await rel(u1, 'CanRDP', ws3)).toEqual({ isacl: false }) // right through LOGON, RDP through RDPERS
+    expect(await rel(u3, 'CanRDP', ws3)).toEqual({ isacl: false }) // right through NESTED → LOGON, RDP directly
+    expect(await rel(u2, 'CanRDP', ws3)).toBeNull() // RDP member without the right
+    expect(await rel(logon, 'CanRDP', ws3)).toBeNull() // holds the right, not an RDP member
+    expect(await rel(rdpers, 'CanRDP', ws3)).toBeNull() // RDP member, the group itself lacks the right
+    expect(await rel(nested, 'CanRDP', ws3)).toBeNull()
+  })
+})
+
 describe('SharpHound: placeholders', () => {
   it('a relationship to an object not in the data keeps a Base node, filled in when the object arrives', async () => {
     const other = 'S-1-5-21-55-55-55'
