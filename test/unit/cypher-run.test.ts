@@ -212,6 +212,14 @@ describe('level 4: WITH, aggregation, OPTIONAL MATCH, quantifiers, UNWIND, CASE'
       ['CAROL@LAB.LOCAL', null],
       ['DAVE@CORP.LOCAL', null],
     ])
+    // a row with several matches gives several rows; rows of one batch without a match keep their nulls
+    const counts = await q('MATCH (u:User) OPTIONAL MATCH (u)-[:MemberOf]->(g) RETURN u.name, count(g) AS c ORDER BY u.name')
+    expect(counts.rows).toEqual([
+      ['ALICE@CORP.LOCAL', 2],
+      ['BOB@CORP.LOCAL', 1],
+      ['CAROL@LAB.LOCAL', 1],
+      ['DAVE@CORP.LOCAL', 0],
+    ])
   })
 
   it('ANY / NONE / ALL, list comprehension, UNWIND, CASE', async () => {
