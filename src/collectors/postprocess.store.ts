@@ -104,6 +104,25 @@ WHERE u.node = u.rdp AND u.member <> u.rdp
   AND EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('User', 'Group', 'Computer'))`
 
 /**
+ * Group members SharpHound could not resolve to an object id are written as `DN=<distinguished name>`
+ * (BloodHound's ParseGroupMembershipData sets them apart and ingests them against the node with that
+ * `distinguishedname`, its ingestDNRelationship). They are ingested as a placeholder whose object id is the
+ * `DN=` string, holding the MemberOf; here every node whose `distinguishedname` (compared upper-cased, as
+ * BloodHound upper-cases both) is that DN gets the same MemberOf to the same group. The placeholders are
+ * found through the object id index (the range of ids starting with `DN=`), so nothing is read when there
+ * are none. This runs first in the batch so that the local-group and CanRDP statements below see the
+ * memberships (DCSync / SyncLAPSPassword, computed before the batch, see them from the next run on).
+ */
+const DN_MEMBERS = `
+WITH dnm(pid, dn) AS (
+  SELECT id, upper(substr(objectid, 4)) FROM nodes WHERE objectid >= 'DN=' AND objectid < 'DN>')
+${INSERT_PREFIX}
+SELECT n.id, e.end_id, 'MemberOf', '{"isacl":false,"isprimarygroup":false}', ?1, ?1, 1
+FROM dnm
+JOIN edges e ON e.start_id = dnm.pid AND e.kind = 'MemberOf'
+JOIN nodes n ON upper(json_extract(n.properties, '$.distinguishedname')) = dnm.dn AND n.id <> dnm.pid`
+
+/**
  * OwnsRaw / WriteOwnerRaw → Owns / WriteOwner (each read through its partial index, migrations/0013), except where the owner's implicit rights are blocked:
  * the object is a computer, its domain enforces BlockOwnerImplicitRights (dSHeuristics, 29th character
  * "1") and the owner is not a direct member of Domain Admins (-512) or Enterprise Admins (-519).
@@ -247,6 +266,7 @@ export async function replaceDerivedEdges(db: D1Database, d: DerivedInput): Prom
   })
   const results = await db.batch([
     db.prepare(`DELETE FROM edges WHERE derived = 1`),
+    db.prepare(DN_MEMBERS).bind(d.now),
     db.prepare(OWNS).bind(d.now),
     db.prepare(LOCAL_GROUP_RIGHTS).bind(d.now),
     db.prepare(RDP_WITH_URA_SHORTCUT).bind(d.now),

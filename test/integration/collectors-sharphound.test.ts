@@ -368,22 +368,24 @@ describe('SharpHound: CanRDP through a group holding the logon right (own fixtur
   // WS3 (user rights collected): its Remote Desktop Users group holds the domain group RDPERS (u1, u2);
   // the logon right is granted to the domain group LOGON (u1 directly, u3 through NESTED), not to the RDP group.
   const R = 'S-1-5-21-7777-8888-9999'
-  const [ws3, rdpers, logon, nested, u1, u2, u3] = [`${R}-1400`, `${R}-1401`, `${R}-1402`, `${R}-1403`, `${R}-1411`, `${R}-1412`, `${R}-1413`]
+  const [ws3, rdpers, logon, nested, u1, u2, u3, u4] = [`${R}-1400`, `${R}-1401`, `${R}-1402`, `${R}-1403`, `${R}-1411`, `${R}-1412`, `${R}-1413`, `${R}-1414`]
+  const u4dn = 'DN=CN=U4,OU=Staff,DC=rdp,DC=example'
   const member = (id: string, t: string) => ({ ObjectIdentifier: id, ObjectType: t })
   const g = (id: string, members: { ObjectIdentifier: string; ObjectType: string }[]) => ({ ObjectIdentifier: id, Properties: { name: `${id}@RDP.EXAMPLE`, domainsid: R }, Members: members })
 
   beforeAll(async () => {
     const job = (await startUploadJob(admin)).data.id
     const res = await uploadFile(admin, job, zip({
-      'rdp_groups.json': file('groups', [g(rdpers, [member(u1, 'User'), member(u2, 'User')]), g(logon, [member(u1, 'User'), member(nested, 'Group')]), g(nested, [member(u3, 'User')])]),
+      'rdp_users.json': file('users', [{ ObjectIdentifier: u4, Properties: { name: 'U4@RDP.EXAMPLE', domainsid: R, distinguishedname: 'CN=U4,OU=STAFF,DC=RDP,DC=EXAMPLE' } }]),
+      'rdp_groups.json': file('groups', [g(rdpers, [member(u1, 'User'), member(u2, 'User'), member(u4dn, 'Base'), member('DN=CN=NOBODY,DC=RDP,DC=EXAMPLE', 'Base')]), g(logon, [member(u1, 'User'), member(nested, 'Group')]), g(nested, [member(u3, 'User')])]),
       'rdp_computers.json': file('computers', [{
         ObjectIdentifier: ws3,
         Properties: { name: 'WS3.RDP.EXAMPLE', domainsid: R },
         LocalGroups: [{ ObjectIdentifier: `${ws3}-555`, Name: 'REMOTE DESKTOP USERS@WS3.RDP.EXAMPLE', Collected: true, Results: [member(rdpers, 'Group'), member(u3, 'User')] }],
-        UserRights: [{ Privilege: 'SeRemoteInteractiveLogonRight', Collected: true, Results: [member(logon, 'Group')] }],
+        UserRights: [{ Privilege: 'SeRemoteInteractiveLogonRight', Collected: true, Results: [member(logon, 'Group'), member(u4, 'User')] }],
       }]),
     }), { contentType: 'application/zip', fileName: 'rdp.zip' })
-    expect(res.data).toMatchObject({ files: 2, errors: [] })
+    expect(res.data).toMatchObject({ files: 3, errors: [] })
     await endUploadJob(admin, job)
     for (const until = Date.now() + 20_000; Date.now() < until; ) {
       const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
@@ -391,6 +393,20 @@ describe('SharpHound: CanRDP through a group holding the logon right (own fixtur
       await new Promise((r) => setTimeout(r, 50))
     }
     await runAnalysisDirect(db())
+  })
+
+  it('a DN= member gets its MemberOf on the node with that distinguishedname, whatever the case; the placeholder stays', async () => {
+    // u4 is a member of RDPERS written by its DN only (as SharpHound writes members it could not resolve)
+    const m = await db()
+      .prepare(`SELECT e.derived, e.properties FROM edges e JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id WHERE s.objectid = ?1 AND e.kind = 'MemberOf' AND t.objectid = ?2`)
+      .bind(u4, rdpers)
+      .first<{ derived: number; properties: string }>()
+    expect(m).toEqual({ derived: 1, properties: JSON.stringify({ isacl: false, isprimarygroup: false }) })
+    expect(await rel(u4, 'CanRDP', ws3)).toEqual({ isacl: false }) // the resolved membership counts for CanRDP too
+    expect(await rel(u4dn, 'MemberOf', rdpers)).toEqual({ isacl: false, isprimarygroup: false })
+    expect(await rel(`DN=CN=NOBODY,DC=RDP,DC=EXAMPLE`, 'MemberOf', rdpers)).not.toBeNull() // unresolved: placeholder only
+    const c = await db().prepare(`SELECT count(*) AS n FROM edges e JOIN nodes t ON t.id = e.end_id WHERE t.objectid = ?1 AND e.kind = 'MemberOf' AND e.derived = 1`).bind(rdpers).first<{ n: number }>()
+    expect(c!.n).toBe(1)
   })
 
   it('members of the right-holding group who are also RDP members get CanRDP; the others do not', async () => {
