@@ -55,6 +55,8 @@ const schema = z.object({
   RATE_LIMIT_FREE_MS: intFrom(50, 0),
   /** API tokens one user may hold */
   MAX_API_TOKENS_PER_USER: intFrom(25),
+  /** admission by lease (ratelimit/lease.ts): a lease's lifetime in ms; 0 = one limiter call per request */
+  LIMITER_LEASE_MS: intFrom(1000, 0),
   PUBLIC_BASE_URL: z
     .string()
     .optional()

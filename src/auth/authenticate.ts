@@ -3,6 +3,7 @@ import type { AppEnv } from '../env'
 import { ApiError } from '../http/errors'
 import { rateLimitHeaders, type RateLimitOutcome } from '../ratelimit/headers'
 import { admitUser, authorizeSubject, consumeIp, LimiterUnavailable, outcome, releaseSlot } from '../ratelimit/limiter.client'
+import { admit } from '../ratelimit/admission'
 import { measuredExtra } from '../ratelimit/cost'
 import { fromBase64Strict, toBase64 } from './encoding'
 import { verifySession } from './jwt'
@@ -10,7 +11,7 @@ import { permissionsOf, type Permission } from './permissions'
 import type { Principal } from './principal'
 import { isMutating, offsetRangeError } from './request-date'
 import { importTokenKey, parseRfc3339WithOffset, requestTarget, skewError, verifySignature } from './signature'
-import type { SignedRequestFacts } from '../ratelimit/limiter.do'
+import type { LimitResult, PrincipalSnapshot, SignedRequestFacts } from '../ratelimit/limiter.do'
 import { openTokenKey } from './token-crypto'
 import { getSealedKey } from './tokens.store'
 
@@ -211,14 +212,24 @@ export function authenticate(
       const cfg = c.var.config
       const nowMs = c.var.now().getTime()
       const weight = cfg.RATE_LIMIT_COST === 'on' && opts.cost ? Math.max(1, Math.ceil(opts.cost(c))) : 1
-      const res = await authorizeSubject(c.env, cfg, cred.kind, cred.id, nowMs, cred.signed, weight)
+      // A weighted request needs an in-flight slot in the object, so it always goes there (one call, as
+      // with LIMITER_LEASE_MS = 0); a weight-1 request may be admitted from this isolate's lease
+      // (ratelimit/admission.ts decides, and sends signed mutations to the object as well).
+      let res: { ok: false; reason: string } | { ok: true; principal: PrincipalSnapshot; o: RateLimitOutcome; limit?: LimitResult }
+      if (weight > 1) {
+        const r = await authorizeSubject(c.env, cfg, cred.kind, cred.id, nowMs, cred.signed, weight)
+        res = r.ok ? { ok: true, principal: r.principal, o: outcome(cred.kind, cfg.RATE_LIMIT_PER_SECOND, cfg.RATE_LIMIT_BURST, r.limit), limit: r.limit } : r
+      } else {
+        const r = await admit(c.env, cfg, cred.kind, cred.id, nowMs, cred.signed, (p) => afterwards(c, p))
+        res = r.ok ? { ok: true, principal: r.principal, o: r.outcome } : r
+      }
       if (!res.ok) return fail(c, res.reason)
-      const o = outcome(cred.kind, cfg.RATE_LIMIT_PER_SECOND, cfg.RATE_LIMIT_BURST, res.limit)
+      const o = res.o
       applyLimitHeaders(c, o)
-      if (res.limit.busy) throw busy(o, cred.kind === 'token' ? 'API token' : 'session', cfg.RATE_LIMIT_IN_FLIGHT_PER_TOKEN)
+      if (res.limit?.busy) throw busy(o, cred.kind === 'token' ? 'API token' : 'session', cfg.RATE_LIMIT_IN_FLIGHT_PER_TOKEN)
       if (!o.allowed) throw tooMany(o)
       const subjectName = `${cred.kind}:${cred.id}`
-      const subjectLease = res.limit.lease
+      const subjectLease = res.limit?.lease
       const p = res.principal
       // A weighted request also needs the user's own bucket and a slot among the user's in-flight
       // requests, so that many tokens or sessions of one user do not multiply what the user may take.

@@ -1,6 +1,7 @@
 import type { Config } from '../config'
-import type { AuthorizeResult, LimitResult, SignedRequestFacts } from './limiter.do'
+import type { AuthorizeResult, LeaseResult, LimitResult, SignedRequestFacts } from './limiter.do'
 import type { RateLimitOutcome } from './headers'
+import { dropLease } from './admission'
 
 /**
  * The worker's side of the limiter objects. What happens when an object cannot be reached: we fail
@@ -63,12 +64,30 @@ export async function authorizeSubject(
   nowMs: number,
   signed?: SignedRequestFacts,
   cost = 1,
+  leaseWant?: number,
 ): Promise<AuthorizeResult> {
   // Only weighted requests (weight > 1) take an in-flight slot (src/ratelimit/cost.ts).
   const inFlight = cost > 1 ? { cap: cfg.RATE_LIMIT_IN_FLIGHT_PER_TOKEN, ttlMs: LEASE_TTL_MS } : undefined
   return call(
     () =>
-      stub(env, `${kind}:${id}`).authorize({ kind, id, rate: cfg.RATE_LIMIT_PER_SECOND, burst: cfg.RATE_LIMIT_BURST, nowMs, signed, cost, inFlight }) as Promise<AuthorizeResult>,
+      stub(env, `${kind}:${id}`).authorize({
+        kind,
+        id,
+        rate: cfg.RATE_LIMIT_PER_SECOND,
+        burst: cfg.RATE_LIMIT_BURST,
+        nowMs,
+        signed,
+        cost,
+        inFlight,
+        ...(leaseWant === undefined ? {} : { leaseWant }),
+      }) as Promise<AuthorizeResult>,
+  )
+}
+
+/** A lease of up to `want` pre-paid requests (ratelimit/lease.ts), with the same subject check as authorize. */
+export async function leaseSubject(env: Env, cfg: Config, kind: 'token' | 'session', id: string, nowMs: number, want: number): Promise<LeaseResult> {
+  return call(
+    () => stub(env, `${kind}:${id}`).lease({ kind, id, rate: cfg.RATE_LIMIT_PER_SECOND, burst: cfg.RATE_LIMIT_BURST, nowMs, want }) as Promise<LeaseResult>,
   )
 }
 
@@ -89,5 +108,8 @@ export async function releaseSlot(env: Env, cfg: Config, name: string, lease: st
 
 /** Tell a token's or session's object to re-read its subject (after D1 has been changed). */
 export async function invalidateSubject(env: Env, kind: 'token' | 'session', id: string): Promise<void> {
+  // This isolate's lease goes at once; other isolates' leases end at their next renewal or expiry
+  // (within LIMITER_LEASE_MS, ratelimit/lease.ts).
+  dropLease(kind, id)
   await call(() => stub(env, `${kind}:${id}`).invalidate())
 }

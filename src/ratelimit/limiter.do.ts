@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers'
-import { charge, take, type BucketState } from './bucket'
+import { charge, grant, take, type BucketState } from './bucket'
 import { Leases } from './inflight'
 import { loadSessionSubject, loadTokenSubject, type Subject } from '../auth/subjects.store'
 import { touchLastAccess } from '../auth/tokens.store'
@@ -104,7 +104,48 @@ export interface SignedRequestFacts {
   replayKey?: string
 }
 
-export type AuthorizeResult = { ok: false; reason: string } | { ok: true; principal: PrincipalSnapshot; limit: LimitResult }
+export type AuthorizeResult =
+  | { ok: false; reason: string }
+  | {
+      ok: true
+      principal: PrincipalSnapshot
+      limit: LimitResult
+      /** with `leaseWant`: extra tokens pre-paid for the isolate, and the token's offsets (see `lease`) */
+      granted?: number
+      offsets?: OffsetMemory
+    }
+
+/** A lease (ratelimit/lease.ts): `granted` requests pre-paid from the bucket, for an isolate to admit. */
+export type LeaseResult =
+  | { ok: false; reason: string }
+  | {
+      ok: true
+      principal: PrincipalSnapshot
+      granted: number
+      limit: LimitResult
+      /** a token's remembered offsets, so the isolate can admit a signed read that changes nothing here */
+      offsets?: OffsetMemory
+    }
+
+/** Why a subject may not be admitted (null: it may). */
+function subjectRefusal(s: Subject | null, kind: 'token' | 'session', nowMs: number): string | null {
+  if (!s) return kind === 'token' ? 'unknown or revoked token' : 'session not found'
+  if (s.user.is_disabled) return 'user disabled'
+  if (kind === 'session') {
+    if (s.ended) return 'session has ended (logged out)'
+    if (s.expiresAt && Date.parse(s.expiresAt) <= nowMs) return 'session expired'
+  }
+  return null
+}
+
+function snapshot(s: Subject): PrincipalSnapshot {
+  return {
+    userId: s.user.id,
+    principalName: s.user.principal_name,
+    roles: s.user.roles,
+    environmentAccess: s.user.environment_access,
+  }
+}
 
 export class RateLimiter extends DurableObject<Env> {
   /** In memory only (see above). Null: full (never used, or forgotten). */
@@ -179,15 +220,11 @@ export class RateLimiter extends DurableObject<Env> {
   }
 
   /** Subject check plus one token from the bucket, for a request whose credential already verified. */
-  async authorize(req: LimitParams & { kind: 'token' | 'session'; id: string; signed?: SignedRequestFacts }): Promise<AuthorizeResult> {
+  async authorize(req: LimitParams & { kind: 'token' | 'session'; id: string; signed?: SignedRequestFacts; leaseWant?: number }): Promise<AuthorizeResult> {
     // A failed D1 read rejects here; the worker turns that into a 503 (fail closed), never an admission.
     const s = await this.subjectOf(req.kind, req.id)
-    if (!s) return { ok: false, reason: req.kind === 'token' ? 'unknown or revoked token' : 'session not found' }
-    if (s.user.is_disabled) return { ok: false, reason: 'user disabled' }
-    if (req.kind === 'session') {
-      if (s.ended) return { ok: false, reason: 'session has ended (logged out)' }
-      if (s.expiresAt && Date.parse(s.expiresAt) <= req.nowMs) return { ok: false, reason: 'session expired' }
-    }
+    const refusal = subjectRefusal(s, req.kind, req.nowMs)
+    if (refusal || !s) return { ok: false, reason: refusal ?? 'unknown subject' }
     // Replay checks run after the subject check (a revoked token learns nothing) and before the bucket.
     // Everything from here to the end is synchronous (kv is the synchronous SQLite API), so two copies of
     // one mutating request can never both pass the replay check.
@@ -201,15 +238,44 @@ export class RateLimiter extends DurableObject<Env> {
       if (req.signed?.replayKey) this.recordReplay(req.signed.replayKey, req.nowMs)
       this.noteAccess(req.id, req.nowMs)
     }
+    if (req.leaseWant === undefined) return { ok: true, principal: snapshot(s), limit }
+    // Admission by lease (ratelimit/admission.ts): after this request's own token, up to `leaseWant` more
+    // are paid out for the isolate, and it gets the offsets to check the next signed reads against.
+    let granted = 0
+    if (limit.allowed && req.leaseWant > 0) {
+      const d = grant(this.bucket, req.nowMs, req.rate, req.burst, req.leaseWant)
+      this.bucket = d.state
+      granted = d.granted
+      limit.remaining = d.remaining
+      limit.resetSeconds = d.resetSeconds
+    }
     return {
       ok: true,
-      principal: {
-        userId: s.user.id,
-        principalName: s.user.principal_name,
-        roles: s.user.roles,
-        environmentAccess: s.user.environment_access,
-      },
+      principal: snapshot(s),
       limit,
+      granted,
+      ...(req.kind === 'token' ? { offsets: { ...this.offsetMemory() } } : {}),
+    }
+  }
+
+  /**
+   * A lease: the same subject check as `authorize` (this is where a lease holder learns of a revocation),
+   * then up to `want` tokens paid from the bucket at once. Granting 0 is an answer too (bucket empty: the
+   * isolate answers 429 with these figures).
+   */
+  async lease(req: LimitParams & { kind: 'token' | 'session'; id: string; want: number }): Promise<LeaseResult> {
+    const s = await this.subjectOf(req.kind, req.id)
+    const refusal = subjectRefusal(s, req.kind, req.nowMs)
+    if (refusal || !s) return { ok: false, reason: refusal ?? 'unknown subject' }
+    const d = grant(this.bucket, req.nowMs, req.rate, req.burst, req.want)
+    this.bucket = d.state
+    if (req.kind === 'token' && d.granted > 0) this.noteAccess(req.id, req.nowMs)
+    return {
+      ok: true,
+      principal: snapshot(s),
+      granted: d.granted,
+      limit: { allowed: d.granted > 0, remaining: d.remaining, resetSeconds: d.resetSeconds, retryAfterSeconds: d.retryAfterSeconds },
+      ...(req.kind === 'token' ? { offsets: { ...this.offsetMemory() } } : {}),
     }
   }
 
