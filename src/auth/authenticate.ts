@@ -29,7 +29,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /**
  * Isolate-local cache of token keys, by token id, as imported non-extractable HMAC keys (the first link of
  * the signature chain), so a warm token costs neither a D1 read, an AES-GCM open nor a key import.
- * Safe: revocation is decided by the token's limiter object on every request, not here, so a key cached
+ * Safe: revocation is decided by the token's limiter object (on every request, or at every lease renewal,
+ * so within LIMITER_LEASE_MS: ratelimit/lease.ts), not here, so a key cached
  * in an isolate that never heard of the revocation still cannot get a request admitted; a token's key never
  * changes (a new key is a new token id). Bounded: the oldest entry goes first beyond KEY_CACHE_MAX.
  * Unknown ids (null) are not cached, so floods of random ids cannot fill it; errors are not cached either.
