@@ -17,7 +17,7 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { expect } from 'vitest'
 import type { z } from 'zod'
 import { createApp, ROUTES } from '../../src/app'
-import { DEFAULT_MAX_BODY, type RouteDef } from '../../src/http/route'
+import { DEFAULT_MAX_BODY, pathMatcher, type RouteDef } from '../../src/http/route'
 import { ROLE_PERMISSIONS, type Role } from '../../src/auth/permissions'
 import { EdgeHoundClient, type Credentials } from '../../src/client'
 import { BUILTIN_FINDINGS } from '../../src/findings/catalogue'
@@ -43,8 +43,8 @@ let ipSeq = 0
 /**
  * A new documentation-range client IP. Every distinct IP is a rate-limiter Durable Object with its own
  * SQLite storage, so the suites do not use one per request (thousands of objects slow workerd down
- * for every later test): HARD_ENV's budgets are unlimited, one IP serves everything except logins
- * (whose budget, 1/s burst 5, is fixed), and the matrix rotates through IP_POOL (256 addresses: at burst 20 + 10/s each, far more than the ~3 800 failing matrix requests can spend even on a fast machine).
+ * for every later test): HARD_ENV's budgets are unlimited, one IP serves everything except logins and
+ * SAML callbacks (whose budget, 1/s burst 5, is fixed), and the matrix rotates through IP_POOL (256 addresses: at burst 20 + 10/s each, far more than the ~3 800 failing matrix requests can spend even on a fast machine).
  */
 export function freshIp(): string {
   ipSeq++
@@ -53,6 +53,12 @@ export function freshIp(): string {
 const HARD_IP = '198.19.0.1'
 let loginIp = freshIp()
 let loginUses = 0
+/** Routes that spend the fixed login budget (`publicLimit: 'login'`: password login, the SAML assertion consumer). */
+const LOGIN_LIMITED = ROUTES.filter((r) => r.def.auth === 'public' && r.def.publicLimit === 'login').map((r) => ({
+  method: r.def.method.toUpperCase(),
+  path: pathMatcher(r.def.path),
+}))
+const loginLimited = (req: Request) => LOGIN_LIMITED.some((r) => r.method === req.method && r.path.test(new URL(req.url).pathname))
 
 /** A pool of client IPs for requests under production limits (per-IP burst 20, 10/s). */
 export const IP_POOL = Array.from({ length: 256 }, (_, i) => `198.19.${1 + (i >> 8)}.${i & 255}`)
@@ -78,7 +84,7 @@ export async function hfetch(req: Request, bindings: Env = HARD_ENV): Promise<Re
   if (!req.headers.has('cf-connecting-ip')) {
     const h = new Headers(req.headers)
     let ip = HARD_IP
-    if (new URL(req.url).pathname === '/api/v2/login') {
+    if (loginLimited(req)) {
       if (++loginUses > 4) (loginIp = freshIp()), (loginUses = 1)
       ip = loginIp
     }
