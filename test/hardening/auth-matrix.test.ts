@@ -2,10 +2,10 @@
  * The authentication and authorisation matrix, generated from the route table:
  *
  *   every route in ROUTES × { no credentials, malformed Authorization (9 shapes), unknown schemes,
- *   bad signatures (3 shapes), a signature replayed with another method, RequestDate 61 minutes old or
- *   ahead, a revoked token, a deleted user's token, a disabled user's token and session, an expired JWT,
- *   a logged-out JWT, forged JWTs (other key, alg none, unknown session), each role by token, the
- *   administrator by session }
+ *   bad signatures (3 shapes), a signature replayed with another method or with its UTC offset
+ *   rewritten (3 shapes), RequestDate 61 minutes old or ahead, a revoked token, a deleted user's
+ *   token, a disabled user's token and session, an expired JWT, a logged-out JWT, forged JWTs (other
+ *   key, alg none, unknown session), each role by token, the administrator by session }
  *
  * Expected statuses follow from `def.auth` and ROLE_PERMISSIONS alone:
  *   - public route: credentials are ignored, so every row answers what the anonymous row answers;
@@ -117,11 +117,24 @@ function request(p: Placeholder, headers: Record<string, string>): Request {
 async function signedHeaders(
   p: Placeholder,
   tok: { id: string; key: string },
-  o: { date?: Date; signMethod?: string; signTarget?: string; key?: string; scheme?: string } = {},
+  o: { date?: Date; signMethod?: string; signTarget?: string; key?: string; scheme?: string; rewriteOffset?: number } = {},
 ): Promise<Record<string, string>> {
   const date = (o.date ?? new Date()).toISOString()
   const sig = await computeSignature(o.key ?? tok.key, o.signMethod ?? p.method, o.signTarget ?? p.target, date, p.body ?? new Uint8Array())
-  return { Authorization: `${o.scheme ?? 'svcsignature'} ${tok.id}`, RequestDate: date, Signature: toBase64(sig) }
+  const sent = o.rewriteOffset === undefined ? date : rewriteOffset(date, o.rewriteOffset)
+  return { Authorization: `${o.scheme ?? 'svcsignature'} ${tok.id}`, RequestDate: sent, Signature: toBase64(sig) }
+}
+
+/**
+ * A replayer's copy of a captured RequestDate (issue 18 item 3): the same signed "YYYY-MM-DDTHH", the offset
+ * replaced by `offMin` minutes, and the minutes chosen to bring the claimed instant as close to now as possible.
+ */
+function rewriteOffset(signed: string, offMin: number): string {
+  const hour = Date.parse(`${signed.slice(0, 13)}:00:00Z`)
+  const m = Math.min(Math.max(Date.now() + offMin * 60_000 - hour, 0), 3_599_999)
+  const pad = (n: number) => String(n).padStart(2, '0')
+  const off = `${offMin < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offMin) / 60))}:${pad(Math.abs(offMin) % 60)}`
+  return new Date(hour + m).toISOString().replace('Z', '') + off
 }
 
 const b64url = (s: string) => btoa(s).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_')
@@ -190,6 +203,10 @@ const FAILING: Scenario[] = [
   },
   { name: 'replay: signature made for another method', headers: (p) => signedHeaders(p, fx.live, { signMethod: p.method === 'GET' ? 'POST' : 'GET' }) },
   { name: 'RequestDate 61 minutes old', headers: (p) => signedHeaders(p, fx.live, { date: minutes(-61) }) },
+  // replays whose UTC offset was rewritten (the live token signs in UTC, so the service remembers +00:00)
+  { name: 'replay: signed 20 h ago, offset rewritten to -20:00', headers: (p) => signedHeaders(p, fx.live, { date: minutes(-20 * 60), rewriteOffset: -20 * 60 }) },
+  { name: 'replay: signed 12 h ago, offset rewritten to -12:00', headers: (p) => signedHeaders(p, fx.live, { date: minutes(-12 * 60), rewriteOffset: -12 * 60 }) },
+  { name: 'replay: signed 2 h 6 min ago, offset rewritten to -01:00', headers: (p) => signedHeaders(p, fx.live, { date: minutes(-126), rewriteOffset: -60 }) },
   { name: 'RequestDate 61 minutes ahead', headers: (p) => signedHeaders(p, fx.live, { date: minutes(61) }) },
   { name: 'revoked token', headers: (p) => signedHeaders(p, fx.revoked) },
   { name: "deleted user's token", headers: (p) => signedHeaders(p, fx.deletedUser) },
