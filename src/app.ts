@@ -14,6 +14,7 @@ import { graphRoutes } from './graph/graph.routes'
 import { findingRoutes } from './findings/findings.routes'
 import { cypherRoutes } from './cypher/cypher.routes'
 import { docsRoutes } from './system/docs.routes'
+import { auditRoutes } from './audit/audit.routes'
 
 /** Every route of the service, in one list: the app, the OpenAPI document and the tests all walk it. */
 export const ROUTES: RouteEntry[] = [
@@ -24,6 +25,7 @@ export const ROUTES: RouteEntry[] = [
   ...graphRoutes,
   ...findingRoutes,
   ...cypherRoutes,
+  ...auditRoutes,
   ...docsRoutes,
 ]
 

@@ -35,6 +35,7 @@ const schema = z.object({
   BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
   BOOTSTRAP_ADMIN_USERNAME: z.string().optional().transform((v) => (v && v.trim()) || 'admin'),
   SESSION_TTL_HOURS: intFrom(8),
+  AUDIT_RETENTION_DAYS: intFrom(365),
   RATE_LIMIT_PER_SECOND: intFrom(55),
   RATE_LIMIT_BURST: intFrom(110),
   RATE_LIMIT_PER_IP_PER_SECOND: intFrom(10),

@@ -4,7 +4,8 @@ import { ApiError, rfc3339 } from '../http/errors'
 import { ROLES } from './permissions'
 import { hashPassword, verifyPassword } from './password'
 import { startSession } from './session-start'
-import { endSession, openSessionIds } from './sessions.store'
+import { endSessions, openSessionIds } from './sessions.store'
+import { auditOf } from '../audit/audit'
 import {
   countUsers,
   deleteUser,
@@ -121,6 +122,17 @@ const UpdateUserBody = z
 
 const one = z.object({ data: UserSchema })
 
+/** What a user create/update changed, for its audit entry: never the secret itself, only that it changed. */
+function userAuditFields(body: unknown): Record<string, unknown> {
+  const b = body as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const k of ['principal_name', 'email_address', 'roles', 'is_disabled', 'all_environments', 'environment_access'])
+    if (b[k] !== undefined) out[k] = b[k]
+  // the secret itself never; only that it changed
+  if (b.secret !== undefined) out.changed = ['secret']
+  return out
+}
+
 export const authRoutes: RouteEntry[] = [
   defineRoute(
     {
@@ -132,6 +144,15 @@ export const authRoutes: RouteEntry[] = [
       auth: 'public',
       publicLimit: 'login',
       body: { kind: 'json', schema: LoginBody, maxBytes: 16 * 1024 },
+      // no intent row: nobody is known before the secret is checked; success or failure names the user
+      audit: {
+        action: 'LoginAttempt',
+        intent: false,
+        fields: ({ body }) => {
+          const b = body as { username: string; login_method: string }
+          return { username: b.username.trim().slice(0, 200), login_method: b.login_method.slice(0, 40) }
+        },
+      },
       responses: { 200: { description: 'session created', schema: LoginResponse } },
     },
     async (c, { body }) => {
@@ -155,10 +176,11 @@ export const authRoutes: RouteEntry[] = [
         })
         user = await findUserForLogin(db, username)
       }
+      if (user) auditOf(c).setActor({ id: user.id, name: user.principal_name })
       const ok = await verifyPassword(body.secret, user?.password_hash)
       if (!user || !ok) throw new ApiError(401, 'authentication is invalid', 'auth')
       if (user.is_disabled) throw new ApiError(403, 'user disabled', 'auth')
-      const { token } = await startSession(db, cfg, user.id, c.var.now())
+      const { token } = await startSession(db, cfg, user.id, c.var.now(), auditOf(c).write())
       return c.json({ data: { user_id: user.id, auth_expired: false, session_token: token } })
     },
   ),
@@ -170,14 +192,14 @@ export const authRoutes: RouteEntry[] = [
       summary: 'End the calling session (with a signed request: end every session of the token’s user)',
       tags: ['Auth'],
       auth: 'auth/ManageSelf',
+      audit: { action: 'Logout' },
       responses: { 200: { description: 'logged out', schema: z.object({ data: z.object({ sessions_ended: z.number().int() }) }) } },
     },
     async (c) => {
       const p = c.var.principal
       const now = rfc3339(c.var.now())
       const ids = p.sessionId ? [p.sessionId] : await openSessionIds(c.env.DB, p.userId, now)
-      let ended = 0
-      for (const id of ids) if (await endSession(c.env.DB, id, now)) ended++
+      const ended = await endSessions(c.env.DB, ids, now, auditOf(c).write({ sessions: ids.length }))
       await Promise.all(ids.map((id) => invalidateSubject(c.env, 'session', id)))
       return c.json({ data: { sessions_ended: ended } })
     },
@@ -219,6 +241,7 @@ export const authRoutes: RouteEntry[] = [
       tags: ['Users'],
       auth: 'auth/ManageUsers',
       body: { kind: 'json', schema: CreateUserBody, maxBytes: 64 * 1024 },
+      audit: { action: 'CreateUser', fields: ({ body }) => userAuditFields(body) },
       responses: { 200: { description: 'created', schema: one }, 409: { description: 'principal name or email taken' } },
     },
     async (c, { body }) => {
@@ -234,7 +257,7 @@ export const authRoutes: RouteEntry[] = [
         environment_access: body.all_environments ? { all: true } : { all: false, ids: [...new Set(body.environment_access)] },
         sso_provider_id: body.sso_provider_id ?? null,
         now,
-      })
+      }, auditOf(c).write({ id }))
       if (!ok) throw new ApiError(409, 'a user with this principal name or email address already exists', 'principal_name')
       return c.json({ data: userJson((await getUser(c.env.DB, id))!) })
     },
@@ -266,6 +289,7 @@ export const authRoutes: RouteEntry[] = [
       auth: 'auth/ManageUsers',
       params: UserIdParams,
       body: { kind: 'json', schema: UpdateUserBody, maxBytes: 64 * 1024 },
+      audit: { action: 'UpdateUser', fields: ({ params, body }) => ({ id: (params as { user_id: string }).user_id, ...userAuditFields(body) }) },
       responses: { 200: { description: 'updated', schema: one }, 409: { description: 'principal name or email taken' } },
     },
     async (c, { params, body }) => {
@@ -297,6 +321,7 @@ export const authRoutes: RouteEntry[] = [
           sso_provider_id: body.sso_provider_id,
         },
         nowIso,
+        auditOf(c).write(),
       )
       if (r === 'conflict') throw new ApiError(409, 'a user with this principal name or email address already exists', 'principal_name')
       if (!r) throw new ApiError(404, 'resource not found', 'user_id')
@@ -313,6 +338,7 @@ export const authRoutes: RouteEntry[] = [
       tags: ['Users'],
       auth: 'auth/ManageUsers',
       params: UserIdParams,
+      audit: { action: 'DeleteUser', fields: ({ params }) => ({ id: (params as { user_id: string }).user_id }) },
       responses: { 200: { description: 'deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }) } },
     },
     async (c, { params }) => {
@@ -321,7 +347,7 @@ export const authRoutes: RouteEntry[] = [
       const nowIso = rfc3339(c.var.now())
       const tokens = await tokenIdsOfUser(db, params.user_id)
       const sessions = await openSessionIds(db, params.user_id, nowIso)
-      if (!(await deleteUser(db, params.user_id))) throw new ApiError(404, 'resource not found', 'user_id')
+      if (!(await deleteUser(db, params.user_id, auditOf(c).write()))) throw new ApiError(404, 'resource not found', 'user_id')
       await invalidateUser(c.env, params.user_id, nowIso, tokens, sessions)
       return c.json({ data: { id: params.user_id, deleted: true as const } })
     },

@@ -16,10 +16,11 @@ export const PERMISSIONS = [
   'graph/ManageExtensions', // graph extensions
   'analysis/Run', // start analysis runs
   'risks/ManageRisks', // accept findings
+  'audit/Read', // read the audit log (auditors and administrators)
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 
-export const ROLES = ['Administrator', 'User', 'Read-Only', 'Upload-Only'] as const
+export const ROLES = ['Administrator', 'User', 'Read-Only', 'Upload-Only', 'Auditor'] as const
 export type Role = (typeof ROLES)[number]
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
@@ -27,6 +28,7 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   User: ['auth/ManageSelf', 'auth/CreateToken', 'graph/Read', 'graph/Ingest'],
   'Read-Only': ['auth/ManageSelf', 'auth/CreateToken', 'graph/Read'],
   'Upload-Only': ['auth/ManageSelf', 'auth/CreateToken', 'graph/Ingest'],
+  Auditor: ['auth/ManageSelf', 'auth/CreateToken', 'graph/Read', 'audit/Read'],
 }
 
 export function permissionsOf(roles: readonly Role[]): Set<Permission> {

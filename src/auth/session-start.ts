@@ -7,13 +7,21 @@ import type { Config } from '../config'
 import { rfc3339 } from '../http/errors'
 import { signSession } from './jwt'
 import { insertSession } from './sessions.store'
+import type { AuditWrite } from '../audit/audit'
 
-export async function startSession(db: D1Database, cfg: Config, userId: string, now: Date): Promise<{ token: string; sessionId: string; ttlSeconds: number }> {
+export async function startSession(
+  db: D1Database,
+  cfg: Config,
+  userId: string,
+  now: Date,
+  /** the sign-in's audit success row (LoginAttempt), written in the session's batch */
+  audit: AuditWrite,
+): Promise<{ token: string; sessionId: string; ttlSeconds: number }> {
   const sessionId = crypto.randomUUID()
   const iat = Math.floor(now.getTime() / 1000)
   const ttlSeconds = cfg.SESSION_TTL_HOURS * 3600
   const exp = iat + ttlSeconds
-  await insertSession(db, { id: sessionId, user_id: userId, created_at: rfc3339(now), expires_at: rfc3339(exp * 1000) })
+  await insertSession(db, { id: sessionId, user_id: userId, created_at: rfc3339(now), expires_at: rfc3339(exp * 1000) }, audit)
   const token = await signSession({ jti: sessionId, sub: userId, iat, exp }, cfg.JWT_SIGNING_KEY)
   return { token, sessionId, ttlSeconds }
 }

@@ -1,3 +1,6 @@
+import { auditedBatch } from '../audit/audit.store'
+import type { AuditWrite } from '../audit/audit'
+
 export interface SessionRow {
   id: string
   user_id: string
@@ -6,11 +9,19 @@ export interface SessionRow {
   ended_at: string | null
 }
 
-export async function insertSession(db: D1Database, s: Omit<SessionRow, 'ended_at'>): Promise<void> {
-  await db
-    .prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
-    .bind(s.id, s.user_id, s.created_at, s.expires_at)
-    .run()
+export async function insertSession(db: D1Database, s: Omit<SessionRow, 'ended_at'>, audit: AuditWrite): Promise<void> {
+  const stmt = db.prepare('INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').bind(s.id, s.user_id, s.created_at, s.expires_at)
+  await auditedBatch(db, [stmt], audit)
+}
+
+/** Ends the given sessions in one batch with the logout's audit row; returns how many were still open. */
+export async function endSessions(db: D1Database, ids: string[], now: string, audit: AuditWrite): Promise<number> {
+  const rs = await auditedBatch(
+    db,
+    ids.map((id) => db.prepare('UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL').bind(now, id)),
+    audit,
+  )
+  return rs.filter((r) => r.meta.changes === 1).length
 }
 
 export async function endSession(db: D1Database, id: string, now: string): Promise<boolean> {

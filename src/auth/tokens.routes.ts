@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { auditOf } from '../audit/audit'
 import { ApiError, rfc3339 } from '../http/errors'
 import { overBudget } from '../http/budget'
 import { invalidateSubject } from '../ratelimit/limiter.client'
@@ -60,6 +61,7 @@ export const tokenRoutes: RouteEntry[] = [
       tags: ['Auth'],
       auth: 'auth/CreateToken',
       body: { kind: 'json', schema: CreateTokenBody, maxBytes: 16 * 1024 },
+      audit: { action: 'CreateAuthToken', fields: ({ body }) => ({ token_name: (body as { token_name?: string }).token_name }) },
       responses: {
         200: { description: 'created', schema: z.object({ data: TokenSchema.extend({ key: z.string().describe('the token key; shown once') }) }) },
       },
@@ -77,7 +79,12 @@ export const tokenRoutes: RouteEntry[] = [
       const key = newTokenKey()
       const record: TokenRecord = { id, user_id: userId, name: body.token_name, hmac_method: 'hmac-sha2-256', created_at: now, updated_at: now, last_access: null }
       const max = c.var.config.MAX_API_TOKENS_PER_USER
-      if (!(await insertToken(c.env.DB, { ...record, key_sealed: await sealTokenKey(c.var.config.TOKEN_ENCRYPTION_KEY, id, key) }, max)))
+      if (!(await insertToken(
+          c.env.DB,
+          { ...record, key_sealed: await sealTokenKey(c.var.config.TOKEN_ENCRYPTION_KEY, id, key) },
+          auditOf(c).write({ id, user_id: userId }),
+          max,
+        )))
         throw overBudget(400, {
           context: 'user_id',
           what: 'a new API token',
@@ -117,6 +124,7 @@ export const tokenRoutes: RouteEntry[] = [
       tags: ['Auth'],
       auth: 'auth/CreateToken',
       params: z.object({ token_id: z.string().uuid('id is malformed') }),
+      audit: { action: 'DeleteAuthToken', fields: ({ params }) => ({ id: (params as { token_id: string }).token_id }) },
       responses: { 200: { description: 'revoked', schema: z.object({ data: z.object({ id: z.string(), revoked: z.literal(true) }) }) } },
     },
     async (c, { params }) => {
@@ -126,7 +134,7 @@ export const tokenRoutes: RouteEntry[] = [
       // a caller cannot learn which token ids exist; only administrators may revoke other users' tokens.
       if (!t || (t.user_id !== p.userId && !p.permissions.includes('auth/ManageUsers')))
         throw new ApiError(404, 'resource not found', 'token_id')
-      await deleteToken(c.env.DB, t.id)
+      if (!(await deleteToken(c.env.DB, t.id, auditOf(c).write({ user_id: t.user_id })))) throw new ApiError(404, 'resource not found', 'token_id')
       forgetTokenKey(t.id)
       await invalidateSubject(c.env, 'token', t.id)
       return c.json({ data: { id: t.id, revoked: true as const } })

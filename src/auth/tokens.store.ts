@@ -1,3 +1,6 @@
+import { auditedBatch } from '../audit/audit.store'
+import type { AuditWrite } from '../audit/audit'
+
 export interface TokenRecord {
   id: string
   user_id: string
@@ -12,16 +15,17 @@ const COLUMNS = 'id, user_id, name, hmac_method, created_at, updated_at, last_ac
 
 /**
  * Inserts a token unless its user already holds `maxPerUser` (the count and the insert are one statement,
- * so concurrent creations cannot pass the cap). False: the user is at the cap, nothing was written.
+ * so concurrent creations cannot pass the cap), with its audit success row in the same batch (written only
+ * if the token was). False: the user is at the cap, nothing was written.
  */
-export async function insertToken(db: D1Database, t: TokenRecord & { key_sealed: string }, maxPerUser = Number.MAX_SAFE_INTEGER): Promise<boolean> {
-  const r = await db
+export async function insertToken(db: D1Database, t: TokenRecord & { key_sealed: string }, audit: AuditWrite, maxPerUser = Number.MAX_SAFE_INTEGER): Promise<boolean> {
+  const stmt = db
     .prepare(
       `INSERT INTO api_tokens (id, user_id, name, key_sealed, hmac_method, created_at, updated_at, last_access)
        SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8 WHERE (SELECT count(*) FROM api_tokens WHERE user_id = ?2) < ?9`,
     )
     .bind(t.id, t.user_id, t.name, t.key_sealed, t.hmac_method, t.created_at, t.updated_at, t.last_access, maxPerUser)
-    .run()
+  const [r] = await auditedBatch(db, [stmt], audit, { ifChanged: 0 })
   return r.meta.changes === 1
 }
 
@@ -46,8 +50,8 @@ export async function tokenIdsOfUser(db: D1Database, userId: string): Promise<st
   return results.map((r) => r.id)
 }
 
-export async function deleteToken(db: D1Database, id: string): Promise<boolean> {
-  const r = await db.prepare('DELETE FROM api_tokens WHERE id = ?').bind(id).run()
+export async function deleteToken(db: D1Database, id: string, audit: AuditWrite): Promise<boolean> {
+  const [r] = await auditedBatch(db, [db.prepare('DELETE FROM api_tokens WHERE id = ?').bind(id)], audit, { ifChanged: 0 })
   return r.meta.changes === 1
 }
 

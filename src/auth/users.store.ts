@@ -1,3 +1,5 @@
+import { auditedBatch } from '../audit/audit.store'
+import type { AuditWrite } from '../audit/audit'
 import type { EnvironmentAccess, Role } from './permissions'
 
 export interface User {
@@ -100,9 +102,9 @@ function insertStatement(db: D1Database, u: NewUser): D1PreparedStatement {
 }
 
 /** Returns false when the principal name or email is taken. */
-export async function insertUser(db: D1Database, u: NewUser): Promise<boolean> {
+export async function insertUser(db: D1Database, u: NewUser, audit: AuditWrite): Promise<boolean> {
   try {
-    await insertStatement(db, u).run()
+    await auditedBatch(db, [insertStatement(db, u)], audit)
     return true
   } catch (e) {
     if (/UNIQUE constraint failed/i.test(String((e as Error).message))) return false
@@ -139,7 +141,7 @@ export interface UserPatch {
  * does a password change (all but `keep_session_id`).
  * Returns null when the user does not exist, 'conflict' on a duplicate name/email.
  */
-export async function updateUser(db: D1Database, id: string, p: UserPatch, now: string): Promise<User | null | 'conflict'> {
+export async function updateUser(db: D1Database, id: string, p: UserPatch, now: string, audit: AuditWrite): Promise<User | null | 'conflict'> {
   const sets: string[] = []
   const args: unknown[] = []
   if (p.roles) sets.push('roles = ?'), args.push(JSON.stringify(p.roles))
@@ -165,7 +167,7 @@ export async function updateUser(db: D1Database, id: string, p: UserPatch, now: 
       db.prepare('UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL AND id IS NOT ?').bind(now, id, p.keep_session_id ?? null),
     )
   try {
-    const [r] = await db.batch(stmts)
+    const [r] = await auditedBatch(db, stmts, audit, { ifChanged: 0 })
     if (r.meta.changes === 0) return null
   } catch (e) {
     if (/UNIQUE constraint failed/i.test(String((e as Error).message))) return 'conflict'
@@ -174,8 +176,8 @@ export async function updateUser(db: D1Database, id: string, p: UserPatch, now: 
   return getUser(db, id)
 }
 
-export async function deleteUser(db: D1Database, id: string): Promise<boolean> {
-  const r = await db.prepare('DELETE FROM users WHERE id = ?').bind(id).run()
+export async function deleteUser(db: D1Database, id: string, audit: AuditWrite): Promise<boolean> {
+  const [r] = await auditedBatch(db, [db.prepare('DELETE FROM users WHERE id = ?').bind(id)], audit, { ifChanged: 0 })
   // D1 counts rows removed by ON DELETE CASCADE in `changes` too.
   return r.meta.changes > 0
 }

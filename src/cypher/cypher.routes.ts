@@ -27,6 +27,7 @@ export const cypherRoutes: RouteEntry[] = [
       method: 'post',
       path: '/api/v2/graphs/cypher',
       operationId: 'RunCypherQuery',
+      audit: { exempt: 'read-only: updating clauses are refused, nothing changes' },
       summary: 'Run a read-only Cypher query against the graph',
       description:
         'BloodHound-compatible. The supported subset, budgets and refusals are listed in docs/cypher.md. Only the ' +

@@ -65,6 +65,7 @@ export const extensionRoutes: RouteEntry[] = [
       method: 'put',
       path: '/api/v2/extensions',
       operationId: 'UpsertGraphExtension',
+      audit: { action: 'CreateGraphSchemaExtension' },
       summary: 'Create or update a graph extension (upsert keyed by schema.name)',
       description:
         'Validates the whole document and reports every violation at once (each error context is a JSON path). ' +
@@ -143,6 +144,7 @@ export const extensionRoutes: RouteEntry[] = [
       method: 'delete',
       path: '/api/v2/extensions/:id',
       operationId: 'DeleteGraphExtension',
+      audit: { action: 'DeleteGraphSchemaExtension', fields: ({ params }) => ({ ...(params as object) }) },
       summary: 'Delete an extension with all its kinds, environments and findings (built-ins cannot be deleted)',
       tags: ['Graph Extensions'],
       auth: 'graph/ManageExtensions',

@@ -7,6 +7,7 @@ import { ApiError, rfc3339 } from '../http/errors'
 import { overBudget } from '../http/budget'
 import { WEIGHT } from '../ratelimit/cost'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { auditOf } from '../audit/audit'
 import { getRun, listRuns } from './analysis.store'
 import { requestRun } from './analyzer.client'
 import { ASSET_NAMES, findFindingDef, type AssetName } from './catalogue'
@@ -363,6 +364,10 @@ export const findingRoutes: RouteEntry[] = [
       method: 'put',
       path: '/api/v2/attack-paths/:id/acceptance',
       operationId: 'SetFindingAcceptance',
+      audit: {
+        action: ({ body }) => ((body as { accepted?: boolean }).accepted === false ? 'UnacceptRisk' : 'AcceptRisk'),
+        fields: ({ params, body }) => ({ id: Number((params as { id: string }).id), ...(body as object) }),
+      },
       summary: 'Accept (or stop accepting) the risk of a finding',
       description:
         '`accepted_until` (RFC 3339, in the future) limits the acceptance; without it the acceptance has no end. ' +
@@ -387,7 +392,8 @@ export const findingRoutes: RouteEntry[] = [
       const row = await getOpenFinding(c.env.DB, id, nowIso)
       if (!row || !canSeeEnvironment(c.var.principal.environmentAccess, row.environment_id))
         throw new ApiError(404, 'finding not found', 'id')
-      await setAcceptance(c.env.DB, id, body.accepted, until)
+      if (!(await setAcceptance(c.env.DB, id, body.accepted, until, auditOf(c).write({ accepted_until: until, environment_id: row.environment_id }))))
+        throw new ApiError(404, 'finding not found', 'id')
       const after = await getOpenFinding(c.env.DB, id, nowIso)
       if (!after) throw new ApiError(404, 'finding not found', 'id')
       return c.json({ data: detailItem(after, c.var.principal.environmentAccess) })
@@ -399,6 +405,7 @@ export const findingRoutes: RouteEntry[] = [
       path: '/api/v2/analysis',
       operationId: 'RequestAnalysis',
       cost: WEIGHT.analysis,
+      audit: { action: 'RequestAnalysis' },
       summary: 'Request an analysis run (runs off the request path)',
       description: 'Answers 202 with the run the request joined: a new pending run, or the one already pending.',
       tags: ['Analysis'],

@@ -1,3 +1,5 @@
+import { auditedBatch } from '../audit/audit.store'
+import type { AuditWrite } from '../audit/audit'
 /**
  * SQL of the findings read endpoints and of acceptance. Every query reads committed data only (open rows of
  * `findings`, rows of `finding_sparklines`), never the staging tables, so readers always see the last
@@ -328,11 +330,11 @@ export async function getOpenFinding(db: D1Database, id: number, now: string): P
 }
 
 /** Sets or clears the acceptance of an open finding. Does not touch updated_at (metrics did not change). */
-export async function setAcceptance(db: D1Database, id: number, accepted: boolean, acceptedUntil: string | null): Promise<boolean> {
-  const r = await db
+export async function setAcceptance(db: D1Database, id: number, accepted: boolean, acceptedUntil: string | null, audit: AuditWrite): Promise<boolean> {
+  const stmt = db
     .prepare(`UPDATE findings SET accepted = ?2, accepted_until = ?3 WHERE id = ?1 AND deleted_at IS NULL`)
     .bind(id, accepted ? 1 : 0, accepted ? acceptedUntil : null)
-    .run()
+  const [r] = await auditedBatch(db, [stmt], audit, { ifChanged: 0 })
   return (r.meta.changes ?? 0) > 0
 }
 

@@ -91,7 +91,7 @@ export function parseSort(raw: string | undefined): SortKey[] {
   return out
 }
 
-function splitOp(raw: string, context: string, allowed: readonly FilterOp[]): { op: FilterOp; value: string } {
+export function splitOp(raw: string, context: string, allowed: readonly FilterOp[]): { op: FilterOp; value: string } {
   const m = /^([a-z]+):(.*)$/s.exec(raw)
   if (m && (OPS as readonly string[]).includes(m[1])) {
     const op = m[1] as FilterOp

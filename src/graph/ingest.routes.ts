@@ -84,6 +84,7 @@ export const ingestRoutes: RouteEntry[] = [
       method: 'post',
       path: '/api/v2/file-upload/start',
       operationId: 'CreateFileUploadJob',
+      audit: { action: 'CreateFileUploadJob' },
       summary: 'Start a file-upload (ingest) job',
       tags: ['Graph'],
       auth: 'graph/Ingest',
@@ -139,6 +140,7 @@ export const ingestRoutes: RouteEntry[] = [
         of: (c) => weightBySize(WEIGHT.upload, c.req.header('content-length'), MAX_UPLOAD_BYTES),
         doc: `${WEIGHT.upload} plus 1 per MiB of Content-Length (the most a body may hold when it has none)`,
       },
+      audit: { action: 'AppendFileUploadJob', fields: ({ params }) => ({ ...(params as object) }) },
       summary: 'Upload one OpenGraph or collector (SharpHound, AzureHound) JSON file, or a zip of them, into a running job',
       description:
         'The body is the file; its format is detected by content (`graph`: OpenGraph; `meta` + `data`: collector output, ' +
@@ -235,6 +237,7 @@ export const ingestRoutes: RouteEntry[] = [
       path: '/api/v2/file-upload/:id/end',
       operationId: 'EndFileUploadJob',
       cost: WEIGHT.analysis,
+      audit: { action: 'EndFileUploadJob', fields: ({ params }) => ({ ...(params as object) }) },
       summary: 'End a job: records collection times of its environments and requests an analysis run',
       tags: ['Graph'],
       auth: 'graph/Ingest',

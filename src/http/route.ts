@@ -7,6 +7,8 @@ import type { Permission } from '../auth/permissions'
 import { authenticate, permit } from '../auth/authenticate'
 import { ApiError } from './errors'
 import { zodDetails } from './zod-errors'
+import { AuditScope, failureMessage, resolveAction, type AuditDecl } from '../audit/audit'
+import { writeAuditRow } from '../audit/audit.store'
 
 /**
  * One declaration per route: method, path, who may call it, what it accepts and what it answers.
@@ -70,6 +72,11 @@ export interface RouteDef<
   responseHeaders?: Record<string, string>
   /** hide from the OpenAPI document (only for aliases that are documented elsewhere) */
   hidden?: boolean
+  /**
+   * Audit entries of this route (src/audit/audit.ts). Every non-GET route must declare one (a test walks
+   * the route table); `{ exempt: reason }` for a non-GET route that changes nothing.
+   */
+  audit?: AuditDecl
 }
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined
@@ -192,9 +199,52 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
       const raw = await readBody(c, def.body)
       body = def.body.kind === 'raw' || raw === undefined ? raw : parseOrThrow(def.body.schema, raw, def.body.kind === 'form' ? 'form.' : '')
     }
-    return handler(c, { params, query, body } as RouteInput<P, Q, B>)
+    const input = { params, query, body } as RouteInput<P, Q, B>
+    const decl = def.audit
+    if (!decl || 'exempt' in decl) return handler(c, input)
+    return runAudited(c, decl, input, def.path, () => handler(c, input))
   })
   return { def: def as unknown as RouteDef, handlers }
+}
+
+/**
+ * Intent row → handler → failure row if it threw before its change committed. A handler that succeeded
+ * without committing its success row (an audited route whose store does not take the AuditWrite yet)
+ * gets the row written here, after the change, and a warning in the log: never a change without its entry.
+ */
+async function runAudited(
+  c: Context<AppEnv>,
+  decl: Exclude<AuditDecl, { exempt: string }>,
+  input: { params: unknown; query: unknown; body: unknown },
+  path: string,
+  run: () => Response | Promise<Response>,
+): Promise<Response> {
+  const db = c.env.DB
+  const scope = new AuditScope(resolveAction(decl, input), c, decl.fields ? decl.fields(input) : {})
+  c.set('audit', scope)
+  if (decl.intent !== false) await writeAuditRow(scope.row(db, 'intent'))
+  let res: Response
+  try {
+    res = await run()
+  } catch (err) {
+    if (!scope.committed) {
+      try {
+        await writeAuditRow(scope.row(db, 'failure', { error: failureMessage(err) }))
+      } catch (e) {
+        console.error(JSON.stringify({ level: 'error', request_id: c.var.requestId, error: `audit failure row not written: ${String((e as Error)?.message ?? e)}` }))
+      }
+    }
+    throw err
+  }
+  if (scope.failedReason !== null && !scope.committed) {
+    await writeAuditRow(scope.row(db, 'failure', { error: scope.failedReason }))
+  } else if (res.status < 400 && !scope.committed) {
+    console.warn(JSON.stringify({ level: 'warn', request_id: c.var.requestId, route: path, warning: 'audit success row written outside the change batch' }))
+    await writeAuditRow(scope.row(db, 'success'))
+  } else if (res.status >= 400 && !scope.committed) {
+    await writeAuditRow(scope.row(db, 'failure', { http_status: res.status }))
+  }
+  return res
 }
 
 /** Hono path `/a/:id/b` → OpenAPI `/a/{id}/b` */

@@ -227,6 +227,8 @@ const createDef = {
   tags: ['Auth', 'Community', 'Enterprise'],
   auth: 'auth/ManageProviders' as const,
   body: { kind: 'form' as const, schema: CreateProviderForm, maxBytes: MAX_FORM_BYTES },
+  // the name only: the metadata document (certificates) stays out of the audit log
+  audit: { action: 'CreateSAMLIdentityProvider' as const, fields: ({ body }: { body: unknown }) => ({ name: String((body as { name?: unknown }).name ?? '').slice(0, 100) }) },
   responses: {
     200: { description: 'the new SAML provider', schema: z.object({ data: SamlProviderSchema }) },
     409: { description: 'a provider with this name or slug exists: `sso provider name must be unique`' },
@@ -310,6 +312,7 @@ export const samlRoutes: RouteEntry[] = [
       method: 'delete',
       path: '/api/v2/saml/providers/:saml_provider_id',
       operationId: 'DeleteSamlProvider',
+      audit: { action: 'DeleteSAMLIdentityProvider', fields: ({ params }) => ({ ...(params as object) }) },
       summary: 'Delete a SAML provider (and its SSO provider)',
       tags: ['Auth', 'Community', 'Enterprise'],
       auth: 'auth/ManageProviders',
@@ -344,6 +347,7 @@ export const samlRoutes: RouteEntry[] = [
       method: 'patch',
       path: '/api/v2/sso-providers/:sso_provider_id',
       operationId: 'UpdateSsoProvider',
+      audit: { action: 'UpdateSSOIdentityProvider', fields: ({ params }) => ({ ...(params as object) }) },
       summary: 'Update an SSO provider: rename, replace the metadata, change the auto-provisioning config',
       description:
         'multipart/form-data; every field optional, each at most once: `name`, `metadata` (validated as on create), ' +
@@ -389,6 +393,7 @@ export const samlRoutes: RouteEntry[] = [
       method: 'delete',
       path: '/api/v2/sso-providers/:sso_provider_id',
       operationId: 'DeleteSsoProvider',
+      audit: { action: 'DeleteSSOIdentityProvider', fields: ({ params }) => ({ ...(params as object) }) },
       summary: 'Delete an SSO provider',
       tags: ['Auth', 'Community', 'Enterprise'],
       auth: 'auth/ManageProviders',

@@ -13,6 +13,7 @@ import type { Context } from 'hono'
 import { z } from 'zod'
 import type { AppEnv } from '../env'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { auditOf } from '../audit/audit'
 import { ApiError } from '../http/errors'
 import { randomBytes, toBase64 } from '../auth/encoding'
 import {
@@ -69,7 +70,11 @@ const places = (c: Context<AppEnv>): Places => placesFor(c.var.config, c.req.url
 function logSignIn(c: Context<AppEnv>, line: { outcome: 'signed_in' | 'refused' | 'user_disabled'; provider: string; reason?: string; detail?: string; user_id?: string; created?: boolean }) {
   const text = JSON.stringify({ type: 'saml_sign_in', level: line.outcome === 'signed_in' ? 'info' : 'warn', request_id: c.var.requestId, ...line })
   if (line.outcome === 'signed_in') console.log(text)
-  else console.warn(text)
+  else {
+    console.warn(text)
+    // the sign-in's audit entry (LoginAttempt) is a failure, although the answer is a redirect
+    c.get('audit')?.markFailed(line.outcome === 'user_disabled' ? 'user disabled' : `refused: ${line.reason ?? 'unknown'}`)
+  }
 }
 
 const redirect = (location: string, headers: Record<string, string> = {}) =>
@@ -189,6 +194,7 @@ export const ssoFlowRoutes: RouteEntry[] = [
       method: 'post',
       path: '/api/v2/sso/:slug/callback',
       operationId: 'SamlAssertionConsumerService',
+      audit: { action: 'LoginAttempt', intent: false, fields: ({ params }) => ({ login_method: 'saml', ...(params as object) }) },
       summary: 'SAML assertion consumer service (sp_acs_uri): verify the IdP response, sign the user in, redirect',
       description:
         'The IdP posts `SAMLResponse` (base64) and optionally `RelayState` here (HTTP-POST binding, url-encoded form). ' +
@@ -290,16 +296,20 @@ export const ssoFlowRoutes: RouteEntry[] = [
         const role = provisionedRole(ap, v.attributes)
         if (!role) return refuse('no_role', `auto provisioning has no valid default role (${ap.default_role_id})`, MESSAGES.connection)
         const id = crypto.randomUUID()
-        const ok = await insertUser(db, {
-          id,
-          principal_name: principal,
-          email: principal,
-          password_hash: null,
-          roles: [role],
-          environment_access: { all: true },
-          sso_provider_id: provider.sso_provider_id,
-          now: rfc3339(now),
-        })
+        const ok = await insertUser(
+          db,
+          {
+            id,
+            principal_name: principal,
+            email: principal,
+            password_hash: null,
+            roles: [role],
+            environment_access: { all: true },
+            sso_provider_id: provider.sso_provider_id,
+            now: rfc3339(now),
+          },
+          auditOf(c).write({ id, principal_name: principal, roles: [role], sso_provider_id: provider.sso_provider_id }, 'CreateUser'),
+        )
         if (ok) {
           user = await getUser(db, id)
           created = true
@@ -314,7 +324,7 @@ export const ssoFlowRoutes: RouteEntry[] = [
         const role = provisionedRole(ap, v.attributes)
         if (role && (user.roles.length !== 1 || user.roles[0] !== role)) {
           const nowIso = rfc3339(now)
-          const r = await updateUser(db, user.id, { roles: [role] }, nowIso)
+          const r = await updateUser(db, user.id, { roles: [role] }, nowIso, auditOf(c).write({ id: user.id, roles: [role] }, 'UpdateUser'))
           if (r && r !== 'conflict') {
             user = r
             await invalidateUser(c.env, user.id, nowIso)
@@ -325,7 +335,8 @@ export const ssoFlowRoutes: RouteEntry[] = [
         logSignIn(c, { outcome: 'user_disabled', provider: provider.slug, user_id: user.id })
         return redirect(disabledLocation(place))
       }
-      const session = await startSession(db, cfg, user.id, now)
+      auditOf(c).setActor({ id: user.id, name: user.principal_name })
+      const session = await startSession(db, cfg, user.id, now, auditOf(c).write({ provider: provider.slug }))
       logSignIn(c, { outcome: 'signed_in', provider: provider.slug, user_id: user.id, created })
       const relay = relays[0] ?? null
       return redirect(successLocation(place, relay), {

@@ -1,0 +1,184 @@
+import type { Context } from 'hono'
+import type { AppEnv } from '../env'
+import { ApiError, rfc3339 } from '../http/errors'
+import { auditInsert, type AuditRowInput } from './audit.store'
+
+/**
+ * Audit entries (docs/audit.md). Auditing is declared on the route definition (`audit` in
+ * src/http/route.ts), like the route's permission; `defineRoute` then:
+ *
+ *  1. writes the `intent` row once the request is authenticated, permitted and valid (before any change);
+ *  2. gives the handler `c.var.audit`, whose `write()` hands the handler an {@link AuditWrite}: the
+ *     `success` row as a statement, which the store appends to the very D1 batch that makes the change
+ *     (`auditedBatch` in audit.store.ts — the one mechanism). D1 runs a batch as one transaction, so the
+ *     change and its success row commit together or not at all;
+ *  3. writes a `failure` row when the handler throws before that batch committed (no change happened).
+ *
+ * Reasoning about secrets: `fields` is built only from values a route's declaration or handler names
+ * explicitly, and {@link scrubFields} drops, as a second line of defence, any key that names a secret
+ * (passwords, keys, tokens, private parts of certificates) before the row is written.
+ */
+
+/** BloodHound's action names (cmd/api/src/model/audit.go) plus EdgeHound's own for what BloodHound lacks. */
+export const AUDIT_ACTIONS = [
+  'LoginAttempt',
+  'Logout',
+  'CreateUser',
+  'UpdateUser',
+  'DeleteUser',
+  'CreateAuthToken',
+  'DeleteAuthToken',
+  'CreateSAMLIdentityProvider',
+  'UpdateSAMLIdentityProvider',
+  'DeleteSAMLIdentityProvider',
+  'UpdateSSOIdentityProvider',
+  'DeleteSSOIdentityProvider',
+  'CreateGraphSchemaExtension',
+  'DeleteGraphSchemaExtension',
+  'AcceptRisk',
+  'UnacceptRisk',
+  'RequestAnalysis',
+  'CreateFileUploadJob',
+  'AppendFileUploadJob',
+  'EndFileUploadJob',
+  'CreateAssetGroupSelector',
+] as const
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+export type AuditStatus = 'intent' | 'success' | 'failure'
+
+export type AuditFields = Record<string, unknown>
+
+export interface AuditInput {
+  params: unknown
+  query: unknown
+  body: unknown
+}
+
+/** What a route declares. `exempt` is for non-GET routes that change nothing (the reason is documented). */
+export type AuditDecl =
+  | {
+      /** a fixed action, or one chosen from the validated input (e.g. AcceptRisk / UnacceptRisk) */
+      action: AuditAction | ((input: AuditInput) => AuditAction)
+      /** the fields of the entry taken from the validated input (never a secret) */
+      fields?: (input: AuditInput) => AuditFields
+      /** false: no intent row (login: nobody is known before the credential is checked) */
+      intent?: boolean
+    }
+  | { exempt: string }
+
+const SECRET_KEY = /(secret|password|passwd|private|(^|_)key$|^key|token_key|jwt|session_token|signature|assertion|credential)/i
+
+/** Drops every key that names a secret, at any depth (second line of defence; see the module comment). */
+export function scrubFields(v: unknown, depth = 0): unknown {
+  if (depth > 6) return null
+  if (Array.isArray(v)) return v.slice(0, 100).map((x) => scrubFields(x, depth + 1))
+  if (v && typeof v === 'object') {
+    const out: AuditFields = {}
+    for (const [k, x] of Object.entries(v as AuditFields)) {
+      if (SECRET_KEY.test(k) || x === undefined) continue
+      out[k] = scrubFields(x, depth + 1)
+    }
+    return out
+  }
+  if (typeof v === 'string' && v.length > 1024) return v.slice(0, 1024)
+  return v
+}
+
+/** The success row of one request, to be appended to the batch that makes the change (see auditedBatch). */
+export interface AuditWrite {
+  statement(db: D1Database, ifChanged?: boolean): D1PreparedStatement
+  /** set by auditedBatch once the batch (change + row) has committed */
+  committed: boolean
+}
+
+export interface Actor {
+  id: string
+  name: string
+}
+
+export class AuditScope {
+  readonly commitId = crypto.randomUUID()
+  private fields: AuditFields
+  private actor: Actor | null
+  private writes: AuditWrite[] = []
+
+  constructor(
+    readonly action: AuditAction,
+    private readonly c: Context<AppEnv>,
+    fields: AuditFields,
+  ) {
+    this.fields = fields
+    const p = c.get('principal')
+    this.actor = p ? { id: p.userId, name: p.principalName } : null
+  }
+
+  /** Names the actor when authentication happens inside the handler (login). */
+  setActor(actor: Actor): void {
+    this.actor = actor
+  }
+
+  /** Adds fields known only to the handler (ids it created, what it changed). */
+  addFields(extra: AuditFields): void {
+    this.fields = { ...this.fields, ...extra }
+  }
+
+  /**
+   * The success row, for the store to append to its batch (`auditedBatch(db, statements, audit)`).
+   * `action` names a secondary change of the same request (a SAML sign-in that provisions its user writes
+   * `CreateUser` as well as `LoginAttempt`); it shares the request's commit id.
+   */
+  write(extra: AuditFields = {}, action?: AuditAction): AuditWrite {
+    if (action && action !== this.action) {
+      const fields = { ...extra }
+      return { statement: (db, ifChanged) => this.row(db, 'success', {}, ifChanged, action, fields), committed: false }
+    }
+    this.addFields(extra)
+    const w: AuditWrite = { statement: (db, ifChanged) => this.row(db, 'success', {}, ifChanged), committed: false }
+    this.writes.push(w)
+    return w
+  }
+
+  /** The request failed without throwing (a sign-in refused with a redirect): its outcome is a failure row. */
+  markFailed(reason: string): void {
+    this.failedReason = reason
+  }
+
+  failedReason: string | null = null
+
+  get committed(): boolean {
+    return this.writes.some((w) => w.committed)
+  }
+
+  row(db: D1Database, status: AuditStatus, extra: AuditFields = {}, ifChanged = false, action: AuditAction = this.action, own?: AuditFields): D1PreparedStatement {
+    const c = this.c
+    const input: AuditRowInput = {
+      created_at: rfc3339(c.var.now ? c.var.now() : new Date()),
+      actor_id: this.actor?.id ?? '',
+      actor_name: this.actor?.name ?? '',
+      action,
+      fields: JSON.stringify(scrubFields({ ...(own ?? this.fields), ...extra }) ?? {}),
+      request_id: c.var.requestId,
+      source_ip_address: c.req.header('cf-connecting-ip') ?? '',
+      status,
+      commit_id: this.commitId,
+    }
+    return auditInsert(db, input, ifChanged)
+  }
+}
+
+export function resolveAction(decl: Exclude<AuditDecl, { exempt: string }>, input: AuditInput): AuditAction {
+  return typeof decl.action === 'function' ? decl.action(input) : decl.action
+}
+
+/** The audit scope of the current request; a handler of a route without an audit declaration gets a 500. */
+export function auditOf(c: Context<AppEnv>): AuditScope {
+  const a = c.get('audit')
+  if (!a) throw new Error(`route ${c.get('routeTemplate')} writes audit entries but declares none`)
+  return a
+}
+
+/** The message recorded on a failure row: an ApiError's own (client-facing) message, never internals. */
+export function failureMessage(err: unknown): string {
+  if (err instanceof ApiError) return err.details.map((d) => d.message).join('; ').slice(0, 500)
+  return 'internal error'
+}
