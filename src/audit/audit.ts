@@ -42,6 +42,10 @@ export const AUDIT_ACTIONS = [
   'AppendFileUploadJob',
   'EndFileUploadJob',
   'CreateAssetGroupSelector',
+  'CreateSavedQuery',
+  'UpdateSavedQuery',
+  'DeleteSavedQuery',
+  'UpdateSavedQueryPermissions',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 export type AuditStatus = 'intent' | 'success' | 'failure'

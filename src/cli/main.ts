@@ -16,6 +16,7 @@ import { ingest } from './commands/ingest'
 import { extensionsDelete, extensionsList, extensionsPut, samlCreate } from './commands/admin'
 import { analysisRunCmd, analysisStatusCmd } from './commands/analysis'
 import { findings } from './commands/findings'
+import { audit } from './commands/audit'
 
 export const COMMANDS: Command[] = [
   login,
@@ -32,6 +33,7 @@ export const COMMANDS: Command[] = [
   analysisRunCmd,
   analysisStatusCmd,
   findings,
+  audit,
 ]
 
 function version(): string {

@@ -323,6 +323,9 @@ describe('POST /api/v2/sso/{slug}/callback: assertion consumer service', () => {
     expect(empty.status).toBe(302)
     expect(empty.headers.get('location')).toMatch(/\/ui\/login\?error=/)
     expect(await samlTables()).toEqual(before)
+    // the refusal is a LoginAttempt failure in the audit log, although the answer is a redirect
+    const audit = await env.DB.prepare(`SELECT action, status FROM audit_logs WHERE request_id = ?`).bind(empty.headers.get('requestid')).all()
+    expect(audit.results).toEqual([{ action: 'LoginAttempt', status: 'failure' }])
   })
 
   it('other content types (JSON, multipart) are 415; bodies over 1 MiB 413; GET is 405 with Allow: POST', async () => {
