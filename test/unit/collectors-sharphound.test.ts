@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Emitter, NodeRow, PropertyValue } from '../../src/collectors/payload'
 import { convertComputer } from '../../src/collectors/sharphound/computers'
+import { convertDomain } from '../../src/collectors/sharphound/domains'
 import { convertGroup } from '../../src/collectors/sharphound/groups'
 import { convertUser } from '../../src/collectors/sharphound/users'
 import { openGraphPayload } from '../../src/collectors/detect'
@@ -108,6 +109,27 @@ describe('user rights (ParseUserRightData)', () => {
     })
     expect(o.edges).toEqual([])
     expect(o.nodes[0].p.hasura).toBeUndefined()
+  })
+})
+
+describe('domains (convertDomainData)', () => {
+  it('a trusted domain is named and carries its own SID as domainsid', () => {
+    const o = run(convertDomain, {
+      ObjectIdentifier: 'S-1-5-21-1',
+      Properties: { name: 'A.LOCAL' },
+      Trusts: [{ TargetDomainSid: 'S-1-5-21-2', TargetDomainName: 'B.LOCAL', TrustDirection: 'Outbound', TrustType: 'External', IsTransitive: false, SidFilteringEnabled: true }],
+    })
+    expect(o.nodes.find((n) => n.o === 'S-1-5-21-2')).toMatchObject({ k: 'Domain', p: { name: 'B.LOCAL', domainsid: 'S-1-5-21-2' } })
+  })
+
+  it('GPOChanges: Backup Operators (551) is a local group of each affected computer, with the others', () => {
+    const P = (id: string, t: string) => ({ ObjectIdentifier: id, ObjectType: t })
+    const o = run(convertDomain, {
+      ObjectIdentifier: 'S-1-5-21-1',
+      GPOChanges: { AffectedComputers: [P('C', 'Computer')], BackupOperators: [P('BK', 'Group')], LocalAdmins: [P('AD', 'User')] },
+    })
+    expect(kinds(o)).toEqual(expect.arrayContaining(['C-551 LocalToComputer C', 'BK MemberOfLocalGroup C-551', 'C-544 LocalToComputer C', 'AD MemberOfLocalGroup C-544']))
+    expect(o.nodes.map((n) => n.o)).toEqual(expect.arrayContaining(['C-551', 'C-544']))
   })
 })
 

@@ -361,7 +361,8 @@ export function emitLocalGroup(groupId: string, name: string | null, members: Pr
 
 /**
  * GPOChanges of a domain or OU (ParseGPOChanges): for every affected computer, a local group per
- * well-known RID with members.
+ * well-known RID with members (Administrators 544, Backup Operators 551, Remote Desktop Users 555,
+ * Distributed COM Users 562, Remote Management Users 580).
  */
 export function emitGpoChanges(o: AdObject, out: Emitter): void {
   const g = obj(o.item, 'GPOChanges', o.path, out)
@@ -369,6 +370,7 @@ export function emitGpoChanges(o: AdObject, out: Emitter): void {
   const p = `${o.path}.GPOChanges`
   const groups: [string, Principal[]][] = [
     ['544', principals(g, 'LocalAdmins', p, out)],
+    ['551', principals(g, 'BackupOperators', p, out)],
     ['555', principals(g, 'RemoteDesktopUsers', p, out)],
     ['562', principals(g, 'DcomUsers', p, out)],
     ['580', principals(g, 'PSRemoteUsers', p, out)],

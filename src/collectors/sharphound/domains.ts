@@ -60,7 +60,10 @@ function emitTrusts(o: AdObject, out: Emitter): void {
     const attrs = trustAttributes(get(v, 'TrustAttributes'))
     // The trusted domain: named and an environment, but not collected by this file (available-domains
     // lists it with collected: false until its own data arrives).
-    out.node({ o: target, k: 'Domain', ks: ['Domain', 'Base'], p: typeof name === 'string' && name !== '' ? { name } : {}, ek: 'Domain' }, { reference: true })
+    // BloodHound writes the trusted domain's name and its `domainsid` (the target SID itself).
+    const targetProps: Record<string, PropertyValue> = { domainsid: target }
+    if (typeof name === 'string' && name !== '') targetProps.name = name
+    out.node({ o: target, k: 'Domain', ks: ['Domain', 'Base'], p: targetProps, ek: 'Domain' }, { reference: true })
     const kind = SAME_FOREST.has(trustType) ? 'SameForestTrust' : 'CrossForestTrust'
     if (dir === 'Inbound' || dir === 'Bidirectional') {
       const props: Record<string, PropertyValue> = rel({ trusttype: trustType, transitive })
