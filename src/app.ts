@@ -5,6 +5,7 @@ import { loadConfig } from './config'
 import { ApiError, sendError, type ErrorDetail } from './http/errors'
 import { pathMatcher, type RouteEntry } from './http/route'
 import { securityHeaders } from './http/security-headers'
+import { d1Session } from './http/d1-session'
 import { requestLog } from './http/request-log'
 import { systemRoutes } from './system/system.routes'
 import { authRoutes } from './auth/auth.routes'
@@ -44,6 +45,8 @@ export function createApp(routes: RouteEntry[] = ROUTES) {
     c.set('config', loadConfig(c.env))
     await next()
   })
+  // 4. D1 session: replicas for reads, read-your-writes by bookmark (http/d1-session.ts)
+  app.use('*', d1Session())
 
   for (const r of routes) app.on(r.def.method.toUpperCase(), [r.def.path], ...r.handlers)
 

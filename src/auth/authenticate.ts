@@ -14,6 +14,7 @@ import { importTokenKey, parseRfc3339WithOffset, requestTarget, skewError, verif
 import type { LimitResult, PrincipalSnapshot, SignedRequestFacts } from '../ratelimit/limiter.do'
 import { openTokenKey } from './token-crypto'
 import { getSealedKey } from './tokens.store'
+import { primaryDb } from '../http/d1-session'
 
 /**
  * Authentication + rate limiting, in one middleware so that the budget spent depends on the outcome:
@@ -176,7 +177,7 @@ async function verifyCredential(c: Context<AppEnv>, header: string): Promise<Cre
   if (!sigText) return fail(c, 'missing Signature header')
   const sig = fromBase64Strict(sigText.trim())
   if (!sig) return fail(c, 'malformed Signature header: expected standard base64')
-  const key = await tokenKey(c.env, cfg.TOKEN_ENCRYPTION_KEY, param)
+  const key = await tokenKey({ DB: primaryDb(c.env.DB) }, cfg.TOKEN_ENCRYPTION_KEY, param)
   if (key === null) return fail(c, 'unknown or revoked token')
   const skew = skewError(date, now)
   if (skew) return fail(c, skew)

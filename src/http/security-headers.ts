@@ -20,7 +20,7 @@ export function securityHeaders(): MiddlewareHandler<AppEnv> {
         headers: {
           'Access-Control-Allow-Origin': origin,
           'Access-Control-Allow-Methods': 'GET, HEAD, POST, PUT, PATCH, DELETE',
-          'Access-Control-Allow-Headers': 'Authorization, Content-Type, RequestDate, Signature, Prefer',
+          'Access-Control-Allow-Headers': 'Authorization, Content-Type, RequestDate, Signature, Prefer, X-D1-Bookmark',
           'Access-Control-Max-Age': '600',
           Vary: 'Origin',
           'X-Content-Type-Options': 'nosniff',
@@ -34,7 +34,7 @@ export function securityHeaders(): MiddlewareHandler<AppEnv> {
     if (new URL(c.req.url).protocol === 'https:') h.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains')
     if (origin && allowed()) {
       h.set('Access-Control-Allow-Origin', origin)
-      h.set('Access-Control-Expose-Headers', 'RequestID, RateLimit, RateLimit-Policy, Retry-After')
+      h.set('Access-Control-Expose-Headers', 'RequestID, RateLimit, RateLimit-Policy, Retry-After, X-D1-Bookmark')
       h.append('Vary', 'Origin')
     }
   }
