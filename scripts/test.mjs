@@ -5,11 +5,14 @@
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
+import { patchTestPool } from './patch-test-pool.mjs'
 
 const root = path.resolve(import.meta.dirname, '..')
 const out = path.join(root, 'test', 'artifacts')
 mkdirSync(out, { recursive: true })
 const args = process.argv.slice(2)
+// a test-harness bug fix in node_modules (see the script); silent unless it changed something
+if (patchTestPool() === 'patched') console.log('vitest-pool-workers: nested-proxy fix applied (scripts/patch-test-pool.mjs)')
 const suites = [
   { name: 'workers', config: 'test/vitest.config.ts' },
   { name: 'cli', config: 'test/vitest.cli.config.ts' },
