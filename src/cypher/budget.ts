@@ -14,17 +14,22 @@ export interface CypherLimits {
   maxSteps: number
   /** wall-clock milliseconds (checked between store round trips) */
   maxMillis: number
+  /** estimated bytes of graph data held for the query (nodes and relationships read, cached expansions) */
+  maxBytes: number
 }
 
 /**
- * Sized for the 128 MB isolate: a walk state or held row costs a few hundred bytes and a read relationship
- * stays cached for the query, so rows and steps bound memory; time bounds the store round trips.
+ * Sized for the 128 MB isolate: a walk state or held row costs a few hundred bytes (rows bound them);
+ * every node and relationship read stays cached for the query, and its estimated size is counted
+ * against `maxBytes` (relationship properties only when the query reads them), so the data one query
+ * holds stays well under the isolate's limit; time bounds the store round trips.
  */
-export const DEFAULT_LIMITS: CypherLimits = { maxRows: 100_000, maxResultRows: 20_000, maxSteps: 500_000, maxMillis: 5_000 }
+export const DEFAULT_LIMITS: CypherLimits = { maxRows: 100_000, maxResultRows: 20_000, maxSteps: 500_000, maxMillis: 5_000, maxBytes: 48 * 1024 * 1024 }
 
 export class Budget {
   private rows = 0
   private steps = 0
+  private bytes = 0
   private readonly deadline: number
 
   constructor(
@@ -53,12 +58,21 @@ export class Budget {
     this.checkTime()
   }
 
+  /** `n` more bytes of graph data held for the query (an estimate; see DEFAULT_LIMITS) */
+  chargeBytes(n: number): void {
+    this.bytes += n
+    if (this.bytes > this.limits.maxBytes)
+      throw new CypherError(
+        `the query was stopped: it would hold more than ${Math.round(this.limits.maxBytes / 1024 / 1024)} MiB of graph data in memory (memory limit); narrow the pattern or add a LIMIT`,
+      )
+  }
+
   checkTime(): void {
     if (this.clock() > this.deadline)
       throw new CypherError(`the query was stopped: it ran longer than ${this.limits.maxMillis} ms (time limit); narrow it or add a LIMIT`)
   }
 
   get used() {
-    return { rows: this.rows, steps: this.steps }
+    return { rows: this.rows, steps: this.steps, bytes: this.bytes }
   }
 }

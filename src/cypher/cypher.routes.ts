@@ -9,9 +9,8 @@ import { ApiError } from '../http/errors'
 import { accessParam } from '../graph/graph.store'
 import { d1GraphSource } from './cypher.store'
 import { CypherError, parseCypher } from './parse'
-import { runQuery } from './run'
-import { loadNodes } from './match'
-import { CypherResultSchema, presentResult, referencedNodes } from './present'
+import { loadReferenced, runQuery } from './run'
+import { CypherResultSchema, presentResult } from './present'
 import { savedQueryRoutes } from './saved-queries.routes'
 
 const CypherQuerySchema = z
@@ -47,11 +46,11 @@ export const cypherRoutes: RouteEntry[] = [
       try {
         const query = parseCypher(body.query)
         const result = await runQuery(query, source, { now: c.var.now().getTime() })
-        await loadNodes(result.ctx, referencedNodes(result.rows))
+        await loadReferenced(result)
         data = presentResult(result.columns, result.rows, result.ctx.graph, body.include_properties)
         const used = result.ctx.budget.used
         // Printable ASCII only (the plan quotes query literals; a header cannot carry anything else).
-        const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${used.rows}, steps ${used.steps})`.replace(/[^\x20-\x7e]/g, '?')
+        const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${used.rows}, steps ${used.steps}, bytes ${used.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'})`.replace(/[^\x20-\x7e]/g, '?')
         c.header('X-Cypher-Plan', plan)
       } catch (e) {
         if (e instanceof CypherError) throw new ApiError(400, e.message, 'query')

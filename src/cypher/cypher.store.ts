@@ -5,7 +5,7 @@
  * Sets of ids travel as one JSON parameter (json_each), never as long IN lists.
  */
 import { toNodeRecord, type NodeRow } from '../graph/present'
-import type { EdgeRecord, GraphSource, NodeRecord, NodeScan } from './source'
+import { withoutProperties, type EdgeRecord, type GraphSource, type NodeRecord, type NodeScan } from './source'
 
 const NODE_COLUMNS = 'n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.properties, n.updated_at'
 /** ids per statement (one JSON parameter of at most ~60 KB) */
@@ -26,12 +26,14 @@ interface EdgeRow {
   start_id: number
   end_id: number
   kind: string
-  properties: string
+  properties?: string
   updated_at: string
 }
 
 /** Properties are parsed on first use: most walked relationships are never looked into. */
 function toEdge(r: EdgeRow): EdgeRecord {
+  if (r.properties === undefined)
+    return withoutProperties({ id: r.id, start: r.start_id, end: r.end_id, kind: r.kind, updated_at: r.updated_at, bytes: EDGE_BYTES })
   let parsed: Record<string, unknown> | null = null
   const raw = r.properties
   return {
@@ -43,8 +45,12 @@ function toEdge(r: EdgeRow): EdgeRecord {
       return (parsed ??= JSON.parse(raw) as Record<string, unknown>)
     },
     updated_at: r.updated_at,
+    bytes: EDGE_BYTES + 2 * raw.length,
   }
 }
+
+/** Rough heap cost of one relationship record and its cache entries (object, strings, map slots). */
+const EDGE_BYTES = 200
 
 export function d1GraphSource(db: D1Database, access: string | null): GraphSource {
   return {
@@ -78,7 +84,25 @@ export function d1GraphSource(db: D1Database, access: string | null): GraphSourc
       return results.flatMap((r) => (r.results as NodeRow[]).map(toNodeRecord))
     },
 
-    async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null): Promise<EdgeRecord[]> {
+    async edgeProperties(ids: number[]): Promise<Map<number, Record<string, unknown>>> {
+      const out = new Map<number, Record<string, unknown>>()
+      if (ids.length === 0) return out
+      const results = await db.batch(
+        chunks(ids, IDS_PER_STATEMENT).map((c) =>
+          db
+            .prepare(
+              `SELECT e.id, e.properties FROM json_each(?1) f JOIN edges e ON e.id = f.value
+               ${access === null ? '' : `JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id
+               WHERE ${visible('s.environment_id', '?2')} AND ${visible('t.environment_id', '?2')}`}`,
+            )
+            .bind(...[JSON.stringify(c), ...(access === null ? [] : [access])]),
+        ),
+      )
+      for (const r of results) for (const row of r.results as { id: number; properties: string }[]) out.set(row.id, JSON.parse(row.properties) as Record<string, unknown>)
+      return out
+    },
+
+    async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean): Promise<EdgeRecord[]> {
       if (ids.length === 0) return []
       const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =
         direction === 'out' ? [['start_id', 'end_id']] : direction === 'in' ? [['end_id', 'start_id']] : [['start_id', 'end_id'], ['end_id', 'start_id']]
@@ -86,7 +110,7 @@ export function d1GraphSource(db: D1Database, access: string | null): GraphSourc
         sides.map(([near, far]) =>
           db
             .prepare(
-              `SELECT e.id, e.start_id, e.end_id, e.kind, e.properties, e.updated_at
+              `SELECT e.id, e.start_id, e.end_id, e.kind, ${withProperties ? 'e.properties, ' : ''}e.updated_at
                FROM json_each(?1) f JOIN edges e ON e.${near} = f.value
                ${access === null ? '' : `JOIN nodes v ON v.id = e.${far}`}
                WHERE (?2 IS NULL OR e.kind IN (SELECT value FROM json_each(?2)))

@@ -31,9 +31,18 @@ export interface RunContext extends EvalContext {
   plans: string[]
   /** node scans already read, per scan: pages in id order, and whether the last page was reached */
   scans: Map<string, { pages: NodeRecord[][]; complete: boolean }>
+  /** whether relationships are read with their properties (the query looks into them: needs.ts) */
+  relProperties: boolean
+  /** relationships whose properties were loaded afterwards (loadRelProperties) */
+  withProps: Set<number>
 }
 
-export function newContext(source: GraphSource, budget: Budget, now: number): RunContext {
+/** Rough heap cost of one node record held for the query (parsed properties included). */
+const NODE_BYTES = 600
+/** Rough heap cost of a relationship read without properties (when the store gives no estimate). */
+const EDGE_BYTES = 200
+
+export function newContext(source: GraphSource, budget: Budget, now: number, relProperties = true): RunContext {
   const nodes = new Map<number, NodeRecord>()
   const rels = new Map<number, EdgeRecord>()
   const graph: GraphCache = {
@@ -48,14 +57,34 @@ export function newContext(source: GraphSource, budget: Budget, now: number): Ru
       return r
     },
   }
-  return { graph, now, predicates: new Map(), source, budget, nodes, rels, expansions: new Map(), plans: [], scans: new Map() }
+  return { graph, now, predicates: new Map(), source, budget, nodes, rels, expansions: new Map(), plans: [], scans: new Map(), relProperties, withProps: new Set() }
 }
 
 export async function loadNodes(ctx: RunContext, ids: Iterable<number>): Promise<void> {
   const missing = [...new Set(ids)].filter((id) => !ctx.nodes.has(id))
   if (missing.length === 0) return
   ctx.budget.chargeSteps(missing.length)
+  ctx.budget.chargeBytes(missing.length * NODE_BYTES)
   for (const n of await ctx.source.nodesByIds(missing)) ctx.nodes.set(n.id, n)
+}
+
+/**
+ * Makes the properties of relationships `ids` readable (they were read without them unless the query
+ * looks into relationship properties): one store round trip for those not loaded yet.
+ */
+export async function loadRelProperties(ctx: RunContext, ids: Iterable<number>): Promise<void> {
+  if (ctx.relProperties) return
+  const missing = [...new Set(ids)].filter((id) => !ctx.withProps.has(id))
+  if (missing.length === 0) return
+  const props = await ctx.source.edgeProperties(missing)
+  for (const id of missing) {
+    const e = ctx.rels.get(id)
+    if (!e) continue
+    const p = props.get(id) ?? {}
+    ctx.budget.chargeBytes(2 * JSON.stringify(p).length)
+    ctx.rels.set(id, { id: e.id, start: e.start, end: e.end, kind: e.kind, updated_at: e.updated_at, properties: p })
+    ctx.withProps.add(id)
+  }
 }
 
 /** Relationships at each of `ids` (near end), fetched once per query and direction/kinds. */
@@ -67,8 +96,11 @@ async function expand(ctx: RunContext, ids: number[], direction: 'out' | 'in' | 
   if (missing.length > 0) {
     ctx.budget.checkTime()
     for (const id of missing) cache.set(id, [])
-    const edges = await ctx.source.expand(missing, direction, kinds)
+    const edges = await ctx.source.expand(missing, direction, kinds, ctx.relProperties)
     ctx.budget.chargeSteps(edges.length)
+    let bytes = 0
+    for (const e of edges) bytes += e.bytes ?? EDGE_BYTES
+    ctx.budget.chargeBytes(bytes)
     const wanted = new Set(missing)
     for (const e of edges) {
       ctx.rels.set(e.id, e)
@@ -157,6 +189,7 @@ async function* starts(ctx: RunContext, plan: PartPlan, rows: Row[]): AsyncGener
       const after = i === 0 ? 0 : cached.pages[i - 1][cached.pages[i - 1].length - 1].id
       page = await ctx.source.scanNodes(plan.scan, after, SCAN_PAGE)
       ctx.budget.chargeSteps(page.length)
+      ctx.budget.chargeBytes(page.length * NODE_BYTES)
       for (const n of page) ctx.nodes.set(n.id, n)
       if (page.length < SCAN_PAGE) cached.complete = true
       if (page.length === 0) return
@@ -274,10 +307,14 @@ async function candidates(ctx: RunContext, plan: PartPlan, row: Row): Promise<nu
 }
 
 /**
- * shortestPath / allShortestPaths between every pair of the two end sets, by breadth-first search from
- * each node of the smaller set (one store round trip per level; expansions are shared between
- * searches). shortestPath yields one path per reachable pair, allShortestPaths every path of the
- * shortest length.
+ * shortestPath / allShortestPaths between every pair of the two end sets: one breadth-first search per
+ * node of the smaller set, each a multi-target search (it reaches every node of the other set it can in
+ * one pass, and stops once it has reached them all). The searches run level by level in lockstep, so a
+ * level costs one store round trip for the union of all their frontiers (batched frontier expansion),
+ * however many sources there are. Every parent is recorded at the first level a node is reached, so a
+ * target's paths are complete when its level ends: they are yielded right then, and a LIMIT downstream
+ * stops the searches early (shortest answers first). shortestPath yields one path per reachable pair,
+ * allShortestPaths every path of the shortest length.
  */
 async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], where: Expr | null, bound: Set<string>): AsyncGenerator<Row[]> {
   if (part.rels.length !== 1) throw new CypherError('shortestPath and allShortestPaths take a pattern with exactly one relationship')
@@ -296,43 +333,18 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
     if (b.length === 0) continue
     // search from the smaller side; `dir` is the direction walked from it
     const fromA = a.length <= b.length
-    const sources = fromA ? a : b
+    const sources = [...new Set(fromA ? a : b)]
     const targets = new Set(fromA ? b : a)
     const dir = fromA ? rp.direction : rp.direction === 'out' ? 'in' : rp.direction === 'in' ? 'out' : 'both'
-    if (ctx.plans.length < 32) ctx.plans.push(`${part.shortest === 'all' ? 'allShortestPaths' : 'shortestPath'}: ${a.length} x ${b.length}, search from the ${fromA ? 'start' : 'end'} side`)
-    for (const s of sources) {
-      const parents = new Map<number, { prev: number; rel: RelRef }[]>([[s, []]])
-      const depth = new Map<number, number>([[s, 0]])
-      let frontier = [s]
-      let found = 0
-      const wanted = targets.has(s) ? targets.size - 1 : targets.size
-      for (let d = 1; d <= maxDepth && frontier.length > 0 && found < wanted; d++) {
-        const edgesAt = await expand(ctx, frontier, dir, kinds)
-        const next: number[] = []
-        for (const at of frontier)
-          for (const e of edgesAt.get(at) ?? []) {
-            if (!relOk(ctx, e, rp, row)) continue
-            const to = farEnd(e, at)
-            const seen = depth.get(to)
-            if (seen === undefined) {
-              depth.set(to, d)
-              parents.set(to, [{ prev: at, rel: relRef(e) }])
-              next.push(to)
-              if (targets.has(to) && to !== s) found++
-            } else if (seen === d) parents.get(to)!.push({ prev: at, rel: relRef(e) })
-          }
-        ctx.budget.chargeRows(next.length)
-        ctx.budget.chargeSteps(next.length)
-        frontier = next
-      }
+    if (ctx.plans.length < 32)
+      ctx.plans.push(
+        `${part.shortest === 'all' ? 'allShortestPaths' : 'shortestPath'}: ${a.length} x ${b.length}, multi-target search from the ${fromA ? 'start' : 'end'} side, ${sources.length} source(s) in lockstep`,
+      )
+    /** Rows for the paths from `s` to each of `ends` (search order: s first). */
+    const pathRows = async (search: Search, ends: number[]): Promise<Row[]> => {
       const out: Row[] = []
-      const ends = [...targets].filter((t) => t !== s && depth.has(t))
-      if (min === 0 && targets.has(s)) ends.unshift(s)
-      await loadNodes(ctx, [s, ...ends])
-      for (const t of ends) {
-        const walks = walksBack(ctx, parents, t, part.shortest === 'all')
-        for (const w of walks) {
-          // w: nodes and rels from s to t in search order
+      for (const t of ends)
+        for (const w of walksBack(ctx, search.parents, t, part.shortest === 'all')) {
           const nodes = fromA ? w.nodes : [...w.nodes].reverse()
           const rels = fromA ? w.rels : [...w.rels].reverse()
           const r: Row = { ...row }
@@ -342,14 +354,64 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
           if (part.variable) r[part.variable] = new PathVal(nodes, rels)
           out.push(r)
         }
+      await loadNodes(ctx, [search.source, ...ends, ...out.flatMap((r) => (part.variable ? (r[part.variable] as PathVal).nodes : []))])
+      return out
+    }
+    const searches: Search[] = sources.map((s) => ({
+      source: s,
+      parents: new Map([[s, []]]),
+      depth: new Map([[s, 0]]),
+      frontier: [s],
+      left: targets.has(s) ? targets.size - 1 : targets.size,
+    }))
+    if (min === 0)
+      for (const search of searches)
+        if (targets.has(search.source)) {
+          const out = await pathRows(search, [search.source])
+          if (out.length) yield out
+        }
+    for (let d = 1; d <= maxDepth; d++) {
+      const active = searches.filter((x) => x.frontier.length > 0 && x.left > 0)
+      if (active.length === 0) break
+      const edgesAt = await expand(ctx, [...new Set(active.flatMap((x) => x.frontier))], dir, kinds)
+      for (const search of active) {
+        const next: number[] = []
+        const reached: number[] = []
+        for (const at of search.frontier)
+          for (const e of edgesAt.get(at) ?? []) {
+            if (!relOk(ctx, e, rp, row)) continue
+            const to = farEnd(e, at)
+            const seen = search.depth.get(to)
+            if (seen === undefined) {
+              search.depth.set(to, d)
+              search.parents.set(to, [{ prev: at, rel: relRef(e) }])
+              next.push(to)
+              if (targets.has(to) && to !== search.source) reached.push(to)
+            } else if (seen === d) search.parents.get(to)!.push({ prev: at, rel: relRef(e) })
+          }
+        ctx.budget.chargeRows(next.length)
+        ctx.budget.chargeSteps(next.length)
+        search.frontier = next
+        search.left -= reached.length
+        if (reached.length === 0) continue
+        // parents at depth d are complete once the whole level is expanded (done above for this search)
+        const out = await pathRows(
+          search,
+          reached.sort((x, y) => x - y),
+        )
+        for (let i = 0; i < out.length; i += BATCH) yield out.slice(i, i + BATCH)
       }
-      await loadNodes(
-        ctx,
-        out.flatMap((r) => (part.variable ? (r[part.variable] as PathVal).nodes : [])),
-      )
-      for (let i = 0; i < out.length; i += BATCH) yield out.slice(i, i + BATCH)
     }
   }
+}
+
+interface Search {
+  source: number
+  parents: Map<number, { prev: number; rel: RelRef }[]>
+  depth: Map<number, number>
+  frontier: number[]
+  /** targets not reached yet */
+  left: number
 }
 
 /** Paths from the search's source to `t` along recorded parents: one, or all of them. */

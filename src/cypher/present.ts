@@ -46,6 +46,19 @@ function lastSeen(props: Record<string, unknown>, fallback: string): string {
   return typeof v === 'string' && v !== '' ? v : fallback
 }
 
+/** Relationship ids every graph value of the rows refers to (their properties are read before presenting). */
+export function referencedRels(rows: Value[][]): number[] {
+  const ids = new Set<number>()
+  const walk = (v: Value): void => {
+    if (v instanceof RelRef) ids.add(v.id)
+    else if (v instanceof PathVal) v.rels.forEach((r) => ids.add(r.id))
+    else if (Array.isArray(v)) v.forEach(walk)
+    else if (isMap(v)) Object.values(v).forEach(walk)
+  }
+  rows.forEach((r) => r.forEach(walk))
+  return [...ids]
+}
+
 /** Node ids every graph value of the rows refers to (to load them before presenting). */
 export function referencedNodes(rows: Value[][]): number[] {
   const ids = new Set<number>()

@@ -6,8 +6,10 @@
 import type { Clause, Expr, PatternPart, Projection, Query } from './ast'
 import { Budget, DEFAULT_LIMITS, type CypherLimits } from './budget'
 import { children, containsAggregate, evaluate, isAggregate, type Row } from './eval'
-import { BATCH, matchPart, newContext, type RunContext } from './match'
+import { BATCH, loadNodes, loadRelProperties, matchPart, newContext, type RunContext } from './match'
+import { readsRelationshipProperties } from './needs'
 import { CypherError } from './parse'
+import { referencedNodes, referencedRels } from './present'
 import type { GraphSource } from './source'
 import { keyOf, orderCompare, type Value } from './values'
 
@@ -27,7 +29,7 @@ export interface RunOptions {
 
 export async function runQuery(query: Query, source: GraphSource, opts: RunOptions = {}): Promise<QueryResult> {
   const budget = new Budget(opts.limits ?? DEFAULT_LIMITS, opts.clock)
-  const ctx = newContext(source, budget, opts.now ?? Date.now())
+  const ctx = newContext(source, budget, opts.now ?? Date.now(), readsRelationshipProperties(query))
   let stream: Stream = (async function* () {
     yield [{}]
   })()
@@ -45,6 +47,15 @@ export async function runQuery(query: Query, source: GraphSource, opts: RunOptio
       rows.push(columns.map((c) => r[c]))
     }
   return { columns, rows, ctx }
+}
+
+/**
+ * Reads what presenting the rows needs: the nodes they refer to, and the properties of the relationships
+ * they return (walks read relationships without them unless the query looks into them: needs.ts).
+ */
+export async function loadReferenced(r: QueryResult): Promise<void> {
+  await loadNodes(r.ctx, referencedNodes(r.rows))
+  await loadRelProperties(r.ctx, referencedRels(r.rows))
 }
 
 function stage(ctx: RunContext, clause: Clause, input: Stream): Stream {

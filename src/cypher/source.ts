@@ -12,8 +12,21 @@ export interface EdgeRecord {
   start: number
   end: number
   kind: string
+  /** Read only when asked for (expand `withProperties`, else `edgeProperties`); reading them before throws. */
   properties: Record<string, unknown>
   updated_at: string
+  /** estimated bytes this record holds (for the memory budget) */
+  bytes?: number
+}
+
+/** A relationship read without its properties: touching them is an engine bug, not a wrong answer. */
+export function withoutProperties(e: Omit<EdgeRecord, 'properties'>): EdgeRecord {
+  return {
+    ...e,
+    get properties(): Record<string, unknown> {
+      throw new Error(`properties of relationship ${e.id} not loaded`)
+    },
+  }
 }
 
 export interface NodeScan {
@@ -34,5 +47,7 @@ export interface GraphSource {
    * Relationships touching `ids`: `out` those starting there, `in` those ending there, `both` either.
    * `kinds` null: any kind. Only relationships whose other end is visible.
    */
-  expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null): Promise<EdgeRecord[]>
+  expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean): Promise<EdgeRecord[]>
+  /** the properties of the visible relationships among `ids` */
+  edgeProperties(ids: number[]): Promise<Map<number, Record<string, unknown>>>
 }

@@ -92,6 +92,20 @@ describe('answers', () => {
     expect(Object.keys(body.data.nodes)).toHaveLength(4)
   })
 
+  it('relationships are walked without their properties; the returned ones get them (include_properties)', async () => {
+    const query = "MATCH p = (u:User {objectid: 'U-BOB'})-[:MemberOf*1..]->(g) RETURN p"
+    const res = await post(admin, { query, include_properties: true })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-cypher-plan')).toMatch(/relationship properties not read/)
+    const body = (await res.json()) as { data: { edge_keys?: string[]; edges: { properties?: Record<string, unknown>; kind: string }[] } }
+    expect(body.data.edge_keys).toEqual(['isprimarygroup'])
+    expect(body.data.edges).toEqual([expect.objectContaining({ kind: 'MemberOf', properties: { isprimarygroup: true } })])
+    // a query that reads them while walking gets the same relationships
+    const filtered = await post(admin, { query: "MATCH p = (u:User)-[r:MemberOf]->(g) WHERE r.isprimarygroup = true RETURN p", include_properties: true })
+    expect(filtered.headers.get('x-cypher-plan')).toMatch(/relationship properties read/)
+    expect(((await filtered.json()) as typeof body).data.edges).toEqual(body.data.edges)
+  })
+
   it('nothing found → 404 "resource not found"', async () => {
     await expectEnvelope(await post(admin, { query: "MATCH (n) WHERE n.name = 'nobody' RETURN n" }), 404, 'resource not found')
   })

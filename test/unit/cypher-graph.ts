@@ -9,7 +9,7 @@
  *   LAB (S-1-5-21-2):   CAROL -MemberOf-> DOMAIN ADMINS (CORP);  LAB.LOCAL
  *   Azure (TENANT):     ALICE@CONTOSO.COM
  */
-import type { EdgeRecord, GraphSource, NodeRecord, NodeScan } from '../../src/cypher/source'
+import { withoutProperties, type EdgeRecord, type GraphSource, type NodeRecord, type NodeScan } from '../../src/cypher/source'
 
 export const CORP = 'S-1-5-21-1'
 export const LAB = 'S-1-5-21-2'
@@ -84,15 +84,22 @@ export function memorySource(access: string[] | null = null, nodes = NODES, edge
       src.calls++
       return ids.map((id) => byId.get(id)).filter((n): n is NodeRecord => visible(n))
     },
-    async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null) {
+    async edgeProperties(ids: number[]) {
+      src.calls++
+      const want = new Set(ids)
+      return new Map(edges.filter((e) => want.has(e.id) && visible(byId.get(e.start)) && visible(byId.get(e.end))).map((e) => [e.id, e.properties]))
+    },
+    async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean) {
       src.calls++
       const set = new Set(ids)
+      // as the D1 store: without properties unless asked (the engine must never read them then)
+      const shape = (e: EdgeRecord): EdgeRecord => (withProperties ? e : withoutProperties({ id: e.id, start: e.start, end: e.end, kind: e.kind, updated_at: e.updated_at }))
       return edges.filter((e) => {
         if (kinds && !kinds.includes(e.kind)) return false
         const out = (direction === 'out' || direction === 'both') && set.has(e.start) && visible(byId.get(e.end))
         const inn = (direction === 'in' || direction === 'both') && set.has(e.end) && visible(byId.get(e.start))
         return out || inn
-      })
+      }).map(shape)
     },
   }
   return src

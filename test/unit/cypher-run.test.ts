@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { parseCypher } from '../../src/cypher/parse'
-import { runQuery } from '../../src/cypher/run'
-import { loadNodes } from '../../src/cypher/match'
-import { presentResult, referencedNodes } from '../../src/cypher/present'
+import { loadReferenced, runQuery } from '../../src/cypher/run'
+import { presentResult } from '../../src/cypher/present'
+import { readsRelationshipProperties } from '../../src/cypher/needs'
 import { NodeRef, PathVal, RelRef, type Value } from '../../src/cypher/values'
 import { CORP, LAB, memorySource, nameOf, NODES } from './cypher-graph'
 import type { CypherLimits } from '../../src/cypher/budget'
@@ -154,6 +154,10 @@ describe('level 2: paths', () => {
 
   it('returning a relationship adds both ends; a path adds its nodes and edges', async () => {
     const r = await runQuery(parseCypher("MATCH p = (:User {objectid: 'U-BOB'})-[:MemberOf]->(g) RETURN p"), memorySource(), { now: NOW })
+    expect(r.ctx.relProperties).toBe(false) // walked without relationship properties...
+    await loadReferenced(r)
+    // ...and the returned relationship's are read afterwards
+    expect(presentResult(r.columns, r.rows, r.ctx.graph, true).edges[0].properties).toEqual({ isprimarygroup: true })
     const data = presentResult(r.columns, r.rows, r.ctx.graph, false)
     expect(Object.keys(data.nodes).sort()).toEqual(['2', '4'])
     expect(data.edges).toEqual([{ source: '4', target: '2', label: 'MemberOf', kind: 'MemberOf', lastSeen: '2026-01-02T00:00:00.000Z' }])
@@ -178,6 +182,38 @@ describe('level 3: shortest paths, kind shortcuts', () => {
     // Alice 3 (via either group), Bob 2, Carol 2, Dave 4 (ForceChangePassword to Alice)
     expect(r).toEqual([2, 2, 3, 4])
     expect(await col("MATCH p = shortestPath((u:User)-[:AZ_ATTACK_PATHS*1..]->(d:Domain)) RETURN p")).toEqual([])
+  })
+
+  it('several sources search in lockstep (one expansion per level for all), and LIMIT stops the search', async () => {
+    // three users to DOMAIN ADMINS over MemberOf: Alice 2 hops (via HELPDESK and via IT), Bob 1, Carol 1
+    const query = "MATCH p = allShortestPaths((u:User)-[:MemberOf*1..]->(g:Group {objectid: '" + CORP + "-512'})) RETURN p"
+    const src = memorySource()
+    const r = await runQuery(parseCypher(query), src, { now: NOW })
+    expect(r.rows.map((row) => show(row[0])).sort()).toEqual([
+      'ALICE@CORP.LOCAL -MemberOf-> HELPDESK@CORP.LOCAL -MemberOf-> DOMAIN ADMINS@CORP.LOCAL',
+      'ALICE@CORP.LOCAL -MemberOf-> IT@CORP.LOCAL -MemberOf-> DOMAIN ADMINS@CORP.LOCAL',
+      'BOB@CORP.LOCAL -MemberOf-> DOMAIN ADMINS@CORP.LOCAL',
+      'CAROL@LAB.LOCAL -MemberOf-> DOMAIN ADMINS@CORP.LOCAL',
+    ])
+    // users (4) to groups (3): three searches from the groups' side, run in lockstep: level 1 expands
+    // {DA, HELPDESK, IT} in one store call, level 2 {Bob, Carol, HELPDESK, IT, Alice} (not cached yet) in one
+    // more; one search after the other would cost three (DA's third level alone)
+    const many = memorySource()
+    let expandCalls = 0
+    const counted = { ...many, expand: (...args: Parameters<typeof many.expand>) => (expandCalls++, many.expand(...args)) }
+    const m = await runQuery(parseCypher('MATCH p = shortestPath((u:User)-[:MemberOf*1..]->(g:Group)) RETURN length(p) AS len, u.name, g.name'), counted, { now: NOW })
+    // pairs: Alice-HELPDESK 1, Alice-IT 1, Alice-DA 2, Bob-DA 1, Carol-DA 1 (Dave is in no group)
+    expect(m.rows.map((r) => r.join(' ')).sort()).toEqual([
+      '1 ALICE@CORP.LOCAL HELPDESK@CORP.LOCAL',
+      '1 ALICE@CORP.LOCAL IT@CORP.LOCAL',
+      '1 BOB@CORP.LOCAL DOMAIN ADMINS@CORP.LOCAL',
+      '1 CAROL@LAB.LOCAL DOMAIN ADMINS@CORP.LOCAL',
+      '2 ALICE@CORP.LOCAL DOMAIN ADMINS@CORP.LOCAL',
+    ])
+    expect(expandCalls).toBe(2)
+    // shortest answers come first and a LIMIT ends the search at their level
+    const limited = await col('MATCH p = shortestPath((u:User)-[:MemberOf*1..]->(g:Group)) RETURN length(p) LIMIT 3')
+    expect(limited).toEqual([1, 1, 1])
   })
 
   it('shortest path through the undirected pattern and with a bound start', async () => {
@@ -257,7 +293,7 @@ describe('environment access on every construct', () => {
 })
 
 describe('budgets', () => {
-  const tight = (over: Partial<CypherLimits>): CypherLimits => ({ maxRows: 1_000_000, maxResultRows: 1_000_000, maxSteps: 1_000_000, maxMillis: 60_000, ...over })
+  const tight = (over: Partial<CypherLimits>): CypherLimits => ({ maxRows: 1_000_000, maxResultRows: 1_000_000, maxSteps: 1_000_000, maxMillis: 60_000, maxBytes: 1e12, ...over })
   it('a query over its traversal-step, row, result-row or time budget stops with a message naming the limit', async () => {
     await expect(q('MATCH (a)-[*1..]-(b) RETURN count(*)', null, tight({ maxSteps: 50 }))).rejects.toThrow(/traversal step limit/)
     await expect(q('MATCH (a), (b), (c) RETURN count(*)', null, tight({ maxRows: 100 }))).rejects.toThrow(/row limit/)
@@ -281,7 +317,7 @@ describe('budgets', () => {
 describe('presentation', () => {
   it('literals are one entry per scalar column per row; keys and properties only with include_properties', async () => {
     const r = await runQuery(parseCypher("MATCH (n:User) WHERE n.name STARTS WITH 'B' OR n.name STARTS WITH 'A' RETURN n, n.name AS name ORDER BY name"), memorySource(), { now: NOW })
-    await loadNodes(r.ctx, referencedNodes(r.rows))
+    await loadReferenced(r)
     const plain = presentResult(r.columns, r.rows, r.ctx.graph, false)
     expect(plain.literals).toEqual([
       { key: 'name', value: 'ALICE@CORP.LOCAL' },
@@ -339,5 +375,39 @@ describe('library-shaped queries (written for EdgeHound, in the shapes analysts 
     expect(await col(QUERIES[5].replace('RETURN p LIMIT 1000', 'RETURN length(p) AS l ORDER BY l'))).toEqual([3, 4])
     expect(await col(QUERIES[18])).toEqual(['CORP.LOCAL', 'LAB.LOCAL'])
     expect(await col(QUERIES[20])).toEqual(['CORP.LOCAL', 'LAB.LOCAL'])
+  })
+})
+
+describe('memory: relationship properties and the memory budget', () => {
+  it('relationship properties are read during the walk only when the query looks into them', () => {
+    const reads = (text: string) => readsRelationshipProperties(parseCypher(text))
+    expect(reads('MATCH p = (a:User)-[:MemberOf*1..]->(g) WHERE a.name = "X" AND g.objectid ENDS WITH "-512" RETURN p')).toBe(false)
+    expect(reads('MATCH (a)-[r]->(b) WITH a, count(r) AS c RETURN a.name, c')).toBe(false)
+    expect(reads('MATCH p = shortestPath((u:User)-[:AD_ATTACK_PATHS*1..]->(t:Tag_Tier_Zero)) RETURN p')).toBe(false)
+    expect(reads('MATCH (a)-[r]->(b) RETURN r.isacl')).toBe(true)
+    expect(reads('MATCH (a)-[r {isacl: true}]->(b) RETURN a')).toBe(true)
+    expect(reads('MATCH (a)-[r]->(b) WITH r AS x RETURN x.isacl')).toBe(true)
+    expect(reads('MATCH (a)-[r]->(b) WITH b AS a RETURN a.name')).toBe(true) // a re-bound: could be anything
+    expect(reads('MATCH p = (a)-[*]->(b) RETURN [x IN relationships(p) | x.isacl]')).toBe(true)
+    expect(reads('MATCH (a)-[r]->(b) RETURN properties(r), keys(a)')).toBe(true)
+    expect(reads('MATCH (a) WHERE EXISTS { MATCH (a)-[r]->() WHERE r.isacl } RETURN a')).toBe(true)
+  })
+
+  it('answers are the same with and without relationship properties read during the walk', async () => {
+    const text = "MATCH p = (a)-[r:MemberOf]->(g) WHERE r.isprimarygroup = true OR a.name STARTS WITH 'A' RETURN p"
+    const r = await q(text)
+    expect(r.raw.ctx.relProperties).toBe(true)
+    expect(r.rows.map((x) => x[0]).sort()).toEqual([
+      'ALICE@CORP.LOCAL -MemberOf-> HELPDESK@CORP.LOCAL',
+      'ALICE@CORP.LOCAL -MemberOf-> IT@CORP.LOCAL',
+      'BOB@CORP.LOCAL -MemberOf-> DOMAIN ADMINS@CORP.LOCAL',
+    ])
+  })
+
+  it('a query that would hold too much graph data stops with a 400 naming the memory limit', async () => {
+    const limits: CypherLimits = { maxRows: 1e9, maxResultRows: 1e9, maxSteps: 1e9, maxMillis: 60_000, maxBytes: 2_000 }
+    await expect(q('MATCH (a)-[*1..]-(b) RETURN count(*)', null, limits)).rejects.toThrow(/memory limit/)
+    // the same query within the default budget answers
+    expect((await q('MATCH (a)-[*1..]-(b) RETURN count(*) AS c')).rows[0][0]).toBeGreaterThan(0)
   })
 })
