@@ -16,7 +16,8 @@ const INSERT_PREFIX = `INSERT OR IGNORE INTO edges (start_id, end_id, kind, prop
 
 /**
  * Local groups → AdminTo (-544), CanPSRemote (-580), ExecuteDCOM (-562) and, for computers without
- * collected user rights (`hasura` not true), CanRDP (-555): every direct member (User, Group or Computer)
+ * collected user rights (`hasura` not true), CanRDP (-555) and CanBackup (-551, Backup Operators; with user
+ * rights BloodHound also requires BackupPrivilege and RestorePrivilege, not derived here): every direct member (User, Group or Computer)
  * of the computer's local group (the group `LocalToComputer` the computer, found by its object id's RID
  * suffix, as BloodHound's FetchComputerLocalGroupBySIDSuffix) gets the relationship to the computer.
  * Members of a member group reach the computer through MemberOf, as in BloodHound.
@@ -26,7 +27,8 @@ ${INSERT_PREFIX}
 SELECT m.start_id, lc.end_id, r.kind, ${DERIVED_PROPS}, ?1, ?1, 1
 FROM nodes g
 JOIN (SELECT '-544' AS suffix, 'AdminTo' AS kind UNION ALL SELECT '-580', 'CanPSRemote'
-      UNION ALL SELECT '-562', 'ExecuteDCOM' UNION ALL SELECT '-555', 'CanRDP') AS r ON substr(g.objectid, -4) = r.suffix
+      UNION ALL SELECT '-562', 'ExecuteDCOM' UNION ALL SELECT '-555', 'CanRDP' UNION ALL SELECT '-551', 'CanBackup') AS r
+  ON substr(g.objectid, -4) = r.suffix
 JOIN edges lc ON lc.start_id = g.id AND lc.kind = 'LocalToComputer'
 JOIN nodes c ON c.id = lc.end_id
 JOIN edges m ON m.end_id = lc.start_id AND m.kind = 'MemberOfLocalGroup'
@@ -34,7 +36,7 @@ JOIN nodes s ON s.id = m.start_id
 WHERE g.kind = 'ADLocalGroup'
   AND EXISTS (SELECT 1 FROM json_each(c.kinds) WHERE value = 'Computer')
   AND EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('User', 'Group', 'Computer'))
-  AND (r.kind <> 'CanRDP' OR json_extract(c.properties, '$.hasura') IS NOT 1)`
+  AND (r.kind NOT IN ('CanRDP', 'CanBackup') OR json_extract(c.properties, '$.hasura') IS NOT 1)`
 
 /**
  * CanRDP where user rights were collected (`hasura` true), BloodHound's ProcessRDPWithUra:
@@ -76,8 +78,10 @@ SELECT DISTINCT holder, computer, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1 FROM up 
 
 /**
  * Step 3 of CanRDP with user rights (see above): for each computer whose RDP group does not itself hold the
- * right, the transitive members of every right-holding Group (`down`), kept when they reach the RDP group
- * upwards through MemberOf / MemberOfLocalGroup (`up`). Step 2 already covers the holders themselves.
+ * right, the members (local group membership, then MemberOf, transitively: BloodHound's local group
+ * expansion) of every right-holding Group or local group that is not itself an RDP member (`down`; one that
+ * is got CanRDP in step 2 and its members reach the computer through it), kept when they reach the RDP
+ * group upwards through MemberOf / MemberOfLocalGroup (`up`).
  */
 const RDP_WITH_URA_GROUP_MEMBERS = `
 WITH RECURSIVE
@@ -85,11 +89,18 @@ WITH RECURSIVE
     SELECT lc.end_id, lc.start_id FROM nodes g JOIN edges lc ON lc.start_id = g.id AND lc.kind = 'LocalToComputer' JOIN nodes c ON c.id = lc.end_id
     WHERE g.kind = 'ADLocalGroup' AND substr(g.objectid, -4) = '-555' AND json_extract(c.properties, '$.hasura') IS 1
       AND NOT EXISTS (SELECT 1 FROM edges x WHERE x.start_id = lc.start_id AND x.kind = 'RemoteInteractiveLogonRight' AND x.end_id = lc.end_id)),
-  down(computer, rdp, node) AS (
-    SELECT t.computer, t.rdp, m.start_id
+  holder(computer, rdp, id) AS (
+    SELECT t.computer, t.rdp, r.start_id
     FROM target t JOIN edges r ON r.end_id = t.computer AND r.kind = 'RemoteInteractiveLogonRight'
-    JOIN nodes h ON h.id = r.start_id AND EXISTS (SELECT 1 FROM json_each(h.kinds) WHERE value = 'Group')
-    JOIN edges m ON m.end_id = r.start_id AND m.kind = 'MemberOf'
+    JOIN nodes h ON h.id = r.start_id AND h.kind IN ('Group', 'ADLocalGroup')),
+  hup(computer, rdp, id, node) AS (
+    SELECT computer, rdp, id, id FROM holder
+    UNION
+    SELECT u.computer, u.rdp, u.id, e.end_id FROM hup u JOIN edges e ON e.start_id = u.node AND e.kind IN ('MemberOf', 'MemberOfLocalGroup')),
+  down(computer, rdp, node) AS (
+    SELECT h.computer, h.rdp, m.start_id
+    FROM holder h JOIN edges m ON m.end_id = h.id AND m.kind IN ('MemberOf', 'MemberOfLocalGroup')
+    WHERE NOT EXISTS (SELECT 1 FROM hup u WHERE u.computer = h.computer AND u.id = h.id AND u.node = h.rdp)
     UNION
     SELECT d.computer, d.rdp, m.start_id FROM down d JOIN edges m ON m.end_id = d.node AND m.kind = 'MemberOf'),
   up(computer, rdp, member, node) AS (

@@ -370,6 +370,10 @@ describe('SharpHound: CanRDP through a group holding the logon right (own fixtur
   const R = 'S-1-5-21-7777-8888-9999'
   const [ws3, rdpers, logon, nested, u1, u2, u3, u4] = [`${R}-1400`, `${R}-1401`, `${R}-1402`, `${R}-1403`, `${R}-1411`, `${R}-1412`, `${R}-1413`, `${R}-1414`]
   const u4dn = 'DN=CN=U4,OU=Staff,DC=rdp,DC=example'
+  // Also: the local Administrators group holds the right (u5: admin and RDP member; u6: admin only); the domain
+  // group RDPHOLD holds the right and is itself an RDP member (its member u7 reaches the computer through it).
+  // WS4 (no user rights collected): u1 in its Backup Operators; u2 in WS3's (user rights collected there).
+  const [u5, u6, u7, rdphold, ws4] = [`${R}-1415`, `${R}-1416`, `${R}-1417`, `${R}-1404`, `${R}-1405`]
   const member = (id: string, t: string) => ({ ObjectIdentifier: id, ObjectType: t })
   const g = (id: string, members: { ObjectIdentifier: string; ObjectType: string }[]) => ({ ObjectIdentifier: id, Properties: { name: `${id}@RDP.EXAMPLE`, domainsid: R }, Members: members })
 
@@ -377,12 +381,20 @@ describe('SharpHound: CanRDP through a group holding the logon right (own fixtur
     const job = (await startUploadJob(admin)).data.id
     const res = await uploadFile(admin, job, zip({
       'rdp_users.json': file('users', [{ ObjectIdentifier: u4, Properties: { name: 'U4@RDP.EXAMPLE', domainsid: R, distinguishedname: 'CN=U4,OU=STAFF,DC=RDP,DC=EXAMPLE' } }]),
-      'rdp_groups.json': file('groups', [g(rdpers, [member(u1, 'User'), member(u2, 'User'), member(u4dn, 'Base'), member('DN=CN=NOBODY,DC=RDP,DC=EXAMPLE', 'Base')]), g(logon, [member(u1, 'User'), member(nested, 'Group')]), g(nested, [member(u3, 'User')])]),
+      'rdp_groups.json': file('groups', [g(rdpers, [member(u1, 'User'), member(u2, 'User'), member(u4dn, 'Base'), member('DN=CN=NOBODY,DC=RDP,DC=EXAMPLE', 'Base')]), g(logon, [member(u1, 'User'), member(nested, 'Group')]), g(nested, [member(u3, 'User')]), g(rdphold, [member(u7, 'User')])]),
       'rdp_computers.json': file('computers', [{
         ObjectIdentifier: ws3,
         Properties: { name: 'WS3.RDP.EXAMPLE', domainsid: R },
-        LocalGroups: [{ ObjectIdentifier: `${ws3}-555`, Name: 'REMOTE DESKTOP USERS@WS3.RDP.EXAMPLE', Collected: true, Results: [member(rdpers, 'Group'), member(u3, 'User')] }],
-        UserRights: [{ Privilege: 'SeRemoteInteractiveLogonRight', Collected: true, Results: [member(logon, 'Group'), member(u4, 'User')] }],
+        LocalGroups: [
+          { ObjectIdentifier: `${ws3}-555`, Name: 'REMOTE DESKTOP USERS@WS3.RDP.EXAMPLE', Collected: true, Results: [member(rdpers, 'Group'), member(u3, 'User'), member(u5, 'User'), member(rdphold, 'Group')] },
+          { ObjectIdentifier: `${ws3}-544`, Name: 'ADMINISTRATORS@WS3.RDP.EXAMPLE', Collected: true, Results: [member(u5, 'User'), member(u6, 'User')] },
+          { ObjectIdentifier: `${ws3}-551`, Name: 'BACKUP OPERATORS@WS3.RDP.EXAMPLE', Collected: true, Results: [member(u2, 'User')] },
+        ],
+        UserRights: [{ Privilege: 'SeRemoteInteractiveLogonRight', Collected: true, Results: [member(logon, 'Group'), member(u4, 'User'), member(`${ws3}-544`, 'LocalGroup'), member(rdphold, 'Group')] }],
+      }, {
+        ObjectIdentifier: ws4,
+        Properties: { name: 'WS4.RDP.EXAMPLE', domainsid: R },
+        LocalGroups: [{ ObjectIdentifier: `${ws4}-551`, Name: 'BACKUP OPERATORS@WS4.RDP.EXAMPLE', Collected: true, Results: [member(u1, 'User')] }],
       }]),
     }), { contentType: 'application/zip', fileName: 'rdp.zip' })
     expect(res.data).toMatchObject({ files: 3, errors: [] })
@@ -416,6 +428,15 @@ describe('SharpHound: CanRDP through a group holding the logon right (own fixtur
     expect(await rel(logon, 'CanRDP', ws3)).toBeNull() // holds the right, not an RDP member
     expect(await rel(rdpers, 'CanRDP', ws3)).toBeNull() // RDP member, the group itself lacks the right
     expect(await rel(nested, 'CanRDP', ws3)).toBeNull()
+    expect(await rel(u5, 'CanRDP', ws3)).toEqual({ isacl: false }) // right through the local Administrators group
+    expect(await rel(u6, 'CanRDP', ws3)).toBeNull() // administrator, not an RDP member
+    expect(await rel(rdphold, 'CanRDP', ws3)).toEqual({ isacl: false }) // holder and RDP member (step 2)
+    expect(await rel(u7, 'CanRDP', ws3)).toBeNull() // reaches WS3 through RDPHOLD's CanRDP, no edge of its own
+  })
+
+  it('CanBackup: direct members of Backup Operators (-551) where user rights were not collected', async () => {
+    expect(await rel(u1, 'CanBackup', ws4)).toEqual({ isacl: false })
+    expect(await rel(u2, 'CanBackup', ws3)).toBeNull() // user rights collected: BackupPrivilege + RestorePrivilege needed (not derived)
   })
 })
 
