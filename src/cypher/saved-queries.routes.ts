@@ -7,6 +7,7 @@ import { z } from 'zod'
 import type { Context } from 'hono'
 import type { AppEnv } from '../env'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { auditOf } from '../audit/audit'
 import { ApiError, rfc3339 } from '../http/errors'
 import { Limit, NumericId, Skip } from '../graph/params'
 import {
@@ -164,7 +165,7 @@ export const savedQueryRoutes: RouteEntry[] = [
     async (c, { body }) => {
       if (body.name === '' || body.query === '') throw new ApiError(400, EMPTY, 'body')
       const now = rfc3339(c.var.now())
-      const row = await insertSavedQuery(c.env.DB, { user_id: c.var.principal.userId, name: body.name, query: body.query, description: body.description, created_at: now, updated_at: now })
+      const row = await insertSavedQuery(c.env.DB, { user_id: c.var.principal.userId, name: body.name, query: body.query, description: body.description, created_at: now, updated_at: now }, auditOf(c).write())
       if (!row) throw new ApiError(400, DUPLICATE, 'body.name')
       return c.json({ data: json(row) }, 201)
     },
@@ -213,7 +214,7 @@ export const savedQueryRoutes: RouteEntry[] = [
         description: body.description || q.description,
         updated_at: rfc3339(c.var.now()),
       }
-      const row = await updateSavedQuery(db, next)
+      const row = await updateSavedQuery(db, next, auditOf(c).write())
       if (!row) throw new ApiError(400, DUPLICATE, 'body.name')
       return c.json({ data: json(row) })
     },
@@ -235,7 +236,7 @@ export const savedQueryRoutes: RouteEntry[] = [
       const q = await getSavedQuery(db, params.id)
       if (!q) throw new ApiError(404, NOT_FOUND, 'path.id')
       if (q.user_id !== c.var.principal.userId && !(isAdmin(c) && (await isPublic(db, q.id)))) throw new ApiError(403, NO_DELETE, 'path.id')
-      if (!(await deleteSavedQuery(db, q.id))) throw new ApiError(404, NOT_FOUND, 'path.id')
+      if (!(await deleteSavedQuery(db, q.id, auditOf(c).write()))) throw new ApiError(404, NOT_FOUND, 'path.id')
       return c.body(null, 204)
     },
   ),
@@ -264,7 +265,7 @@ export const savedQueryRoutes: RouteEntry[] = [
       if (!q || q.user_id !== c.var.principal.userId) throw new ApiError(404, NOT_FOUND, 'path.id')
       if (body.public && !isAdmin(c)) throw new ApiError(403, 'only an administrator may make a query public', 'body.public')
       const users = body.user_ids.filter((u) => u !== q.user_id)
-      await setSharing(db, q.id, users, body.public, rfc3339(c.var.now()))
+      await setSharing(db, q.id, users, body.public, rfc3339(c.var.now()), auditOf(c).write())
       return c.json({ data: { query_id: q.id, user_ids: [...new Set(users)], public: body.public } })
     },
   ),

@@ -1,3 +1,5 @@
+import { auditedBatch } from '../audit/audit.store'
+import type { AuditWrite } from '../audit/audit'
 /**
  * Saved Cypher queries (BloodHound's saved_queries with their sharing rows). Plain rows in and out.
  */
@@ -75,42 +77,46 @@ export async function isPublic(db: D1Database, id: number): Promise<boolean> {
 }
 
 /** The new row, or null when the user already has a query of that name. */
-export async function insertSavedQuery(db: D1Database, q: Omit<SavedQueryRow, 'id'>): Promise<SavedQueryRow | null> {
-  return db
+export async function insertSavedQuery(db: D1Database, q: Omit<SavedQueryRow, 'id'>, audit: AuditWrite): Promise<SavedQueryRow | null> {
+  const stmt = db
     .prepare(
       `INSERT INTO saved_queries (user_id, name, query, description, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
        ON CONFLICT (user_id, name) DO NOTHING
        RETURNING id, user_id, name, query, description, created_at, updated_at`,
     )
     .bind(q.user_id, q.name, q.query, q.description, q.created_at, q.updated_at)
-    .first<SavedQueryRow>()
+  const [r] = await auditedBatch(db, [stmt], audit, { ifChanged: 0 })
+  return (r.results[0] as SavedQueryRow | undefined) ?? null
 }
 
 /** The updated row; null when the owner already has another query of the new name (or the row is gone). */
-export async function updateSavedQuery(db: D1Database, q: SavedQueryRow): Promise<SavedQueryRow | null> {
+export async function updateSavedQuery(db: D1Database, q: SavedQueryRow, audit: AuditWrite): Promise<SavedQueryRow | null> {
   const clash = await db.prepare('SELECT 1 FROM saved_queries WHERE user_id = ?1 AND name = ?2 AND id <> ?3').bind(q.user_id, q.name, q.id).first()
   if (clash) return null
-  return db
+  const stmt = db
     .prepare(
       `UPDATE saved_queries SET name = ?2, query = ?3, description = ?4, updated_at = ?5 WHERE id = ?1
        RETURNING id, user_id, name, query, description, created_at, updated_at`,
     )
     .bind(q.id, q.name, q.query, q.description, q.updated_at)
-    .first<SavedQueryRow>()
+  const [r] = await auditedBatch(db, [stmt], audit, { ifChanged: 0 })
+  return (r.results[0] as SavedQueryRow | undefined) ?? null
 }
 
 /** Deletes the query and its sharing rows in one batch; false when it did not exist. */
-export async function deleteSavedQuery(db: D1Database, id: number): Promise<boolean> {
-  const [, del] = await db.batch([
-    db.prepare('DELETE FROM saved_queries_permissions WHERE query_id = ?1').bind(id),
-    db.prepare('DELETE FROM saved_queries WHERE id = ?1').bind(id),
-  ])
+export async function deleteSavedQuery(db: D1Database, id: number, audit: AuditWrite): Promise<boolean> {
+  const [, del] = await auditedBatch(
+    db,
+    [db.prepare('DELETE FROM saved_queries_permissions WHERE query_id = ?1').bind(id), db.prepare('DELETE FROM saved_queries WHERE id = ?1').bind(id)],
+    audit,
+    { ifChanged: 1 },
+  )
   return (del.meta.changes ?? 0) > 0
 }
 
 /** Replaces who may read the query (BloodHound's permissions: users and/or public), in one batch. */
-export async function setSharing(db: D1Database, id: number, userIds: string[], publicToo: boolean, now: string): Promise<void> {
-  await db.batch([
+export async function setSharing(db: D1Database, id: number, userIds: string[], publicToo: boolean, now: string, audit: AuditWrite): Promise<void> {
+  await auditedBatch(db, [
     db.prepare('DELETE FROM saved_queries_permissions WHERE query_id = ?1').bind(id),
     db
       .prepare(
@@ -121,5 +127,5 @@ export async function setSharing(db: D1Database, id: number, userIds: string[], 
     db
       .prepare('INSERT INTO saved_queries_permissions (query_id, shared_to_user_id, public, created_at) SELECT ?1, NULL, 1, ?2 WHERE ?3 = 1')
       .bind(id, now, publicToo ? 1 : 0),
-  ])
+  ], audit)
 }

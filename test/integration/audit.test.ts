@@ -138,6 +138,38 @@ describe('audit entries of changes', () => {
   })
 })
 
+describe('saved queries', () => {
+  it('create, update, share and delete each write intent + success; a duplicate name is intent + failure', async () => {
+    const name = `audited-query-${Date.now()}`
+    const c = await admin.raw('POST', '/api/v2/saved-queries', { name, query: 'MATCH (n) RETURN n LIMIT 1' })
+    expect(c.status).toBeLessThan(300)
+    const id = ((await c.json()) as { data: { id: number } }).data.id
+    const dup = await admin.raw('POST', '/api/v2/saved-queries', { name, query: 'MATCH (n) RETURN n LIMIT 2' })
+    expect(dup.status).toBeGreaterThanOrEqual(400)
+    const d = await admin.raw('DELETE', `/api/v2/saved-queries/${id}`)
+    expect(d.status).toBeLessThan(300)
+    const d2 = await admin.raw('DELETE', `/api/v2/saved-queries/${id}`)
+    expect(d2.status).toBe(404)
+    const of = async (r: Response) => (await rowsOfRequest(r.headers.get('requestid')!)).map((x) => [x.action, x.status])
+    expect(await of(c)).toEqual([
+      ['CreateSavedQuery', 'intent'],
+      ['CreateSavedQuery', 'success'],
+    ])
+    expect(await of(dup)).toEqual([
+      ['CreateSavedQuery', 'intent'],
+      ['CreateSavedQuery', 'failure'],
+    ])
+    expect(await of(d)).toEqual([
+      ['DeleteSavedQuery', 'intent'],
+      ['DeleteSavedQuery', 'success'],
+    ])
+    expect(await of(d2)).toEqual([
+      ['DeleteSavedQuery', 'intent'],
+      ['DeleteSavedQuery', 'failure'],
+    ])
+  })
+})
+
 describe('GET /api/v2/audit', () => {
   it('pages with skip until an empty page, sorted by created_at and then id, with count/skip/limit', async () => {
     for (let i = 0; i < 3; i++) await admin.createToken(`paging-${i}`)

@@ -166,6 +166,17 @@ describe('acceptance', () => {
     const r = await setFindingAcceptance(admin, target.id, { accepted: false })
     expect(r.data).toMatchObject({ Accepted: false, AcceptedUntil: ZERO_TIME })
     expect(await db.prepare('SELECT accepted, accepted_until FROM findings WHERE id = ?1').bind(target.id).first()).toEqual({ accepted: 0, accepted_until: null })
+    // audit: each change is an intent and a success row (AcceptRisk / UnacceptRisk) naming the finding
+    const audit = await db
+      .prepare(`SELECT action, status FROM audit_logs WHERE action IN ('AcceptRisk', 'UnacceptRisk') AND json_extract(fields, '$.id') = ?1 ORDER BY id DESC LIMIT 4`)
+      .bind(target.id)
+      .all()
+    expect(audit.results.reverse()).toEqual([
+      { action: 'AcceptRisk', status: 'intent' },
+      { action: 'AcceptRisk', status: 'success' },
+      { action: 'UnacceptRisk', status: 'intent' },
+      { action: 'UnacceptRisk', status: 'success' },
+    ])
   })
 
   it('rejects bad input with 400 envelopes and unknown findings with 404', async () => {
