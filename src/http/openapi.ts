@@ -194,7 +194,10 @@ export function buildOpenApi(routes: RouteEntry[], serverUrl?: string) {
       version: 'v2',
       description:
         'Attack-path analysis API, compatible with the BloodHound API. Authenticate with signed requests ' +
-        '(`Authorization: svcsignature <token id>` or `bhesignature <token id>`, `RequestDate`, `Signature`) or a session JWT.',
+        '(`Authorization: svcsignature <token id>` or `bhesignature <token id>`, `RequestDate`, `Signature`) or a session JWT. ' +
+        'Every response that read or wrote the database carries `X-D1-Bookmark`; send it back on a later request ' +
+        'to read at least what that response saw (read-your-writes with read replicas; docs/scale.md). ' +
+        'A malformed `X-D1-Bookmark` is a 400.',
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     paths,
