@@ -322,6 +322,7 @@ describe('SharpHound: BloodHound ingest normalisation (own fixture: EXAMPLE.ORG)
     ObjectIdentifier: E,
     Properties: { name: 'example.org', domain: 'EXAMPLE.ORG', domainsid: E, distinguishedname: 'DC=example,DC=org' },
     Aces: [{ PrincipalSID: `${E}-512`, PrincipalType: 'Group', RightName: 'GenericAll', IsInherited: false }],
+    Links: [{ GUID: 'c45e9585-4932-4c03-91a8-1856869d49af', IsEnforced: true }],
     Trusts: [{ TargetDomainSid: 'S-1-5-21-4444-5555-7777', TargetDomainName: 'Partner.example', IsTransitive: true, TrustDirection: 'Outbound', TrustType: 'External', SidFilteringEnabled: true, TGTDelegationEnabled: false }],
   }
   const computer = {
@@ -351,6 +352,11 @@ describe('SharpHound: BloodHound ingest normalisation (own fixture: EXAMPLE.ORG)
     expect((await node('S-1-5-21-4444-5555-7777'))!.props.name).toBe('PARTNER.EXAMPLE')
     expect((await node(`${ws}-544`))!.props.name).toBe('ADMINISTRATORS@WS1.EXAMPLE.ORG')
     expect(await rel(`${E}-512`, 'GenericAll', E)).toEqual({ isacl: true, isinherited: false, inheritancehash: '' })
+  })
+
+  it('object ids are upper-cased on nodes and relationship ends (a GPO GUID written in lower case)', async () => {
+    expect(await rel('C45E9585-4932-4C03-91A8-1856869D49AF', 'GPLink', E)).toEqual({ isacl: false, enforced: true })
+    expect(await node('c45e9585-4932-4c03-91a8-1856869d49af')).toBeNull()
   })
 
   it('meta.count 0 is "not counted", any other disagreement is still refused', async () => {
@@ -415,7 +421,7 @@ describe('SharpHound: CanRDP through a group holding the logon right (own fixtur
       .first<{ derived: number; properties: string }>()
     expect(m).toEqual({ derived: 1, properties: JSON.stringify({ isacl: false, isprimarygroup: false }) })
     expect(await rel(u4, 'CanRDP', ws3)).toEqual({ isacl: false }) // the resolved membership counts for CanRDP too
-    expect(await rel(u4dn, 'MemberOf', rdpers)).toEqual({ isacl: false, isprimarygroup: false })
+    expect(await rel(u4dn.toUpperCase(), 'MemberOf', rdpers)).toEqual({ isacl: false, isprimarygroup: false }) // ids upper-cased, as BloodHound
     expect(await rel(`DN=CN=NOBODY,DC=RDP,DC=EXAMPLE`, 'MemberOf', rdpers)).not.toBeNull() // unresolved: placeholder only
     const c = await db().prepare(`SELECT count(*) AS n FROM edges e JOIN nodes t ON t.id = e.end_id WHERE t.objectid = ?1 AND e.kind = 'MemberOf' AND e.derived = 1`).bind(rdpers).first<{ n: number }>()
     expect(c!.n).toBe(1)

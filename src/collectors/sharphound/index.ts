@@ -52,12 +52,20 @@ export function upperCaseNodeProperties(row: NodeRow): NodeRow {
   return row
 }
 
-/** A converter whose node rows get BloodHound's upper-casing (relationships and violations pass through). */
+/**
+ * A converter with BloodHound's ingest normalisation: node properties as above, and object ids upper-cased
+ * on nodes and on both ends of every relationship (BloodHound upper-cases the `objectid` of every collector
+ * node and the ends it matches relationships by), so that an id a collector spelled in lower case somewhere
+ * (a GUID, a `DN=` member) is the same node everywhere. SharpHound writes SIDs and GUIDs upper-case already.
+ */
 function normalised(convert: ElementConverter): ElementConverter {
   return (item, path, out) =>
     convert(item, path, {
-      node: (row, opts) => out.node(upperCaseNodeProperties(row), opts),
-      edge: (s, sk, t, tk, k, p) => out.edge(s, sk, t, tk, k, p),
+      node: (row, opts) => {
+        row.o = row.o.toUpperCase()
+        out.node(upperCaseNodeProperties(row), opts)
+      },
+      edge: (s, sk, t, tk, k, p) => out.edge(s.toUpperCase(), sk, t.toUpperCase(), tk, k, p),
       violation: (c, m) => out.violation(c, m),
     })
 }
