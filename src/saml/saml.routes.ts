@@ -16,6 +16,7 @@ import type { Context } from 'hono'
 import { z } from 'zod'
 import type { AppEnv } from '../env'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { auditOf } from '../audit/audit'
 import { ApiError, rfc3339 } from '../http/errors'
 import { autoProvisionPatch, CreateProviderForm, signInPatch, UpdateProviderForm, type CreateProviderInput } from './form'
 import { MAX_METADATA_BYTES, MetadataError, parseIdpMetadata } from './metadata'
@@ -218,7 +219,7 @@ async function createHandler(c: Context<AppEnv>, body: CreateProviderInput): Pro
   const metadata = await readMetadata(c, body.metadata)
   const now = rfc3339(c.var.now())
   const signIn = applySignIn(SIGN_IN_DEFAULTS, signInPatch(body))
-  const rec = await uniquely(c, name, slug, 0, () => createProvider(c.env.DB, { name, slug, config: cfg.config, signIn, now, ...metadata }))
+  const rec = await uniquely(c, name, slug, 0, () => createProvider(c.env.DB, { name, slug, config: cfg.config, signIn, now, ...metadata }, auditOf(c).write({ slug })))
   return c.json({ data: samlProviderJson(rec, baseUrl(c)) })
 }
 
@@ -321,7 +322,7 @@ export const samlRoutes: RouteEntry[] = [
     },
     async (c, { params }) => {
       const r = await getProviderById(c.env.DB, params.saml_provider_id)
-      const affected = r ? await deleteProvider(c.env.DB, r.sso_provider_id, rfc3339(c.var.now())) : null
+      const affected = r ? await deleteProvider(c.env.DB, r.sso_provider_id, rfc3339(c.var.now()), auditOf(c).write({ sso_provider_id: r.sso_provider_id })) : null
       if (!affected) throw new ApiError(404, 'resource not found', 'saml_provider_id')
       return c.json({ data: { affected_users: affected.map(userJson) } })
     },
@@ -382,7 +383,7 @@ export const samlRoutes: RouteEntry[] = [
           config: touchesConfig ? { auto_provision: cfg.config, sign_in: applySignIn(current.sign_in, signIn) } : undefined,
           metadata,
           now: rfc3339(c.var.now()),
-        }),
+        }, auditOf(c).write({ name: named?.name, slug: named?.slug, config_changed: touchesConfig, metadata_replaced: !!metadata })),
       )
       if (!updated) throw new ApiError(404, 'resource not found', 'sso_provider_id')
       return c.json({ data: samlProviderJson(updated, baseUrl(c)) })
@@ -401,7 +402,7 @@ export const samlRoutes: RouteEntry[] = [
       responses: { 200: { description: 'deleted; its users are unlinked and listed in affected_users', schema: AffectedUsers } },
     },
     async (c, { params }) => {
-      const affected = await deleteProvider(c.env.DB, params.sso_provider_id, rfc3339(c.var.now()))
+      const affected = await deleteProvider(c.env.DB, params.sso_provider_id, rfc3339(c.var.now()), auditOf(c).write())
       if (!affected) throw new ApiError(404, 'resource not found', 'sso_provider_id')
       return c.json({ data: { affected_users: affected.map(userJson) } })
     },

@@ -5,6 +5,8 @@
  * Certificate sets are passed as one JSON parameter and expanded with json_each(?).
  */
 import type { AutoProvision } from './provisioning'
+import { auditedBatch } from '../audit/audit.store'
+import type { AuditWrite } from '../audit/audit'
 import { toUser, type User } from '../auth/users.store'
 
 /**
@@ -154,8 +156,8 @@ export interface NewProvider extends MetadataColumns {
  * Creates the sso_providers row, the saml_providers row and the certificate rows in one batch, and reads
  * the result back in the same batch. A UNIQUE violation rejects the whole batch (see uniqueViolation).
  */
-export async function createProvider(db: D1Database, p: NewProvider): Promise<SamlProviderRecord> {
-  const results = await db.batch<Row>([
+export async function createProvider(db: D1Database, p: NewProvider, audit: AuditWrite): Promise<SamlProviderRecord> {
+  const results = await auditedBatch(db, [
     db
       .prepare(`INSERT INTO sso_providers (name, slug, type, config, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`)
       .bind(p.name, p.slug, SSO_TYPE_SAML, configJson(p.config, p.signIn), p.now, p.now),
@@ -168,8 +170,8 @@ export async function createProvider(db: D1Database, p: NewProvider): Promise<Sa
       .bind(p.slug, p.name, p.name, p.issuer_uri, p.single_sign_on_uri, p.sso_binding, p.metadata_valid_until, p.metadata_xml, p.now, p.now),
     insertCertificates(db, 'SELECT id FROM saml_providers WHERE name = ?', p.name, p.certificates),
     db.prepare(`${SELECT} WHERE s.slug = ?`).bind(p.slug),
-  ])
-  const row = results[3].results[0]
+  ], audit)
+  const row = results[3].results[0] as Row | undefined
   if (!row) throw new Error('provider not found after insert')
   return toRecord(row)
 }
@@ -189,7 +191,7 @@ export interface ProviderUpdate {
  * metadata file was sent — the metadata columns and the whole certificate set. Returns null when the
  * provider does not exist (any more).
  */
-export async function updateProvider(db: D1Database, u: ProviderUpdate): Promise<SamlProviderRecord | null> {
+export async function updateProvider(db: D1Database, u: ProviderUpdate, audit: AuditWrite): Promise<SamlProviderRecord | null> {
   const stmts: D1PreparedStatement[] = [
     db
       .prepare(
@@ -220,8 +222,8 @@ export async function updateProvider(db: D1Database, u: ProviderUpdate): Promise
     )
   }
   stmts.push(db.prepare(`${SELECT} WHERE s.id = ?`).bind(u.ssoProviderId))
-  const results = await db.batch<Row>(stmts)
-  const row = results[results.length - 1].results[0]
+  const results = await auditedBatch(db, stmts, audit, { ifChanged: 0 })
+  const row = results[results.length - 1].results[0] as Row | undefined
   return row ? toRecord(row) : null
 }
 
@@ -250,8 +252,8 @@ export async function getProviderBySlug(db: D1Database, slug: string): Promise<S
  * ON DELETE CASCADE being enabled): its users are unlinked (returned, as BloodHound's `affected_users`),
  * its outstanding AuthnRequests and replay-cache rows go. Returns null when there was nothing to delete.
  */
-export async function deleteProvider(db: D1Database, ssoProviderId: number, now: string): Promise<User[] | null> {
-  const results = await db.batch<{ id: number }>([
+export async function deleteProvider(db: D1Database, ssoProviderId: number, now: string, audit: AuditWrite): Promise<User[] | null> {
+  const results = await auditedBatch(db, [
     db
       .prepare(
         `UPDATE users SET sso_provider_id = NULL, updated_at = ? WHERE sso_provider_id = ?
@@ -265,7 +267,7 @@ export async function deleteProvider(db: D1Database, ssoProviderId: number, now:
       .bind(ssoProviderId),
     db.prepare(`DELETE FROM saml_providers WHERE sso_provider_id = ?`).bind(ssoProviderId),
     db.prepare(`DELETE FROM sso_providers WHERE id = ? RETURNING id`).bind(ssoProviderId),
-  ])
+  ], audit, { ifChanged: 5 })
   if (results[5].results.length === 0) return null
   return (results[0].results as unknown as Parameters<typeof toUser>[0][]).map(toUser)
 }

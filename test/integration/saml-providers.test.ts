@@ -215,6 +215,19 @@ describe('management', () => {
     expect(await certificateRows(p.id)).toHaveLength(0)
     await expectEnvelope(await admin.raw('GET', `/api/v2/saml/providers/${p.id}`), 404)
     await expectEnvelope(await admin.raw('DELETE', `/api/v2/saml/providers/${p.id}`), 404)
+    // audit: the create and the delete each wrote intent + success; the second delete intent + failure; no certificate in fields
+    const rows = await env.DB.prepare(
+      `SELECT action, status, fields FROM audit_logs WHERE action IN ('CreateSAMLIdentityProvider', 'DeleteSAMLIdentityProvider') ORDER BY id DESC LIMIT 6`,
+    ).all<{ action: string; status: string; fields: string }>()
+    expect(rows.results.reverse().map((r) => [r.action, r.status])).toEqual([
+      ['CreateSAMLIdentityProvider', 'intent'],
+      ['CreateSAMLIdentityProvider', 'success'],
+      ['DeleteSAMLIdentityProvider', 'intent'],
+      ['DeleteSAMLIdentityProvider', 'success'],
+      ['DeleteSAMLIdentityProvider', 'intent'],
+      ['DeleteSAMLIdentityProvider', 'failure'],
+    ])
+    expect(rows.results.map((r) => r.fields).join('')).not.toMatch(/BEGIN CERTIFICATE|X509Certificate|EntityDescriptor/)
   })
 
   it('DELETE /api/v2/sso-providers/{id} removes everything too, and the name can be used again', async () => {
