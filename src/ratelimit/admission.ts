@@ -139,7 +139,7 @@ function startFetch(env: Env, cfg: Config, kind: 'token' | 'session', id: string
       }
       const limit = outcome(kind, cfg.RATE_LIMIT_PER_SECOND, cfg.RATE_LIMIT_BURST, r.limit)
       if (entries.get(key) !== e) return { ok: false, reason: 'lease dropped' } // revocation here wins
-      e.lease.apply({ granted: r.granted, bucketRemaining: r.limit.remaining, retryAfterSeconds: r.limit.retryAfterSeconds }, nowMs)
+      e.lease.apply({ granted: r.granted, bucketRemaining: r.limit.remaining, retryAfterSeconds: r.limit.retryAfterSeconds }, nowMs, Date.now())
       e.principal = r.principal
       if (r.offsets) e.offsets = r.offsets
       return { ok: true, limit }

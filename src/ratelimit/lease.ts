@@ -31,7 +31,8 @@
  * object would have served the requests one by one).
  *
  * Renewal before exhaustion. After each admission the lease asks to be renewed when what is left is at
- * most a quarter of the target, or when half of its lifetime has passed; the renewal runs in the
+ * most a quarter of the target or what the caller is expected to use during one renewal round trip (the
+ * last one measured), or when half of its lifetime has passed; the renewal runs in the
  * background (one at a time) while the remaining tokens keep admitting, so a steady caller never waits.
  */
 
@@ -73,9 +74,19 @@ export class Lease {
     this.windowCount++
   }
 
-  /** Requests expected over one lease lifetime: the observed count, 1 … cap. */
-  target(): number {
-    return Math.max(1, Math.min(this.cap, Math.max(this.previousCount, this.windowCount)))
+  /** the last grant's round trip (send to arrival), ms */
+  rttMs = 0
+
+  /**
+   * Requests expected over one lease lifetime: the observed count, 1 … cap. The current window counts
+   * extrapolated once a tenth of it has passed, so a caller that starts fast gets a fitting lease within
+   * a fraction of a second instead of a whole window.
+   */
+  target(nowMs?: number): number {
+    let current = this.windowCount
+    const elapsed = nowMs === undefined ? 0 : nowMs - this.windowStartMs
+    if (elapsed >= this.leaseMs / 10) current = Math.ceil((this.windowCount * this.leaseMs) / elapsed)
+    return Math.max(1, Math.min(this.cap, Math.max(this.previousCount, current)))
   }
 
   valid(nowMs: number): boolean {
@@ -96,7 +107,10 @@ export class Lease {
   /** After an admission: is it time to fetch the next lease (before this one runs out or expires)? */
   shouldRenew(nowMs: number): boolean {
     if (!this.valid(nowMs)) return true
-    if (this.tokens <= Math.floor(this.target() / 4)) return true
+    const target = this.target(nowMs)
+    // Enough left to cover the requests expected during one renewal round trip, and a quarter in any case.
+    const duringRenewal = Math.ceil((target * this.rttMs) / this.leaseMs) + 1
+    if (this.tokens <= Math.max(Math.floor(target / 4), duringRenewal)) return true
     return nowMs - this.grantedAtMs >= this.leaseMs / 2
   }
 
@@ -106,11 +120,12 @@ export class Lease {
    */
   want(nowMs: number, waiting: number, burst: number): number {
     const held = this.valid(nowMs) ? this.tokens : 0
-    return Math.max(0, Math.min(burst, Math.max(this.target() - held, waiting)))
+    return Math.max(0, Math.min(burst, Math.max(this.target(nowMs) - held, waiting)))
   }
 
   /** A grant arrived for a request sent at `sentAtMs`: add it, and extend validity from the send time. */
-  apply(g: LeaseGrant, sentAtMs: number): void {
+  apply(g: LeaseGrant, sentAtMs: number, arrivedMs?: number): void {
+    if (arrivedMs !== undefined && arrivedMs >= sentAtMs) this.rttMs = arrivedMs - sentAtMs
     // Tokens still held carry over only if the lease has not expired in the meantime.
     if (!this.valid(sentAtMs)) this.tokens = 0
     this.tokens += g.granted
