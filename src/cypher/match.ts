@@ -41,6 +41,8 @@ export interface RunContext extends EvalContext {
 const NODE_BYTES = 600
 /** Rough heap cost of a relationship read without properties (when the store gives no estimate). */
 const EDGE_BYTES = 200
+/** Rough heap cost of one walk state besides its id arrays (object, row reference, RelRef) */
+const WALK_BYTES = 150
 
 export function newContext(source: GraphSource, budget: Budget, now: number, relProperties = true): RunContext {
   const nodes = new Map<number, NodeRecord>()
@@ -240,6 +242,18 @@ async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number
       kinds,
     )
     const next: Walk[] = []
+    // Walks are charged while they are made, not after the level: one level of an unbounded pattern
+    // over a dense graph can multiply the walks by the average degree, and building them all before
+    // charging them held ~1 GB (measured, see BENCHMARKS.md). A walk costs its two id arrays.
+    let uncharged = 0
+    let unchargedBytes = 0
+    const charge = () => {
+      ctx.budget.chargeRows(uncharged)
+      ctx.budget.chargeSteps(uncharged)
+      ctx.budget.chargeBytes(unchargedBytes)
+      uncharged = 0
+      unchargedBytes = 0
+    }
     for (const w of frontier) {
       const at = w.seq[w.seq.length - 1]
       for (const e of edgesAt.get(at) ?? []) {
@@ -247,10 +261,12 @@ async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number
         if (!relOk(ctx, e, rp, w.row)) continue
         const r = relRef(e)
         next.push({ ...w, seq: [...w.seq, farEnd(e, at)], relSeq: [...w.relSeq, r], hop: [...w.hop, r] })
+        uncharged++
+        unchargedBytes += WALK_BYTES + 16 * (w.seq.length + w.relSeq.length + w.hop.length)
+        if (uncharged >= 1_000) charge()
       }
     }
-    ctx.budget.chargeRows(next.length)
-    ctx.budget.chargeSteps(next.length)
+    charge()
     level++
     await loadNodes(
       ctx,
