@@ -16,6 +16,7 @@ import { findingRoutes } from './findings/findings.routes'
 import { cypherRoutes } from './cypher/cypher.routes'
 import { docsRoutes } from './system/docs.routes'
 import { auditRoutes } from './audit/audit.routes'
+import { postureRoutes } from './findings/posture.routes'
 
 /** Every route of the service, in one list: the app, the OpenAPI document and the tests all walk it. */
 export const ROUTES: RouteEntry[] = [
@@ -25,6 +26,7 @@ export const ROUTES: RouteEntry[] = [
   ...extensionRoutes,
   ...graphRoutes,
   ...findingRoutes,
+  ...postureRoutes,
   ...cypherRoutes,
   ...auditRoutes,
   ...docsRoutes,

@@ -9,6 +9,7 @@
  */
 import type { AnalysisStats, FindingResult, SparklineResult } from './engine'
 import type { OpenFinding, ReconcilePlan } from './reconcile'
+import type { PostureRow } from './posture'
 
 export type RunStatus = 'pending' | 'running' | 'complete' | 'failed'
 
@@ -408,6 +409,8 @@ export interface CommitCounts {
   stats: AnalysisStats
   plan: { inserts: number; updates: number; closes: number; unchanged: number }
   durationMs: number
+  /** one posture row per environment, appended in the commit batch */
+  posture?: PostureRow[]
 }
 
 /**
@@ -415,7 +418,18 @@ export interface CommitCounts {
  * clears the staging tables — a single `db.batch`, so it all happens or none of it does.
  */
 export async function commitRun(db: D1Database, runId: number, now: string, c: CommitCounts): Promise<void> {
+  const posture = chunkJson((c.posture ?? []).map((p) => [p.domainSid, p.exposureIndex, p.tierZeroCount, p.criticalRiskCount])).map((json) =>
+    db
+      .prepare(
+        `INSERT INTO posture_stats (run_id, domain_sid, exposure_index, tier_zero_count, critical_risk_count, created_at, updated_at)
+         SELECT ?1, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'),
+           json_extract(j.value, '$[3]'), ?2, ?2
+         FROM json_each(?3) j ORDER BY j.key`,
+      )
+      .bind(runId, now, json),
+  )
   await db.batch([
+    ...posture,
     db
       .prepare(
         `UPDATE findings SET impact_count = s.impact_count, exposure_count = s.exposure_count,

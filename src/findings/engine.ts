@@ -84,6 +84,8 @@ export interface AnalysisResult {
   sparklines: SparklineResult[]
   /** environment object id → number of principals */
   principalCounts: Map<string, number>
+  /** environment object id → number of its nodes the Tier Zero rules mark (src/findings/tierzero.ts) */
+  tierZeroCounts: Map<string, number>
   stats: AnalysisStats
 }
 
@@ -293,11 +295,16 @@ export function* analyseSteps(g: AnalysisGraph, rules: KindRules, defs: readonly
 
   const principalCounts = new Map<string, number>()
   for (let e = 0; e < nEnv; e++) principalCounts.set(envName[e], principalsByEnv[e].length)
+  const tierZeroByEnv = new Array<number>(nEnv).fill(0)
+  for (let v = 0; v < g.nodeCount; v++) if (g.tierZero[v] && g.env[v] >= 0) tierZeroByEnv[g.env[v]]++
+  const tierZeroCounts = new Map<string, number>()
+  for (let e = 0; e < nEnv; e++) tierZeroCounts.set(envName[e], tierZeroByEnv[e])
 
   return {
     findings,
     sparklines,
     principalCounts,
+    tierZeroCounts,
     stats: {
       nodes: g.nodeCount,
       edges: g.edgeCount,

@@ -7,6 +7,7 @@
  * interrupted attempt is resumed simply by running the same run again.
  */
 import { loadKindCatalog, type KindCatalog } from '../extensions/catalog'
+import { postureRows } from './posture'
 import {
   clearStaging,
   commitRun,
@@ -137,6 +138,6 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
   const completedAt = commitTime(Date.now(), await lastCompletedAt(db))
   const counts = { inserts: plan.inserts.length, updates: plan.updates.length, closes: plan.closes.length, unchanged: plan.unchanged }
   const durationMs = Date.now() - started
-  await commitRun(db, runId, completedAt, { stats: result.stats, plan: counts, durationMs })
+  await commitRun(db, runId, completedAt, { stats: result.stats, plan: counts, durationMs, posture: postureRows(result) })
   return { runId, completedAt, stats: result.stats, plan: counts, durationMs, postProcessing: post }
 }
