@@ -16,6 +16,8 @@ import {
   listRelated,
   relatedGraphEdges,
   type Entity,
+  type RelatedCount,
+  type WalkBudget,
 } from './graph.store'
 import { adListItem, azureNode, GraphEdgeSchema, GraphNodeSchema, graphJson, props, type NodeRecord } from './present'
 import { Limit, OptionalBool, SkipUpTo } from './params'
@@ -64,6 +66,48 @@ export const RELATED_GRAPH_MAX_EDGES = 5_000
 export const RELATED_GRAPH_MAX_STEP_ROWS = 20_000
 /** Deepest related-list page (docs/budgets.md). */
 export const RELATED_MAX_SKIP = 100_000
+
+/**
+ * Budgets of the walk behind a related list (`type=list`) and an entity's counts (docs/budgets.md),
+ * enforced inside the SQL as for graphs: a traversal step visits at most `stepRows` nodes (the same
+ * budget as a graph's), an `environment` step (a domain's users, ...: an index range scan, no walk)
+ * reads at most `environmentRows`, as many as the deepest page can reach. Over it, a list is refused
+ * with the over-budget 400 (a page of a cut walk would not be the exact page); a count is reported
+ * capped (see `countsOf`), because connectors read counts of every entity they fetch and one large
+ * group must not make the entity unreadable.
+ */
+export const RELATED_WALK: WalkBudget = { stepRows: RELATED_GRAPH_MAX_STEP_ROWS, environmentRows: RELATED_MAX_SKIP }
+/** Response header naming the counts of an entity detail that were capped (comma-separated keys). */
+export const CAPPED_COUNTS_HEADER = 'X-Capped-Counts'
+
+const LIST_BUDGET_DOC =
+  `Budget (docs/budgets.md): a walk step that visits ${RELATED_WALK.stepRows} nodes (a domain's own nodes: ${RELATED_WALK.environmentRows}) → 400 over budget.`
+
+/** A page of a related list, or the over-budget 400 when its walk reached a budget. */
+export async function relatedPage(db: D1Database, e: Entity, plan: Plan, skip: number, limit: number, budget: WalkBudget = RELATED_WALK) {
+  const page = await listRelated(db, e, plan, skip, limit, budget)
+  if (page.over)
+    throw overBudget(400, {
+      context: 'object_id',
+      what: 'the walk to the related entities',
+      budget: 'nodes visited per step',
+      limit: budget.stepRows,
+      narrow:
+        `list the entities related to a narrower object (a nested group, an OU, a subscription), or query with POST /api/v2/graphs/cypher and a LIMIT ` +
+        `(a domain's own users, groups, computers, OUs or GPOs are listed up to ${budget.environmentRows})`,
+    })
+  return page
+}
+
+/**
+ * An entity's counts, each from a walk bounded by `RELATED_WALK`. A count whose walk reached the budget
+ * is the number of related entities found before the cut: a lower bound, never more than the exact
+ * count, and still a number (BloodHound clients read counts as integers); its key is named in the
+ * `X-Capped-Counts` header so a client can tell.
+ */
+function cappedKeys(keys: string[], counts: RelatedCount[]): string[] {
+  return keys.filter((_, i) => counts[i].capped)
+}
 
 /**
  * The graph of a related-entity list: every relationship of the walks from the entity to the listed
@@ -126,7 +170,9 @@ function adRoutes(t: AdEntityType): RouteEntry[] {
         operationId: `Get${pascal(t.segment)}EntityInfo`,
         cost: { of: (c) => (c.req.query('counts')?.toLowerCase() === 'false' ? 1 : WEIGHT.counts), doc: `${WEIGHT.counts}; 1 with counts=false` },
         summary: `${what}: properties and related-entity counts`,
-        description: `Counts (unless counts=false): ${Object.keys(t.counts).join(', ')}.`,
+        description:
+          `Counts (unless counts=false): ${Object.keys(t.counts).join(', ')}. Each count's walk is bounded (docs/budgets.md): a count whose walk ` +
+          `reached its budget (${RELATED_WALK.stepRows} nodes per step) is a lower bound, and its key is named in the ${CAPPED_COUNTS_HEADER} response header.`,
         tags: ['Graph entities'],
         auth: 'graph/Read',
         params: ObjectIdParams,
@@ -143,8 +189,10 @@ function adRoutes(t: AdEntityType): RouteEntry[] {
         const data: Record<string, unknown> = { props: props(e.node) }
         if (query.counts) {
           const keys = Object.keys(t.counts)
-          const counts = await countRelated(c.env.DB, e, keys.map((k) => t.counts[k]))
-          keys.forEach((k, i) => (data[k] = counts[i]))
+          const counts = await countRelated(c.env.DB, e, keys.map((k) => t.counts[k]), RELATED_WALK)
+          keys.forEach((k, i) => (data[k] = counts[i].n))
+          const capped = cappedKeys(keys, counts)
+          if (capped.length) c.header(CAPPED_COUNTS_HEADER, capped.join(', '))
         }
         return c.json({ data })
       },
@@ -160,8 +208,8 @@ function adRoutes(t: AdEntityType): RouteEntry[] {
           cost: RELATED_COST,
           summary: `${what}: ${name} (paginated, or type=graph)`,
           description: traverses(plan)
-            ? `type=list (default): a page {count, skip, limit, data}; type=graph: the un-wrapped graph {nodes, edges} of the relationships leading to them (at most ${RELATED_GRAPH_MAX_EDGES}).`
-            : 'type=list only; type=graph → 400 (these nodes are not reached along relationships).',
+            ? `type=list (default): a page {count, skip, limit, data}; type=graph: the un-wrapped graph {nodes, edges} of the relationships leading to them (at most ${RELATED_GRAPH_MAX_EDGES}). ${LIST_BUDGET_DOC}`
+            : `type=list only; type=graph → 400 (these nodes are not reached along relationships). ${LIST_BUDGET_DOC}`,
           tags: ['Graph entities'],
           auth: 'graph/Read',
           params: ObjectIdParams,
@@ -177,7 +225,7 @@ function adRoutes(t: AdEntityType): RouteEntry[] {
           if (query.type === 'graph' && !traverses(plan)) throw new ApiError(400, AD_GRAPH_UNSUPPORTED, 'query.type')
           const e = await entity(c, params.object_id, t.kind)
           if (query.type === 'graph') return c.json(await relatedGraph(c.env.DB, e, plan))
-          const page = await listRelated(c.env.DB, e, plan, query.skip, query.limit)
+          const page = await relatedPage(c.env.DB, e, plan, query.skip, query.limit)
           return c.json({ count: page.count, skip: query.skip, limit: query.limit, data: page.nodes.map(adListItem) })
         },
       ),
@@ -206,7 +254,8 @@ const azureRoute = defineRoute(
       `entity_type: ${AZ_SEGMENTS.join(', ')} (kind names such as AZUser are accepted too). With related_entity_type ` +
       `(${Object.keys(AZ_RELATED).join(', ')}) the answer is a page {count, skip, limit, data} (type=list, the default) ` +
       `or the un-wrapped graph {nodes, edges} of the relationships leading to them (type=graph, at most ${RELATED_GRAPH_MAX_EDGES}); ` +
-      'the entity type is then not checked against the node, as in BloodHound.',
+      'the entity type is then not checked against the node, as in BloodHound. ' +
+      `${LIST_BUDGET_DOC} Counts whose walk reached its budget are lower bounds, named (dotted keys) in the ${CAPPED_COUNTS_HEADER} response header.`,
     tags: ['Graph entities'],
     auth: 'graph/Read',
     params: z.object({ entity_type: z.string() }),
@@ -234,7 +283,7 @@ const azureRoute = defineRoute(
       if (!plan) throw new ApiError(404, `no matching related entity list type for ${query.related_entity_type}`, 'query.related_entity_type')
       const e = await entity(c, query.object_id, null)
       if (query.type === 'graph') return c.json(await relatedGraph(db, e, plan))
-      const page = await listRelated(db, e, plan, query.skip, query.limit)
+      const page = await relatedPage(db, e, plan, query.skip, query.limit)
       return c.json({ count: page.count, skip: query.skip, limit: query.limit, data: page.nodes.map((n: NodeRecord) => azureNode(n)) })
     }
     const e = await entity(c, query.object_id, type.kind)
@@ -242,11 +291,16 @@ const azureRoute = defineRoute(
     if (query.counts) {
       const plain = type.counts.filter((k) => 'plan' in k) as { key: string[]; plan: Plan }[]
       const [counts, descendents] = await Promise.all([
-        countRelated(db, e, plain.map((k) => k.plan)),
-        type.counts.some((k) => 'descendents' in k) ? countRelatedByKind(db, e, [{ op: 'out*', edges: ['AZContains'] }]) : null,
+        countRelated(db, e, plain.map((k) => k.plan), RELATED_WALK),
+        type.counts.some((k) => 'descendents' in k) ? countRelatedByKind(db, e, [{ op: 'out*', edges: ['AZContains'] }], RELATED_WALK) : null,
       ])
-      plain.forEach((k, i) => nest(data, k.key, counts[i]))
-      for (const k of type.counts) if ('descendents' in k) nest(data, k.key, descendents)
+      plain.forEach((k, i) => nest(data, k.key, counts[i].n))
+      const capped = cappedKeys(plain.map((k) => k.key.join('.')), counts)
+      for (const k of type.counts) if ('descendents' in k) {
+        nest(data, k.key, descendents?.counts)
+        if (descendents?.capped) capped.push(k.key.join('.'))
+      }
+      if (capped.length) c.header(CAPPED_COUNTS_HEADER, capped.join(', '))
     }
     return c.json({ data })
   },

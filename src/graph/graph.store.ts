@@ -205,7 +205,7 @@ function ends(op: 'out' | 'in' | 'out*' | 'in*'): [near: string, far: string] {
  */
 export function compilePlan(
   plan: Plan,
-  opts: { restricted?: boolean; paths?: boolean; stepRows?: number; pathEdges?: number } = {},
+  opts: { restricted?: boolean; paths?: boolean; stepRows?: number; environmentRows?: number; pathEdges?: number } = {},
 ): { sql: string; params: string[] } {
   const params: string[] = []
   const bind = (kinds: readonly string[]) => {
@@ -220,6 +220,9 @@ export function compilePlan(
   // `pathEdges` stops each step's edge set of the walks after that many (see relatedGraphEdges).
   const stepLimit = opts.stepRows !== undefined ? ` LIMIT ${Math.trunc(opts.stepRows)}` : ''
   const edgeLimit = opts.pathEdges !== undefined ? ` LIMIT ${Math.trunc(opts.pathEdges)}` : ''
+  // An `environment` step is an index range scan, not a walk: it may have a budget of its own (lists).
+  const envRows = opts.environmentRows ?? opts.stepRows
+  const envLimit = envRows !== undefined ? ` LIMIT ${Math.trunc(envRows)}` : ''
   /** kind-list placeholder of each step (index = step), for the backward pass */
   const kindParams: string[] = []
   plan.forEach((step, i) => {
@@ -249,7 +252,7 @@ export function compilePlan(
         break
       }
       case 'environment':
-        ctes.push(`${cur}(id) AS (SELECT n.id FROM nodes n WHERE n.environment_id = ?2 AND n.kind IN ${kindSet(step.kinds)}${stepLimit})`)
+        ctes.push(`${cur}(id) AS (SELECT n.id FROM nodes n WHERE n.environment_id = ?2 AND n.kind IN ${kindSet(step.kinds)}${envLimit})`)
         break
       case 'kinds':
         ctes.push(
@@ -321,7 +324,7 @@ function bound(
   plan: Plan,
   tail: string,
   extra: unknown[] = [],
-  opts: { paths?: boolean; stepRows?: number; pathEdges?: number } = {},
+  opts: { paths?: boolean; stepRows?: number; environmentRows?: number; pathEdges?: number } = {},
 ): D1PreparedStatement {
   const { sql, params } = compilePlan(plan, { restricted: e.access !== null, ...opts })
   const n = 4 + params.length
@@ -329,35 +332,99 @@ function bound(
   return db.prepare(text).bind(e.node.id, e.node.objectid, e.node.environment_id, e.access, ...params, ...extra)
 }
 
-/** Counts of several plans in one round trip. */
-export async function countRelated(db: D1Database, e: Entity, plans: Plan[]): Promise<number[]> {
+/**
+ * Budgets of a walk over the graph (docs/budgets.md): rows each traversal step may visit (`stepRows`, a
+ * LIMIT inside each step, inside the recursion for transitive steps) and rows an `environment` step may
+ * read (`environmentRows`, an index range scan). A step that reached its budget may have been cut there,
+ * so the answer computed from the walk is then a subset of the exact one.
+ */
+export interface WalkBudget {
+  stepRows: number
+  environmentRows: number
+}
+
+const UNBOUNDED: WalkBudget = { stepRows: Number.MAX_SAFE_INTEGER, environmentRows: Number.MAX_SAFE_INTEGER }
+
+/**
+ * SQL (over the CTEs of `compilePlan`) that is 1 when a step of the walk reached its budget. Filter
+ * steps only keep rows of the step before them, so only traversal and environment steps are counted;
+ * each count reads at most its step's budget of rows (the step's own LIMIT).
+ */
+function reachedSql(plan: Plan, b: WalkBudget): string {
+  const tests = plan.flatMap((step, i) =>
+    step.op === 'environment'
+      ? [`(SELECT count(*) FROM s${i + 1}) >= ${Math.trunc(b.environmentRows)}`]
+      : step.op === 'out' || step.op === 'in' || step.op === 'out*' || step.op === 'in*'
+        ? [`(SELECT count(*) FROM s${i + 1}) >= ${Math.trunc(b.stepRows)}`]
+        : [],
+  )
+  return tests.length ? `(${tests.join(' OR ')})` : '0'
+}
+
+/** A count of a plan's nodes; `capped`: a step reached its budget, so `n` is a lower bound (the nodes found before the cut). */
+export interface RelatedCount {
+  n: number
+  capped: boolean
+}
+
+/**
+ * Counts of several plans in one round trip, each walk bounded by `budget` before the work is done.
+ * Every node a cut walk finds is a related node (plans only add nodes along relationships and keep
+ * them by filters), so a capped count never exceeds the exact one.
+ */
+export async function countRelated(db: D1Database, e: Entity, plans: Plan[], budget: WalkBudget = UNBOUNDED): Promise<RelatedCount[]> {
   if (plans.length === 0) return []
-  const results = await db.batch(plans.map((p) => bound(db, e, p, 'SELECT count(*) AS n FROM result')))
-  return results.map((r) => (r.results[0] as { n: number }).n)
+  const results = await db.batch(plans.map((p) => bound(db, e, p, `SELECT (SELECT count(*) FROM result) AS n, ${reachedSql(p, budget)} AS capped`, [], budget)))
+  return results.map((r) => {
+    const row = r.results[0] as { n: number; capped: number }
+    return { n: row.n, capped: row.capped === 1 }
+  })
 }
 
-/** Per-kind counts of a plan's nodes (primary kind), e.g. Azure descendents. */
-export async function countRelatedByKind(db: D1Database, e: Entity, plan: Plan): Promise<Record<string, number>> {
-  const r = await bound(db, e, plan, 'SELECT n.kind, count(*) AS c FROM result JOIN nodes n ON n.id = result.id GROUP BY n.kind ORDER BY n.kind').all<{
-    kind: string
-    c: number
-  }>()
-  return Object.fromEntries(r.results.map((x) => [x.kind, x.c]))
+/** Per-kind counts of a plan's nodes (primary kind), e.g. Azure descendents; bounded as `countRelated`. */
+export async function countRelatedByKind(
+  db: D1Database,
+  e: Entity,
+  plan: Plan,
+  budget: WalkBudget = UNBOUNDED,
+): Promise<{ counts: Record<string, number>; capped: boolean }> {
+  const [byKind, reached] = await db.batch([
+    bound(db, e, plan, 'SELECT n.kind, count(*) AS c FROM result JOIN nodes n ON n.id = result.id GROUP BY n.kind ORDER BY n.kind', [], budget),
+    bound(db, e, plan, `SELECT ${reachedSql(plan, budget)} AS capped`, [], budget),
+  ])
+  return {
+    counts: Object.fromEntries((byKind.results as { kind: string; c: number }[]).map((x) => [x.kind, x.c])),
+    capped: (reached.results[0] as { capped: number }).capped === 1,
+  }
 }
 
-/** A page of a plan's nodes ordered by name, plus the total. */
-export async function listRelated(db: D1Database, e: Entity, plan: Plan, skip: number, limit: number): Promise<{ count: number; nodes: NodeRecord[] }> {
+/**
+ * A page of a plan's nodes ordered by name, plus the total, or `over` when a step of the walk reached
+ * its budget (then no page: a page of a cut walk would not be the exact page). Both statements run over
+ * the same bounded walk, in one round trip.
+ */
+export async function listRelated(
+  db: D1Database,
+  e: Entity,
+  plan: Plan,
+  skip: number,
+  limit: number,
+  budget: WalkBudget = UNBOUNDED,
+): Promise<{ over: true } | { over: false; count: number; nodes: NodeRecord[] }> {
   const [count, page] = await db.batch([
-    bound(db, e, plan, 'SELECT count(*) AS n FROM result'),
+    bound(db, e, plan, `SELECT (SELECT count(*) FROM result) AS n, ${reachedSql(plan, budget)} AS capped`, [], budget),
     bound(
       db,
       e,
       plan,
       `SELECT ${NODE_COLUMNS} FROM result JOIN nodes n ON n.id = result.id ORDER BY n.name COLLATE NOCASE, n.objectid LIMIT ?+1 OFFSET ?+2`,
       [limit, skip],
+      budget,
     ),
   ])
-  return { count: (count.results[0] as { n: number }).n, nodes: (page.results as NodeRow[]).map(toNodeRecord) }
+  const row = count.results[0] as { n: number; capped: number }
+  if (row.capped === 1) return { over: true }
+  return { over: false, count: row.n, nodes: (page.results as NodeRow[]).map(toNodeRecord) }
 }
 
 /** A related-entity graph's relationship: ends (node ids), kind, and `lastSeen` (properties.lastseen, else updated_at). */

@@ -34,7 +34,7 @@ export function securityHeaders(): MiddlewareHandler<AppEnv> {
     if (new URL(c.req.url).protocol === 'https:') h.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains')
     if (origin && allowed()) {
       h.set('Access-Control-Allow-Origin', origin)
-      h.set('Access-Control-Expose-Headers', 'RequestID, RateLimit, RateLimit-Policy, Retry-After, X-D1-Bookmark')
+      h.set('Access-Control-Expose-Headers', 'RequestID, RateLimit, RateLimit-Policy, Retry-After, X-D1-Bookmark, X-Capped-Counts')
       h.append('Vary', 'Origin')
     }
   }

@@ -2,7 +2,9 @@
 import { env } from 'cloudflare:test'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { AD_ENTITY_TYPES, AZ_ENTITY_TYPES, AZ_RELATED, azEntityType } from '../../src/graph/entities'
-import { compilePlan, countRelated, getNodeByObjectId, listRelated, type Entity } from '../../src/graph/graph.store'
+import { compilePlan, countRelated, countRelatedByKind, getNodeByObjectId, listRelated, type Entity } from '../../src/graph/graph.store'
+import { relatedPage } from '../../src/graph/entity.routes'
+import { ApiError } from '../../src/http/errors'
 import { commitUpload, stageChunk, stagedEdge } from '../../src/graph/ingest.store'
 
 const db = (env as unknown as { DB: D1Database }).DB
@@ -32,6 +34,14 @@ async function load(nodes: { o: string; k: string; ks?: string[]; p?: Record<str
   })
   if (done.unmatched) throw new Error(JSON.stringify(done.errors))
 }
+
+/** The page of an exact (within-budget) list. */
+async function page(...args: Parameters<typeof listRelated>) {
+  const r = await listRelated(...args)
+  if (r.over) throw new Error('over budget')
+  return r
+}
+const ns = async (...args: Parameters<typeof countRelated>) => (await countRelated(...args)).map((c) => c.n)
 
 async function entity(objectid: string, access: string | null = null): Promise<Entity> {
   return { node: (await getNodeByObjectId(db, objectid))!, access }
@@ -64,27 +74,27 @@ beforeAll(async () => {
 describe('compiled plans', () => {
   it('transitive membership terminates on cycles and never includes the entity itself', async () => {
     const u1 = await entity('U1')
-    const m = await listRelated(db, u1, AD_ENTITY_TYPES[0].lists.memberships, 0, 10)
+    const m = await page(db, u1, AD_ENTITY_TYPES[0].lists.memberships, 0, 10)
     expect(m.nodes.map((n) => n.objectid)).toEqual(['G1', 'G2', 'G3'])
     const g1 = await entity('G1')
-    expect((await listRelated(db, g1, AD_ENTITY_TYPES[1].lists.memberships, 0, 10)).nodes.map((n) => n.objectid)).toEqual(['G2', 'G3'])
-    expect((await listRelated(db, g1, AD_ENTITY_TYPES[1].lists.members, 0, 10)).nodes.map((n) => n.objectid)).toEqual(['G2', 'G3', 'U1', 'U2'])
+    expect((await page(db, g1, AD_ENTITY_TYPES[1].lists.memberships, 0, 10)).nodes.map((n) => n.objectid)).toEqual(['G2', 'G3'])
+    expect((await page(db, g1, AD_ENTITY_TYPES[1].lists.members, 0, 10)).nodes.map((n) => n.objectid)).toEqual(['G2', 'G3', 'U1', 'U2'])
   })
 
   it('rights through nested groups, foreign members, environment access on results', async () => {
-    const [adminRights] = await countRelated(db, await entity('U1'), [AD_ENTITY_TYPES[0].counts.adminRights])
+    const [adminRights] = await ns(db, await entity('U1'), [AD_ENTITY_TYPES[0].counts.adminRights])
     expect(adminRights).toBe(1)
     const domains = AD_ENTITY_TYPES.find((t) => t.segment === 'domains')!
     const dom = await entity('DOM')
-    const counts = await countRelated(db, dom, [domains.lists.users, domains.lists.groups, domains.lists['foreign-users'], domains.lists.controllers])
+    const counts = await ns(db, dom, [domains.lists.users, domains.lists.groups, domains.lists['foreign-users'], domains.lists.controllers])
     expect(counts).toEqual([1, 3, 1, 5]) // controllers: G2 and its members G1, G3, U1, U2
     const restricted = await entity('DOM', JSON.stringify(['DOM']))
-    expect(await countRelated(db, restricted, [domains.lists.controllers, domains.lists['foreign-users']])).toEqual([4, 0])
+    expect(await ns(db, restricted, [domains.lists.controllers, domains.lists['foreign-users']])).toEqual([4, 0])
   })
 
   it('tier-zero and kinds filters', async () => {
-    const page = await listRelated(db, await entity('U1'), [{ op: 'out*', edges: ['MemberOf'] }, { op: 'tierZero' }], 0, 10)
-    expect(page.nodes.map((n) => n.objectid)).toEqual(['G3'])
+    const p = await page(db, await entity('U1'), [{ op: 'out*', edges: ['MemberOf'] }, { op: 'tierZero' }], 0, 10)
+    expect(p.nodes.map((n) => n.objectid)).toEqual(['G3'])
   })
 
   it('every plan of every entity type compiles within D1 limits and runs', async () => {
@@ -99,8 +109,52 @@ describe('compiled plans', () => {
       expect(4 + params.length + 2).toBeLessThanOrEqual(100)
       expect(sql.length).toBeLessThan(100_000)
     }
-    const counts = await countRelated(db, e, plans)
+    const counts = await ns(db, e, plans)
     expect(counts.every((n) => Number.isInteger(n) && n >= 0)).toBe(true)
+  })
+
+  it('walk budgets: a list whose step reaches its budget is refused with the over-budget 400; under it, exact', async () => {
+    const g1 = await entity('G1')
+    const members = AD_ENTITY_TYPES[1].lists.members
+    // G1's transitive members step visits 5 nodes (U1, G3, G2, G1 itself through the cycle, U2): a
+    // budget of 5 rows per step is reached (the walk may have been cut there), 6 is not.
+    expect(await listRelated(db, g1, members, 0, 10, { stepRows: 5, environmentRows: 100 })).toEqual({ over: true })
+    const exact = await listRelated(db, g1, members, 0, 10, { stepRows: 6, environmentRows: 100 })
+    expect(exact.over === false && [exact.count, exact.nodes.map((n) => n.objectid)]).toEqual([4, ['G2', 'G3', 'U1', 'U2']])
+    // the route's answer: the one over-budget envelope naming the budget and how to narrow
+    const refused = await relatedPage(db, g1, members, 0, 10, { stepRows: 5, environmentRows: 100 }).catch((e: unknown) => e)
+    expect(refused).toBeInstanceOf(ApiError)
+    expect([(refused as ApiError).status, (refused as ApiError).details[0].context]).toEqual([400, 'object_id'])
+    expect((refused as ApiError).message).toMatch(/^the walk to the related entities exceeds the nodes visited per step budget of 5: list the entities related to a narrower object/)
+    // an environment step (a domain's groups: 3) has its own budget
+    const groups = AD_ENTITY_TYPES.find((t) => t.segment === 'domains')!.lists.groups
+    expect(await listRelated(db, await entity('DOM'), groups, 0, 10, { stepRows: 1, environmentRows: 3 })).toEqual({ over: true })
+    expect(await listRelated(db, await entity('DOM'), groups, 0, 10, { stepRows: 1, environmentRows: 4 })).toMatchObject({ over: false, count: 3 })
+    // the budget is inside the SQL: a LIMIT in the recursion of every transitive step, and on the environment scan
+    expect(compilePlan(members, { stepRows: 7, environmentRows: 9 }).sql).toMatch(/UNION SELECT e\.start_id FROM s1 JOIN edges e ON e\.end_id = s1\.id AND e\.kind IN \(SELECT value FROM json_each\(\?5\)\) LIMIT 7\)/)
+    expect(compilePlan(groups, { stepRows: 7, environmentRows: 9 }).sql).toMatch(/n\.kind IN \(SELECT value FROM json_each\(\?5\)\) LIMIT 9\)/)
+  })
+
+  it('walk budgets: a count whose step reaches its budget is capped (a lower bound, flagged), else exact', async () => {
+    const g1 = await entity('G1')
+    const { members, membership } = AD_ENTITY_TYPES[1].counts
+    const [cut, whole] = await countRelated(db, g1, [members, membership], { stepRows: 3, environmentRows: 100 })
+    // members: the walk stops after 3 of its 5 nodes; every node it found is a member (never more than exact)
+    expect(cut.capped).toBe(true)
+    expect(cut.n).toBeGreaterThan(0)
+    expect(cut.n).toBeLessThanOrEqual(4)
+    // memberships: G2, G3 (+ G1 itself through the cycle): 3 rows reach a budget of 3, so the count is
+    // flagged although nothing was left out (reaching the budget is all the walk can tell)
+    expect(whole).toEqual({ n: 2, capped: true })
+    expect(await countRelated(db, g1, [members, membership], { stepRows: 6, environmentRows: 100 })).toEqual([
+      { n: 4, capped: false },
+      { n: 2, capped: false },
+    ])
+    // per-kind counts (Azure descendents) are flagged the same way
+    const dom = await entity('DOM')
+    const contains = [{ op: 'environment', kinds: ['User', 'Group'] }] as const
+    expect(await countRelatedByKind(db, dom, contains, { stepRows: 1, environmentRows: 2 })).toMatchObject({ capped: true })
+    expect(await countRelatedByKind(db, dom, contains, { stepRows: 1, environmentRows: 5 })).toEqual({ counts: { Group: 3, User: 1 }, capped: false })
   })
 
   it('Azure entity types by BloodHound name or by kind name', () => {
