@@ -17,6 +17,7 @@ import { cypherRoutes } from './cypher/cypher.routes'
 import { docsRoutes } from './system/docs.routes'
 import { auditRoutes } from './audit/audit.routes'
 import { postureRoutes } from './findings/posture.routes'
+import { assetGroupRoutes } from './assetgroups/assetgroups.routes'
 
 /** Every route of the service, in one list: the app, the OpenAPI document and the tests all walk it. */
 export const ROUTES: RouteEntry[] = [
@@ -29,6 +30,7 @@ export const ROUTES: RouteEntry[] = [
   ...postureRoutes,
   ...cypherRoutes,
   ...auditRoutes,
+  ...assetGroupRoutes,
   ...docsRoutes,
 ]
 

@@ -17,6 +17,7 @@ export const PERMISSIONS = [
   'analysis/Run', // start analysis runs
   'risks/ManageRisks', // accept findings
   'audit/Read', // read the audit log (auditors and administrators)
+  'graph/ManageAssetGroups', // create asset groups, add and remove their selectors (Tier Zero, Owned, ...)
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 

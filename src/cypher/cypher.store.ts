@@ -6,8 +6,9 @@
  */
 import { toNodeRecord, type NodeRow } from '../graph/present'
 import { withoutProperties, type EdgeRecord, type GraphSource, type NodeRecord, type NodeScan } from './source'
+import { SELECTED_TAGS_COLUMN } from '../assetgroups/assetgroups.store'
 
-const NODE_COLUMNS = 'n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.properties, n.updated_at'
+const NODE_COLUMNS = `n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.properties, n.updated_at, ${SELECTED_TAGS_COLUMN}`
 /** ids per statement (one JSON parameter of at most ~60 KB) */
 const IDS_PER_STATEMENT = 5_000
 

@@ -4,46 +4,21 @@
  * (ingest is not rewritten):
  *  - `Base` on every Active Directory node, `AZBase` on every Azure node (by their stored kinds);
  *  - `Tag_Tier_Zero` on every node the findings engine counts as Tier Zero (src/findings/tierzero.ts,
- *    the one rule), `Tag_Owned` on nodes tagged owned;
+ *    the one rule, with the asset group selectors the last analysis run applied), `Tag_Owned` on Owned nodes;
  *  - `system_tags` then contains `admin_tier_0` (resp. `owned`) for those nodes, as BloodHound writes it.
  * Pure.
  */
 import { AD_NODE_KINDS, AZURE_NODE_KINDS, BUILTIN_RELATIONSHIPS } from '../graph/kinds'
-import { isTierZero as tierZeroRule } from '../findings/tierzero'
+import { isOwned, isTierZero, systemTagsOf } from '../graph/present'
 import type { NodeRecord } from './source'
 
 const AD_KINDS: ReadonlySet<string> = new Set(AD_NODE_KINDS)
 const AZ_KINDS: ReadonlySet<string> = new Set(AZURE_NODE_KINDS)
 
-function tagList(n: NodeRecord): string[] {
-  const t = n.properties.system_tags
-  if (typeof t === 'string') return t.split(/\s+/).filter(Boolean)
-  if (Array.isArray(t)) return t.filter((x): x is string => typeof x === 'string')
-  return []
-}
-
-const tierZeroCache = new WeakMap<NodeRecord, boolean>()
-
-export function isTierZeroNode(n: NodeRecord): boolean {
-  let v = tierZeroCache.get(n)
-  if (v === undefined) {
-    const p = n.properties
-    v = tierZeroRule({
-      objectid: n.objectid,
-      kind: n.kind,
-      kinds: n.kinds,
-      systemTags: p.system_tags,
-      isTierZero: p.isTierZero ?? p.istierzero,
-      templateid: p.templateid,
-    })
-    tierZeroCache.set(n, v)
-  }
-  return v
-}
-
-export function isOwnedNode(n: NodeRecord): boolean {
-  return n.kinds.includes('Tag_Owned') || tagList(n).includes('owned')
-}
+/** Tier Zero: the findings engine's rule (src/findings/tierzero.ts) through src/graph/present.ts. */
+export const isTierZeroNode = isTierZero
+export const isOwnedNode = isOwned
+export { systemTagsOf }
 
 export function hasLabel(n: NodeRecord, label: string): boolean {
   if (n.kinds.includes(label)) return true
@@ -66,15 +41,6 @@ export function labelsOf(n: NodeRecord): string[] {
   const out = [...n.kinds]
   for (const k of ['Base', 'AZBase', 'Tag_Tier_Zero', 'Tag_Owned']) if (!out.includes(k) && hasLabel(n, k)) out.push(k)
   return out
-}
-
-/** `system_tags` as BloodHound would store it: the stored tags plus admin_tier_0 / owned when derived. */
-export function systemTagsOf(n: NodeRecord): string | null {
-  const tags = tagList(n)
-  if (isTierZeroNode(n) && !tags.includes('admin_tier_0')) tags.push('admin_tier_0')
-  if (isOwnedNode(n) && !tags.includes('owned')) tags.push('owned')
-  if (tags.length === 0) return typeof n.properties.system_tags === 'string' ? (n.properties.system_tags as string) : null
-  return tags.join(' ')
 }
 
 /** A node property as queries see it (objectid and name from their columns, system_tags derived). */

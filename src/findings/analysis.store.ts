@@ -10,6 +10,7 @@
 import type { AnalysisStats, FindingResult, SparklineResult } from './engine'
 import type { OpenFinding, ReconcilePlan } from './reconcile'
 import type { PostureRow } from './posture'
+import { replaceMembersStatements } from '../assetgroups/assetgroups.store'
 
 export type RunStatus = 'pending' | 'running' | 'complete' | 'failed'
 
@@ -417,7 +418,7 @@ export interface CommitCounts {
  * The one atomic step: applies the staged plan, appends the sparkline rows, marks the run complete and
  * clears the staging tables — a single `db.batch`, so it all happens or none of it does.
  */
-export async function commitRun(db: D1Database, runId: number, now: string, c: CommitCounts): Promise<void> {
+export async function commitRun(db: D1Database, runId: number, now: string, c: CommitCounts, memberChunks?: string[]): Promise<void> {
   const posture = chunkJson((c.posture ?? []).map((p) => [p.domainSid, p.exposureIndex, p.tierZeroCount, p.criticalRiskCount])).map((json) =>
     db
       .prepare(
@@ -430,6 +431,8 @@ export async function commitRun(db: D1Database, runId: number, now: string, c: C
   )
   await db.batch([
     ...posture,
+    // asset group members (src/assetgroups/members.ts); omitted by callers that leave them as they are
+    ...(memberChunks ? replaceMembersStatements(db, memberChunks) : []),
     db
       .prepare(
         `UPDATE findings SET impact_count = s.impact_count, exposure_count = s.exposure_count,

@@ -14,7 +14,7 @@
  * Memory at 100 k nodes / 1 M traversable edges: ~8 MB while loading, ~4.4 MB for the CSR, plus the object
  * id strings (~5–10 MB).
  */
-import { isTierZero, isTrue, type NodeFacts } from './tierzero'
+import { isOwned, isTierZero, isTrue, type NodeFacts } from './tierzero'
 
 export class Interner {
   readonly names: string[] = []
@@ -80,6 +80,10 @@ export interface AnalysisGraph {
   /** environment per node (interned), -1 = none */
   env: Int32Array
   tierZero: Uint8Array
+  /** 1 = the node is Owned (src/findings/tierzero.ts `isOwned`) */
+  owned: Uint8Array
+  /** node index → tags of the asset groups whose selectors name the node (few: selectors are few) */
+  selected: Map<number, readonly string[]>
   /** bit 1: enabled User with hasspn; bit 2: enabled User with dontreqpreauth */
   listFlags: Uint8Array
   kinds: Interner
@@ -111,7 +115,7 @@ export class GraphBuilder {
   private readonly kindOffsets = new IntVec(1024)
   private readonly kindList = new IntVec(2048)
   private readonly env = new IntVec(1024)
-  /** bit 4: Tier Zero; bits 1, 2: list findings */
+  /** bit 4: Tier Zero; bit 8: Owned; bits 1, 2: list findings */
   private readonly flags = new IntVec(1024)
   private readonly kinds = new Interner()
   private readonly envs = new Interner()
@@ -121,6 +125,7 @@ export class GraphBuilder {
   private readonly src = new IntVec(4096)
   private readonly dst = new IntVec(4096)
   private readonly candidates: FindingCandidate[] = []
+  private readonly selected = new Map<number, readonly string[]>()
   private lastId = -Infinity
   private sorted = true
   private idIndex: Map<number, number> | null = null
@@ -149,6 +154,8 @@ export class GraphBuilder {
     this.env.push(n.environmentId ? this.envs.id(n.environmentId) : -1)
     let f = 0
     if (isTierZero(n)) f |= 4
+    if (isOwned(n)) f |= 8
+    if (n.selectedTags && n.selectedTags.length > 0) this.selected.set(idx, n.selectedTags)
     if (kinds.includes('User') && isTrue(n.enabled)) {
       if (isTrue(n.hasspn)) f |= LIST_KERBEROAST
       if (isTrue(n.dontreqpreauth)) f |= LIST_ASREPROAST
@@ -217,10 +224,12 @@ export class GraphBuilder {
     const targets = new Int32Array(m)
     for (let i = 0; i < m; i++) targets[fill[src[i]]++] = dst[i]
     const tierZero = new Uint8Array(n)
+    const owned = new Uint8Array(n)
     const listFlags = new Uint8Array(n)
     const flags = this.flags.data
     for (let i = 0; i < n; i++) {
       tierZero[i] = flags[i] & 4 ? 1 : 0
+      owned[i] = flags[i] & 8 ? 1 : 0
       listFlags[i] = flags[i] & 3
     }
     const envNode = new Int32Array(this.envs.names.length).fill(-1)
@@ -237,6 +246,8 @@ export class GraphBuilder {
       kindList: this.kindList.toArray(),
       env: this.env.toArray(),
       tierZero,
+      owned,
+      selected: this.selected,
       listFlags,
       kinds: this.kinds,
       envs: this.envs,

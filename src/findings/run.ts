@@ -9,6 +9,7 @@
 import { loadKindCatalog, type KindCatalog } from '../extensions/catalog'
 import { postureRows } from './posture'
 import {
+  chunkJson,
   clearStaging,
   commitRun,
   lastCompletedAt,
@@ -25,6 +26,8 @@ import { GraphBuilder, type AnalysisGraph, type NodeInput } from './graph'
 import { BUILTIN_TRAVERSABLE, kindRules, type KindRules } from './kinds'
 import { decodeEdgePage, NodePageDecoder } from './packed'
 import { reconcile, sparklineRows, type OpenFinding } from './reconcile'
+import { loadSelection } from '../assetgroups/assetgroups.store'
+import { memberRows } from '../assetgroups/members'
 
 export interface RunOptions {
   nodePageSize?: number
@@ -70,10 +73,15 @@ export async function loadGraph(
   findingKinds: ReadonlySet<string>,
   nodePage: number,
   edgePage: number,
+  /** object id → tags of the asset groups whose selectors name it (read at the start of the run) */
+  selectorTags: ReadonlyMap<string, readonly string[]> = new Map(),
 ): Promise<AnalysisGraph> {
   const builder = new GraphBuilder({ isTraversable: (k) => rules.isTraversable(k), findingKinds })
   const nodes = new NodePageDecoder()
-  const addNode = (n: NodeInput) => builder.addNode(n)
+  const addNode = (n: NodeInput) => {
+    const tags = selectorTags.get(n.objectid)
+    builder.addNode(tags ? { ...n, selectedTags: tags } : n)
+  }
   for (let after = Number.MIN_SAFE_INTEGER; ; ) {
     const page = await loadNodesPage(db, after, nodePage)
     nodes.decode(page, addNode)
@@ -110,7 +118,9 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
   const rules = kindRules(catalog)
   const defs = allFindingDefs(catalog)
   const findingKinds = new Set(defs.filter((d) => d.shape === 'relationship' && d.edgeKind).map((d) => d.edgeKind!))
-  const graph = await loadGraph(db, catalog, rules, findingKinds, nodePage, edgePage)
+  // Asset group selectors as they are now: administrators' additions count from this run on.
+  const selection = await loadSelection(db)
+  const graph = await loadGraph(db, catalog, rules, findingKinds, nodePage, edgePage, selection.selectorTags)
 
   // The computation yields between phases and batches; each pause gives the event loop a turn, so the
   // Analyzer object answers requests (e.g. requestAnalysis at the end of an ingest job) during a long run.
@@ -138,6 +148,8 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
   const completedAt = commitTime(Date.now(), await lastCompletedAt(db))
   const counts = { inserts: plan.inserts.length, updates: plan.updates.length, closes: plan.closes.length, unchanged: plan.unchanged }
   const durationMs = Date.now() - started
-  await commitRun(db, runId, completedAt, { stats: result.stats, plan: counts, durationMs, posture: postureRows(result) })
+  // The groups' members as this run computed them, replaced in the commit batch.
+  const members = chunkJson(memberRows(graph, selection.groups))
+  await commitRun(db, runId, completedAt, { stats: result.stats, plan: counts, durationMs, posture: postureRows(result) }, members)
   return { runId, completedAt, stats: result.stats, plan: counts, durationMs, postProcessing: post }
 }

@@ -3,7 +3,10 @@
  * a boolean out; the analysis applies it to every node and unit tests check every rule.
  *
  * A node is Tier Zero when ANY of these holds:
- *  1. its `system_tags` contains the tag `admin_tier_0` (BloodHound stores tags as one space-separated
+ *  0. an administrator's selector of the "Admin Tier Zero" asset group names its object id
+ *     (`selectedTags` holds `admin_tier_0`: src/assetgroups, read by the analysis at the start of a run
+ *     and by graph reads from the members that run committed);
+ *  1. its `system_tags` contains the tag `admin_tier_0`, or it has BloodHound's kind `Tag_Tier_Zero` (BloodHound stores tags as one space-separated
  *     string, e.g. "admin_tier_0 owned"; an array of tags is accepted too). We match whole tags, never
  *     substrings, so a tag such as `admin_tier_0_candidate` does not count;
  *  2. its `isTierZero` property is boolean true (also the lower-case spelling `istierzero`, because
@@ -65,11 +68,41 @@ export interface NodeFacts {
   hasspn?: unknown
   dontreqpreauth?: unknown
   templateid?: unknown
+  /** tags of the asset groups whose selectors name this node (e.g. ["admin_tier_0"]) */
+  selectedTags?: readonly string[]
 }
 
 /** JSON `true` (or SQLite's 1 for it). Nothing else. */
 export function isTrue(v: unknown): boolean {
   return v === true || v === 1
+}
+
+export const TIER_ZERO_TAG = 'admin_tier_0'
+export const OWNED_TAG = 'owned'
+
+/** The whole tags of a raw `system_tags` value (space-separated string, JSON array text, or array). */
+export function tagsOf(systemTags: unknown): string[] {
+  if (typeof systemTags === 'string') {
+    const s = systemTags.trim()
+    if (s.startsWith('[')) {
+      try {
+        return tagsOf(JSON.parse(s))
+      } catch {
+        /* not JSON: the space-separated form */
+      }
+    }
+    return s.split(/\s+/).filter(Boolean)
+  }
+  if (Array.isArray(systemTags)) return systemTags.filter((t): t is string => typeof t === 'string').map((t) => t.trim()).filter(Boolean)
+  return []
+}
+
+/**
+ * Owned ("Owned" asset group, BloodHound's `owned` tag / `Tag_Owned` kind): the node has the kind
+ * `Tag_Owned`, the whole tag `owned` in its system_tags, or a selector of the Owned group names it.
+ */
+export function isOwned(f: Pick<NodeFacts, 'kinds' | 'systemTags' | 'selectedTags'>): boolean {
+  return f.kinds.includes('Tag_Owned') || tagsOf(f.systemTags).includes(OWNED_TAG) || (f.selectedTags?.includes(OWNED_TAG) ?? false)
 }
 
 export function hasTierZeroTag(systemTags: unknown): boolean {
@@ -111,11 +144,12 @@ export function isLocalPrincipal(kinds: readonly string[]): boolean {
   return false
 }
 
-export type TierZeroReason = 'system_tags' | 'isTierZero' | 'primary_kind' | 'ad_rid' | 'az_role'
+export type TierZeroReason = 'selector' | 'system_tags' | 'isTierZero' | 'primary_kind' | 'ad_rid' | 'az_role'
 
 /** Which rule makes the node Tier Zero (the first that matches), or null. */
 export function tierZeroReason(f: NodeFacts): TierZeroReason | null {
-  if (hasTierZeroTag(f.systemTags)) return 'system_tags'
+  if (f.selectedTags?.includes(TIER_ZERO_TAG)) return 'selector'
+  if (hasTierZeroTag(f.systemTags) || f.kinds.includes('Tag_Tier_Zero')) return 'system_tags'
   if (isTrue(f.isTierZero)) return 'isTierZero'
   if (f.kind === 'Domain' || f.kind === 'AZTenant') return 'primary_kind'
   if (isAdObject(f.kinds) && !isLocalPrincipal(f.kinds) && TIER_ZERO_RID_SUFFIXES.some((s) => f.objectid.endsWith(s))) return 'ad_rid'

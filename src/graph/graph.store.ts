@@ -6,11 +6,12 @@
  * environment ids; nodes outside it are filtered out as if they did not exist.
  */
 import type { EnvironmentAccess } from '../auth/permissions'
+import { SELECTED_TAGS_COLUMN } from '../assetgroups/assetgroups.store'
 import type { Plan } from './entities'
 import type { PathEdge } from './path'
 import { toNodeRecord, type NodeRecord, type NodeRow } from './present'
 
-const NODE_COLUMNS = 'n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.properties, n.updated_at'
+const NODE_COLUMNS = `n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.properties, n.updated_at, ${SELECTED_TAGS_COLUMN}`
 
 /** JSON list of ids bound as one parameter: at most this many per statement (~80 KB). */
 const IDS_PER_STATEMENT = 8_000
@@ -267,7 +268,9 @@ export function compilePlan(
         ctes.push(
           `${cur}(id) AS (SELECT s.id FROM ${prev} s JOIN nodes n ON n.id = s.id
              WHERE instr(' ' || coalesce(json_extract(n.properties, '$.system_tags'), '') || ' ', ' admin_tier_0 ') > 0
-                OR EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value = 'Tag_Tier_Zero'))`,
+                OR EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value = 'Tag_Tier_Zero')
+                OR EXISTS (SELECT 1 FROM asset_group_members m JOIN asset_groups g ON g.id = m.asset_group_id
+                           WHERE g.tag = 'admin_tier_0' AND m.objectid = n.objectid))`,
         )
         break
     }
@@ -475,8 +478,10 @@ export async function graphNodesByIds(db: D1Database, ids: number[]): Promise<No
     chunks(ids, IDS_PER_STATEMENT).map((c) =>
       db
         .prepare(
-          `SELECT n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.updated_at,
-                  json_object('lastseen', json_extract(n.properties, '$.lastseen'), 'system_tags', json_extract(n.properties, '$.system_tags')) AS properties
+          `SELECT n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.updated_at, ${SELECTED_TAGS_COLUMN},
+                  json_object('lastseen', json_extract(n.properties, '$.lastseen'), 'system_tags', json_extract(n.properties, '$.system_tags'),
+                    'isTierZero', json_extract(n.properties, '$.isTierZero'), 'istierzero', json_extract(n.properties, '$.istierzero'),
+                    'templateid', json_extract(n.properties, '$.templateid')) AS properties
            FROM json_each(?1) f JOIN nodes n ON n.id = f.value`,
         )
         .bind(JSON.stringify(c)),

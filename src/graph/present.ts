@@ -3,6 +3,7 @@
  */
 import { z } from 'zod'
 import type { PathEdge } from './path'
+import { isOwned as ownedRule, isTierZero as tierZeroRule, OWNED_TAG, tagsOf, TIER_ZERO_TAG, type NodeFacts } from '../findings/tierzero'
 
 /** A node of a graph answer (shortest path, related-entity graphs), keyed by internal node id. */
 export const GraphNodeSchema = z.object({
@@ -28,6 +29,8 @@ export interface NodeRecord {
   environment_id: string | null
   properties: Record<string, unknown>
   updated_at: string
+  /** tags of the asset groups whose selectors made the node a member in the last analysis run */
+  selected_tags?: string[]
 }
 
 /** Raw row (JSON columns as text). */
@@ -40,29 +43,79 @@ export interface NodeRow {
   environment_id: string | null
   properties: string
   updated_at: string
+  /** space-separated (SELECTED_TAGS_COLUMN, src/assetgroups/assetgroups.store.ts) */
+  selected_tags?: string | null
 }
 
 export function toNodeRecord(r: NodeRow): NodeRecord {
-  return { ...r, kinds: JSON.parse(r.kinds) as string[], properties: JSON.parse(r.properties) as Record<string, unknown> }
+  const { selected_tags, ...rest } = r
+  return {
+    ...rest,
+    kinds: JSON.parse(r.kinds) as string[],
+    properties: JSON.parse(r.properties) as Record<string, unknown>,
+    ...(selected_tags ? { selected_tags: selected_tags.split(' ') } : {}),
+  }
+}
+
+/** What the Tier Zero and Owned rules read of a node (the same facts the analysis loader extracts). */
+export function nodeFacts(n: NodeRecord): NodeFacts {
+  const p = n.properties
+  return {
+    objectid: n.objectid,
+    kind: n.kind,
+    kinds: n.kinds,
+    systemTags: p.system_tags,
+    isTierZero: p.isTierZero === true || p.isTierZero === 1 ? p.isTierZero : p.istierzero,
+    templateid: p.templateid,
+    selectedTags: n.selected_tags,
+  }
+}
+
+const tierZeroCache = new WeakMap<NodeRecord, boolean>()
+
+/**
+ * Tier Zero as the findings engine decides it (src/findings/tierzero.ts, the one rule), with the asset
+ * group selectors the last analysis run applied.
+ */
+export function isTierZero(n: NodeRecord): boolean {
+  let v = tierZeroCache.get(n)
+  if (v === undefined) tierZeroCache.set(n, (v = tierZeroRule(nodeFacts(n))))
+  return v
+}
+
+/** Owned: the `Tag_Owned` kind, the `owned` tag, or an Owned selector (src/findings/tierzero.ts `isOwned`). */
+export function isOwned(n: NodeRecord): boolean {
+  return ownedRule(nodeFacts(n))
+}
+
+/**
+ * `system_tags` as BloodHound stores it: the stored tags plus `admin_tier_0` when the node is Tier Zero,
+ * `owned` when it is Owned, and the tags of the other asset groups whose selectors name it; null when the
+ * node has none (and stored none).
+ */
+export function systemTagsOf(n: NodeRecord): string | null {
+  const stored = n.properties.system_tags
+  const tags = tagsOf(stored)
+  const add = (t: string) => {
+    if (!tags.includes(t)) tags.push(t)
+  }
+  if (isTierZero(n)) add(TIER_ZERO_TAG)
+  if (isOwned(n)) add(OWNED_TAG)
+  for (const t of n.selected_tags ?? []) add(t)
+  if (tags.length === 0) return typeof stored === 'string' ? stored : null
+  return tags.join(' ')
 }
 
 function tags(n: NodeRecord): string {
-  const t = n.properties.system_tags
-  return typeof t === 'string' ? t : ''
+  return systemTagsOf(n) ?? ''
 }
 
-/** Tier zero: BloodHound's `Tag_Tier_Zero` kind, or `admin_tier_0` in system_tags. */
-export function isTierZero(n: NodeRecord): boolean {
-  return n.kinds.includes('Tag_Tier_Zero') || tags(n).split(/\s+/).includes('admin_tier_0')
-}
-
-export function isOwned(n: NodeRecord): boolean {
-  return n.kinds.includes('Tag_Owned') || tags(n).split(/\s+/).includes('owned')
-}
-
-/** Properties as BloodHound shows them: the stored properties plus `objectid`. */
+/** Properties as BloodHound shows them: the stored properties plus `objectid`, and `system_tags` as above. */
 export function props(n: NodeRecord): Record<string, unknown> {
-  return { ...n.properties, objectid: n.objectid }
+  const out: Record<string, unknown> = { ...n.properties, objectid: n.objectid }
+  const t = systemTagsOf(n)
+  if (t !== null) out.system_tags = t
+  return out
 }
 
 function lastSeen(n: NodeRecord): string {

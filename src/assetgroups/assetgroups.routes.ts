@@ -1,0 +1,311 @@
+/**
+ * BloodHound's asset isolation groups (docs/asset-groups.md): the "Admin Tier Zero" and "Owned" system
+ * groups, groups administrators create, their object-id selectors and the members the last analysis run
+ * computed. Shapes follow BloodHound's OpenAPI (`asset-isolation.asset-groups*.yaml`).
+ */
+import type { Context } from 'hono'
+import { z } from 'zod'
+import type { AppEnv } from '../env'
+import { ApiError, rfc3339 } from '../http/errors'
+import { defineRoute, type RouteEntry } from '../http/route'
+import { parseStringFilter } from '../findings/query'
+import {
+  createGroup,
+  listGroups,
+  listMembers,
+  listSelectors,
+  updateSelectors,
+  visibleObjectIds,
+  type GroupRow,
+  type MemberQuery,
+  type MemberSortKey,
+  type SelectorRow,
+} from './assetgroups.store'
+
+const NullTime = z.object({ time: z.string(), valid: z.boolean() })
+const NOT_DELETED = { time: '0001-01-01T00:00:00Z', valid: false }
+
+export const AssetGroupSelector = z.object({
+  id: z.number().int(),
+  asset_group_id: z.number().int(),
+  name: z.string(),
+  selector: z.string().describe('the object id'),
+  system_selector: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  deleted_at: NullTime,
+})
+
+export const AssetGroup = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  tag: z.string(),
+  system_group: z.boolean(),
+  selectors: z.array(AssetGroupSelector),
+  member_count: z.number().int().describe('members the caller may see (its environments)'),
+  created_at: z.string(),
+  updated_at: z.string(),
+  deleted_at: NullTime,
+})
+
+export const AssetGroupMember = z.object({
+  asset_group_id: z.number().int(),
+  object_id: z.string(),
+  primary_kind: z.string(),
+  kinds: z.array(z.string()),
+  environment_id: z.string(),
+  environment_kind: z.string(),
+  name: z.string(),
+  custom_member: z.boolean(),
+})
+
+function selectorItem(s: SelectorRow) {
+  return {
+    id: s.id,
+    asset_group_id: s.asset_group_id,
+    name: s.name,
+    selector: s.selector,
+    system_selector: s.system_selector === 1,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+    deleted_at: NOT_DELETED,
+  }
+}
+
+function groupItem(g: GroupRow & { member_count: number }, selectors: SelectorRow[]) {
+  return {
+    id: g.id,
+    name: g.name,
+    tag: g.tag,
+    system_group: g.system_group === 1,
+    selectors: selectors.filter((s) => s.asset_group_id === g.id).map(selectorItem),
+    member_count: g.member_count,
+    created_at: g.created_at,
+    updated_at: g.updated_at,
+    deleted_at: NOT_DELETED,
+  }
+}
+
+const GroupId = z.object({ asset_group_id: z.string().regex(/^[1-9]\d{0,8}$/, 'asset_group_id must be a positive integer') })
+
+async function groupOr404(c: Context<AppEnv>, id: number) {
+  const [g] = await listGroups(c.env.DB, c.var.principal.environmentAccess, id)
+  if (!g) throw new ApiError(404, 'asset group not found', 'asset_group_id')
+  return g
+}
+
+const MEMBER_SORT: readonly MemberSortKey[] = ['object_id', 'asset_group_id', 'primary_kind', 'environment_id', 'environment_kind', 'name']
+const MEMBER_FILTERS = ['object_id', 'primary_kind', 'environment_id', 'environment_kind', 'name', 'custom_member'] as const
+
+/** BloodHound's default page size and cap for member lists. */
+const MEMBERS_DEFAULT_LIMIT = 100
+const MEMBERS_MAX_LIMIT = 1000
+
+const CreateBody = z.object({
+  name: z.string().trim().min(1, 'name is required').max(200, 'name is at most 200 characters'),
+  tag: z
+    .string()
+    .regex(/^[a-z0-9_]{1,64}$/, 'tag must be 1 to 64 lower-case letters, digits or underscores (it becomes a system tag)'),
+})
+
+const SelectorSpec = z.object({
+  selector_name: z.string().trim().max(200, 'selector_name is at most 200 characters').optional(),
+  sid: z.string().trim().min(1, 'sid (the object id) is required').max(512, 'sid is at most 512 characters'),
+  action: z.enum(['add', 'remove']),
+})
+const SelectorBody = z.array(SelectorSpec).min(1, 'at least one selector change is required').max(1000, 'at most 1000 selector changes per request')
+
+export const assetGroupRoutes: RouteEntry[] = [
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/asset-groups',
+      operationId: 'ListAssetGroups',
+      summary: 'List asset groups (Admin Tier Zero, Owned and the groups administrators created)',
+      tags: ['Asset Isolation'],
+      auth: 'graph/Read',
+      query: z.object({ sort_by: z.enum(['name', '-name', 'tag', '-tag', 'member_count', '-member_count', 'id', '-id']).optional() }),
+      responses: { 200: { description: 'the groups', schema: z.object({ data: z.object({ asset_groups: z.array(AssetGroup) }) }) } },
+    },
+    async (c, { query }) => {
+      const [groups, selectors] = await Promise.all([listGroups(c.env.DB, c.var.principal.environmentAccess), listSelectors(c.env.DB)])
+      const items = groups.map((g) => groupItem(g, selectors))
+      if (query.sort_by) {
+        const desc = query.sort_by.startsWith('-')
+        const key = query.sort_by.replace(/^-/, '') as 'name' | 'tag' | 'member_count' | 'id'
+        items.sort((a, b) => {
+          const x = a[key]
+          const y = b[key]
+          const r = x < y ? -1 : x > y ? 1 : a.id - b.id
+          return desc ? -r : r
+        })
+      }
+      return c.json({ data: { asset_groups: items } })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v2/asset-groups',
+      operationId: 'CreateAssetGroup',
+      summary: 'Create an asset group (members come from its selectors at the next analysis run)',
+      tags: ['Asset Isolation'],
+      auth: 'graph/ManageAssetGroups',
+      body: { kind: 'json', schema: CreateBody, maxBytes: 4 * 1024 },
+      responses: { 200: { description: 'the new group', schema: z.object({ data: AssetGroup }) } },
+    },
+    async (c, { body }) => {
+      const g = await createGroup(c.env.DB, body.name, body.tag, rfc3339(c.var.now()))
+      if (!g) throw new ApiError(409, `an asset group with the tag "${body.tag}" already exists`, 'tag')
+      return c.json({ data: groupItem({ ...g, member_count: 0 }, []) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/asset-groups/:asset_group_id',
+      operationId: 'GetAssetGroup',
+      summary: 'One asset group with its selectors and member count',
+      tags: ['Asset Isolation'],
+      auth: 'graph/Read',
+      params: GroupId,
+      responses: { 200: { description: 'the group', schema: z.object({ data: AssetGroup }) } },
+    },
+    async (c, { params }) => {
+      const id = Number(params.asset_group_id)
+      const g = await groupOr404(c, id)
+      return c.json({ data: groupItem(g, await listSelectors(c.env.DB, id)) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/asset-groups/:asset_group_id/members',
+      operationId: 'ListAssetGroupMembers',
+      summary: 'Members of an asset group as the last analysis run computed them (the caller’s environments only)',
+      description:
+        'Filters take `eq:` / `neq:` (a bare value means `eq:`); `custom_member` is `true` or `false`. ' +
+        '`sort_by` is one of object_id, asset_group_id, primary_kind, environment_id, environment_kind, name (`-` for descending).',
+      tags: ['Asset Isolation'],
+      auth: 'graph/Read',
+      params: GroupId,
+      query: z.object({
+        skip: z.string().regex(/^\d{1,9}$/, 'skip must be a non-negative integer').transform(Number).optional(),
+        limit: z
+          .string()
+          .regex(/^\d{1,9}$/, `limit must be an integer from 1 to ${MEMBERS_MAX_LIMIT}`)
+          .transform(Number)
+          .refine((n) => n >= 1 && n <= MEMBERS_MAX_LIMIT, `limit must be an integer from 1 to ${MEMBERS_MAX_LIMIT}`)
+          .optional(),
+        sort_by: z.enum([...MEMBER_SORT, ...MEMBER_SORT.map((k) => `-${k}`)] as [string, ...string[]]).optional(),
+        object_id: z.string().optional(),
+        primary_kind: z.string().optional(),
+        environment_id: z.string().optional(),
+        environment_kind: z.string().optional(),
+        name: z.string().optional(),
+        custom_member: z.string().optional(),
+      }),
+      responses: {
+        200: {
+          description: 'one page of members',
+          schema: z.object({
+            count: z.number().int(),
+            skip: z.number().int(),
+            limit: z.number().int(),
+            data: z.object({ members: z.array(AssetGroupMember) }),
+          }),
+        },
+      },
+    },
+    async (c, { params, query }) => {
+      const id = Number(params.asset_group_id)
+      await groupOr404(c, id)
+      const filters: MemberQuery['filters'] = {}
+      for (const k of MEMBER_FILTERS) {
+        const raw = query[k]
+        if (raw === undefined) continue
+        const f = parseStringFilter(raw, `query.${k}`)
+        if (k === 'custom_member' && f.value !== 'true' && f.value !== 'false')
+          throw new ApiError(400, 'custom_member must be true or false', 'query.custom_member')
+        filters[k] = { op: f.op === 'neq' ? 'neq' : 'eq', value: f.value }
+      }
+      const sortBy = query.sort_by ?? 'object_id'
+      const skip = query.skip ?? 0
+      const limit = query.limit ?? MEMBERS_DEFAULT_LIMIT
+      const page = await listMembers(c.env.DB, {
+        groupId: id,
+        access: c.var.principal.environmentAccess,
+        filters,
+        sort: { key: sortBy.replace(/^-/, '') as MemberSortKey, desc: sortBy.startsWith('-') },
+        skip,
+        limit,
+      })
+      const members = page.rows.map((m) => ({
+        asset_group_id: m.asset_group_id,
+        object_id: m.object_id,
+        primary_kind: m.primary_kind,
+        kinds: parseKinds(m.kinds),
+        environment_id: m.environment_id ?? '',
+        environment_kind: m.environment_kind ?? '',
+        name: m.name ?? '',
+        custom_member: m.custom_member === 1,
+      }))
+      return c.json({ count: page.count, skip, limit, data: { members } })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'put',
+      path: '/api/v2/asset-groups/:asset_group_id/selectors',
+      operationId: 'UpdateAssetGroupSelectors',
+      summary: 'Add or remove object-id selectors; the next analysis run applies them',
+      description:
+        'Each item names an object id (`sid`) to `add` to or `remove` from the group. Additions already present and ' +
+        'removals of absent selectors change nothing. A caller restricted to some environments may only name objects ' +
+        'of those environments. The change takes effect at the next analysis run (POST /api/v2/analysis).',
+      tags: ['Asset Isolation'],
+      auth: 'graph/ManageAssetGroups',
+      params: GroupId,
+      body: { kind: 'json', schema: SelectorBody, maxBytes: 256 * 1024 },
+      responses: {
+        201: {
+          description: 'the selectors added and removed',
+          schema: z.object({ data: z.object({ added_selectors: z.array(AssetGroupSelector), removed_selectors: z.array(AssetGroupSelector) }) }),
+        },
+      },
+    },
+    async (c, { params, body }) => {
+      const id = Number(params.asset_group_id)
+      await groupOr404(c, id)
+      const access = c.var.principal.environmentAccess
+      if (!access.all) {
+        // Restricted callers: every named object must be a node of their environments (404 as for any
+        // object they may not see, so the answer does not reveal objects elsewhere).
+        const sids = [...new Set(body.map((s) => s.sid))]
+        const seen = await visibleObjectIds(c.env.DB, sids, access)
+        const missing = sids.filter((s) => !seen.has(s))
+        if (missing.length > 0) throw new ApiError(404, `object not found: ${missing[0]}`, 'sid')
+      }
+      // Last change per object id wins (a list may add then remove the same id).
+      const last = new Map<string, z.infer<typeof SelectorSpec>>()
+      for (const s of body) last.set(s.sid, s)
+      const add: { name: string; selector: string }[] = []
+      const remove: string[] = []
+      for (const s of last.values()) {
+        if (s.action === 'add') add.push({ name: s.selector_name || s.sid, selector: s.sid })
+        else remove.push(s.sid)
+      }
+      const r = await updateSelectors(c.env.DB, id, { add, remove }, rfc3339(c.var.now()))
+      return c.json({ data: { added_selectors: r.added.map(selectorItem), removed_selectors: r.removed.map(selectorItem) } }, 201)
+    },
+  ),
+]
+
+function parseKinds(text: string): string[] {
+  try {
+    const v: unknown = JSON.parse(text)
+    return Array.isArray(v) ? v.filter((k): k is string => typeof k === 'string') : []
+  } catch {
+    return []
+  }
+}

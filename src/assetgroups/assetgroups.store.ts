@@ -1,0 +1,206 @@
+/**
+ * Asset groups, their selectors and the members the last analysis run committed (migration 0020,
+ * docs/asset-groups.md). Environment access is applied here: a restricted caller's member lists and
+ * counts only hold nodes of its environments.
+ */
+import type { EnvironmentAccess } from '../auth/permissions'
+import type { GroupRef, MemberRow } from './members'
+
+export interface GroupRow {
+  id: number
+  name: string
+  tag: string
+  system_group: number
+  created_at: string
+  updated_at: string
+}
+
+export interface SelectorRow {
+  id: number
+  asset_group_id: number
+  name: string
+  selector: string
+  system_selector: number
+  created_at: string
+  updated_at: string
+}
+
+export interface MemberOut {
+  asset_group_id: number
+  object_id: string
+  primary_kind: string
+  kinds: string
+  environment_id: string | null
+  environment_kind: string | null
+  name: string | null
+  custom_member: number
+}
+
+const accessJson = (a: EnvironmentAccess): string | null => (a.all ? null : JSON.stringify(a.ids))
+/** `?N` is the caller's environment ids as JSON, or NULL for every environment */
+const visible = (col: string, p: string) => `(${p} IS NULL OR ${col} IN (SELECT value FROM json_each(${p})))`
+
+// ---- what an analysis run reads and writes -----------------------------------------------------------
+
+/** Every group (id, tag) and, per selected object id, the tags of the groups whose selectors name it. */
+export async function loadSelection(db: D1Database): Promise<{ groups: GroupRef[]; selectorTags: Map<string, string[]> }> {
+  const [g, s] = await db.batch([
+    db.prepare(`SELECT id, tag FROM asset_groups ORDER BY id`),
+    db.prepare(`SELECT s.selector, g.tag FROM asset_group_selectors s JOIN asset_groups g ON g.id = s.asset_group_id ORDER BY s.id`),
+  ])
+  const selectorTags = new Map<string, string[]>()
+  for (const r of s.results as { selector: string; tag: string }[]) {
+    const list = selectorTags.get(r.selector)
+    if (list) list.push(r.tag)
+    else selectorTags.set(r.selector, [r.tag])
+  }
+  return { groups: g.results as GroupRef[], selectorTags }
+}
+
+/** Statements replacing every member by `rows`, for the run's commit batch (JSON chunks under D1's limits). */
+export function replaceMembersStatements(db: D1Database, chunks: string[]): D1PreparedStatement[] {
+  return [
+    db.prepare(`DELETE FROM asset_group_members`),
+    ...chunks.map((json) =>
+      db
+        .prepare(
+          `INSERT OR IGNORE INTO asset_group_members (asset_group_id, objectid, custom_member)
+           SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]') FROM json_each(?1) j`,
+        )
+        .bind(json),
+    ),
+  ]
+}
+export type { MemberRow }
+
+// ---- API reads and writes ------------------------------------------------------------------------------
+
+export async function listGroups(db: D1Database, access: EnvironmentAccess, id?: number): Promise<(GroupRow & { member_count: number })[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT g.id, g.name, g.tag, g.system_group, g.created_at, g.updated_at,
+              (SELECT COUNT(*) FROM asset_group_members m JOIN nodes n ON n.objectid = m.objectid
+               WHERE m.asset_group_id = g.id AND ${visible('n.environment_id', '?1')}) AS member_count
+       FROM asset_groups g WHERE (?2 IS NULL OR g.id = ?2) ORDER BY g.id`,
+    )
+    .bind(accessJson(access), id ?? null)
+    .all<GroupRow & { member_count: number }>()
+  return results
+}
+
+export async function listSelectors(db: D1Database, groupId?: number): Promise<SelectorRow[]> {
+  const { results } = await db
+    .prepare(`SELECT * FROM asset_group_selectors WHERE (?1 IS NULL OR asset_group_id = ?1) ORDER BY id`)
+    .bind(groupId ?? null)
+    .all<SelectorRow>()
+  return results
+}
+
+/** Creates a group; null when the tag is taken. */
+export async function createGroup(db: D1Database, name: string, tag: string, now: string): Promise<GroupRow | null> {
+  const row = await db
+    .prepare(
+      `INSERT INTO asset_groups (name, tag, system_group, created_at, updated_at) VALUES (?1, ?2, 0, ?3, ?3)
+       ON CONFLICT (tag) DO NOTHING RETURNING *`,
+    )
+    .bind(name, tag, now)
+    .first<GroupRow>()
+  return row ?? null
+}
+
+export type MemberSortKey = 'object_id' | 'asset_group_id' | 'primary_kind' | 'environment_id' | 'environment_kind' | 'name'
+export interface MemberQuery {
+  groupId: number
+  access: EnvironmentAccess
+  /** filters by column: equal (`eq`) or not equal (`neq`) */
+  filters: Partial<Record<MemberSortKey | 'custom_member', { op: 'eq' | 'neq'; value: string }>>
+  sort: { key: MemberSortKey; desc: boolean }
+  skip: number
+  limit: number
+}
+
+const MEMBER_COLS: Record<MemberSortKey | 'custom_member', string> = {
+  object_id: 'm.objectid',
+  asset_group_id: 'm.asset_group_id',
+  primary_kind: 'n.kind',
+  environment_id: "coalesce(n.environment_id, '')",
+  environment_kind: "coalesce(e.environment_kind, e.kind, '')",
+  name: "coalesce(n.name, '')",
+  custom_member: "CASE m.custom_member WHEN 1 THEN 'true' ELSE 'false' END",
+}
+
+export async function listMembers(db: D1Database, q: MemberQuery): Promise<{ count: number; rows: MemberOut[] }> {
+  const binds: unknown[] = [q.groupId, accessJson(q.access)]
+  const where = [`m.asset_group_id = ?1`, visible('n.environment_id', '?2')]
+  for (const [k, v] of Object.entries(q.filters)) {
+    if (v === undefined) continue
+    binds.push(v.value)
+    where.push(`${MEMBER_COLS[k as MemberSortKey]} ${v.op === 'neq' ? '<>' : '='} ?${binds.length}`)
+  }
+  const from = `FROM asset_group_members m JOIN nodes n ON n.objectid = m.objectid
+                LEFT JOIN nodes e ON e.objectid = n.environment_id
+                WHERE ${where.join(' AND ')}`
+  const order = `${MEMBER_COLS[q.sort.key]} ${q.sort.desc ? 'DESC' : 'ASC'}, m.objectid ${q.sort.desc ? 'DESC' : 'ASC'}`
+  const [count, page] = await db.batch([
+    db.prepare(`SELECT COUNT(*) AS n ${from}`).bind(...binds),
+    db
+      .prepare(
+        `SELECT m.asset_group_id, m.objectid AS object_id, n.kind AS primary_kind, n.kinds, n.environment_id,
+                coalesce(e.environment_kind, e.kind) AS environment_kind, n.name, m.custom_member
+         ${from} ORDER BY ${order} LIMIT ?${binds.length + 1} OFFSET ?${binds.length + 2}`,
+      )
+      .bind(...binds, q.limit, q.skip),
+  ])
+  return { count: (count.results[0] as { n: number }).n, rows: page.results as MemberOut[] }
+}
+
+/** Which of `objectids` are nodes of the caller's environments. */
+export async function visibleObjectIds(db: D1Database, objectids: string[], access: EnvironmentAccess): Promise<Set<string>> {
+  const { results } = await db
+    .prepare(`SELECT n.objectid FROM nodes n WHERE n.objectid IN (SELECT value FROM json_each(?1)) AND ${visible('n.environment_id', '?2')}`)
+    .bind(JSON.stringify(objectids), accessJson(access))
+    .all<{ objectid: string }>()
+  return new Set(results.map((r) => r.objectid))
+}
+
+export interface SelectorChange {
+  add: { name: string; selector: string }[]
+  remove: string[]
+}
+
+/**
+ * Applies selector additions and removals in one batch and answers the rows added and removed
+ * (an addition of a selector the group already has, or a removal of one it lacks, changes nothing).
+ */
+export async function updateSelectors(
+  db: D1Database,
+  groupId: number,
+  change: SelectorChange,
+  now: string,
+  extra: D1PreparedStatement[] = [],
+): Promise<{ added: SelectorRow[]; removed: SelectorRow[] }> {
+  const removed = db
+    .prepare(
+      `DELETE FROM asset_group_selectors WHERE asset_group_id = ?1 AND system_selector = 0
+         AND selector IN (SELECT value FROM json_each(?2)) RETURNING *`,
+    )
+    .bind(groupId, JSON.stringify(change.remove))
+  const added = db
+    .prepare(
+      `INSERT INTO asset_group_selectors (asset_group_id, name, selector, system_selector, created_at, updated_at)
+       SELECT ?1, json_extract(j.value, '$.name'), json_extract(j.value, '$.selector'), 0, ?3, ?3 FROM json_each(?2) j WHERE true
+       ON CONFLICT (asset_group_id, selector) DO NOTHING RETURNING *`,
+    )
+    .bind(groupId, JSON.stringify(change.add), now)
+  const touch = db.prepare(`UPDATE asset_groups SET updated_at = ?2 WHERE id = ?1`).bind(groupId, now)
+  const [r, a] = await db.batch([removed, added, touch, ...extra])
+  return { added: a.results as SelectorRow[], removed: r.results as SelectorRow[] }
+}
+
+/**
+ * A node column for graph reads (`n` = the nodes row): the tags of the groups whose selectors made the node a
+ * member in the last analysis run, space-separated, or NULL. The Tier Zero and Owned rules
+ * (src/findings/tierzero.ts) take them as `selectedTags`, exactly as that run did.
+ */
+export const SELECTED_TAGS_COLUMN = `(SELECT group_concat(g.tag, ' ') FROM asset_group_members m JOIN asset_groups g ON g.id = m.asset_group_id
+   WHERE m.objectid = n.objectid AND m.custom_member = 1) AS selected_tags`

@@ -1,0 +1,216 @@
+/**
+ * Asset groups (issue 15): the "Admin Tier Zero" and "Owned" system groups hold what the Tier Zero and Owned
+ * rules (src/findings/tierzero.ts) accept in the last analysis run; object-id selectors added by an
+ * administrator change the NEXT run (its findings, the members, and Cypher's Tag_Tier_Zero / system_tags);
+ * environment access applies to members; every error is the spec's envelope.
+ */
+import { env } from 'cloudflare:workers'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { adminToken, client, expectEnvelope, userWithRole } from '../helpers'
+import type { EdgeHoundClient } from '../../src/client'
+import {
+  createAssetGroup,
+  getAssetGroup,
+  listAssetGroupMembers,
+  listAssetGroups,
+  updateAssetGroupSelectors,
+  type AssetGroupMemberJson,
+} from '../../src/client/assetgroups'
+import { cypherQuery } from '../../src/client/cypher'
+import { insertGraph, openFindingRows, runAnalysisDirect } from '../fixtures/findings/helpers'
+import { D, ID, T, TIER_ZERO } from '../fixtures/findings/known-graph'
+
+const db = env.DB
+let admin: EdgeHoundClient & { tokenId: string; tokenKey: string }
+
+async function allMembers(c: EdgeHoundClient, id: number): Promise<AssetGroupMemberJson[]> {
+  const out: AssetGroupMemberJson[] = []
+  for (let skip = 0; ; skip += 5) {
+    const page = await listAssetGroupMembers(c, id, { skip, limit: 5 })
+    out.push(...page.data.members)
+    if (page.data.members.length < 5) return out
+  }
+}
+
+async function openFinding(finding: string, from: string, to: string) {
+  return (await openFindingRows(db)).find((r) => r.finding === finding && r.from_objectid === from && r.to_objectid === to && r.deleted_at === null)
+}
+
+/** Cypher's answer for one object among Tier Zero nodes (null when Cypher finds nothing: 404). */
+async function tierZeroByCypher(objectid: string) {
+  const r = await admin.raw('POST', '/api/v2/graphs/cypher', {
+    query: `MATCH (n:Tag_Tier_Zero) WHERE n.objectid = '${objectid}' RETURN n`,
+    include_properties: true,
+  })
+  if (r.status === 404) return null
+  expect(r.status).toBe(200)
+  const body = (await r.json()) as { data: { nodes: Record<string, { kinds: string[]; isTierZero: boolean; properties: Record<string, unknown> }> } }
+  return Object.values(body.data.nodes)[0] ?? null
+}
+
+beforeAll(async () => {
+  admin = await adminToken()
+  await insertGraph(db)
+  await runAnalysisDirect(db)
+})
+
+describe('system groups', () => {
+  it('"Admin Tier Zero" (admin_tier_0) and "Owned" (owned) exist with BloodHound\'s fields', async () => {
+    const r = await listAssetGroups(admin)
+    const [t0, owned] = r.data.asset_groups
+    expect(Object.keys(t0).sort()).toEqual(
+      ['created_at', 'deleted_at', 'id', 'member_count', 'name', 'selectors', 'system_group', 'tag', 'updated_at'].sort(),
+    )
+    expect(t0).toMatchObject({ id: 1, name: 'Admin Tier Zero', tag: 'admin_tier_0', system_group: true, selectors: [], member_count: TIER_ZERO.size })
+    expect(t0.deleted_at).toEqual({ time: '0001-01-01T00:00:00Z', valid: false })
+    expect(owned).toMatchObject({ id: 2, name: 'Owned', tag: 'owned', system_group: true, member_count: 1 })
+    expect((await getAssetGroup(admin, 1)).data).toEqual(t0)
+  })
+
+  it('Tier Zero members are exactly what the Tier Zero rules accept, in BloodHound\'s member shape', async () => {
+    const members = await allMembers(admin, 1)
+    expect(new Set(members.map((m) => m.object_id))).toEqual(TIER_ZERO)
+    expect(members).toHaveLength(TIER_ZERO.size)
+    const da = members.find((m) => m.object_id === ID.DA)
+    expect(da).toEqual({
+      asset_group_id: 1,
+      object_id: ID.DA,
+      primary_kind: 'Group',
+      kinds: ['Group', 'Base'],
+      environment_id: D,
+      environment_kind: 'Domain',
+      name: 'DOMAIN ADMINS@CORP.LOCAL',
+      custom_member: false,
+    })
+    expect(members.find((m) => m.object_id === ID.GA)).toMatchObject({ environment_id: T, environment_kind: 'AZTenant' })
+    const page = await listAssetGroupMembers(admin, 1, { limit: 2 })
+    expect(page).toMatchObject({ count: TIER_ZERO.size, skip: 0, limit: 2 })
+    expect((await listAssetGroupMembers(admin, 2)).data.members.map((m) => m.object_id)).toEqual([ID.DC1])
+  })
+
+  it('filters and sorts members', async () => {
+    const groups = await listAssetGroupMembers(admin, 1, { primary_kind: 'eq:Group', sort_by: '-name' })
+    const names = groups.data.members.map((m) => m.name)
+    expect(names.length).toBeGreaterThan(3)
+    expect(names).toEqual([...names].sort().reverse())
+    expect(groups.data.members.every((m) => m.primary_kind === 'Group')).toBe(true)
+    const notAd = await listAssetGroupMembers(admin, 1, { environment_id: `neq:${D}`, limit: 100 })
+    expect(notAd.data.members.every((m) => m.environment_id !== D)).toBe(true)
+    expect(notAd.count).toBe(notAd.data.members.length)
+    expect((await listAssetGroupMembers(admin, 1, { custom_member: 'eq:true' })).count).toBe(0)
+  })
+})
+
+describe('selectors', () => {
+  it('an added object-id selector makes the object Tier Zero at the next analysis: findings, members and Cypher', async () => {
+    // ALICE -GenericAll-> FAKE_TAG is no finding while FAKE_TAG is not Tier Zero
+    expect(await openFinding('T0GenericAll', ID.ALICE, ID.FAKE_TAG)).toBeUndefined()
+    expect(await tierZeroByCypher(ID.FAKE_TAG)).toBeNull()
+
+    const r = await updateAssetGroupSelectors(admin, 1, [{ selector_name: 'fake tag host', sid: ID.FAKE_TAG, action: 'add' }])
+    expect(r.data.removed_selectors).toEqual([])
+    expect(r.data.added_selectors).toHaveLength(1)
+    expect(r.data.added_selectors[0]).toMatchObject({ asset_group_id: 1, name: 'fake tag host', selector: ID.FAKE_TAG, system_selector: false })
+    expect((await getAssetGroup(admin, 1)).data.selectors.map((s) => s.selector)).toEqual([ID.FAKE_TAG])
+    // adding it again changes nothing
+    expect((await updateAssetGroupSelectors(admin, 1, [{ sid: ID.FAKE_TAG, action: 'add' }])).data.added_selectors).toEqual([])
+
+    // not before the next analysis run
+    expect((await listAssetGroupMembers(admin, 1, { object_id: ID.FAKE_TAG })).count).toBe(0)
+    expect(await tierZeroByCypher(ID.FAKE_TAG)).toBeNull()
+
+    await runAnalysisDirect(db)
+    expect(await openFinding('T0GenericAll', ID.ALICE, ID.FAKE_TAG)).toBeDefined()
+    const m = await listAssetGroupMembers(admin, 1, { object_id: ID.FAKE_TAG })
+    expect(m.data.members).toEqual([expect.objectContaining({ object_id: ID.FAKE_TAG, custom_member: true })])
+    expect((await listAssetGroupMembers(admin, 1, { custom_member: 'true' })).count).toBe(1)
+    expect((await getAssetGroup(admin, 1)).data.member_count).toBe(TIER_ZERO.size + 1)
+    const node = await tierZeroByCypher(ID.FAKE_TAG)
+    expect(node).not.toBeNull()
+    expect(node!.isTierZero).toBe(true)
+    expect(node!.kinds).toContain('Tag_Tier_Zero')
+    expect(String(node!.properties.system_tags).split(' ')).toContain('admin_tier_0')
+    // graph reads use the same rule: the entity endpoint and search show it too
+    const base = await admin.call<{ data: { props: Record<string, unknown> } }>('GET', `/api/v2/base/${ID.FAKE_TAG}`)
+    expect(String(base.data.props.system_tags).split(' ')).toContain('admin_tier_0')
+
+    // removing the selector undoes it at the next run
+    const rm = await updateAssetGroupSelectors(admin, 1, [{ sid: ID.FAKE_TAG, action: 'remove' }])
+    expect(rm.data.removed_selectors.map((s) => s.selector)).toEqual([ID.FAKE_TAG])
+    await runAnalysisDirect(db)
+    expect(await openFinding('T0GenericAll', ID.ALICE, ID.FAKE_TAG)).toBeUndefined()
+    expect(await tierZeroByCypher(ID.FAKE_TAG)).toBeNull()
+    expect((await getAssetGroup(admin, 1)).data.member_count).toBe(TIER_ZERO.size)
+  })
+
+  it('a created group gets the objects its selectors name, tagged with its tag', async () => {
+    const g = await createAssetGroup(admin, { name: 'Crown servers', tag: 'crown' })
+    expect(g.data).toMatchObject({ name: 'Crown servers', tag: 'crown', system_group: false, member_count: 0, selectors: [] })
+    await updateAssetGroupSelectors(admin, g.data.id, [{ sid: ID.WS1, action: 'add' }])
+    await runAnalysisDirect(db)
+    const m = await listAssetGroupMembers(admin, g.data.id)
+    expect(m.data.members).toEqual([expect.objectContaining({ object_id: ID.WS1, custom_member: true, primary_kind: 'Computer' })])
+    const r = await cypherQuery(admin, `MATCH (n) WHERE n.objectid = '${ID.WS1}' RETURN n`, true)
+    const ws1 = Object.values(r.data.nodes)[0] as unknown as { isTierZero: boolean; properties: Record<string, unknown> }
+    expect(String(ws1.properties.system_tags).split(' ')).toContain('crown')
+    expect(ws1.isTierZero).toBe(false)
+    await expectEnvelope(await admin.raw('POST', '/api/v2/asset-groups', { name: 'again', tag: 'crown' }), 409, 'already exists')
+  })
+})
+
+describe('permissions and environment access', () => {
+  it('readers read, only administrators change; no credentials is 401', async () => {
+    const reader = (await userWithRole('Read-Only')).client
+    expect((await listAssetGroups(reader)).data.asset_groups.length).toBeGreaterThanOrEqual(2)
+    await expectEnvelope(await reader.raw('PUT', '/api/v2/asset-groups/1/selectors', [{ sid: ID.ALICE, action: 'add' }]), 403)
+    await expectEnvelope(await reader.raw('POST', '/api/v2/asset-groups', { name: 'x', tag: 'x' }), 403)
+    await expectEnvelope(await client().raw('GET', '/api/v2/asset-groups'), 401)
+    expect((await getAssetGroup(admin, 1)).data.selectors).toEqual([])
+  })
+
+  it('a caller restricted to the tenant sees only the tenant\'s members, and may only select its objects', async () => {
+    const tenantOnly = (await userWithRole('Read-Only', { all_environments: false, environment_access: [T] })).client
+    const members = await allMembers(tenantOnly, 1)
+    expect(members.length).toBeGreaterThan(0)
+    expect(members.every((m) => m.environment_id === T)).toBe(true)
+    const expected = (await allMembers(admin, 1)).filter((m) => m.environment_id === T)
+    expect(members).toEqual(expected)
+    expect((await getAssetGroup(tenantOnly, 1)).data.member_count).toBe(expected.length)
+    expect((await listAssetGroupMembers(tenantOnly, 1, { object_id: ID.DA })).count).toBe(0)
+
+    const tenantAdmin = (await userWithRole('Administrator', { all_environments: false, environment_access: [T] })).client
+    await expectEnvelope(await tenantAdmin.raw('PUT', '/api/v2/asset-groups/1/selectors', [{ sid: ID.ALICE, action: 'add' }]), 404, 'object not found')
+    const ok = await updateAssetGroupSelectors(tenantAdmin, 1, [{ sid: ID.AZ_U4, action: 'add' }])
+    expect(ok.data.added_selectors.map((s) => s.selector)).toEqual([ID.AZ_U4])
+    await updateAssetGroupSelectors(admin, 1, [{ sid: ID.AZ_U4, action: 'remove' }])
+  })
+})
+
+describe('errors are envelopes', () => {
+  it('unknown group, malformed id, bad bodies and parameters', async () => {
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-groups/999'), 404, 'asset group not found')
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-groups/999/members'), 404)
+    await expectEnvelope(await admin.raw('PUT', '/api/v2/asset-groups/999/selectors', [{ sid: ID.ALICE, action: 'add' }]), 404)
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-groups/abc'), 400)
+    await expectEnvelope(await admin.raw('PUT', '/api/v2/asset-groups/1/selectors', [{ sid: ID.ALICE, action: 'bogus' }]), 400)
+    await expectEnvelope(await admin.raw('PUT', '/api/v2/asset-groups/1/selectors', []), 400)
+    await expectEnvelope(await admin.raw('PUT', '/api/v2/asset-groups/1/selectors', { sid: ID.ALICE }), 400)
+    await expectEnvelope(await admin.raw('POST', '/api/v2/asset-groups', { name: 'x', tag: 'Not A Tag' }), 400)
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-groups/1/members?limit=0'), 400)
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-groups/1/members?sort_by=kinds'), 400)
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-groups/1/members?custom_member=maybe'), 400)
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-groups/1/members?name=gt:a'), 400)
+  })
+
+  it('every asset group operation is in the OpenAPI document with its permission', async () => {
+    const doc = (await (await admin.raw('GET', '/api/v2/spec')).json()) as { paths: Record<string, Record<string, { operationId: string; 'x-permission'?: string | null }>> }
+    expect(doc.paths['/api/v2/asset-groups'].get.operationId).toBe('ListAssetGroups')
+    expect(doc.paths['/api/v2/asset-groups'].post).toMatchObject({ operationId: 'CreateAssetGroup', 'x-permission': 'graph/ManageAssetGroups' })
+    expect(doc.paths['/api/v2/asset-groups/{asset_group_id}'].get.operationId).toBe('GetAssetGroup')
+    expect(doc.paths['/api/v2/asset-groups/{asset_group_id}/members'].get.operationId).toBe('ListAssetGroupMembers')
+    expect(doc.paths['/api/v2/asset-groups/{asset_group_id}/selectors'].put).toMatchObject({
+      operationId: 'UpdateAssetGroupSelectors',
+      'x-permission': 'graph/ManageAssetGroups',
+    })
+  })
+})
