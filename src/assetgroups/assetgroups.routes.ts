@@ -8,7 +8,7 @@ import { z } from 'zod'
 import type { AppEnv } from '../env'
 import { ApiError, rfc3339 } from '../http/errors'
 import { defineRoute, type RouteEntry } from '../http/route'
-import { parseStringFilter } from '../findings/query'
+import { parseBoolFilter, parseIntFilter, parseStringFilter, type Filter } from '../findings/query'
 import {
   createGroup,
   listGroups,
@@ -124,12 +124,32 @@ export const assetGroupRoutes: RouteEntry[] = [
       summary: 'List asset groups (Admin Tier Zero, Owned and the groups administrators created)',
       tags: ['Asset Isolation'],
       auth: 'graph/Read',
-      query: z.object({ sort_by: z.enum(['name', '-name', 'tag', '-tag', 'member_count', '-member_count', 'id', '-id']).optional() }),
+      description:
+        'Filters (BloodHound\'s predicates): `name`, `tag` with `eq:` / `neq:`; `system_group` `eq:true|false`; ' +
+        '`id`, `member_count` with `eq:`, `neq:`, `gt:`, `gte:`, `lt:`, `lte:` (a bare value means `eq:`).',
+      query: z.object({
+        sort_by: z.enum(['name', '-name', 'tag', '-tag', 'member_count', '-member_count', 'id', '-id']).optional(),
+        name: z.string().optional(),
+        tag: z.string().optional(),
+        system_group: z.string().optional(),
+        id: z.string().optional(),
+        member_count: z.string().optional(),
+      }),
       responses: { 200: { description: 'the groups', schema: z.object({ data: z.object({ asset_groups: z.array(AssetGroup) }) }) } },
     },
     async (c, { query }) => {
       const [groups, selectors] = await Promise.all([listGroups(c.env.DB, c.var.principal.environmentAccess), listSelectors(c.env.DB)])
-      const items = groups.map((g) => groupItem(g, selectors))
+      const tests: ((g: ReturnType<typeof groupItem>) => boolean)[] = []
+      for (const k of ['name', 'tag'] as const) {
+        const raw = query[k]
+        if (raw !== undefined) tests.push(matches(parseStringFilter(raw, `query.${k}`), (g) => g[k]))
+      }
+      if (query.system_group !== undefined) tests.push(matches(parseBoolFilter(query.system_group, 'query.system_group'), (g) => g.system_group))
+      for (const k of ['id', 'member_count'] as const) {
+        const raw = query[k]
+        if (raw !== undefined) tests.push(matches(parseIntFilter(raw, `query.${k}`), (g) => g[k]))
+      }
+      const items = groups.map((g) => groupItem(g, selectors)).filter((g) => tests.every((t) => t(g)))
       if (query.sort_by) {
         const desc = query.sort_by.startsWith('-')
         const key = query.sort_by.replace(/^-/, '') as 'name' | 'tag' | 'member_count' | 'id'
@@ -300,6 +320,27 @@ export const assetGroupRoutes: RouteEntry[] = [
     },
   ),
 ]
+
+/** A parsed predicate as a test on a group's field. */
+function matches<T extends string | number | boolean, G>(f: Filter<T>, get: (g: G) => T): (g: G) => boolean {
+  return (g) => {
+    const v = get(g)
+    switch (f.op) {
+      case 'eq':
+        return v === f.value
+      case 'neq':
+        return v !== f.value
+      case 'gt':
+        return v > f.value
+      case 'gte':
+        return v >= f.value
+      case 'lt':
+        return v < f.value
+      case 'lte':
+        return v <= f.value
+    }
+  }
+}
 
 function parseKinds(text: string): string[] {
   try {

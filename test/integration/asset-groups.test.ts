@@ -65,6 +65,11 @@ describe('system groups', () => {
     expect(t0.deleted_at).toEqual({ time: '0001-01-01T00:00:00Z', valid: false })
     expect(owned).toMatchObject({ id: 2, name: 'Owned', tag: 'owned', system_group: true, member_count: 1 })
     expect((await getAssetGroup(admin, 1)).data).toEqual(t0)
+    // BloodHound's filters: clients look the Tier Zero group up by its tag
+    expect((await admin.call<{ data: { asset_groups: { id: number }[] } }>('GET', '/api/v2/asset-groups?tag=eq:admin_tier_0')).data.asset_groups.map((g) => g.id)).toEqual([1])
+    expect((await listAssetGroups(admin, { sort_by: '-member_count' })).data.asset_groups[0].id).toBe(1)
+    expect((await admin.call<{ data: { asset_groups: { id: number }[] } }>('GET', '/api/v2/asset-groups?member_count=lt:2&system_group=eq:true')).data.asset_groups.map((g) => g.id)).toEqual([2])
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-groups?member_count=gt:many'), 400)
   })
 
   it('Tier Zero members are exactly what the Tier Zero rules accept, in BloodHound\'s member shape', async () => {
@@ -86,6 +91,23 @@ describe('system groups', () => {
     const page = await listAssetGroupMembers(admin, 1, { limit: 2 })
     expect(page).toMatchObject({ count: TIER_ZERO.size, skip: 0, limit: 2 })
     expect((await listAssetGroupMembers(admin, 2)).data.members.map((m) => m.object_id)).toEqual([ID.DC1])
+  })
+
+  it('Cypher\'s Tag_Tier_Zero, graph answers\' isTierZero and the members are one rule', async () => {
+    const r = await cypherQuery(admin, 'MATCH (n:Tag_Tier_Zero) RETURN n', true)
+    const nodes = Object.values(r.data.nodes) as unknown as { objectId: string; isTierZero: boolean; properties: Record<string, unknown> }[]
+    expect(new Set(nodes.map((n) => n.objectId))).toEqual(TIER_ZERO)
+    for (const n of nodes) {
+      expect(n.isTierZero).toBe(true)
+      expect(String(n.properties.system_tags).split(' ')).toContain('admin_tier_0')
+    }
+    // a shortest path's nodes: the domain (Tier Zero by its primary kind, no tag stored) and a plain group
+    const path = await admin.call<{ data: { nodes: Record<string, { objectId: string; isTierZero: boolean }> } }>(
+      'GET',
+      `/api/v2/graphs/shortest-path?start_node=${ID.HELPDESK}&end_node=${ID.DA}`,
+    )
+    const byId = Object.fromEntries(Object.values(path.data.nodes).map((n) => [n.objectId, n.isTierZero]))
+    expect(byId).toEqual({ [ID.HELPDESK]: false, [ID.DA]: true })
   })
 
   it('filters and sorts members', async () => {
