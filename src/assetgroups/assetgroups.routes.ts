@@ -8,6 +8,7 @@ import { z } from 'zod'
 import type { AppEnv } from '../env'
 import { ApiError, rfc3339 } from '../http/errors'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { auditOf } from '../audit/audit'
 import { parseBoolFilter, parseIntFilter, parseStringFilter, type Filter } from '../findings/query'
 import {
   createGroup,
@@ -171,11 +172,16 @@ export const assetGroupRoutes: RouteEntry[] = [
       summary: 'Create an asset group (members come from its selectors at the next analysis run)',
       tags: ['Asset Isolation'],
       auth: 'graph/ManageAssetGroups',
+      audit: {
+        action: 'CreateAssetGroup',
+        fields: ({ body }) => ({ asset_group_name: (body as { name?: unknown }).name, asset_group_tag: (body as { tag?: unknown }).tag }),
+      },
       body: { kind: 'json', schema: CreateBody, maxBytes: 4 * 1024 },
       responses: { 200: { description: 'the new group', schema: z.object({ data: AssetGroup }) } },
     },
     async (c, { body }) => {
-      const g = await createGroup(c.env.DB, body.name, body.tag, rfc3339(c.var.now()))
+      const audit = auditOf(c)
+      const g = await createGroup(c.env.DB, body.name, body.tag, rfc3339(c.var.now()), audit.write())
       if (!g) throw new ApiError(409, `an asset group with the tag "${body.tag}" already exists`, 'tag')
       return c.json({ data: groupItem({ ...g, member_count: 0 }, []) })
     },
@@ -285,6 +291,16 @@ export const assetGroupRoutes: RouteEntry[] = [
         'of those environments. The change takes effect at the next analysis run (POST /api/v2/analysis).',
       tags: ['Asset Isolation'],
       auth: 'graph/ManageAssetGroups',
+      // BloodHound's actions: CreateAssetGroupSelector for a request that adds, DeleteAssetGroupSelector for one
+      // that only removes (a request that does both also writes a DeleteAssetGroupSelector success row).
+      audit: {
+        action: ({ body }) => (Array.isArray(body) && body.some((s) => (s as { action?: unknown }).action === 'add') ? 'CreateAssetGroupSelector' : 'DeleteAssetGroupSelector'),
+        fields: ({ params, body }) => ({
+          asset_group_id: Number((params as { asset_group_id: string }).asset_group_id),
+          add: Array.isArray(body) ? body.filter((s) => s.action === 'add').map((s) => s.sid) : [],
+          remove: Array.isArray(body) ? body.filter((s) => s.action === 'remove').map((s) => s.sid) : [],
+        }),
+      },
       params: GroupId,
       body: { kind: 'json', schema: SelectorBody, maxBytes: 256 * 1024 },
       responses: {
@@ -315,7 +331,12 @@ export const assetGroupRoutes: RouteEntry[] = [
         if (s.action === 'add') add.push({ name: s.selector_name || s.sid, selector: s.sid })
         else remove.push(s.sid)
       }
-      const r = await updateSelectors(c.env.DB, id, { add, remove }, rfc3339(c.var.now()))
+      const audit = auditOf(c)
+      const primary = audit.write()
+      // a request that adds and removes: its removals get their own DeleteAssetGroupSelector row
+      const extra =
+        add.length > 0 && remove.length > 0 ? [audit.write({ asset_group_id: id, remove }, 'DeleteAssetGroupSelector').statement(c.env.DB)] : []
+      const r = await updateSelectors(c.env.DB, id, { add, remove }, rfc3339(c.var.now()), primary, extra)
       return c.json({ data: { added_selectors: r.added.map(selectorItem), removed_selectors: r.removed.map(selectorItem) } }, 201)
     },
   ),

@@ -5,6 +5,8 @@
  */
 import type { EnvironmentAccess } from '../auth/permissions'
 import type { GroupRef, MemberRow } from './members'
+import { auditedBatch } from '../audit/audit.store'
+import type { AuditWrite } from '../audit/audit'
 
 export interface GroupRow {
   id: number
@@ -96,16 +98,22 @@ export async function listSelectors(db: D1Database, groupId?: number): Promise<S
   return results
 }
 
-/** Creates a group; null when the tag is taken. */
-export async function createGroup(db: D1Database, name: string, tag: string, now: string): Promise<GroupRow | null> {
-  const row = await db
-    .prepare(
-      `INSERT INTO asset_groups (name, tag, system_group, created_at, updated_at) VALUES (?1, ?2, 0, ?3, ?3)
-       ON CONFLICT (tag) DO NOTHING RETURNING *`,
-    )
-    .bind(name, tag, now)
-    .first<GroupRow>()
-  return row ?? null
+/** Creates a group with its audit row in the same batch (written only if the group was); null when the tag is taken. */
+export async function createGroup(db: D1Database, name: string, tag: string, now: string, audit: AuditWrite): Promise<GroupRow | null> {
+  const [r] = await auditedBatch(
+    db,
+    [
+      db
+        .prepare(
+          `INSERT INTO asset_groups (name, tag, system_group, created_at, updated_at) VALUES (?1, ?2, 0, ?3, ?3)
+           ON CONFLICT (tag) DO NOTHING RETURNING *`,
+        )
+        .bind(name, tag, now),
+    ],
+    audit,
+    { ifChanged: 0 },
+  )
+  return (r.results[0] as GroupRow | undefined) ?? null
 }
 
 export type MemberSortKey = 'object_id' | 'asset_group_id' | 'primary_kind' | 'environment_id' | 'environment_kind' | 'name'
@@ -177,6 +185,8 @@ export async function updateSelectors(
   groupId: number,
   change: SelectorChange,
   now: string,
+  /** the request's audit row (and any further rows of the same request), written in the same batch */
+  audit: AuditWrite,
   extra: D1PreparedStatement[] = [],
 ): Promise<{ added: SelectorRow[]; removed: SelectorRow[] }> {
   const removed = db
@@ -193,7 +203,7 @@ export async function updateSelectors(
     )
     .bind(groupId, JSON.stringify(change.add), now)
   const touch = db.prepare(`UPDATE asset_groups SET updated_at = ?2 WHERE id = ?1`).bind(groupId, now)
-  const [r, a] = await db.batch([removed, added, touch, ...extra])
+  const [r, a] = await auditedBatch(db, [removed, added, touch, ...extra], audit)
   return { added: a.results as SelectorRow[], removed: r.results as SelectorRow[] }
 }
 

@@ -17,6 +17,7 @@ import {
   type AssetGroupMemberJson,
 } from '../../src/client/assetgroups'
 import { cypherQuery } from '../../src/client/cypher'
+import { listAuditLogs } from '../../src/client/audit'
 import { insertGraph, openFindingRows, runAnalysisDirect } from '../fixtures/findings/helpers'
 import { D, ID, T, TIER_ZERO } from '../fixtures/findings/known-graph'
 
@@ -177,6 +178,51 @@ describe('selectors', () => {
     expect(String(ws1.properties.system_tags).split(' ')).toContain('crown')
     expect(ws1.isTierZero).toBe(false)
     await expectEnvelope(await admin.raw('POST', '/api/v2/asset-groups', { name: 'again', tag: 'crown' }), 409, 'already exists')
+  })
+})
+
+describe('audit entries', () => {
+  async function rowsOf(res: Response) {
+    const id = res.headers.get('requestid')!
+    return (await listAuditLogs(admin, { filters: { request_id: `eq:${id}` }, sort_by: 'id' })).data.logs.map((l) => [l.action, l.status, l.fields])
+  }
+
+  it('creating a group and changing selectors write intent and success in the change\'s batch; refusals write failure', async () => {
+    const created = await admin.raw('POST', '/api/v2/asset-groups', { name: 'Audited', tag: 'audited' })
+    expect(created.status).toBe(200)
+    const id = ((await created.json()) as { data: { id: number } }).data.id
+    expect(await rowsOf(created)).toEqual([
+      ['CreateAssetGroup', 'intent', { asset_group_name: 'Audited', asset_group_tag: 'audited' }],
+      ['CreateAssetGroup', 'success', { asset_group_name: 'Audited', asset_group_tag: 'audited' }],
+    ])
+    const dup = await admin.raw('POST', '/api/v2/asset-groups', { name: 'Again', tag: 'audited' })
+    expect(dup.status).toBe(409)
+    expect((await rowsOf(dup)).map(([a, st]) => [a, st])).toEqual([
+      ['CreateAssetGroup', 'intent'],
+      ['CreateAssetGroup', 'failure'],
+    ])
+
+    await updateAssetGroupSelectors(admin, id, [{ sid: ID.BOB, action: 'add' }])
+    const both = await admin.raw('PUT', `/api/v2/asset-groups/${id}/selectors`, [
+      { sid: ID.CAROL, action: 'add' },
+      { sid: ID.BOB, action: 'remove' },
+    ])
+    expect(both.status).toBe(201)
+    const rows = await rowsOf(both)
+    expect(rows).toHaveLength(3)
+    expect(rows[0]).toEqual(['CreateAssetGroupSelector', 'intent', { asset_group_id: id, add: [ID.CAROL], remove: [ID.BOB] }])
+    expect(rows.slice(1)).toEqual(
+      expect.arrayContaining([
+        ['CreateAssetGroupSelector', 'success', { asset_group_id: id, add: [ID.CAROL], remove: [ID.BOB] }],
+        ['DeleteAssetGroupSelector', 'success', { asset_group_id: id, remove: [ID.BOB] }],
+      ]),
+    )
+    const bad = await admin.raw('PUT', '/api/v2/asset-groups/999/selectors', [{ sid: ID.BOB, action: 'remove' }])
+    expect(bad.status).toBe(404)
+    expect((await rowsOf(bad)).map(([a, st]) => [a, st])).toEqual([
+      ['DeleteAssetGroupSelector', 'intent'],
+      ['DeleteAssetGroupSelector', 'failure'],
+    ])
   })
 })
 
