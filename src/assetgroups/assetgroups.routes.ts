@@ -9,6 +9,7 @@ import type { AppEnv } from '../env'
 import { ApiError, rfc3339 } from '../http/errors'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { auditOf } from '../audit/audit'
+import { canSeeEnvironment } from '../auth/permissions'
 import { parseBoolFilter, parseIntFilter, parseStringFilter, type Filter } from '../findings/query'
 import {
   createGroup,
@@ -255,6 +256,11 @@ export const assetGroupRoutes: RouteEntry[] = [
           throw new ApiError(400, 'custom_member must be true or false', 'query.custom_member')
         filters[k] = { op: f.op === 'neq' ? 'neq' : 'eq', value: f.value }
       }
+      // An environment the caller may not see is absent (docs/permissions.md): asking for its members is the
+      // same 404 as asking for an environment that does not exist, so the answer is no existence oracle.
+      const envFilter = filters.environment_id
+      if (envFilter?.op === 'eq' && !canSeeEnvironment(c.var.principal.environmentAccess, envFilter.value))
+        throw new ApiError(404, 'environment not found', 'query.environment_id')
       const sortBy = query.sort_by ?? 'object_id'
       const skip = query.skip ?? 0
       const limit = query.limit ?? MEMBERS_DEFAULT_LIMIT

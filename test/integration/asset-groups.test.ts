@@ -245,6 +245,12 @@ describe('permissions and environment access', () => {
     expect(members).toEqual(expected)
     expect((await getAssetGroup(tenantOnly, 1)).data.member_count).toBe(expected.length)
     expect((await listAssetGroupMembers(tenantOnly, 1, { object_id: ID.DA })).count).toBe(0)
+    // naming a hidden environment is the same 404 as naming one that does not exist
+    const hidden = await tenantOnly.raw('GET', `/api/v2/asset-groups/1/members?environment_id=eq:${D}`)
+    const absent = await tenantOnly.raw('GET', '/api/v2/asset-groups/1/members?environment_id=eq:S-1-5-21-404')
+    await expectEnvelope(hidden, 404, 'environment not found')
+    await expectEnvelope(absent, 404, 'environment not found')
+    expect((await listAssetGroupMembers(tenantOnly, 1, { environment_id: `eq:${T}` })).count).toBe(expected.length)
 
     const tenantAdmin = (await userWithRole('Administrator', { all_environments: false, environment_access: [T] })).client
     await expectEnvelope(await tenantAdmin.raw('PUT', '/api/v2/asset-groups/1/selectors', [{ sid: ID.ALICE, action: 'add' }]), 404, 'object not found')
