@@ -35,3 +35,32 @@ export function postureStats(c: EdgeHoundClient, q: PostureStatsQuery = {}) {
   const s = p.toString()
   return c.call<{ count: number; skip: number; limit: number; start: string; end: string; data: PostureStatJson[] }>('GET', `/api/v2/posture-stats${s ? `?${s}` : ''}`)
 }
+
+export interface FindingTrendJson {
+  finding: string
+  display_title: string
+  display_type: string
+  environment_id: string
+  composite_risk: number
+  finding_count_start: number
+  finding_count_end: number
+  finding_count_increase: number
+  finding_count_decrease: number
+  exposure_count: number
+  impact_count: number
+}
+
+/** GET /api/v2/attack-paths/finding-trends: `environments` repeated, `start`/`end` optional. */
+export function findingTrends(c: EdgeHoundClient, environments: string[], q: { start?: string | Date; end?: string | Date } = {}) {
+  const p = new URLSearchParams()
+  for (const e of environments) p.append('environments', e)
+  const d = (v: string | Date) => (v instanceof Date ? v.toISOString() : v)
+  if (q.start !== undefined) p.set('start', d(q.start))
+  if (q.end !== undefined) p.set('end', d(q.end))
+  return c.call<{
+    start: string
+    end: string
+    environments: string[]
+    data: { findings: FindingTrendJson[]; total_finding_count_start: number; total_finding_count_end: number }
+  }>('GET', `/api/v2/attack-paths/finding-trends?${p}`)
+}

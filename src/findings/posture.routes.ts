@@ -6,7 +6,10 @@ import { z } from 'zod'
 import { ApiError, rfc3339 } from '../http/errors'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { nullTime } from './details'
-import { listPostureStats, POSTURE_SORT_COLUMNS, type PostureQuery, type PostureSortColumn } from './posture.store'
+import { loadKindCatalog } from '../extensions/catalog'
+import { canSeeEnvironment } from '../auth/permissions'
+import { findFindingDef } from './catalogue'
+import { findingTrends, listPostureStats, POSTURE_SORT_COLUMNS, type PostureQuery, type PostureSortColumn } from './posture.store'
 import { parseTime, splitOp } from './query'
 
 export const POSTURE_DEFAULT_LIMIT = 100
@@ -120,6 +123,87 @@ export const postureRoutes: RouteEntry[] = [
           tier_zero_count: r.tier_zero_count,
           critical_risk_count: r.critical_risk_count,
         })),
+      })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/attack-paths/finding-trends',
+      operationId: 'GetFindingTrends',
+      summary: 'Finding counts at the start and end of a window, per environment and finding type',
+      description:
+        '`environments` (required, repeatable), `start` (default `end` − 1 year), `end` (default now). Computed from the ' +
+        "findings' lifetimes: open at start / end, created (increase) and closed (decrease) within (start, end]; " +
+        '`composite_risk`, `impact_count`, `exposure_count` from the newest analysis at or before `end` (0 when none). ' +
+        'Environments the caller may not see count as having no findings. Numbers are never null.',
+      tags: ['Attack Paths'],
+      auth: 'graph/Read',
+      query: z.object({ environments: z.union([z.string(), z.array(z.string())]).optional(), start: z.string().optional(), end: z.string().optional() }),
+      responses: {
+        200: {
+          description: 'trends',
+          schema: z.object({
+            start: z.string(),
+            end: z.string(),
+            environments: z.array(z.string()),
+            data: z.object({
+              findings: z.array(
+                z.object({
+                  finding: z.string(),
+                  display_title: z.string(),
+                  display_type: z.string(),
+                  environment_id: z.string(),
+                  composite_risk: z.number(),
+                  finding_count_start: z.number().int(),
+                  finding_count_end: z.number().int(),
+                  finding_count_increase: z.number().int(),
+                  finding_count_decrease: z.number().int(),
+                  exposure_count: z.number().int(),
+                  impact_count: z.number().int(),
+                }),
+              ),
+              total_finding_count_start: z.number().int(),
+              total_finding_count_end: z.number().int(),
+            }),
+          }),
+        },
+      },
+    },
+    async (c, { query }) => {
+      const envs = [...new Set((c.req.queries('environments') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean))]
+      if (envs.length === 0) throw new ApiError(400, 'environments is required (one or more environment ids)', 'query.environments')
+      const end = query.end ? parseTime(query.end, 'query.end', 'end must be an RFC 3339 date-time') : c.var.now()
+      const start = query.start ? parseTime(query.start, 'query.start', 'start must be an RFC 3339 date-time') : new Date(end.getTime() - YEAR_MS)
+      if (end.getTime() < start.getTime()) throw new ApiError(400, 'end must not be before start', 'query.end')
+      const visible = envs.filter((e) => canSeeEnvironment(c.var.principal.environmentAccess, e))
+      const rows = visible.length ? await findingTrends(c.env.DB, visible, rfc3339(start), rfc3339(end)) : []
+      const catalog = rows.length ? await loadKindCatalog(c.env.DB) : null
+      const findings = rows.map((r) => {
+        const def = catalog ? findFindingDef(r.finding, catalog) : null
+        return {
+          finding: r.finding,
+          display_title: def?.title ?? r.finding,
+          display_type: def?.shape ?? 'relationship',
+          environment_id: r.environment_id,
+          composite_risk: r.composite_risk ?? 0,
+          finding_count_start: r.count_start ?? 0,
+          finding_count_end: r.count_end ?? 0,
+          finding_count_increase: r.increase ?? 0,
+          finding_count_decrease: r.decrease ?? 0,
+          exposure_count: r.exposure_count ?? 0,
+          impact_count: r.impact_count ?? 0,
+        }
+      })
+      return c.json({
+        start: rfc3339(start),
+        end: rfc3339(end),
+        environments: envs,
+        data: {
+          findings,
+          total_finding_count_start: findings.reduce((n, f) => n + f.finding_count_start, 0),
+          total_finding_count_end: findings.reduce((n, f) => n + f.finding_count_end, 0),
+        },
       })
     },
   ),

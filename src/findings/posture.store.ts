@@ -57,3 +57,43 @@ export async function listPostureStats(db: D1Database, q: PostureQuery): Promise
   ])
   return { count: (c.results[0] as { n: number }).n, rows: rows.results as PostureStatRow[] }
 }
+
+export interface TrendRow {
+  environment_id: string
+  finding: string
+  count_start: number
+  count_end: number
+  increase: number
+  decrease: number
+  composite_risk: number | null
+  impact_count: number | null
+  exposure_count: number | null
+}
+
+/**
+ * Finding trends from the findings' lifetimes (issue 15): per environment and finding type, the findings
+ * open at `start` and at `end` (created at or before, not closed by then), created and closed in
+ * (start, end]; risk numbers from the newest sparkline row at or before `end`. Only the given environments.
+ */
+export async function findingTrends(db: D1Database, environments: string[], start: string, end: string): Promise<TrendRow[]> {
+  const r = await db
+    .prepare(
+      `WITH t AS (
+         SELECT environment_id, finding,
+           SUM(created_at <= ?2 AND (deleted_at IS NULL OR deleted_at > ?2)) AS count_start,
+           SUM(created_at <= ?3 AND (deleted_at IS NULL OR deleted_at > ?3)) AS count_end,
+           SUM(created_at > ?2 AND created_at <= ?3) AS increase,
+           SUM(deleted_at IS NOT NULL AND deleted_at > ?2 AND deleted_at <= ?3) AS decrease
+         FROM findings
+         WHERE environment_id IN (SELECT value FROM json_each(?1)) AND created_at <= ?3 AND (deleted_at IS NULL OR deleted_at > ?2)
+         GROUP BY environment_id, finding)
+       SELECT t.*, s.composite_risk, s.impact_count, s.exposure_count
+       FROM t LEFT JOIN finding_sparklines s ON s.id = (
+         SELECT s2.id FROM finding_sparklines s2 WHERE s2.environment_id = t.environment_id AND s2.finding = t.finding
+           AND s2.created_at <= ?3 ORDER BY s2.created_at DESC, s2.id DESC LIMIT 1)
+       ORDER BY t.environment_id, t.finding`,
+    )
+    .bind(JSON.stringify(environments), start, end)
+    .all<TrendRow>()
+  return r.results
+}

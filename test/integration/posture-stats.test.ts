@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { adminToken, userWithRole } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
 import { upsertExtension } from '../../src/client/extensions'
-import { postureStats, type PostureStatJson } from '../../src/client/posture'
+import { findingTrends, postureStats, type PostureStatJson } from '../../src/client/posture'
 import { ZERO_TIME } from '../../src/findings/details'
 import { D, G, GH_EXTENSION, ID, NODES, T, TIER_ZERO } from '../fixtures/findings/known-graph'
 import { deleteEdge, insertGraph, runAnalysisDirect } from '../fixtures/findings/helpers'
@@ -85,5 +85,36 @@ describe('GET /api/v2/posture-stats: one row per environment per analysis run', 
       expect(body.http_status).toBe(400)
       expect(body.errors[0].message).toBeTruthy()
     }
+  })
+
+  it('finding trends: counts from the findings\' lifetimes between two runs', async () => {
+    const r = await findingTrends(admin, [T], { start: commits[0], end: commits[1] })
+    expect(r.environments).toEqual([T])
+    expect(r.data.total_finding_count_start).toBe(6)
+    expect(r.data.total_finding_count_end).toBe(5)
+    const secret = r.data.findings.find((f) => f.finding === 'T0AZAddSecret')!
+    expect(secret).toMatchObject({ environment_id: T, finding_count_start: 1, finding_count_end: 0, finding_count_increase: 0, finding_count_decrease: 1 })
+    for (const f of r.data.findings) for (const v of Object.values(f)) expect(v).not.toBeNull()
+    const atFirst = await findingTrends(admin, [T], { start: '2000-01-01T00:00:00Z', end: commits[0] })
+    expect(atFirst.data.findings.find((f) => f.finding === 'T0AZAddSecret')).toMatchObject({
+      finding_count_start: 0,
+      finding_count_end: 1,
+      finding_count_increase: 1,
+      finding_count_decrease: 0,
+      composite_risk: 100,
+      impact_count: 10,
+      exposure_count: 10,
+    })
+    expect(atFirst.data.total_finding_count_end).toBe(6)
+  })
+
+  it('finding trends: an environment with no findings and a window with no runs answer zeros, never null', async () => {
+    const none = await findingTrends(admin, ['S-1-5-21-9999'])
+    expect(none.data).toEqual({ findings: [], total_finding_count_start: 0, total_finding_count_end: 0 })
+    const before = await findingTrends(admin, [D, T], { start: '2001-01-01T00:00:00Z', end: '2002-01-01T00:00:00Z' })
+    expect(before).toMatchObject({ start: '2001-01-01T00:00:00.000Z', end: '2002-01-01T00:00:00.000Z', environments: [D, T] })
+    expect(before.data).toEqual({ findings: [], total_finding_count_start: 0, total_finding_count_end: 0 })
+    const res = await admin.raw('GET', '/api/v2/attack-paths/finding-trends')
+    expect(res.status).toBe(400)
   })
 })
