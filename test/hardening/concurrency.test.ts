@@ -323,7 +323,11 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'revoke a token',
     route: 'DELETE /api/v2/tokens/:token_id',
-    prepare: async () => (await admin.createToken(`fault-${uniq()}`)).data.id,
+    prepare: async () => {
+      // tokens a faulted revoke left behind would reach the per-user token cap (MAX_API_TOKENS_PER_USER) first
+      await env.DB.prepare(`DELETE FROM api_tokens WHERE name LIKE 'fault-%'`).run()
+      return (await admin.createToken(`fault-${uniq()}`)).data.id
+    },
     act: (id) => json('DELETE', `/api/v2/tokens/${id}`),
   },
   {
