@@ -182,7 +182,7 @@ describe('auto-provisioning fields', () => {
     await refused(send([['config.auto_provision.role_provision', 'maybe']]), 400, '"config.auto_provision.role_provision" parameter could not be converted to bool')
     await refused(send([['config.auto_provision.default_role_id', 'two']]), 400, '"config.auto_provision.default_role_id" parameter could not be converted to int')
     await refused(send([['config.auto_provision.enabled', 'true']]), 400, '"config.auto_provision.default_role_id" is required when auto provisioning is enabled')
-    await refused(send([['config.auto_provision.enabled', 'true'], ['config.auto_provision.default_role_id', '7']]), 400, 'no role has id 7 (roles: 1 Administrator, 2 User, 3 Read-Only, 4 Upload-Only)')
+    await refused(send([['config.auto_provision.enabled', 'true'], ['config.auto_provision.default_role_id', '7']]), 400, 'no role has id 7 (roles: 1 Administrator, 2 User, 3 Read-Only, 4 Upload-Only, 5 Auditor)')
     await refused(send([['config.auto_provision.enabled', 'true'], ['config.auto_provision.enabled', 'false']]), 400, 'expected only one "config.auto_provision.enabled" parameter')
   })
 

@@ -48,9 +48,9 @@ describe('auto-provisioning config', () => {
   })
 
   it('numbers the roles as BloodHound does', () => {
-    expect([1, 2, 3, 4].map(roleById)).toEqual(['Administrator', 'User', 'Read-Only', 'Upload-Only'])
+    expect([1, 2, 3, 4, 5].map(roleById)).toEqual(['Administrator', 'User', 'Read-Only', 'Upload-Only', 'Auditor'])
     expect(roleById(0)).toBeUndefined()
-    expect(roleById(5)).toBeUndefined()
+    expect(roleById(6)).toBeUndefined()
   })
 
   it('defaults to off, and stores off as all-off whatever else was sent', () => {
@@ -70,7 +70,7 @@ describe('auto-provisioning config', () => {
     })
     expect(applyAutoProvision(PROVISIONING_OFF, { enabled: false, default_role_id: 9 })).toMatchObject({
       ok: false,
-      message: '"config.auto_provision.default_role_id" parameter is invalid: no role has id 9 (roles: 1 Administrator, 2 User, 3 Read-Only, 4 Upload-Only)',
+      message: '"config.auto_provision.default_role_id" parameter is invalid: no role has id 9 (roles: 1 Administrator, 2 User, 3 Read-Only, 4 Upload-Only, 5 Auditor)',
     })
   })
 
