@@ -38,6 +38,11 @@ beforeAll(async () => {
   const { unstable_startWorker } = await import('wrangler')
   const w = await unstable_startWorker({
     config: path.join(root, 'wrangler.toml'),
+    // `wrangler dev` derives the bundler's Node.js compatibility mode from compatibility_flags; the
+    // programmatic API does not (it stays null), so node built-ins imported by dependencies (xml-crypto's
+    // require("crypto")) fail the build and the worker never answers. Same rule as wrangler dev: nodejs_compat
+    // with a compatibility date after 2024-09-23 is "v2".
+    build: { nodejsCompatMode: (cfg) => (cfg.compatibility_flags.includes('nodejs_compat') ? 'v2' : null) },
     bindings: Object.fromEntries(Object.entries(SECRETS).map(([k, v]) => [k, { type: 'secret_text' as const, value: v }])),
     dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, persist, watch: false, logLevel: 'none' },
   })
