@@ -225,7 +225,13 @@ describe('replayed signed requests', () => {
     const body = JSON.stringify({ token_name: 'once' })
     expect((await send(tok, 'POST', '/api/v2/tokens', date, date, body)).status).toBe(200)
     await expectEnvelope(await send(tok, 'POST', '/api/v2/tokens', date, date, body), 401, 'already accepted')
-    const other = date.slice(0, 13) + ':' + (date.slice(14, 16) === '59' ? '58' : '59') + ':00+00:30'
+    // The copy keeps the signed hour but rewrites the minutes and the offset so that it claims the current
+    // instant: it then passes the offset rules (a higher offset with the current time, rule 2b, or a lowered
+    // one by 30 minutes, rule 2) whatever the minute of the hour, and only the one-use rule can refuse it.
+    const minute = Number(date.slice(14, 16))
+    const other = minute < 30
+      ? date.slice(0, 13) + ':' + String(minute + 30).padStart(2, '0') + date.slice(16, 23) + '+00:30'
+      : date.slice(0, 13) + ':' + String(minute - 30).padStart(2, '0') + date.slice(16, 23) + '-00:30'
     await expectEnvelope(await send(tok, 'POST', '/api/v2/tokens', date, other, body), 401, 'already accepted')
     // a different body is a different request; GETs may repeat
     expect((await send(tok, 'POST', '/api/v2/tokens', date, date, JSON.stringify({ token_name: 'twice' }))).status).toBe(200)

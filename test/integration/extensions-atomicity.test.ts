@@ -133,21 +133,41 @@ describe('a concurrent writer landing between validation and the write', () => {
    * between the route's validation (its first batch: the catalogue) and its write (the next batch).
    */
   async function withWriterBeforeNextWrite<T>(competing: () => Promise<unknown>, run: () => Promise<T>): Promise<T> {
-    const db = env.DB as D1Database & { batch: D1Database['batch'] }
+    // The route runs its statements in the request's D1 session (http/d1-session.ts: `DB.withSession`),
+    // so the batches counted are those of the binding and of any session made from it, in order.
+    const db = env.DB as D1Database & { batch: D1Database['batch']; withSession: D1Database['withSession'] }
     const original = db.batch
+    const originalWithSession = db.withSession
     let calls = 0
-    db.batch = async function (this: D1Database, stmts: D1PreparedStatement[]) {
-      calls++
-      if (calls === 2) {
-        db.batch = original
-        await competing()
+    let fired = false
+    const counted = (batch: (stmts: D1PreparedStatement[]) => Promise<D1Result[]>) =>
+      async (stmts: D1PreparedStatement[]) => {
+        calls++
+        if (calls === 2 && !fired) {
+          fired = true
+          db.batch = original
+          db.withSession = originalWithSession
+          await competing()
+        }
+        return batch(stmts)
       }
-      return original.call(db, stmts)
-    } as D1Database['batch']
+    db.batch = counted((stmts) => original.call(db, stmts)) as D1Database['batch']
+    db.withSession = function (this: D1Database, arg?: string) {
+      const session = originalWithSession.call(db, arg)
+      const sessionBatch = session.batch.bind(session)
+      return new Proxy(session, {
+        get(t, p) {
+          if (p === 'batch') return counted(sessionBatch)
+          const v = Reflect.get(t, p, t)
+          return typeof v === 'function' ? v.bind(t) : v
+        },
+      })
+    } as D1Database['withSession']
     try {
       return await run()
     } finally {
       db.batch = original
+      db.withSession = originalWithSession
     }
   }
 

@@ -26,9 +26,12 @@ interface Call {
   sql: string[]
 }
 
-/** env.DB with every call recorded: the method and the SQL of each statement it sends. */
-function recording(db: D1Database): { db: D1Database; calls: Call[] } {
-  const calls: Call[] = []
+/**
+ * env.DB with every call recorded: the method and the SQL of each statement it sends. The request's D1
+ * session (http/d1-session.ts: `withSession`, which every request now runs its statements in) is recorded
+ * into the same list, so the counts are the round trips the route really makes.
+ */
+function recording(db: D1Database, calls: Call[] = []): { db: D1Database; calls: Call[] } {
   const SQL = Symbol('sql')
   const wrap = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement =>
     new Proxy(stmt, {
@@ -50,6 +53,8 @@ function recording(db: D1Database): { db: D1Database; calls: Call[] } {
           calls.push({ via: 'batch', sql: stmts.map((s) => (s as unknown as Record<symbol, string>)[SQL]) })
           return t.batch(stmts)
         }
+      if (p === 'withSession')
+        return (arg?: string) => recording((t as D1Database).withSession(arg) as unknown as D1Database, calls).db
       const v = Reflect.get(t, p, t)
       return typeof v === 'function' ? v.bind(t) : v
     },
