@@ -14,8 +14,14 @@ import { count, env, hAdminSession, objectParts, report, routeInfo, sampleQuery,
 
 const ENV_PARAM = /^(domain|environment|env|tenant)(_?id)?$/i
 const queryKeys = (r: RouteInfo) => (r.def.query ? Object.keys(objectParts(r.def.query)?.shape ?? {}) : [])
+// the routes that page an environment's findings (tag 'Attack Paths'); asset-group members also page with skip
+// and filter by environment, but a member list is not a finding poll
 const ROUTES = routeInfo().filter(
-  (r) => r.method === 'GET' && queryKeys(r).includes('skip') && [...r.pathParams, ...queryKeys(r)].some((k) => ENV_PARAM.test(k)),
+  (r) =>
+    r.method === 'GET' &&
+    (r.def.tags ?? []).includes('Attack Paths') &&
+    queryKeys(r).includes('skip') &&
+    [...r.pathParams, ...queryKeys(r)].some((k) => ENV_PARAM.test(k)),
 )
 
 const TYPE = SEMANTIC_SAMPLES.finding()

@@ -92,13 +92,14 @@ describe('connector flow end to end (ingest → analysis → the connector read 
   const watermarks = new Map<string, string>()
 
   beforeAll(async () => {
-    admin = await adminToken()
+    // a connector's whole poll from one token: back off on 429 (Retry-After) as the real connectors do
+    admin = await adminToken({ paced: true })
     await upsertExtension(admin, GH_EXTENSION)
     const { job } = await ingest(admin, payload())
     expect(job.failed_files).toBe(0)
     await latestRunDone()
     const t = await admin.createToken('secops-connector')
-    connector = client({ kind: 'token', tokenId: t.data.id, tokenKey: t.data.key, scheme: 'bhesignature' }, { formatDate: pythonDate })
+    connector = client({ kind: 'token', tokenId: t.data.id, tokenKey: t.data.key, scheme: 'bhesignature' }, { formatDate: pythonDate, paced: true })
   })
 
   it('first poll: every environment, type, text and finding, paging with skip until an empty page', async () => {

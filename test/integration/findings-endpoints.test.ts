@@ -29,7 +29,8 @@ let completedAt: string
 const base = (path: string) => `/api/v2/domains/${encodeURIComponent(D)}${path}`
 
 beforeAll(async () => {
-  admin = await adminToken()
+  // content tests with many requests from one token: back off on 429 as a connector does
+  admin = await adminToken({ paced: true })
   await insertGraph(db)
   const users = Array.from({ length: PAGED }, (_, i) => ({
     objectid: `${P}-${3000 + i}`,
