@@ -202,7 +202,13 @@ describe('replayed signed requests', () => {
     // one hour below, the clock must be within 5 minutes: a request signed 2 h 6 min ago cannot pass as -01:00
     // (the latest instant it can claim then is 6 minutes behind; the old ±1 h check admitted it)
     const older = localDate(Date.now() - (2 * HOUR + 6 * 60_000), 0)
-    await expectEnvelope(await send(tok, 'GET', '/api/version', older, rewrite(older, -60)), 401, 'at most 5 minutes are allowed')
+    // (the best rewrite claims 6 + <minutes past the signed hour> minutes behind: past minute 54 of that hour the
+    // general one-hour clock check refuses it first, which is the same refusal with the other rule's message)
+    await expectEnvelope(
+      await send(tok, 'GET', '/api/version', older, rewrite(older, -60)),
+      401,
+      /at most 5 minutes are allowed|minutes beyond the allowed 60/,
+    )
   })
 
   it('the offsets are kept in the object’s storage: an instance that lost its memory still refuses', async () => {
