@@ -74,6 +74,9 @@ try {
   const { unstable_startWorker } = await import('wrangler')
   worker = await unstable_startWorker({
     config: path.join(root, 'wrangler.toml'),
+    // as in test/cli/e2e-worker.test.ts: the programmatic API does not derive the bundler's Node.js compatibility
+    // mode from compatibility_flags as `wrangler dev` does, so xml-crypto's require("crypto") would fail the build
+    build: { nodejsCompatMode: (cfg) => (cfg.compatibility_flags.includes('nodejs_compat') ? 'v2' : null) },
     bindings: Object.fromEntries(Object.entries(SECRETS).map(([k, v]) => [k, { type: 'secret_text', value: v }])),
     dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, persist, watch: false, logLevel: 'warn' },
   })
