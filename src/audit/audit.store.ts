@@ -62,7 +62,7 @@ export interface AuditLogRow {
   fields: Record<string, unknown>
   request_id: string
   source_ip_address: string
-  status: string
+  status: 'intent' | 'success' | 'failure'
   commit_id: string
 }
 

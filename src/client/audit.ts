@@ -2,20 +2,10 @@
  * Typed wrapper for the audit log (BloodHound's GET /api/v2/audit; docs/audit.md).
  */
 import type { EdgeHoundClient } from './index'
+import type { AuditLogRow } from '../audit/audit.store'
 
-export interface AuditLogJson {
-  id: number
-  created_at: string
-  actor_id: string
-  actor_name: string
-  actor_email: string
-  action: string
-  fields: Record<string, unknown>
-  request_id: string
-  source_ip_address: string
-  status: 'intent' | 'success' | 'failure'
-  commit_id: string
-}
+/** One entry as the API answers it: the store's row (src/audit/audit.store.ts). */
+export type AuditLogJson = AuditLogRow
 
 export interface AuditQuery {
   skip?: number
