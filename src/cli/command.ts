@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { EdgeHoundClient } from '../client'
+import { BookmarkMemory, EdgeHoundClient } from '../client'
 import { configPath, readConfigFile, resolveSettings, type ConfigFile, type GlobalFlags, type Settings } from './config'
 import { CliError, UsageError } from './errors'
 import type { CliIO } from './io'
@@ -50,6 +50,12 @@ export class Context {
   readonly out: Output
   private settingsCache?: Settings
   private fileCache?: ConfigFile
+  /**
+   * The newest `X-D1-Bookmark` of this run, shared by every client the command builds, so a command's
+   * reads see its own writes (an upload then the job's state, a token created then used) even when reads
+   * are served by D1 replicas (docs/scale.md). Kept for the run only, not in the profile file.
+   */
+  readonly bookmarks = new BookmarkMemory()
 
   constructor(
     readonly io: CliIO,
@@ -95,7 +101,7 @@ export class Context {
       throw new UsageError(
         'no credentials: run `edgehound login`, or set EDGEHOUND_TOKEN_ID and EDGEHOUND_TOKEN_KEY (or store a token with `edgehound token create NAME --save`)',
       )
-    return new EdgeHoundClient({ baseUrl: s.url, credentials: s.credentials, fetch: this.io.fetch, now: this.io.now })
+    return new EdgeHoundClient({ baseUrl: s.url, credentials: s.credentials, fetch: this.io.fetch, now: this.io.now, bookmarks: this.bookmarks })
   }
 
   resolvePath(p: string): string {

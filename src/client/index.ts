@@ -17,6 +17,33 @@ export function repeatable(path: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}nonce=${crypto.randomUUID()}`
 }
 
+/**
+ * Read-your-writes across requests (src/http/d1-session.ts): every response that touched the database
+ * carries `X-D1-Bookmark`; a request that sends one back is served by a database copy at least that new.
+ * The client remembers the newest bookmark it has received and sends it on every later request, so a read
+ * after the client's own write (a token created then used, an upload then the job's status, an analysis
+ * request then the findings) sees that write even when reads are served by replicas. Bookmarks order as
+ * strings: D1's own session (workerd's D1 binding) keeps the greater of two in the same way, and so does this.
+ * One memory is shared by a client and the clients derived from it (`withCredentials`), so an
+ * administrator's client that creates a token hands the bookmark on to the client that uses the token.
+ */
+export const BOOKMARK_HEADER = 'X-D1-Bookmark'
+
+export class BookmarkMemory {
+  /** the newest bookmark received (undefined: none yet) */
+  value: string | undefined
+
+  constructor(initial?: string) {
+    this.value = initial || undefined
+  }
+
+  /** Keep the response's bookmark if it is newer than the one held. */
+  note(res: Response): void {
+    const b = res.headers.get(BOOKMARK_HEADER)?.trim()
+    if (b && (this.value === undefined || this.value < b)) this.value = b
+  }
+}
+
 export type Credentials =
   | { kind: 'token'; tokenId: string; tokenKey: string; scheme?: 'svcsignature' | 'bhesignature' }
   | { kind: 'bearer'; jwt: string }
@@ -31,6 +58,11 @@ export interface ClientOptions {
   now?: () => Date
   /** format of RequestDate; default RFC 3339 UTC with milliseconds */
   formatDate?: (d: Date) => string
+  /**
+   * Where the newest `X-D1-Bookmark` is kept (shared with derived clients); `false` sends none and keeps
+   * none (every request may then be served by any replica).
+   */
+  bookmarks?: BookmarkMemory | false
 }
 
 export interface ErrorEnvelope {
@@ -94,6 +126,8 @@ export class EdgeHoundClient {
   private readonly doFetch: (req: Request) => Promise<Response>
   private readonly now: () => Date
   private readonly formatDate: (d: Date) => string
+  /** the newest bookmark received, sent on every request (null: bookmarks off) */
+  readonly bookmarks: BookmarkMemory | null
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '')
@@ -101,10 +135,25 @@ export class EdgeHoundClient {
     this.doFetch = opts.fetch ?? ((r) => fetch(r))
     this.now = opts.now ?? (() => new Date())
     this.formatDate = opts.formatDate ?? ((d) => d.toISOString())
+    this.bookmarks = opts.bookmarks === false ? null : (opts.bookmarks ?? new BookmarkMemory())
   }
 
+  /** The same server, clock and bookmark memory, with other credentials. */
   withCredentials(credentials: Credentials): EdgeHoundClient {
-    return new EdgeHoundClient({ baseUrl: this.baseUrl, credentials, fetch: this.doFetch, now: this.now, formatDate: this.formatDate })
+    return new EdgeHoundClient({
+      baseUrl: this.baseUrl,
+      credentials,
+      fetch: this.doFetch,
+      now: this.now,
+      formatDate: this.formatDate,
+      bookmarks: this.bookmarks ?? false,
+    })
+  }
+
+  /** Note a response's bookmark (for responses to requests sent without `raw`, such as streamed uploads). */
+  noteResponse(res: Response): Response {
+    this.bookmarks?.note(res)
+    return res
   }
 
   /** Builds (and signs) a request. `target` is the path plus query string, sent exactly as given. */
@@ -112,6 +161,9 @@ export class EdgeHoundClient {
     const { bytes, type } = await encodeBody(body, opts.contentType)
     const headers = new Headers(opts.headers)
     if (type && !headers.has('content-type')) headers.set('Content-Type', type)
+    // Not signed (the signature covers method, target, date and body), so it can be any value the caller holds.
+    const bookmark = this.bookmarks?.value
+    if (bookmark && !headers.has(BOOKMARK_HEADER)) headers.set(BOOKMARK_HEADER, bookmark)
     const cred = this.credentials
     const m = method.toUpperCase()
     if (cred.kind === 'token' && MUTATING.has(m) && !opts.exactTarget) target = withNonce(target)
@@ -129,7 +181,7 @@ export class EdgeHoundClient {
 
   /** Sends a request and returns the raw response (no status check). */
   async raw(method: string, target: string, body?: Body, opts?: RequestOptions): Promise<Response> {
-    return this.doFetch(await this.buildRequest(method, target, body, opts))
+    return this.noteResponse(await this.doFetch(await this.buildRequest(method, target, body, opts)))
   }
 
   /** Sends a request; throws EdgeHoundError with the envelope on a non-2xx answer; returns parsed JSON. */

@@ -35,7 +35,7 @@ export const login: Command = {
     const prof = (await ctx.configFile()).profiles[s.profileName] ?? {}
     const username = (opts.username as string | undefined) ?? prof.username ?? 'admin'
     const password = await readPassword(ctx, !!opts['password-stdin'])
-    const anon = new EdgeHoundClient({ baseUrl: s.url, fetch: ctx.io.fetch, now: ctx.io.now })
+    const anon = new EdgeHoundClient({ baseUrl: s.url, fetch: ctx.io.fetch, now: ctx.io.now, bookmarks: ctx.bookmarks })
     const r = await anon.login(username, password)
     const jwt = r.data.session_token
     const patch: Record<string, string | undefined> = { url: s.url, username, session_token: jwt }
@@ -77,7 +77,7 @@ export const logout: Command = {
     const prof = (await ctx.configFile()).profiles[s.profileName] ?? {}
     let ended = 0
     if (prof.session_token && s.url) {
-      const c = new EdgeHoundClient({ baseUrl: s.url, credentials: { kind: 'bearer', jwt: prof.session_token }, fetch: ctx.io.fetch, now: ctx.io.now })
+      const c = new EdgeHoundClient({ baseUrl: s.url, credentials: { kind: 'bearer', jwt: prof.session_token }, fetch: ctx.io.fetch, now: ctx.io.now, bookmarks: ctx.bookmarks })
       try {
         ended = (await c.logout()).data.sessions_ended
       } catch (e) {

@@ -89,7 +89,7 @@ async function uploadStreamed(
   })
   const headers = new Headers(signed.headers)
   headers.set('Content-Length', String(bytes.length))
-  return ctx.io.fetch(new Request(signed.url, { method: 'POST', headers, body, duplex: 'half' } as RequestInit))
+  return client.noteResponse(await ctx.io.fetch(new Request(signed.url, { method: 'POST', headers, body, duplex: 'half' } as RequestInit)))
 }
 
 async function envelopeOf(res: Response): Promise<ErrorEnvelope | null> {
