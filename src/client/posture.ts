@@ -64,3 +64,21 @@ export function findingTrends(c: EdgeHoundClient, environments: string[], q: { s
     data: { findings: FindingTrendJson[]; total_finding_count_start: number; total_finding_count_end: number }
   }>('GET', `/api/v2/attack-paths/finding-trends?${p}`)
 }
+
+export type PostureHistoryType = 'findings' | 'exposure' | 'assets' | 'attack-paths'
+
+/**
+ * GET /api/v2/posture-history/{data_type}: one point per UTC day with an analysis run in [start, end)
+ * (docs/findings.md "Posture history"); `environments` repeated.
+ */
+export function postureHistory(c: EdgeHoundClient, dataType: PostureHistoryType, environments: string[], q: { start?: string | Date; end?: string | Date } = {}) {
+  const p = new URLSearchParams()
+  for (const e of environments) p.append('environments', e)
+  const d = (v: string | Date) => (v instanceof Date ? v.toISOString() : v)
+  if (q.start !== undefined) p.set('start', d(q.start))
+  if (q.end !== undefined) p.set('end', d(q.end))
+  return c.call<{ start: string; end: string; environments: string[]; data_type: PostureHistoryType; data: { date: string; value: number }[] }>(
+    'GET',
+    `/api/v2/posture-history/${encodeURIComponent(dataType)}?${p}`,
+  )
+}

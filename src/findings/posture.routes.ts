@@ -9,12 +9,26 @@ import { nullTime } from './details'
 import { loadKindCatalog } from '../extensions/catalog'
 import { canSeeEnvironment } from '../auth/permissions'
 import { findFindingDef } from './catalogue'
-import { findingTrends, listPostureStats, POSTURE_SORT_COLUMNS, type PostureQuery, type PostureSortColumn } from './posture.store'
+import {
+  findingTrends,
+  listPostureStats,
+  postureHistory,
+  POSTURE_HISTORY_TYPES,
+  POSTURE_SORT_COLUMNS,
+  type PostureQuery,
+  type PostureSortColumn,
+} from './posture.store'
 import { parseTime, splitOp } from './query'
 
 export const POSTURE_DEFAULT_LIMIT = 100
 export const POSTURE_MAX_LIMIT = 10_000
 const YEAR_MS = 365 * 24 * 3600 * 1000
+const DAY_MS = 24 * 3600 * 1000
+
+/** `environments` repeated or comma-separated, trimmed, de-duplicated (finding trends and posture history). */
+function environmentsOf(c: { req: { queries: (k: string) => string[] | undefined } }): string[] {
+  return [...new Set((c.req.queries('environments') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean))]
+}
 
 const intStr = (name: string) => z.string().regex(/^\d{1,9}$/, `${name} must be a non-negative integer`).transform(Number).optional()
 
@@ -171,7 +185,7 @@ export const postureRoutes: RouteEntry[] = [
       },
     },
     async (c, { query }) => {
-      const envs = [...new Set((c.req.queries('environments') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean))]
+      const envs = environmentsOf(c)
       if (envs.length === 0) throw new ApiError(400, 'environments is required (one or more environment ids)', 'query.environments')
       const end = query.end ? parseTime(query.end, 'query.end', 'end must be an RFC 3339 date-time') : c.var.now()
       const start = query.start ? parseTime(query.start, 'query.start', 'start must be an RFC 3339 date-time') : new Date(end.getTime() - YEAR_MS)
@@ -204,6 +218,58 @@ export const postureRoutes: RouteEntry[] = [
           total_finding_count_start: findings.reduce((n, f) => n + f.finding_count_start, 0),
           total_finding_count_end: findings.reduce((n, f) => n + f.finding_count_end, 0),
         },
+      })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/posture-history/:data_type',
+      operationId: 'PostureHistoryForEnvironments',
+      summary: 'Posture over time: one point per day (the day\'s last analysis run) for the given environments',
+      description:
+        '`data_type`: `findings` (open findings), `attack-paths` (finding types with open findings), `assets` (Tier Zero ' +
+        'nodes) or `exposure` (exposure index, 0..1). `environments` (required, repeatable or comma-separated), `start` ' +
+        '(inclusive, default `end` − 30 days), `end` (exclusive, default now). Per UTC day with at least one analysis ' +
+        'run in the window, `date` is that day at 00:00 UTC and `value` aggregates each environment\'s last run of the ' +
+        'day: counts are summed, exposure is the largest. Days without a run have no point (no value is carried ' +
+        'forward). Environments the caller may not see count as having no runs. docs/findings.md "Posture history".',
+      tags: ['Attack Paths'],
+      auth: 'graph/Read',
+      params: z.object({
+        data_type: z.enum(POSTURE_HISTORY_TYPES, { error: `data_type must be one of ${POSTURE_HISTORY_TYPES.join(', ')}` }),
+      }),
+      query: z.object({ environments: z.union([z.string(), z.array(z.string())]).optional(), start: z.string().optional(), end: z.string().optional() }),
+      responses: {
+        200: {
+          description: 'the points, oldest first',
+          schema: z.object({
+            start: z.string(),
+            end: z.string(),
+            environments: z.array(z.string()),
+            data_type: z.enum(POSTURE_HISTORY_TYPES),
+            data: z.array(z.object({ date: z.string(), value: z.number() })),
+          }),
+        },
+      },
+    },
+    async (c, { params, query }) => {
+      const envs = environmentsOf(c)
+      if (envs.length === 0) throw new ApiError(400, 'environments is required (one or more environment ids)', 'query.environments')
+      const end = query.end ? parseTime(query.end, 'query.end', 'end must be an RFC 3339 date-time') : c.var.now()
+      const start = query.start ? parseTime(query.start, 'query.start', 'start must be an RFC 3339 date-time') : new Date(end.getTime() - 30 * DAY_MS)
+      if (end.getTime() < start.getTime()) throw new ApiError(400, 'end must not be before start', 'query.end')
+      // Same rule as finding trends: an environment the caller may not see is indistinguishable from one
+      // that never had a run (no points), so the answer is no existence oracle.
+      const visible = envs.filter((e) => canSeeEnvironment(c.var.principal.environmentAccess, e))
+      const rows = visible.length ? await postureHistory(c.env.DB, visible, rfc3339(start), rfc3339(end)) : []
+      const pick = { findings: 'findings', 'attack-paths': 'attack_paths', assets: 'assets', exposure: 'exposure' } as const
+      return c.json({
+        start: rfc3339(start),
+        end: rfc3339(end),
+        environments: envs,
+        data_type: params.data_type,
+        data: rows.map((r) => ({ date: `${r.day}T00:00:00.000Z`, value: Number(r[pick[params.data_type]] ?? 0) })),
       })
     },
   ),

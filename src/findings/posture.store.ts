@@ -97,3 +97,39 @@ export async function findingTrends(db: D1Database, environments: string[], star
     .all<TrendRow>()
   return r.results
 }
+
+export const POSTURE_HISTORY_TYPES = ['findings', 'exposure', 'assets', 'attack-paths'] as const
+export type PostureHistoryType = (typeof POSTURE_HISTORY_TYPES)[number]
+
+/**
+ * One aggregate per UTC day of the window [start, end) (issue 15; docs/findings.md "Posture history"): for
+ * each of `environments`, its day's last posture row (the last analysis run that day, ties by id); then over
+ * the environments, the sum of the counts (open findings, finding types with open findings = attack paths,
+ * Tier Zero nodes) and the largest exposure index. Days without a run of any of these environments have no
+ * row. Counts of findings come from the run's sparkline rows (one per environment and finding type).
+ * The caller passes only environments it may see.
+ */
+export async function postureHistory(
+  db: D1Database,
+  environments: string[],
+  start: string,
+  end: string,
+): Promise<{ day: string; findings: number; attack_paths: number; assets: number; exposure: number }[]> {
+  const r = await db
+    .prepare(
+      `WITH last AS (
+         SELECT p.run_id, p.domain_sid, p.tier_zero_count, p.exposure_index, substr(p.created_at, 1, 10) AS day,
+                ROW_NUMBER() OVER (PARTITION BY p.domain_sid, substr(p.created_at, 1, 10) ORDER BY p.created_at DESC, p.id DESC) AS rn
+         FROM posture_stats p
+         WHERE p.deleted_at IS NULL AND p.domain_sid IN (SELECT value FROM json_each(?1)) AND p.created_at >= ?2 AND p.created_at < ?3)
+       SELECT l.day,
+              COALESCE(SUM((SELECT SUM(s.finding_count) FROM finding_sparklines s WHERE s.run_id = l.run_id AND s.environment_id = l.domain_sid)), 0) AS findings,
+              COALESCE(SUM((SELECT COUNT(*) FROM finding_sparklines s WHERE s.run_id = l.run_id AND s.environment_id = l.domain_sid AND s.finding_count > 0)), 0) AS attack_paths,
+              SUM(l.tier_zero_count) AS assets,
+              MAX(l.exposure_index) AS exposure
+       FROM last l WHERE l.rn = 1 GROUP BY l.day ORDER BY l.day`,
+    )
+    .bind(JSON.stringify(environments), start, end)
+    .all<{ day: string; findings: number; attack_paths: number; assets: number; exposure: number }>()
+  return r.results
+}
