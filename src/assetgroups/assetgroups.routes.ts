@@ -13,9 +13,11 @@ import { canSeeEnvironment } from '../auth/permissions'
 import { parseBoolFilter, parseIntFilter, parseStringFilter, type Filter } from '../findings/query'
 import {
   createGroup,
+  deleteGroup,
   listGroups,
   listMembers,
   listSelectors,
+  renameGroup,
   updateSelectors,
   visibleObjectIds,
   type GroupRow,
@@ -110,6 +112,14 @@ const CreateBody = z.object({
     .regex(/^[a-z0-9_]{1,64}$/, 'tag must be 1 to 64 lower-case letters, digits or underscores (it becomes a system tag)'),
 })
 
+/** BloodHound's UpdateAssetGroupRequest: the name only (a `tag` in the body is ignored, as there). */
+const RenameBody = z.object({
+  name: z.string().trim().min(1, 'name is required').max(200, 'name is at most 200 characters'),
+})
+
+/** BloodHound's message for DeleteAssetGroup on a system group (409). */
+export const SYSTEM_GROUP_DELETE = 'Cannot delete a system defined asset group.'
+
 const SelectorSpec = z.object({
   selector_name: z.string().trim().max(200, 'selector_name is at most 200 characters').optional(),
   sid: z.string().trim().min(1, 'sid (the object id) is required').max(512, 'sid is at most 512 characters'),
@@ -202,6 +212,64 @@ export const assetGroupRoutes: RouteEntry[] = [
       const id = Number(params.asset_group_id)
       const g = await groupOr404(c, id)
       return c.json({ data: groupItem(g, await listSelectors(c.env.DB, id)) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'put',
+      path: '/api/v2/asset-groups/:asset_group_id',
+      operationId: 'UpdateAssetGroup',
+      summary: 'Rename an asset group (its tag, which members carry, does not change)',
+      description:
+        'As BloodHound\'s UpdateAssetGroup: body `{"name": …}`; only the name changes (a `tag` in the body is ignored). ' +
+        'System groups may be renamed too. 404 for an unknown group.',
+      tags: ['Asset Isolation'],
+      auth: 'graph/ManageAssetGroups',
+      audit: {
+        action: 'UpdateAssetGroup',
+        fields: ({ params, body }) => ({
+          asset_group_id: Number((params as { asset_group_id: string }).asset_group_id),
+          asset_group_name: (body as { name?: unknown } | undefined)?.name,
+        }),
+      },
+      params: GroupId,
+      body: { kind: 'json', schema: RenameBody, maxBytes: 4 * 1024 },
+      responses: { 200: { description: 'the renamed group', schema: z.object({ data: AssetGroup }) } },
+    },
+    async (c, { params, body }) => {
+      const id = Number(params.asset_group_id)
+      const g = await renameGroup(c.env.DB, id, body.name, rfc3339(c.var.now()), auditOf(c).write())
+      if (!g) throw new ApiError(404, 'asset group not found', 'asset_group_id')
+      const [withCount] = await listGroups(c.env.DB, c.var.principal.environmentAccess, id)
+      return c.json({ data: groupItem(withCount ?? { ...g, member_count: 0 }, await listSelectors(c.env.DB, id)) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'delete',
+      path: '/api/v2/asset-groups/:asset_group_id',
+      operationId: 'DeleteAssetGroup',
+      summary: 'Delete an asset group with its selectors and members (system groups cannot be deleted)',
+      description:
+        'As BloodHound\'s DeleteAssetGroup: 200 with an empty body; 409 "Cannot delete a system defined asset group." for ' +
+        'Admin Tier Zero and Owned; 404 for an unknown group. Its members lose its tag at the next analysis run.',
+      tags: ['Asset Isolation'],
+      auth: 'graph/ManageAssetGroups',
+      audit: {
+        action: 'DeleteAssetGroup',
+        fields: ({ params }) => ({ asset_group_id: Number((params as { asset_group_id: string }).asset_group_id) }),
+      },
+      params: GroupId,
+      responses: { 200: { description: 'deleted (empty body)' } },
+    },
+    async (c, { params }) => {
+      const id = Number(params.asset_group_id)
+      const g = await groupOr404(c, id)
+      if (g.system_group === 1) throw new ApiError(409, SYSTEM_GROUP_DELETE, 'asset_group_id')
+      const audit = auditOf(c)
+      if (!(await deleteGroup(c.env.DB, id, audit.write({ asset_group_id: id, asset_group_name: g.name, asset_group_tag: g.tag }))))
+        throw new ApiError(404, 'asset group not found', 'asset_group_id')
+      return c.body(null, 200)
     },
   ),
   defineRoute(

@@ -67,7 +67,9 @@ export function replaceMembersStatements(db: D1Database, chunks: string[]): D1Pr
       db
         .prepare(
           `INSERT OR IGNORE INTO asset_group_members (asset_group_id, objectid, custom_member)
-           SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]') FROM json_each(?1) j`,
+           SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]') FROM json_each(?1) j
+           -- a group deleted while the run was computing gets no members
+           WHERE json_extract(j.value, '$[0]') IN (SELECT id FROM asset_groups)`,
         )
         .bind(json),
     ),
@@ -114,6 +116,41 @@ export async function createGroup(db: D1Database, name: string, tag: string, now
     { ifChanged: 0 },
   )
   return (r.results[0] as GroupRow | undefined) ?? null
+}
+
+/**
+ * Renames a group (BloodHound's UpdateAssetGroup changes the name only; the tag, which members carry as a
+ * system tag, stays). The audit row is written only if the group existed. Null when it does not.
+ */
+export async function renameGroup(db: D1Database, id: number, name: string, now: string, audit: AuditWrite): Promise<GroupRow | null> {
+  const [r] = await auditedBatch(
+    db,
+    [db.prepare(`UPDATE asset_groups SET name = ?2, updated_at = ?3 WHERE id = ?1 RETURNING *`).bind(id, name, now)],
+    audit,
+    { ifChanged: 0 },
+  )
+  return (r.results[0] as GroupRow | undefined) ?? null
+}
+
+/**
+ * Deletes a non-system group with its selectors and members, and its audit row, in one batch. The group row
+ * goes last but one, guarded by `system_group = 0`, and the audit row only follows if it changed; the
+ * selector and member deletes are guarded the same way, so a system group loses nothing even if called.
+ * False when no such deletable group exists.
+ */
+export async function deleteGroup(db: D1Database, id: number, audit: AuditWrite): Promise<boolean> {
+  const deletable = `(SELECT id FROM asset_groups WHERE id = ?1 AND system_group = 0)`
+  const r = await auditedBatch(
+    db,
+    [
+      db.prepare(`DELETE FROM asset_group_selectors WHERE asset_group_id IN ${deletable}`).bind(id),
+      db.prepare(`DELETE FROM asset_group_members WHERE asset_group_id IN ${deletable}`).bind(id),
+      db.prepare(`DELETE FROM asset_groups WHERE id = ?1 AND system_group = 0`).bind(id),
+    ],
+    audit,
+    { ifChanged: 2 },
+  )
+  return r[2].meta.changes > 0
 }
 
 export type MemberSortKey = 'object_id' | 'asset_group_id' | 'primary_kind' | 'environment_id' | 'environment_kind' | 'name'

@@ -42,6 +42,8 @@ export const AUDIT_ACTIONS = [
   'AppendFileUploadJob',
   'EndFileUploadJob',
   'CreateAssetGroup',
+  'UpdateAssetGroup',
+  'DeleteAssetGroup',
   'CreateAssetGroupSelector',
   'DeleteAssetGroupSelector',
   'CreateSavedQuery',

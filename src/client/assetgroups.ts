@@ -95,3 +95,13 @@ export function updateAssetGroupSelectors(c: EdgeHoundClient, id: number, change
     changes,
   )
 }
+
+/** Renames a group (BloodHound's UpdateAssetGroup: the name only; the tag stays). */
+export function updateAssetGroup(c: EdgeHoundClient, id: number, g: { name: string }) {
+  return c.call<{ data: AssetGroupJson }>('PUT', `/api/v2/asset-groups/${id}`, g)
+}
+
+/** Deletes a group with its selectors and members (200, empty body); system groups answer 409. */
+export async function deleteAssetGroup(c: EdgeHoundClient, id: number): Promise<void> {
+  await c.call<undefined>('DELETE', `/api/v2/asset-groups/${id}`)
+}

@@ -10,9 +10,11 @@ import { adminToken, client, expectEnvelope, userWithRole } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
 import {
   createAssetGroup,
+  deleteAssetGroup,
   getAssetGroup,
   listAssetGroupMembers,
   listAssetGroups,
+  updateAssetGroup,
   updateAssetGroupSelectors,
   type AssetGroupMemberJson,
 } from '../../src/client/assetgroups'
@@ -226,6 +228,116 @@ describe('audit entries', () => {
   })
 })
 
+describe('rename and delete (BloodHound\'s UpdateAssetGroup, DeleteAssetGroup)', () => {
+  async function rowsOf(res: Response) {
+    const id = res.headers.get('requestid')!
+    return (await listAuditLogs(admin, { filters: { request_id: `eq:${id}` }, sort_by: 'id' })).data.logs.map((l) => [l.action, l.status, l.fields])
+  }
+  const systemTagsOf = async (objectid: string) => {
+    const r = await cypherQuery(admin, `MATCH (n) WHERE n.objectid = '${objectid}' RETURN n`, true)
+    const node = Object.values(r.data.nodes)[0] as unknown as { properties: Record<string, unknown> }
+    return String(node.properties.system_tags ?? '').split(' ')
+  }
+
+  it('PUT renames a group, keeps its tag, selectors and members, and is audited', async () => {
+    const g = (await createAssetGroup(admin, { name: 'Old name', tag: 'renamable' })).data
+    await updateAssetGroupSelectors(admin, g.id, [{ sid: ID.WS1, action: 'add' }])
+    const res = await admin.raw('PUT', `/api/v2/asset-groups/${g.id}`, { name: 'New name', tag: 'ignored_tag' })
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as { data: { id: number; name: string; tag: string; selectors: { selector: string }[]; updated_at: string } }
+    expect(body.data).toMatchObject({ id: g.id, name: 'New name', tag: 'renamable' })
+    expect(body.data.selectors.map((s) => s.selector)).toEqual([ID.WS1])
+    expect((await getAssetGroup(admin, g.id)).data).toMatchObject({ name: 'New name', tag: 'renamable' })
+    expect(await rowsOf(res)).toEqual([
+      ['UpdateAssetGroup', 'intent', { asset_group_id: g.id, asset_group_name: 'New name' }],
+      ['UpdateAssetGroup', 'success', { asset_group_id: g.id, asset_group_name: 'New name' }],
+    ])
+    // system groups may be renamed, as in BloodHound; the typed client does it too
+    expect((await updateAssetGroup(admin, 2, { name: 'Owned objects' })).data).toMatchObject({ id: 2, tag: 'owned', system_group: true, name: 'Owned objects' })
+    expect((await updateAssetGroup(admin, 2, { name: 'Owned' })).data.name).toBe('Owned')
+
+    const missing = await admin.raw('PUT', '/api/v2/asset-groups/999', { name: 'x' })
+    await expectEnvelope(missing, 404, 'asset group not found')
+    expect((await rowsOf(missing)).map(([a, st]) => [a, st])).toEqual([
+      ['UpdateAssetGroup', 'intent'],
+      ['UpdateAssetGroup', 'failure'],
+    ])
+    await expectEnvelope(await admin.raw('PUT', `/api/v2/asset-groups/${g.id}`, { name: '  ' }), 400, 'name is required')
+    await expectEnvelope(await admin.raw('PUT', `/api/v2/asset-groups/${g.id}`, {}), 400)
+    await expectEnvelope(await admin.raw('PUT', '/api/v2/asset-groups/abc', { name: 'x' }), 400)
+    await expectEnvelope(await (await userWithRole('Read-Only')).client.raw('PUT', `/api/v2/asset-groups/${g.id}`, { name: 'x' }), 403)
+    expect((await getAssetGroup(admin, g.id)).data.name).toBe('New name')
+  })
+
+  it('DELETE removes a group with its selectors and members; the next run drops its tag; audited', async () => {
+    const g = (await createAssetGroup(admin, { name: 'Doomed', tag: 'doomed' })).data
+    await updateAssetGroupSelectors(admin, g.id, [{ sid: ID.BOB, action: 'add' }])
+    await runAnalysisDirect(db)
+    expect((await listAssetGroupMembers(admin, g.id)).data.members.map((m) => m.object_id)).toEqual([ID.BOB])
+    expect(await systemTagsOf(ID.BOB)).toContain('doomed')
+
+    const res = await admin.raw('DELETE', `/api/v2/asset-groups/${g.id}`)
+    expect(res.status).toBe(200)
+    expect(await res.text()).toBe('')
+    expect(await rowsOf(res)).toEqual([
+      ['DeleteAssetGroup', 'intent', { asset_group_id: g.id }],
+      ['DeleteAssetGroup', 'success', { asset_group_id: g.id, asset_group_name: 'Doomed', asset_group_tag: 'doomed' }],
+    ])
+    await expectEnvelope(await admin.raw('GET', `/api/v2/asset-groups/${g.id}`), 404, 'asset group not found')
+    await expectEnvelope(await admin.raw('GET', `/api/v2/asset-groups/${g.id}/members`), 404)
+    expect((await listAssetGroups(admin)).data.asset_groups.map((x) => x.id)).not.toContain(g.id)
+    const left = await db.batch([
+      db.prepare('SELECT COUNT(*) AS n FROM asset_group_selectors WHERE asset_group_id = ?1').bind(g.id),
+      db.prepare('SELECT COUNT(*) AS n FROM asset_group_members WHERE asset_group_id = ?1').bind(g.id),
+    ])
+    expect(left.map((r) => (r.results[0] as { n: number }).n)).toEqual([0, 0])
+    // the tag stays on the node until the next run recomputes membership, then it is gone
+    await runAnalysisDirect(db)
+    expect(await systemTagsOf(ID.BOB)).not.toContain('doomed')
+    // deleting again is 404; the tag is free again
+    const again = await admin.raw('DELETE', `/api/v2/asset-groups/${g.id}`)
+    await expectEnvelope(again, 404, 'asset group not found')
+    expect((await rowsOf(again)).map(([a, st]) => [a, st])).toEqual([
+      ['DeleteAssetGroup', 'intent'],
+      ['DeleteAssetGroup', 'failure'],
+    ])
+    const reborn = await createAssetGroup(admin, { name: 'Doomed again', tag: 'doomed' })
+    expect(reborn.data.id).not.toBe(g.id)
+    await deleteAssetGroup(admin, reborn.data.id)
+    await expectEnvelope(await admin.raw('GET', `/api/v2/asset-groups/${reborn.data.id}`), 404)
+  })
+
+  it('a group deleted while an analysis run computes gets no members from that run', async () => {
+    const g = (await createAssetGroup(admin, { name: 'Racing', tag: 'racing' })).data
+    await updateAssetGroupSelectors(admin, g.id, [{ sid: ID.CAROL, action: 'add' }])
+    await runAnalysisDirect(db, { beforeCommit: () => deleteAssetGroup(admin, g.id) })
+    const { results } = await db.prepare('SELECT COUNT(*) AS n FROM asset_group_members WHERE asset_group_id = ?1').bind(g.id).all<{ n: number }>()
+    expect(results[0].n).toBe(0)
+    expect(await systemTagsOf(ID.CAROL)).not.toContain('racing')
+  })
+
+  it('system groups cannot be deleted: 409 with BloodHound\'s message, nothing removed, a failure entry', async () => {
+    await updateAssetGroupSelectors(admin, 1, [{ sid: ID.FAKE_TAG, action: 'add' }])
+    const before = (await getAssetGroup(admin, 1)).data
+    for (const id of [1, 2]) {
+      const res = await admin.raw('DELETE', `/api/v2/asset-groups/${id}`)
+      await expectEnvelope(res, 409, 'Cannot delete a system defined asset group.')
+      expect((await rowsOf(res)).map(([a, st]) => [a, st])).toEqual([
+        ['DeleteAssetGroup', 'intent'],
+        ['DeleteAssetGroup', 'failure'],
+      ])
+    }
+    expect((await getAssetGroup(admin, 1)).data).toEqual(before)
+    expect(before.selectors.map((s) => s.selector)).toEqual([ID.FAKE_TAG])
+    await updateAssetGroupSelectors(admin, 1, [{ sid: ID.FAKE_TAG, action: 'remove' }])
+    const reader = (await userWithRole('Read-Only')).client
+    const g = (await createAssetGroup(admin, { name: 'Kept', tag: 'kept' })).data
+    await expectEnvelope(await reader.raw('DELETE', `/api/v2/asset-groups/${g.id}`), 403)
+    expect((await getAssetGroup(admin, g.id)).data.name).toBe('Kept')
+    await expectEnvelope(await admin.raw('DELETE', '/api/v2/asset-groups/abc'), 400)
+  })
+})
+
 describe('permissions and environment access', () => {
   it('readers read, only administrators change; no credentials is 401', async () => {
     const reader = (await userWithRole('Read-Only')).client
@@ -281,6 +393,8 @@ describe('errors are envelopes', () => {
     expect(doc.paths['/api/v2/asset-groups'].get.operationId).toBe('ListAssetGroups')
     expect(doc.paths['/api/v2/asset-groups'].post).toMatchObject({ operationId: 'CreateAssetGroup', 'x-permission': 'graph/ManageAssetGroups' })
     expect(doc.paths['/api/v2/asset-groups/{asset_group_id}'].get.operationId).toBe('GetAssetGroup')
+    expect(doc.paths['/api/v2/asset-groups/{asset_group_id}'].put).toMatchObject({ operationId: 'UpdateAssetGroup', 'x-permission': 'graph/ManageAssetGroups' })
+    expect(doc.paths['/api/v2/asset-groups/{asset_group_id}'].delete).toMatchObject({ operationId: 'DeleteAssetGroup', 'x-permission': 'graph/ManageAssetGroups' })
     expect(doc.paths['/api/v2/asset-groups/{asset_group_id}/members'].get.operationId).toBe('ListAssetGroupMembers')
     expect(doc.paths['/api/v2/asset-groups/{asset_group_id}/selectors'].put).toMatchObject({
       operationId: 'UpdateAssetGroupSelectors',
