@@ -8,6 +8,7 @@
  */
 
 import { azureDerivedStatements } from './azurehound/post.store'
+import type { AdcsResult } from './adcs'
 
 const DERIVED_PROPS = `'{"isacl":false}'`
 
@@ -137,7 +138,8 @@ JOIN nodes n ON upper(json_extract(n.properties, '$.distinguishedname')) = dnm.d
  * OwnsRaw / WriteOwnerRaw → Owns / WriteOwner (each read through its partial index, migrations/0013), except where the owner's implicit rights are blocked:
  * the object is a computer, its domain enforces BlockOwnerImplicitRights (dSHeuristics, 29th character
  * "1") and the owner is not a direct member of Domain Admins (-512) or Enterprise Admins (-519).
- * The raw edge's properties are kept.
+ * The raw edge's properties are kept. A domain without `dsheuristics` does not enforce it (`IS '1'`: with
+ * `= '1'` the missing value made the whole condition NULL and dropped every Owns on a computer).
  */
 function ownsFrom(raw: string, kind: string): string {
   return `
@@ -147,44 +149,12 @@ JOIN nodes t ON t.id = e.end_id
 WHERE e.kind = '${raw}'
   AND NOT (
     EXISTS (SELECT 1 FROM json_each(t.kinds) WHERE value = 'Computer')
-    AND (SELECT substr(json_extract(d.properties, '$.dsheuristics'), 29, 1) FROM nodes d WHERE d.objectid = t.environment_id) = '1'
+    AND (SELECT substr(json_extract(d.properties, '$.dsheuristics'), 29, 1) FROM nodes d WHERE d.objectid = t.environment_id) IS '1'
     AND NOT EXISTS (SELECT 1 FROM edges mo JOIN nodes a ON a.id = mo.end_id
                     WHERE mo.start_id = e.start_id AND mo.kind = 'MemberOf'
                       AND (a.objectid LIKE '%-512' OR a.objectid LIKE '%-519')))`
 }
 const OWNS = `${INSERT_PREFIX} ${ownsFrom('OwnsRaw', 'Owns')} UNION ALL ${ownsFrom('WriteOwnerRaw', 'WriteOwner')}`
-
-/** A CA node's `certthumbprint` (text), for the ADCS certificate relationships below. */
-const THUMB = (n: string) => `json_extract(${n}.properties, '$.certthumbprint')`
-
-/**
- * ADCS certificate relationships (BloodHound's PostEnterpriseCAFor, PostIssuedSignedBy,
- * PostTrustedForNTAuth), from the certificate data SharpHound collects on the CA nodes:
- *   EnterpriseCAFor   enterprise CA → root CA with the same `certthumbprint` (the same certificate)
- *   IssuedSignedBy    enterprise or root CA → the enterprise or root CA whose `certthumbprint` is the second
- *                     entry of its `certchain` (its issuer); a self-signed root (chain of one) has none
- *   TrustedForNTAuth  enterprise CA → NTAuth store whose `certthumbprints` list holds its `certthumbprint`
- * CA nodes are few; each is found through the nodes' (kind, environment) index.
- */
-const ENTERPRISE_CA_FOR = `
-${INSERT_PREFIX}
-SELECT e.id, r.id, 'EnterpriseCAFor', ${DERIVED_PROPS}, ?1, ?1, 1
-FROM nodes e JOIN nodes r ON r.kind = 'RootCA' AND ${THUMB('r')} = ${THUMB('e')}
-WHERE e.kind = 'EnterpriseCA' AND ${THUMB('e')} <> ''`
-
-const ISSUED_SIGNED_BY = `
-${INSERT_PREFIX}
-SELECT x.id, y.id, 'IssuedSignedBy', ${DERIVED_PROPS}, ?1, ?1, 1
-FROM nodes x JOIN nodes y ON y.kind IN ('EnterpriseCA', 'RootCA') AND y.id <> x.id
-  AND ${THUMB('y')} = json_extract(x.properties, '$.certchain[1]')
-WHERE x.kind IN ('EnterpriseCA', 'RootCA') AND json_type(x.properties, '$.certchain[1]') = 'text'`
-
-const TRUSTED_FOR_NTAUTH = `
-${INSERT_PREFIX}
-SELECT e.id, n.id, 'TrustedForNTAuth', ${DERIVED_PROPS}, ?1, ?1, 1
-FROM nodes n JOIN json_each(CASE WHEN json_type(n.properties, '$.certthumbprints') = 'array' THEN json_extract(n.properties, '$.certthumbprints') ELSE '[]' END) t
-JOIN nodes e ON e.kind = 'EnterpriseCA' AND ${THUMB('e')} = t.value
-WHERE n.kind = 'NTAuthStore' AND t.value <> ''`
 
 /** One row of the replication-right membership: `id` holds `right` on `domain`, itself or through `parent`. */
 export interface ReplicationRow {
@@ -253,6 +223,33 @@ export interface DerivedInput {
   dcsync: [number, number][]
   /** SyncLAPSPassword: holders (node ids) per domain SID; the computers are found in SQL */
   lapsSyncers: { domainsid: string; holders: number[] }[]
+  /** ADCS: certificate, intermediary and ESC relationships (src/collectors/adcs.ts) */
+  adcs?: AdcsResult
+}
+
+/**
+ * ESC9 / ESC10 attackers (BloodHound's FetchAttackersForEscalations9and10): every Group, User or Computer
+ * holding GenericAll, GenericWrite, Owns, WriteOwner or WriteDacl on a victim gets the relationship to the
+ * victim's domain. Runs after OWNS in the batch, so the Owns / WriteOwner derived from the raw edges count.
+ * ?1 = now, ?2 = kind, ?3 = [[victim, domain], ...]
+ */
+function attackerStatements(db: D1Database, now: string, rule: AdcsResult['attackerRules'][number]): D1PreparedStatement[] {
+  const out: D1PreparedStatement[] = []
+  const victimFilter = rule.computersOnly ? `AND EXISTS (SELECT 1 FROM nodes v, json_each(v.kinds) k WHERE v.id = e.end_id AND k.value = 'Computer')` : ''
+  for (let i = 0; i < rule.victims.length; i += 4_000)
+    out.push(
+      db
+        .prepare(
+          `${INSERT_PREFIX}
+           SELECT DISTINCT e.start_id, json_extract(j.value, '$[1]'), ?2, ${DERIVED_PROPS}, ?1, ?1, 1
+           FROM json_each(?3) j
+           JOIN edges e ON e.end_id = json_extract(j.value, '$[0]') AND e.kind IN ('GenericAll', 'GenericWrite', 'Owns', 'WriteOwner', 'WriteDacl')
+           JOIN nodes s ON s.id = e.start_id
+           WHERE EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('Group', 'User', 'Computer')) ${victimFilter}`,
+        )
+        .bind(now, rule.kind, JSON.stringify(rule.victims.slice(i, i + 4_000))),
+    )
+  return out
 }
 
 /**
@@ -283,9 +280,8 @@ export async function replaceDerivedEdges(db: D1Database, d: DerivedInput): Prom
     db.prepare(RDP_WITH_URA_SHORTCUT).bind(d.now),
     db.prepare(RDP_WITH_URA_HOLDERS).bind(d.now),
     db.prepare(RDP_WITH_URA_GROUP_MEMBERS).bind(d.now),
-    db.prepare(ENTERPRISE_CA_FOR).bind(d.now),
-    db.prepare(ISSUED_SIGNED_BY).bind(d.now),
-    db.prepare(TRUSTED_FOR_NTAUTH).bind(d.now),
+    ...[...(d.adcs?.pairs ?? [])].flatMap(([kind, pairs]) => pairsStatements(db, kind, pairs, d.now)),
+    ...(d.adcs?.attackerRules ?? []).flatMap((r) => attackerStatements(db, d.now, r)),
     ...pairsStatements(db, 'DCSync', d.dcsync, d.now),
     ...laps,
     ...azureDerivedStatements(db, d.now),

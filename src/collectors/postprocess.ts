@@ -12,11 +12,15 @@
  *                      domain with `haslaps: true`
  *   AdminTo, CanRDP, CanPSRemote, ExecuteDCOM   from the computers' local groups (SQL, postprocess.store.ts)
  *   Owns, WriteOwner   from OwnsRaw / WriteOwnerRaw (SQL, postprocess.store.ts)
- *   EnterpriseCAFor, IssuedSignedBy, TrustedForNTAuth   from the CAs' certificate properties (SQL)
+ *   ADCS               the certificate relationships (EnterpriseCAFor, IssuedSignedBy, TrustedForNTAuth),
+ *                      ExtendedByPolicy, EnrollOnBehalfOf, GoldenCert and the ADCSESC* relationships
+ *                      (src/collectors/adcs.ts, pure; reads in adcs.store.ts)
  *
  * The set arithmetic is pure (`crossProduct`), unit-tested; the store does the I/O.
  */
 import { loadReplicationMembership, replaceDerivedEdges, type ReplicationRow } from './postprocess.store'
+import { deriveAdcs } from './adcs'
+import { loadAdcsFacts } from './adcs.store'
 
 /**
  * The principals that hold both rights: every node reached (directly or as a transitive member) from both
@@ -87,10 +91,12 @@ export interface PostProcessSummary {
 export async function postProcess(db: D1Database, now: string): Promise<PostProcessSummary> {
   const started = Date.now()
   const holders = replicationHolders(await loadReplicationMembership(db))
+  const adcs = deriveAdcs(await loadAdcsFacts(db))
   const derivedEdges = await replaceDerivedEdges(db, {
     now,
     dcsync: holders.flatMap((h) => h.dcsync.map((id) => [id, h.domain] as [number, number])),
     lapsSyncers: holders.filter((h) => h.domainsid && h.lapsSyncers.length > 0).map((h) => ({ domainsid: h.domainsid!, holders: h.lapsSyncers })),
+    adcs,
   })
   return { derivedEdges, durationMs: Date.now() - started }
 }

@@ -2,9 +2,8 @@
  * SharpHound's ADCS object types → their nodes and structural relationships (BloodHound's
  * convertCertTemplateData, convertEnterpriseCAData, convertRootCAData, convertAIACAData,
  * convertNTAuthStoreData, convertIssuancePolicy). Six small types share this file.
- * EnterpriseCAFor, IssuedSignedBy and TrustedForNTAuth are derived after ingest from the certificate
- * properties (src/collectors/postprocess.store.ts). Not done: the ADCS ESC relationships (ADCSESC1 ...);
- * see docs/collectors.md.
+ * EnterpriseCAFor, IssuedSignedBy, TrustedForNTAuth and the ADCS escalation relationships are derived
+ * after ingest from the properties kept here (src/collectors/adcs.ts); docs/collectors.md lists what is not.
  */
 import type { Emitter } from '../payload'
 import { adKind, adObject, domainSidFallback, emitAces, emitContainedBy, get, isObject, list, nodeRow, obj, principal, principals, rel, str, type Ace } from './common'

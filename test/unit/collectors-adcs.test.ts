@@ -1,0 +1,417 @@
+/**
+ * ADCS post-processing rules (src/collectors/adcs.ts), relationship by relationship, on small graphs built
+ * here. Expected edges are worked out by hand from the rules (BloodHound's adcs.go / esc*.go), with the
+ * negative case next to each positive one.
+ */
+import { describe, expect, it } from 'vitest'
+import { crossProductNodeSets, deriveAdcs, Membership, type AdcsEdge, type AdcsNode, type AdcsResult, type Props } from '../../src/collectors/adcs'
+
+const CRA = '1.3.6.1.4.1.311.20.2.1'
+const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2'
+const SID = 'S-1-5-21-1-2-3'
+
+class Graph {
+  nodes: AdcsNode[] = []
+  edges: AdcsEdge[] = []
+  private ids = new Map<string, number>()
+  node(objectid: string, kind: string, props: Props = {}): string {
+    const id = this.nodes.length + 1
+    this.ids.set(objectid, id)
+    this.nodes.push({ id, objectid, kinds: [kind, 'Base'], props: { domainsid: SID, ...props } })
+    return objectid
+  }
+  edge(s: string, kind: string, t: string): this {
+    this.edges.push({ start: this.id(s), end: this.id(t), kind })
+    return this
+  }
+  id(o: string): number {
+    const i = this.ids.get(o)
+    if (i === undefined) throw new Error(`no node ${o}`)
+    return i
+  }
+  props(o: string): Props {
+    return this.nodes[this.id(o) - 1].props
+  }
+  name(id: number): string {
+    return this.nodes[id - 1].objectid
+  }
+  run(): AdcsResult {
+    return deriveAdcs({ nodes: this.nodes, edges: this.edges })
+  }
+  /** `start->end` of every derived relationship of a kind, sorted */
+  derived(kind: string, r = this.run()): string[] {
+    return (r.pairs.get(kind) ?? []).map(([s, t]) => `${this.name(s)}->${this.name(t)}`).sort()
+  }
+  victims(kind: string, r = this.run()): string[] {
+    return (r.attackerRules.find((x) => x.kind === kind)?.victims ?? []).map(([s, t]) => `${this.name(s)}->${this.name(t)}`).sort()
+  }
+}
+
+/** An ESC1-vulnerable template (schema 2, no signature, no approval, authentication, enrollee supplies subject). */
+const ESC1: Props = {
+  requiresmanagerapproval: false,
+  authenticationenabled: true,
+  enrolleesuppliessubject: true,
+  schemaversion: 2,
+  authorizedsignatures: 0,
+  subjectaltrequiredns: false,
+  subjectaltrequiredomaindns: false,
+  effectiveekus: [CLIENT_AUTH],
+}
+
+/**
+ * A domain with a root CA (RootCAFor), an NTAuth store (NTAuthStoreFor) trusting the enterprise CA's
+ * certificate, the enterprise CA (signed by the root) hosted on an enabled computer, a user U in group G,
+ * Authenticated Users, and template T (ESC1 properties) published to the CA.
+ */
+function lab(templateProps: Props = ESC1): Graph {
+  const g = new Graph()
+  g.node('D', 'Domain', { domainsid: SID })
+  g.node('ROOT', 'RootCA', { certthumbprint: 'R1', certchain: ['R1'] })
+  g.node('STORE', 'NTAuthStore', { certthumbprints: ['E1'] })
+  g.node('ECA', 'EnterpriseCA', { certthumbprint: 'E1', certchain: ['E1', 'R1'], isuserspecifiessanenabledcollected: true, isuserspecifiessanenabled: false, enrollmentagentrestrictionscollected: false })
+  g.node('HOST', 'Computer', { enabled: true })
+  g.node('U', 'User', { enabled: true })
+  g.node('G', 'Group')
+  g.node('AU', 'Group')
+  g.nodes[g.id('AU') - 1].objectid = 'LAB.LOCAL-S-1-5-11'
+  g.node('T', 'CertTemplate', templateProps)
+  g.edge('ROOT', 'RootCAFor', 'D').edge('STORE', 'NTAuthStoreFor', 'D').edge('HOST', 'HostsCAService', 'ECA')
+  g.edge('U', 'MemberOf', 'G').edge('T', 'PublishedTo', 'ECA')
+  return g
+}
+const AU = 'LAB.LOCAL-S-1-5-11'
+
+describe('ADCS certificate relationships and the chain to a domain', () => {
+  it('IssuedSignedBy, TrustedForNTAuth, EnterpriseCAFor (root and AIA CA with the same certificate)', () => {
+    const g = lab()
+    g.node('AIA', 'AIACA', { certthumbprint: 'E1', certchain: ['E1', 'R1'] })
+    g.node('ROOT2', 'RootCA', { certthumbprint: 'E1' })
+    const r = g.run()
+    expect(g.derived('IssuedSignedBy', r)).toEqual(['AIA->ROOT', 'ECA->ROOT'])
+    expect(g.derived('TrustedForNTAuth', r)).toEqual(['ECA->STORE'])
+    expect(g.derived('EnterpriseCAFor', r)).toEqual(['ECA->AIA', 'ECA->ROOT2'])
+  })
+
+  it('GoldenCert: the hosting computer → every domain the CA chains to', () => {
+    expect(lab().derived('GoldenCert')).toEqual(['HOST->D'])
+  })
+
+  it('no chain, no ADCS relationship: CA not in the NTAuth store, root not RootCAFor, CA not hosted by an enabled computer', () => {
+    const untrusted = lab()
+    untrusted.props('STORE').certthumbprints = ['OTHER']
+    untrusted.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+    expect(untrusted.derived('GoldenCert')).toEqual([])
+    expect(untrusted.derived('ADCSESC1')).toEqual([])
+
+    const noRoot = lab()
+    noRoot.edges = noRoot.edges.filter((e) => e.kind !== 'RootCAFor')
+    expect(noRoot.derived('GoldenCert')).toEqual([])
+
+    const disabled = lab()
+    disabled.props('HOST').enabled = false
+    disabled.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+    expect(disabled.derived('GoldenCert')).toEqual([])
+    expect(disabled.derived('ADCSESC1')).toEqual([])
+  })
+
+  it('the chain must be rooted: a CA that is itself RootCAFor the domain does not chain', () => {
+    const g = lab()
+    g.node('ECA2', 'EnterpriseCA', { certthumbprint: 'E2' })
+    g.props('STORE').certthumbprints = ['E1', 'E2']
+    g.node('HOST2', 'Computer', { enabled: true })
+    g.edge('HOST2', 'HostsCAService', 'ECA2').edge('ECA2', 'RootCAFor', 'D')
+    expect(g.derived('GoldenCert')).toEqual(['HOST->D'])
+  })
+})
+
+describe('cross product of first-degree rights (CalculateCrossProductNodeSets)', () => {
+  const m = (g: Graph) => new Membership(new Map(g.nodes.map((n) => [n.id, n])), g.edges)
+  const names = (g: Graph, s: Set<number>) => [...s].map((i) => g.name(i)).sort()
+
+  it('a group holding both is reported, not its members; a member holding them through two groups is reported itself', () => {
+    const g = lab()
+    g.node('G2', 'Group')
+    g.edge('U', 'MemberOf', 'G2')
+    expect(names(g, crossProductNodeSets(m(g), [[g.id('G')], [g.id('G')]]))).toEqual(['G'])
+    expect(names(g, crossProductNodeSets(m(g), [[g.id('G')], [g.id('G2')]]))).toEqual(['U'])
+  })
+
+  it('nested groups: the innermost group holding the other right is reported', () => {
+    const g = lab()
+    g.node('OUTER', 'Group')
+    g.edge('G', 'MemberOf', 'OUTER')
+    expect(names(g, crossProductNodeSets(m(g), [[g.id('OUTER')], [g.id('G')]]))).toEqual(['G'])
+  })
+
+  it('Authenticated Users stands for everyone: the other set is the result; both: the union', () => {
+    const g = lab()
+    expect(names(g, crossProductNodeSets(m(g), [[g.id('U')], [g.id('AU')]]))).toEqual(['U'])
+    expect(names(g, crossProductNodeSets(m(g), [[g.id('AU')], [g.id('AU')]]))).toEqual([AU])
+    // a group that has Authenticated Users as a member counts as it
+    g.node('WIDE', 'Group')
+    g.edge('AU', 'MemberOf', 'WIDE')
+    expect(names(g, crossProductNodeSets(m(g), [[g.id('G')], [g.id('WIDE')]]))).toEqual(['G'])
+  })
+})
+
+describe('ADCSESC1', () => {
+  it('enrollment on the template and the CA: the group holding both, a user holding them through different ways', () => {
+    const g = lab()
+    g.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+    expect(g.derived('ADCSESC1')).toEqual(['G->D'])
+    const h = lab()
+    h.edge('U', 'GenericAll', 'T').edge('G', 'Enroll', 'ECA')
+    expect(h.derived('ADCSESC1')).toEqual(['U->D'])
+  })
+
+  it('AllExtendedRights on the template counts; Authenticated Users on the CA leaves the template enrollers', () => {
+    const g = lab()
+    g.edge('U', 'AllExtendedRights', 'T').edge('AU', 'Enroll', 'ECA')
+    expect(g.derived('ADCSESC1')).toEqual(['U->D'])
+  })
+
+  it.each([
+    ['manager approval on', { requiresmanagerapproval: true }],
+    ['no authentication EKU', { authenticationenabled: false }],
+    ['enrollee does not supply the subject', { enrolleesuppliessubject: false }],
+    ['schema 2 with an authorized signature', { authorizedsignatures: 1 }],
+    ['a property missing', { enrolleesuppliessubject: undefined }],
+  ])('not with %s', (_, over) => {
+    const g = lab({ ...ESC1, ...over })
+    g.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+    expect(g.derived('ADCSESC1')).toEqual([])
+  })
+
+  it('schema 1 ignores authorized signatures; an unpublished template or enrollment on one side only gives nothing', () => {
+    const v1 = lab({ ...ESC1, schemaversion: 1, authorizedsignatures: 1 })
+    v1.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+    expect(v1.derived('ADCSESC1')).toEqual(['G->D'])
+    const unpublished = lab()
+    unpublished.edges = unpublished.edges.filter((e) => e.kind !== 'PublishedTo')
+    unpublished.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+    expect(unpublished.derived('ADCSESC1')).toEqual([])
+    const oneSide = lab()
+    oneSide.edge('G', 'Enroll', 'T')
+    expect(oneSide.derived('ADCSESC1')).toEqual([])
+  })
+})
+
+describe('EnrollOnBehalfOf and ADCSESC3', () => {
+  /** AGENT: a schema 2 enrollment agent template; TARGET: a schema 2 template requiring the agent's signature. */
+  function agentLab(): Graph {
+    const g = lab()
+    g.node('AGENT', 'CertTemplate', { requiresmanagerapproval: false, schemaversion: 2, authorizedsignatures: 0, effectiveekus: [CRA], subjectaltrequiredns: false, subjectaltrequiredomaindns: false })
+    g.node('TARGET', 'CertTemplate', {
+      requiresmanagerapproval: false, authenticationenabled: true, schemaversion: 2, authorizedsignatures: 1, applicationpolicies: [CRA], effectiveekus: [CLIENT_AUTH],
+    })
+    g.edge('AGENT', 'PublishedTo', 'ECA').edge('TARGET', 'PublishedTo', 'ECA')
+    g.edge('G', 'Enroll', 'AGENT').edge('G', 'Enroll', 'TARGET').edge('G', 'Enroll', 'ECA')
+    return g
+  }
+
+  it('schema 2: agent template → template requiring one agent signature with the agent application policy', () => {
+    const g = agentLab()
+    expect(g.derived('EnrollOnBehalfOf')).toEqual(['AGENT->TARGET'])
+    expect(g.derived('ADCSESC3')).toEqual(['G->D'])
+  })
+
+  it('schema 1: an agent (or any purpose, or no EKU) template → every schema 1 template linked to the domain', () => {
+    const g = lab({ ...ESC1, schemaversion: 1 })
+    g.node('ANY', 'CertTemplate', { schemaversion: 2, authorizedsignatures: 0, effectiveekus: [] })
+    g.edge('ANY', 'PublishedTo', 'ECA')
+    // T itself (client authentication only) is no agent template
+    expect(g.derived('EnrollOnBehalfOf')).toEqual(['ANY->T'])
+    g.props('T').effectiveekus = [CRA]
+    expect(g.derived('EnrollOnBehalfOf')).toEqual(['ANY->T', 'T->T'])
+  })
+
+  it('not: an any-purpose agent for schema 2, no signature required, enrollment missing on the agent template', () => {
+    const anyPurpose = agentLab()
+    anyPurpose.props('AGENT').effectiveekus = [CRA, '2.5.29.37.0']
+    expect(anyPurpose.derived('EnrollOnBehalfOf')).toEqual([])
+    const noSig = agentLab()
+    noSig.props('TARGET').authorizedsignatures = 0
+    expect(noSig.derived('EnrollOnBehalfOf')).toEqual([])
+    const noEnroll = agentLab()
+    noEnroll.edges = noEnroll.edges.filter((e) => !(e.kind === 'Enroll' && noEnroll.name(e.end) === 'AGENT'))
+    expect(noEnroll.derived('ADCSESC3')).toEqual([])
+  })
+
+  it('enrollment agent restrictions on the CA: only delegated agents', () => {
+    const g = agentLab()
+    Object.assign(g.props('ECA'), { enrollmentagentrestrictionscollected: true, hasenrollmentagentrestrictions: true })
+    expect(g.derived('ADCSESC3')).toEqual([])
+    g.edge('U', 'DelegatedEnrollmentAgent', 'TARGET')
+    expect(g.derived('ADCSESC3')).toEqual(['U->D'])
+    const unknown = agentLab()
+    delete unknown.props('ECA').enrollmentagentrestrictionscollected
+    expect(unknown.derived('ADCSESC3')).toEqual([])
+  })
+
+  it('the agent template requiring a DNS name drops plain users', () => {
+    const g = agentLab()
+    g.edges = g.edges.filter((e) => e.kind !== 'Enroll')
+    g.edge('U', 'Enroll', 'AGENT').edge('U', 'Enroll', 'TARGET').edge('U', 'Enroll', 'ECA')
+    expect(g.derived('ADCSESC3')).toEqual(['U->D'])
+    g.props('AGENT').subjectaltrequiredns = true
+    expect(g.derived('ADCSESC3')).toEqual([])
+  })
+})
+
+describe('ADCSESC4', () => {
+  const plain: Props = { ...ESC1, enrolleesuppliessubject: false, requiresmanagerapproval: true }
+
+  it('controllers of a published template who can enroll on the CA (Owns, GenericAll, WriteDacl, WriteOwner)', () => {
+    for (const right of ['Owns', 'OwnsRaw', 'GenericAll', 'WriteDacl', 'WriteOwner']) {
+      const g = lab(plain)
+      g.edge('U', right, 'T').edge('U', 'Enroll', 'ECA')
+      expect(g.derived('ADCSESC4'), right).toEqual(['U->D'])
+    }
+  })
+
+  it('GenericWrite with Enroll; the PKI flag combinations on a valid template', () => {
+    const gw = lab(plain)
+    gw.edge('U', 'GenericWrite', 'T').edge('U', 'Enroll', 'T').edge('U', 'Enroll', 'ECA')
+    expect(gw.derived('ADCSESC4')).toEqual(['U->D'])
+    const both = lab(plain)
+    both.edge('U', 'WritePKINameFlag', 'T').edge('U', 'WritePKIEnrollmentFlag', 'T').edge('U', 'Enroll', 'T').edge('U', 'Enroll', 'ECA')
+    expect(both.derived('ADCSESC4')).toEqual(['U->D'])
+    // name flag alone needs no manager approval; enrollment flag alone needs the enrollee to supply the subject
+    const name = lab({ ...plain, requiresmanagerapproval: false })
+    name.edge('U', 'WritePKINameFlag', 'T').edge('U', 'Enroll', 'T').edge('U', 'Enroll', 'ECA')
+    expect(name.derived('ADCSESC4')).toEqual(['U->D'])
+    const nameApproval = lab(plain)
+    nameApproval.edge('U', 'WritePKINameFlag', 'T').edge('U', 'Enroll', 'T').edge('U', 'Enroll', 'ECA')
+    expect(nameApproval.derived('ADCSESC4')).toEqual([])
+    const enrollmentFlag = lab({ ...plain, enrolleesuppliessubject: true })
+    enrollmentFlag.edge('U', 'WritePKIEnrollmentFlag', 'T').edge('U', 'Enroll', 'T').edge('U', 'Enroll', 'ECA')
+    expect(enrollmentFlag.derived('ADCSESC4')).toEqual(['U->D'])
+  })
+
+  it('not: flags on a template without authentication; control without enrollment on the CA', () => {
+    const noAuth = lab({ ...plain, authenticationenabled: false, requiresmanagerapproval: false })
+    noAuth.edge('U', 'WritePKINameFlag', 'T').edge('U', 'Enroll', 'T').edge('U', 'Enroll', 'ECA')
+    expect(noAuth.derived('ADCSESC4')).toEqual([])
+    const noCa = lab(plain)
+    noCa.edge('U', 'GenericAll', 'T')
+    expect(noCa.derived('ADCSESC4')).toEqual([])
+  })
+})
+
+describe('ADCSESC6a / ADCSESC6b', () => {
+  const esc6: Props = { ...ESC1, enrolleesuppliessubject: false, nosecurityextension: true }
+  function sanLab(p: Props = esc6, cmm?: number): Graph {
+    const g = lab(p)
+    Object.assign(g.props('ECA'), { isuserspecifiessanenabled: true })
+    g.node('DC', 'Computer', cmm === undefined ? {} : { certificatemappingmethodsraw: cmm })
+    g.edge('DC', 'DCFor', 'D').edge('U', 'Enroll', 'T').edge('U', 'Enroll', 'ECA')
+    return g
+  }
+
+  it('6a: the CA lets the requester name the SAN, the template has no security extension', () => {
+    expect(sanLab().derived('ADCSESC6a')).toEqual(['U->D'])
+    expect(sanLab({ ...esc6, nosecurityextension: false }).derived('ADCSESC6a')).toEqual([])
+    const off = sanLab()
+    off.props('ECA').isuserspecifiessanenabled = false
+    expect(off.derived('ADCSESC6a')).toEqual([])
+    const notCollected = sanLab()
+    notCollected.props('ECA').isuserspecifiessanenabledcollected = false
+    expect(notCollected.derived('ADCSESC6a')).toEqual([])
+  })
+
+  it('6b: Schannel authentication and a DC of the forest mapping certificates by UPN', () => {
+    expect(sanLab(esc6, 4).derived('ADCSESC6b')).toEqual(['U->D'])
+    expect(sanLab(esc6, 0x1c).derived('ADCSESC6b')).toEqual(['U->D'])
+    expect(sanLab(esc6, 3).derived('ADCSESC6b')).toEqual([])
+    expect(sanLab(esc6, -1).derived('ADCSESC6b')).toEqual([])
+    expect(sanLab(esc6).derived('ADCSESC6b')).toEqual([])
+    // a DC of another domain of the same forest counts
+    const forest = sanLab(esc6)
+    forest.node('CHILD', 'Domain')
+    forest.node('DC2', 'Computer', { certificatemappingmethodsraw: 4 })
+    forest.edge('DC2', 'DCFor', 'CHILD').edge('CHILD', 'SameForestTrust', 'D')
+    expect(forest.derived('ADCSESC6b')).toEqual(['U->D'])
+    // no client authentication EKU (and no schannel property): not 6b
+    expect(sanLab({ ...esc6, effectiveekus: ['1.3.6.1.5.5.7.3.4'] }, 4).derived('ADCSESC6b')).toEqual([])
+  })
+
+  it('users are dropped when the template requires a DNS name; computers and gMSAs stay', () => {
+    const g = sanLab({ ...esc6, subjectaltrequiredns: true })
+    g.node('GMSA', 'User', { gmsa: true })
+    g.node('PC', 'Computer')
+    g.edge('GMSA', 'Enroll', 'T').edge('GMSA', 'Enroll', 'ECA').edge('PC', 'Enroll', 'T').edge('PC', 'Enroll', 'ECA')
+    expect(g.derived('ADCSESC6a')).toEqual(['GMSA->D', 'PC->D'])
+  })
+})
+
+describe('ADCSESC9a/9b and ADCSESC10a/10b: victims (the attackers are found in SQL)', () => {
+  const esc9: Props = { ...ESC1, enrolleesuppliessubject: false, nosecurityextension: true, subjectaltrequireupn: true, subjectaltrequirespn: false }
+  function victimLab(p: Props, dc: Props): Graph {
+    const g = lab(p)
+    g.node('DC', 'Computer', dc)
+    g.node('PC', 'Computer')
+    g.edge('DC', 'DCFor', 'D').edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA').edge('PC', 'MemberOf', 'G')
+    return g
+  }
+
+  it('9a: a weak certificate binding on a DC of the forest; victims are the enrollers, groups expanded', () => {
+    for (const sbe of [0, 1, -1]) expect(victimLab(esc9, { strongcertificatebindingenforcementraw: sbe }).victims('ADCSESC9a'), String(sbe)).toEqual(['PC->D', 'U->D'])
+    expect(victimLab(esc9, { strongcertificatebindingenforcementraw: 2 }).victims('ADCSESC9a')).toEqual([])
+    expect(victimLab({ ...esc9, nosecurityextension: false }, { strongcertificatebindingenforcementraw: 1 }).victims('ADCSESC9a')).toEqual([])
+    expect(victimLab({ ...esc9, subjectaltrequireupn: false }, { strongcertificatebindingenforcementraw: 1 }).victims('ADCSESC9a')).toEqual([])
+  })
+
+  it('9b: the template requires a DNS name; only computer victims count (computersOnly)', () => {
+    const g = victimLab({ ...esc9, subjectaltrequireupn: false, subjectaltrequiredns: true }, { strongcertificatebindingenforcementraw: 1 })
+    const r = g.run()
+    expect(g.victims('ADCSESC9b', r)).toEqual(['PC->D', 'U->D'])
+    expect(r.attackerRules.find((x) => x.kind === 'ADCSESC9b')?.computersOnly).toBe(true)
+    expect(g.victims('ADCSESC9a', r)).toEqual([])
+  })
+
+  it('10a / 10b: UPN certificate mapping on a DC; Schannel authentication', () => {
+    const esc10: Props = { ...esc9, nosecurityextension: false }
+    expect(victimLab(esc10, { certificatemappingmethodsraw: 4 }).victims('ADCSESC10a')).toEqual(['PC->D', 'U->D'])
+    expect(victimLab(esc10, { certificatemappingmethodsraw: 8 }).victims('ADCSESC10a')).toEqual([])
+    expect(victimLab({ ...esc10, subjectaltrequireupn: false, subjectaltrequiredns: true }, { certificatemappingmethodsraw: 4 }).victims('ADCSESC10b')).toEqual(['PC->D', 'U->D'])
+    expect(victimLab({ ...esc10, enrolleesuppliessubject: true }, { certificatemappingmethodsraw: 4 }).victims('ADCSESC10a')).toEqual([])
+  })
+
+  it('Authenticated Users may enroll on the template: every enroller of the CA is a victim', () => {
+    const g = lab(esc9)
+    g.node('DC', 'Computer', { strongcertificatebindingenforcementraw: 1 })
+    g.node('V', 'User')
+    g.edge('DC', 'DCFor', 'D').edge('AU', 'Enroll', 'T').edge('V', 'Enroll', 'ECA')
+    expect(g.victims('ADCSESC9a')).toEqual(['V->D'])
+  })
+})
+
+describe('ExtendedByPolicy and ADCSESC13', () => {
+  function policyLab(policyDomain = SID): Graph {
+    const g = lab({ ...ESC1, enrolleesuppliessubject: false, certificatepolicy: ['1.2.3.4'] })
+    g.node('POLICY', 'IssuancePolicy', { certtemplateoid: '1.2.3.4', domainsid: policyDomain })
+    g.node('LINKED', 'Group')
+    g.edge('POLICY', 'OIDGroupLink', 'LINKED').edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+    return g
+  }
+
+  it('template → issuance policy it lists (same domain); enrollers → the policy’s linked group', () => {
+    const g = policyLab()
+    const r = g.run()
+    expect(g.derived('ExtendedByPolicy', r)).toEqual(['T->POLICY'])
+    expect(g.derived('ADCSESC13', r)).toEqual(['G->LINKED'])
+  })
+
+  it('not: a policy of another domain, manager approval, no authentication', () => {
+    const other = policyLab('S-1-5-21-9-9-9')
+    expect(other.derived('ExtendedByPolicy')).toEqual([])
+    expect(other.derived('ADCSESC13')).toEqual([])
+    const approval = policyLab()
+    approval.props('T').requiresmanagerapproval = true
+    expect(approval.derived('ADCSESC13')).toEqual([])
+    const noAuth = policyLab()
+    noAuth.props('T').authenticationenabled = false
+    expect(noAuth.derived('ADCSESC13')).toEqual([])
+  })
+})
