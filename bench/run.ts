@@ -3,7 +3,7 @@
  * EdgeHound benchmarks. `npm run bench` (full) or `npm run bench:smoke` (tiny sizes, short runs; CI).
  *
  *   tsx bench/run.ts [--smoke] [--sizes 10k,100k,1m] [--duration S] [--rounds N] [--connections N]
- *                    [--http-only | --graph-only] [--no-wrangler-dev] [--profile] [--large-file MIB] [--out DIR] [--update-doc]
+ *                    [--http-only | --graph-only | --scale-only] [--no-scale] [--no-wrangler-dev] [--profile] [--large-file MIB] [--out DIR] [--update-doc]
  *
  * Writes bench/results/<timestamp>.json, bench/results/latest.json and bench/results/latest.md, and
  * prints the Markdown table. Exit status: 0 when the harness ran (goals met or not, endpoints present or
@@ -18,6 +18,7 @@ import { profileHttpCases, runHttpCases, type HttpRun } from './lib/http-cases'
 import type { ProfileSummary } from './lib/inspector'
 import { runGraphBench, type GraphRun } from './lib/graph-cases'
 import { describeMachine, type Machine } from './lib/machine'
+import { runScaleBench, type ScaleRun } from './lib/scale-cases'
 import { renderMarkdown, evaluateGoals, type Goal } from './lib/report'
 import { adminCredentials, buildBundle, freePort, ROOT, startMiniflare, startWranglerDev } from './lib/worker-host'
 
@@ -34,6 +35,8 @@ export interface BenchConfig {
   wranglerDev: boolean
   http: boolean
   graph: boolean
+  /** issue 17's lease cases (bench/lib/scale-cases.ts) */
+  scale: boolean
   profile: boolean
   /** graph latency sample sizes */
   pairs: number
@@ -57,6 +60,7 @@ export interface BenchResults {
   httpProfiles?: Record<string, ProfileSummary[]>
   wranglerDev?: HttpRun & { error?: string }
   graph?: GraphRun
+  scale?: ScaleRun
   goals?: Goal[]
   harnessFailure?: string
 }
@@ -77,6 +81,8 @@ function config(): { cfg: BenchConfig; out: string } {
       connections: { type: 'string' },
       'http-only': { type: 'boolean', default: false },
       'graph-only': { type: 'boolean', default: false },
+      'scale-only': { type: 'boolean', default: false },
+      'no-scale': { type: 'boolean', default: false },
       'no-wrangler-dev': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       'large-file': { type: 'string' },
@@ -94,9 +100,10 @@ function config(): { cfg: BenchConfig; out: string } {
     probeCount: smoke ? 30 : 400,
     poolSize: smoke ? 6 : 64,
     sizes: (values.sizes ?? (smoke ? '2k' : '10k,100k,1m')).split(',').map(parseSize),
-    wranglerDev: values['no-wrangler-dev'] !== true && values['graph-only'] !== true,
-    http: values['graph-only'] !== true,
-    graph: values['http-only'] !== true,
+    wranglerDev: values['no-wrangler-dev'] !== true && values['graph-only'] !== true && values['scale-only'] !== true,
+    http: values['graph-only'] !== true && values['scale-only'] !== true,
+    graph: values['http-only'] !== true && values['scale-only'] !== true,
+    scale: values['graph-only'] !== true && values['http-only'] !== true && values['no-scale'] !== true,
     profile: values.profile === true,
     pairs: smoke ? 10 : 100,
     unreachablePairs: smoke ? 5 : 30,
@@ -148,6 +155,14 @@ async function main(): Promise<number> {
           username, password, ids: [...new Set(ids)], seconds: 3, connections: cfg.connections, poolSize: cfg.poolSize, log,
         })
       }
+    }
+
+    if (cfg.scale) {
+      results.scale = await runScaleBench({
+        bundle, tmp, username, password, smoke: cfg.mode === 'smoke', log,
+        connections: cfg.connections, durationSeconds: cfg.durationSeconds, warmupSeconds: cfg.warmupSeconds,
+        probeCount: cfg.probeCount, poolSize: cfg.poolSize, rounds: cfg.rounds,
+      })
     }
 
     if (cfg.wranglerDev) {

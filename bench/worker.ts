@@ -16,6 +16,14 @@
  *   GET  /__bench/d1-stats  statements sent to D1 so far (see the census below).
  *   POST /__bench/postprocess  runs collector post-processing (src/collectors/postprocess.ts) once, alone,
  *                           and answers its summary (bench/sharphound.ts times it).
+ *   GET  /__bench/limiter-stats  limiter calls so far: admission's census (src/ratelimit/admission.ts: object
+ *                           calls, lease and direct admissions) and every call that went through the limiter
+ *                           binding (the wrapper below), with the delay in force.
+ *   POST /__bench/limiter-delay?ms=N  from now on, every call to a limiter object waits N ms first: the
+ *                           "far limiter" (an object on another continent). Exists only in this bundle.
+ *   POST /__bench/vars      JSON object of vars (e.g. {"LIMITER_LEASE_MS":"0"}) laid over the configured ones
+ *                           for the requests that follow ({} restores them), so leases on and off are measured
+ *                           on one worker in one run; this isolate's leases are dropped at each change.
  *   POST /__bench/migrate?db=DB|FLOOR_DB  runs a JSON array of SQL statements (the migrations, split by
  *                           wrangler's splitter in the harness) on that database. Miniflare's Node-side
  *                           D1 proxy cannot be used under tsx (its synchronous fetcher trips over the
@@ -26,6 +34,7 @@
 import worker, { Analyzer as BaseAnalyzer, RateLimiter as BaseRateLimiter } from '../src/index'
 import { createApp } from '../src/app'
 import { postProcess } from '../src/collectors/postprocess'
+import { census, dropAllLeases } from '../src/ratelimit/admission'
 
 type BenchEnv = Env & { FLOOR_DB?: D1Database }
 
@@ -89,14 +98,56 @@ function countingStatement(stmt: D1PreparedStatement, sql: string): D1PreparedSt
     },
   })
 }
-// One wrapped env per real env, so that everything keyed on the env object (the config cache) still hits.
-const envs = new WeakMap<object, object>()
+/**
+ * The far limiter: the limiter binding wrapped so that every call to an object (authorize, lease, consume,
+ * release, …) first waits `limiter.delayMs`, and is counted. The real objects answer; only the distance is
+ * simulated. With delay 0 the wrapper adds one promise hop per call and nothing else.
+ */
+const limiter = { delayMs: 0, calls: 0 }
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+function delayedStub<T extends object>(stub: T): T {
+  return new Proxy(stub, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target)
+      // An RPC stub answers every property name with a callable: wrap only method names, never `then`.
+      if (typeof prop !== 'string' || prop === 'then' || typeof v !== 'function') return v
+      return async (...args: unknown[]) => {
+        limiter.calls++
+        if (limiter.delayMs > 0) await sleep(limiter.delayMs)
+        // Called as a method of the stub (a detached RPC method applied to it fails to serialise the stub).
+        return (target as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[prop](...args)
+      }
+    },
+  })
+}
+const limiterWrapped = new WeakMap<object, DurableObjectNamespace>()
+function delayedNamespace(ns: DurableObjectNamespace): DurableObjectNamespace {
+  const hit = limiterWrapped.get(ns)
+  if (hit) return hit
+  const proxy = new Proxy(ns, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target)
+      if (prop === 'get') return (...a: Parameters<DurableObjectNamespace['get']>) => delayedStub(target.get(...a))
+      return typeof v === 'function' ? v.bind(target) : v
+    },
+  }) as DurableObjectNamespace
+  limiterWrapped.set(ns, proxy)
+  return proxy
+}
+
+/** Vars laid over the configured ones (POST /__bench/vars); a new version makes new env objects. */
+let overrides: Record<string, string> = {}
+let overridesVersion = 0
+
+// One wrapped env per real env (and overrides version), so that everything keyed on the env object (the
+// config cache) still hits.
+const envs = new WeakMap<object, { v: number; e: object }>()
 function benchEnv<E extends { DB: D1Database }>(env: E): E {
-  let e = envs.get(env) as E | undefined
-  if (!e) {
-    e = { ...env, DB: countingDb(env.DB) }
-    envs.set(env, e)
-  }
+  const hit = envs.get(env)
+  if (hit && hit.v === overridesVersion) return hit.e as E
+  const limiterNs = (env as unknown as { RATE_LIMITER?: DurableObjectNamespace }).RATE_LIMITER
+  const e = { ...env, ...overrides, DB: countingDb(env.DB), ...(limiterNs ? { RATE_LIMITER: delayedNamespace(limiterNs) } : {}) } as E
+  envs.set(env, { v: overridesVersion, e })
   return e
 }
 
@@ -167,6 +218,17 @@ export default {
     if (url.includes('/__bench/')) {
       const path = new URL(url).pathname
       if (path === '/__bench/d1-stats') return Response.json(d1)
+      if (path === '/__bench/limiter-stats') return Response.json({ ...census, stubCalls: limiter.calls, delayMs: limiter.delayMs })
+      if (path === '/__bench/limiter-delay' && req.method === 'POST') {
+        limiter.delayMs = Math.max(0, Number(new URL(url).searchParams.get('ms') ?? 0) || 0)
+        return Response.json({ delayMs: limiter.delayMs })
+      }
+      if (path === '/__bench/vars' && req.method === 'POST') {
+        overrides = (await req.json()) as Record<string, string>
+        overridesVersion++
+        dropAllLeases()
+        return Response.json({ overrides })
+      }
       if (path === '/__bench/pipeline') return pipeline.fetch(req, env, ctx)
       if (path === '/__bench/floor-insert' && req.method === 'POST') return floorInsert(req, env)
       if (path === '/__bench/postprocess' && req.method === 'POST') return Response.json(await postProcess(env.DB, new Date().toISOString()))

@@ -6,6 +6,7 @@ import type { BenchResults } from '../run'
 import type { CaseResult, HttpRun } from './http-cases'
 import type { LargeFileResult, SizeResult } from './graph-cases'
 import type { ProfileSummary } from './inspector'
+import type { ScaleRun } from './scale-cases'
 import { fmt } from './stats'
 
 export interface Goal {
@@ -115,7 +116,97 @@ export function evaluateGoals(r: BenchResults): Goal[] {
     }),
   )
   goals.push(largeFileGoal(r.graph?.largeFile))
+  if (r.scale) goals.push(...scaleGoals(r.scale))
   return goals
+}
+
+/** Issue 17's goals (bench/lib/scale-cases.ts), each from figures of the same run. */
+export function scaleGoals(s: ScaleRun): Goal[] {
+  const goals: Goal[] = []
+  const tc = (id: string) => s.throughput.find((c) => c.id === id)
+  for (const [on, off, label] of [
+    ['version-on', 'version-off', 'signed GET /api/version'],
+    ['domains-on', 'domains-off', 'signed GET /api/v2/available-domains (small graph)'],
+  ] as const) {
+    const a = tc(on)
+    const b = tc(off)
+    if (!a) continue
+    const ok = (a.statuses['200'] ?? 0) / Math.max(1, Object.values(a.statuses).reduce((x, y) => x + y, 0))
+    goals.push({
+      id: `lease-${on}`,
+      goal: `${label} with leases on ≥ 0.5× the bare route`,
+      target: '≥ 0.50×',
+      measured: `${fmt(a.ratio, 2)}× (${fmt(a.rps, 0)} vs ${fmt(a.rps / a.ratio, 0)} req/s); leases off ${b ? `${fmt(b.ratio, 2)}×` : '–'}`,
+      met: a.ratio >= 0.5 && ok > 0.99,
+      note: ok > 0.99 ? undefined : `only ${fmt(ok * 100, 1)} % answered 200`,
+    })
+  }
+  const steady = s.census.find((c) => c.leaseMs > 0)
+  if (steady)
+    goals.push({
+      id: 'lease-census',
+      goal: 'limiter object calls per request, one token polling steadily',
+      target: '≤ 0.05',
+      measured: s.census
+        .filter((c) => c.leaseMs > 0)
+        .map((c) => `${fmt(c.perRequest, 3)} at ${c.paceRps}/s`)
+        .join(', ') + `; leases off ${fmt(s.census.find((c) => c.leaseMs === 0)?.perRequest, 2)}`,
+      met: steady.perRequest <= 0.05,
+      note: `at ${steady.paceRps}/s`,
+    })
+  for (const mode of ['paced', 'flat-out'] as const) {
+    const f = (leases: 'on' | 'off', delay: number) => s.far.find((x) => x.mode === mode && x.leases === leases && x.delayMs === delay)
+    const near = f('on', 0)
+    const far = f('on', 30)
+    if (!near || !far) continue
+    const ratio = far.latency.p50 / near.latency.p50
+    goals.push({
+      id: `far-limiter-${mode}`,
+      goal: `far limiter (+30 ms per object call), ${s.farRequests} sequential signed reads ${mode === 'paced' ? 'at 40/s' : 'flat out (budget raised)'}: p50 far ÷ near, leases on`,
+      target: '≤ 1.20×',
+      measured: `${fmt(ratio, 2)}× (${fmt(far.latency.p50, 2)} vs ${fmt(near.latency.p50, 2)} ms); leases off ${fmt(f('off', 30)?.latency.p50, 2)} vs ${fmt(f('off', 0)?.latency.p50, 2)} ms`,
+      met: ratio <= 1.2,
+    })
+  }
+  for (const e of s.exactness)
+    goals.push({
+      id: `exactness-${e.leaseMs}`,
+      goal: `${e.isolates} isolates hammering one token for ${fmt(e.seconds, 1)} s admit ≤ rate × time + burst (leases ${e.leaseMs ? 'on' : 'off'})`,
+      target: `≤ ${e.bound}`,
+      measured: `${e.admitted} admitted (${e.perIsolateAdmitted.join(' + ')}) of ${e.sent} sent`,
+      met: e.admitted <= e.bound,
+    })
+  return goals
+}
+
+function scaleTables(s: ScaleRun): string[] {
+  const out: string[] = []
+  out.push(
+    '| case | req/s | × bare | rounds req/s | unloaded p50 µs | CPU µs/req | limiter calls/req | statuses |',
+    '|---|---:|---:|---|---:|---:|---:|---|',
+  )
+  for (const c of s.throughput)
+    out.push(
+      `| ${c.title} | ${fmt(c.rps, 0)} | ${fmt(c.ratio, 2)} | ${c.rounds.join(' / ')} | ${fmt(c.probeP50us, 0)} | ${fmt(c.serverCpuUsPerRequest, 0)} | ${c.leaseMs === null ? '–' : fmt(c.objectCallsPerRequest, 3)} | ${statusText(c.statuses)} |`,
+    )
+  out.push('', '| one token polling (sequential signed available-domains) | requests | limiter calls | calls/request | statuses |', '|---|---:|---:|---:|---|')
+  for (const c of s.census)
+    out.push(`| ${c.paceRps}/s, leases ${c.leaseMs ? `on (${c.leaseMs} ms)` : 'off'} | ${c.requests} | ${c.objectCalls} | ${fmt(c.perRequest, 3)} | ${statusText(c.statuses)} |`)
+  out.push(
+    '',
+    `| far limiter: ${s.farRequests} sequential signed reads | leases | added per object call | p50 ms | p90 ms | p99 ms | max ms | limiter calls/req | statuses |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|---|',
+  )
+  for (const f of s.far)
+    out.push(
+      `| ${f.mode === 'paced' ? 'paced, 40/s (shipped budget)' : 'flat out (budget 1000/s, burst 2000)'} | ${f.leases} | ${f.delayMs} ms | ${fmt(f.latency.p50, 2)} | ${fmt(f.latency.p90, 2)} | ${fmt(f.latency.p99, 2)} | ${fmt(f.latency.max, 1)} | ${fmt(f.objectCallsPerRequest, 3)} | ${statusText(f.statuses)} |`,
+    )
+  out.push('', '| exactness: one token, shipped budget | leases | isolates × connections | seconds | sent | admitted (per isolate) | rate × time + burst | statuses |', '|---|---|---|---:|---:|---|---:|---|')
+  for (const e of s.exactness)
+    out.push(
+      `| ${e.rate}/s, burst ${e.burst} | ${e.leaseMs ? `on (${e.leaseMs} ms)` : 'off'} | ${e.isolates} × ${e.connectionsPerIsolate} | ${fmt(e.seconds, 2)} | ${e.sent} | ${e.admitted} (${e.perIsolateAdmitted.join(' + ')}) | ${e.bound} | ${statusText(e.statuses)} |`,
+    )
+  return out
 }
 
 const MIB = 2 ** 20
@@ -280,6 +371,12 @@ export function renderMarkdown(r: BenchResults): string {
       }
     }
     for (const [id, ps] of Object.entries(r.httpProfiles ?? {})) lines.push(...profileTables(`HTTP case ${id}`, ps))
+  }
+  if (r.scale) {
+    lines.push('')
+    lines.push(`### Admission by lease (issue 17): one workerd, ${r.scale.exactness[0]?.isolates ?? 1} isolates of the worker, small graph (${r.scale.graph.nodes} nodes, ${r.scale.graph.edges} edges)`)
+    lines.push('')
+    lines.push(...scaleTables(r.scale))
   }
   const wd = r.wranglerDev
   if (wd) {

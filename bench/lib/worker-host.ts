@@ -104,6 +104,8 @@ async function applyMigrations(url: string, db: 'DB' | 'FLOOR_DB'): Promise<stri
 
 export interface HostedWorker {
   url: string
+  /** one URL per isolate (Miniflare with extraIsolates; otherwise just `url`) */
+  isolateUrls?: string[]
   kind: 'miniflare' | 'wrangler-dev'
   inspectorPort?: number
   logLines(): number
@@ -124,11 +126,19 @@ export interface StartOptions {
   vars?: Record<string, string>
   /** apply migrations (first start on a persist dir) */
   migrate: boolean
+  /**
+   * More copies of the worker (default 0), each its own isolate with its own module state (its own
+   * leases), on its own port, sharing the first one's Durable Object namespaces (one limiter object per
+   * token for all of them) and D1 database: the closest the local runtime comes to several isolates of
+   * one deployment. Their URLs are `isolateUrls` (the first is `url`).
+   */
+  extraIsolates?: number
 }
 
 export async function startMiniflare(opts: StartOptions): Promise<HostedWorker> {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(ROOT, 'wrangler.toml'))
   const secrets = devVarsExample()
+  const extra = opts.extraIsolates ?? 0
   let lines = 0
   let errText = ''
   const count = (stream: NodeJS.ReadableStream) =>
@@ -149,19 +159,24 @@ export async function startMiniflare(opts: StartOptions): Promise<HostedWorker> 
         if (/error|uncaught|exception/i.test(d.toString('utf8')) && process.env.BENCH_VERBOSE) process.stderr.write(d)
       })
     },
-    workers: [
-      {
-        name: 'edgehound',
-        modules: true,
-        scriptPath: opts.bundle,
-        modulesRoot: path.dirname(opts.bundle),
-        compatibilityDate: workerOptions.compatibilityDate,
-        compatibilityFlags: workerOptions.compatibilityFlags,
-        bindings: { ...(workerOptions.bindings as Record<string, string>), ...secrets, ...BENCH_VARS, ...(opts.vars ?? {}) },
-        d1Databases: { ...(workerOptions.d1Databases as Record<string, { id: string }>), FLOOR_DB: { id: 'bench-floor' } },
-        durableObjects: workerOptions.durableObjects,
-      },
-    ],
+    workers: Array.from({ length: 1 + extra }, (_, i) => ({
+      name: i === 0 ? 'edgehound' : `edgehound-${i + 1}`,
+      modules: true,
+      scriptPath: opts.bundle,
+      modulesRoot: path.dirname(opts.bundle),
+      compatibilityDate: workerOptions.compatibilityDate,
+      compatibilityFlags: workerOptions.compatibilityFlags,
+      bindings: { ...(workerOptions.bindings as Record<string, string>), ...secrets, ...BENCH_VARS, ...(opts.vars ?? {}) },
+      d1Databases: { ...(workerOptions.d1Databases as Record<string, { id: string }>), FLOOR_DB: { id: 'bench-floor' } },
+      // The copies bind the first worker's object classes: one namespace, one object per name, for all.
+      durableObjects:
+        i === 0
+          ? workerOptions.durableObjects
+          : Object.fromEntries(
+              Object.entries(workerOptions.durableObjects as Record<string, { className: string }>).map(([k, d]) => [k, { ...d, scriptName: 'edgehound' }]),
+            ),
+      ...(extra > 0 ? { unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] } : {}),
+    })),
   } as ConstructorParameters<typeof Miniflare>[0])
   let url: string
   try {
@@ -170,6 +185,8 @@ export async function startMiniflare(opts: StartOptions): Promise<HostedWorker> 
     await mf.dispose().catch(() => undefined)
     throw new Error(`workerd did not start: ${(e as Error).message}\n--- workerd stderr ---\n${errText.slice(-4000)}`)
   }
+  const isolateUrls = [url]
+  for (let i = 1; i <= extra; i++) isolateUrls.push((await mf.unsafeGetDirectURL(`edgehound-${i + 1}`)).toString().replace(/\/$/, ''))
   let migrations: string[] = []
   if (opts.migrate) {
     migrations = await applyMigrations(url, 'DB')
@@ -177,6 +194,7 @@ export async function startMiniflare(opts: StartOptions): Promise<HostedWorker> 
   }
   return {
     url,
+    isolateUrls,
     kind: 'miniflare',
     inspectorPort: opts.inspectorPort,
     logLines: () => lines,

@@ -65,7 +65,7 @@ function results(sizes: SizeResult[], withDomains = true): BenchResults {
     elapsedSeconds: 1,
     config: {
       mode: 'full', durationSeconds: 5, warmupSeconds: 1, rounds: 3, connections: 16, probeCount: 10, poolSize: 4, sizes: [],
-      wranglerDev: false, http: true, graph: true, profile: false, pairs: 1, unreachablePairs: 1, queries: 1, largeFileMiB: 20, updateDoc: false,
+      wranglerDev: false, http: true, graph: true, scale: false, profile: false, pairs: 1, unreachablePairs: 1, queries: 1, largeFileMiB: 20, updateDoc: false,
     },
     machine: { cpu: 'test', cores: 2, memoryGiB: 1, os: 'x', node: 'v20', workerd: '1', miniflare: '1', wrangler: '1', autocannon: '1', loadAverageStart: [1, 1, 1] },
     http: { cases, bare: { rps: bare, p50ms: 1, probeP50us: 500 }, authOverheadP50ms: 0.8 },

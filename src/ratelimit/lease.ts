@@ -32,8 +32,10 @@
  *
  * Renewal before exhaustion. After each admission the lease asks to be renewed when what is left is at
  * most a quarter of the target or what the caller is expected to use during one renewal round trip (the
- * last one measured), or when half of its lifetime has passed; the renewal runs in the
- * background (one at a time) while the remaining tokens keep admitting, so a steady caller never waits.
+ * last one measured), or when what is left of its lifetime is down to a quarter of it (or two round trips,
+ * if longer); the renewal runs in the background (one at a time, kept alive by waitUntil) while the
+ * remaining tokens keep admitting, so a steady caller never waits. A steady caller costs about one object
+ * call per 3/4 of `leaseMs`: at 50 requests/s and 1 s leases, ≈ 0.027 calls per request.
  */
 
 export interface LeaseGrant {
@@ -111,7 +113,11 @@ export class Lease {
     // Enough left to cover the requests expected during one renewal round trip, and a quarter in any case.
     const duringRenewal = Math.ceil((target * this.rttMs) / this.leaseMs) + 1
     if (this.tokens <= Math.max(Math.floor(target / 4), duringRenewal)) return true
-    return nowMs - this.grantedAtMs >= this.leaseMs / 2
+    // Time: once what is left of the lifetime is down to a quarter of it or two measured round trips,
+    // whichever is longer, so the renewal lands before expiry. (Half the lifetime, as before, cost a
+    // steady caller two calls per lease lifetime instead of one and a third; the revocation bound does not
+    // depend on when the renewal is sent, only on validity running from its send time.)
+    return this.expiresMs - nowMs <= Math.max(this.leaseMs / 4, 2 * this.rttMs)
   }
 
   /**

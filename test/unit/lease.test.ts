@@ -10,7 +10,9 @@ class Bucket {
     readonly rate: number,
     readonly burst: number,
   ) {}
+  calls = 0
   lease(nowMs: number, want: number) {
+    this.calls++
     const d = grant(this.state, nowMs, this.rate, this.burst, want)
     this.state = d.state
     this.paid += d.granted
@@ -104,6 +106,23 @@ describe('lease accounting (pure)', () => {
     let asked = -1
     for (let i = 0; i < 20 && asked < 0; i++) if (l.tryTake(30) && l.shouldRenew(30)) asked = l.tokens
     expect(asked).toBeGreaterThan(0) // asked while tokens were left
+  })
+
+  it('a steady caller costs about one object call per 3/4 of the lease lifetime (≤ 0.05 per request at 50/s)', () => {
+    const bucket = new Bucket(55, 110)
+    const iso = new Isolate(bucket, 1000, 30)
+    // one connector polling at 50 requests/s for 10 s, object 30 ms away
+    let afterFirstSecond = 0
+    for (let t = 0; t < 10_000; t += 20) {
+      if (t === 1000) afterFirstSecond = bucket.calls
+      iso.request(t)
+    }
+    const steadyCalls = bucket.calls - afterFirstSecond
+    // 450 requests after the first second: renewing at half the lifetime made that 18 calls (0.04 per
+    // request); renewing when a quarter of it is left makes it 12 (≈ one per 750 ms)
+    expect(steadyCalls / 450).toBeLessThanOrEqual(0.03)
+    expect(iso.lateStalls).toBe(0)
+    expect(iso.admitted).toBeGreaterThanOrEqual(495)
   })
 
   it('size adapts to the observed rate: one request a minute gets leases of 1', () => {
