@@ -1,4 +1,4 @@
-import type { AuditWrite } from './audit'
+import type { AuditFields, AuditWrite } from './audit'
 
 /** Audit log storage (migrations/0017_audit_logs.sql). User text never becomes SQL: columns come from fixed lists. */
 
@@ -20,11 +20,18 @@ export interface AuditRowInput {
  * (SQLite's changes(); a D1 batch runs its statements in order on one connection, in one transaction), so
  * a DELETE or UPDATE that matched nothing leaves no success entry.
  */
-export function auditInsert(db: D1Database, r: AuditRowInput, ifChanged = false): D1PreparedStatement {
+export function auditInsert(db: D1Database, r: AuditRowInput, ifChanged = false, computed: Record<string, string> = {}): D1PreparedStatement {
+  // `computed`: field name -> SQL scalar expression, set into the fields JSON inside the statement (e.g. the id
+  // the change's INSERT just assigned). Only fixed text from *.store.ts reaches here; names are checked anyway.
+  let fields = '?5'
+  for (const [k, expr] of Object.entries(computed)) {
+    if (!/^[a-z_]{1,40}$/.test(k)) throw new Error(`audit: bad computed field name ${k}`)
+    fields = `json_set(${fields}, '$.${k}', (${expr}))`
+  }
   return db
     .prepare(
       `INSERT INTO audit_logs (created_at, actor_id, actor_name, actor_email, action, fields, request_id, source_ip_address, status, commit_id)
-       SELECT ?1, ?2, ?3, COALESCE((SELECT email FROM users WHERE id = ?2), ''), ?4, ?5, ?6, ?7, ?8, ?9${ifChanged ? ' WHERE changes() > 0' : ''}`,
+       SELECT ?1, ?2, ?3, COALESCE((SELECT email FROM users WHERE id = ?2), ''), ?4, ${fields}, ?6, ?7, ?8, ?9${ifChanged ? ' WHERE changes() > 0' : ''}`,
     )
     .bind(r.created_at, r.actor_id, r.actor_name, r.action, r.fields, r.request_id, r.source_ip_address, r.status, r.commit_id)
 }
@@ -33,16 +40,17 @@ export function auditInsert(db: D1Database, r: AuditRowInput, ifChanged = false)
  * THE way an audited change is written: the change's statements and the request's success row in one
  * db.batch (one D1 transaction). Returns the results of the change's statements, in their order.
  * `ifChanged: i` puts the row right after statement i and writes it only if that statement changed a
- * row (see auditInsert); `audit.committed` then tells whether it was written.
+ * row (see auditInsert); `audit.committed` then tells whether it was written. `fields` adds fields known
+ * only to the store, `computed` fields evaluated in SQL inside the batch (see auditInsert).
  */
 export async function auditedBatch(
   db: D1Database,
   statements: D1PreparedStatement[],
   audit: AuditWrite,
-  opts: { ifChanged?: number } = {},
+  opts: { ifChanged?: number; fields?: AuditFields; computed?: Record<string, string> } = {},
 ): Promise<D1Result[]> {
   const at = opts.ifChanged === undefined ? statements.length : opts.ifChanged + 1
-  const all = [...statements.slice(0, at), audit.statement(db, opts.ifChanged !== undefined), ...statements.slice(at)]
+  const all = [...statements.slice(0, at), audit.statement(db, opts.ifChanged !== undefined, opts.fields, opts.computed), ...statements.slice(at)]
   const results = await db.batch(all)
   audit.committed = results[at].meta.changes > 0
   return [...results.slice(0, at), ...results.slice(at + 1)]

@@ -92,9 +92,17 @@ export function scrubFields(v: unknown, depth = 0): unknown {
   return v
 }
 
-/** The success row of one request, to be appended to the batch that makes the change (see auditedBatch). */
+/**
+ * The outcome row of one request (success, or the failure a route records in its own ledger), to be
+ * appended to the batch that makes the change (see auditedBatch).
+ */
 export interface AuditWrite {
-  statement(db: D1Database, ifChanged?: boolean): D1PreparedStatement
+  /**
+   * `ifChanged`: written only if the statement before it changed a row. `more`: fields known only once the
+   * store built its batch (counts). `computed`: fields whose value is an SQL scalar expression evaluated in
+   * the batch (an id the change's own INSERT assigns); fixed text from a *.store.ts, never user input.
+   */
+  statement(db: D1Database, ifChanged?: boolean, more?: AuditFields, computed?: Record<string, string>): D1PreparedStatement
   /** set by auditedBatch once the batch (change + row) has committed */
   committed: boolean
 }
@@ -138,10 +146,25 @@ export class AuditScope {
   write(extra: AuditFields = {}, action?: AuditAction): AuditWrite {
     if (action && action !== this.action) {
       const fields = { ...extra }
-      return { statement: (db, ifChanged) => this.row(db, 'success', {}, ifChanged, action, fields), committed: false }
+      return { statement: (db, ifChanged, more, computed) => this.row(db, 'success', more, ifChanged, action, fields, computed), committed: false }
     }
     this.addFields(extra)
-    const w: AuditWrite = { statement: (db, ifChanged) => this.row(db, 'success', {}, ifChanged), committed: false }
+    const w: AuditWrite = { statement: (db, ifChanged, more, computed) => this.row(db, 'success', more, ifChanged, this.action, undefined, computed), committed: false }
+    this.writes.push(w)
+    return w
+  }
+
+  /**
+   * The failure row, for a route that records its own failure in a ledger (an upload whose file failed is
+   * counted in its job): the ledger's change and this row are then one batch, and no second failure row is
+   * written once it committed. `err` gives the message, as for a thrown error (never internals).
+   */
+  writeFailure(err: unknown, extra: AuditFields = {}): AuditWrite {
+    const error = failureMessage(err)
+    const w: AuditWrite = {
+      statement: (db, ifChanged, more, computed) => this.row(db, 'failure', { ...extra, ...more, error }, ifChanged, this.action, undefined, computed),
+      committed: false,
+    }
     this.writes.push(w)
     return w
   }
@@ -153,11 +176,30 @@ export class AuditScope {
 
   failedReason: string | null = null
 
+  /**
+   * The request succeeded and changed nothing (a PATCH naming no change): its success row, `changed: false`,
+   * is written on its own, since there is no change whose batch could carry it.
+   */
+  markUnchanged(): void {
+    this.unchanged = true
+  }
+
+  unchanged = false
+
+  /** An outcome row (success or a ledger's failure) of this request committed in its change's batch. */
   get committed(): boolean {
     return this.writes.some((w) => w.committed)
   }
 
-  row(db: D1Database, status: AuditStatus, extra: AuditFields = {}, ifChanged = false, action: AuditAction = this.action, own?: AuditFields): D1PreparedStatement {
+  row(
+    db: D1Database,
+    status: AuditStatus,
+    extra: AuditFields = {},
+    ifChanged = false,
+    action: AuditAction = this.action,
+    own?: AuditFields,
+    computed?: Record<string, string>,
+  ): D1PreparedStatement {
     const c = this.c
     const input: AuditRowInput = {
       created_at: rfc3339(c.var.now ? c.var.now() : new Date()),
@@ -170,7 +212,7 @@ export class AuditScope {
       status,
       commit_id: this.commitId,
     }
-    return auditInsert(db, input, ifChanged)
+    return auditInsert(db, input, ifChanged, computed)
   }
 }
 

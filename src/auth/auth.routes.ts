@@ -165,15 +165,17 @@ export const authRoutes: RouteEntry[] = [
       if (!user && cfg.BOOTSTRAP_ADMIN_PASSWORD && (await countUsers(db)) === 0) {
         // Bootstrap: the first administrator exists only while the database has no user at all.
         const now = rfc3339(c.var.now())
+        const id = crypto.randomUUID()
+        // a change of its own, with its own entry (CreateUser, same commit id as the LoginAttempt)
         await insertFirstUser(db, {
-          id: crypto.randomUUID(),
+          id,
           principal_name: cfg.BOOTSTRAP_ADMIN_USERNAME,
           email: null,
           password_hash: await hashPassword(cfg.BOOTSTRAP_ADMIN_PASSWORD),
           roles: ['Administrator'],
           environment_access: { all: true },
           now,
-        })
+        }, auditOf(c).write({ id, principal_name: cfg.BOOTSTRAP_ADMIN_USERNAME, roles: ['Administrator'], bootstrap: true }, 'CreateUser'))
         user = await findUserForLogin(db, username)
       }
       if (user) auditOf(c).setActor({ id: user.id, name: user.principal_name })

@@ -112,15 +112,24 @@ export async function insertUser(db: D1Database, u: NewUser, audit: AuditWrite):
   }
 }
 
-/** Creates the first administrator only while the table is empty (atomic: INSERT ... WHERE NOT EXISTS). */
-export async function insertFirstUser(db: D1Database, u: NewUser): Promise<boolean> {
-  const r = await db
-    .prepare(
-      `INSERT INTO users (id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, created_at, updated_at)
-       SELECT ?, ?, ?, ?, ?, 0, 1, '[]', ?, ? WHERE NOT EXISTS (SELECT 1 FROM users)`,
-    )
-    .bind(u.id, u.principal_name, u.email, u.password_hash, JSON.stringify(u.roles), u.now, u.now)
-    .run()
+/**
+ * Creates the first administrator only while the table is empty (atomic: INSERT ... WHERE NOT EXISTS), with
+ * its audit row (CreateUser) in the same batch, written only if the user was.
+ */
+export async function insertFirstUser(db: D1Database, u: NewUser, audit: AuditWrite): Promise<boolean> {
+  const [r] = await auditedBatch(
+    db,
+    [
+      db
+        .prepare(
+          `INSERT INTO users (id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, created_at, updated_at)
+           SELECT ?, ?, ?, ?, ?, 0, 1, '[]', ?, ? WHERE NOT EXISTS (SELECT 1 FROM users)`,
+        )
+        .bind(u.id, u.principal_name, u.email, u.password_hash, JSON.stringify(u.roles), u.now, u.now),
+    ],
+    audit,
+    { ifChanged: 0 },
+  )
   return r.meta.changes === 1
 }
 

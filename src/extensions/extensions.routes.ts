@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError, rfc3339 } from '../http/errors'
 import { loadKindCatalog } from './catalog'
+import { auditOf } from '../audit/audit'
 import { deleteExtension, ExtensionWriteConflict, getExtension, getExtensionDocument, listExtensions, upsertExtension } from './extensions.store'
 import { deletionBlockers, describeExtension, installedState } from './rules'
 import { ExtensionDocumentSchema } from './schema'
@@ -65,7 +66,14 @@ export const extensionRoutes: RouteEntry[] = [
       method: 'put',
       path: '/api/v2/extensions',
       operationId: 'UpsertGraphExtension',
-      audit: { action: 'CreateGraphSchemaExtension' },
+      // the extension's name and version (the document itself is not copied into the log)
+      audit: {
+        action: 'CreateGraphSchemaExtension',
+        fields: ({ body }) => {
+          const schema = (body as { schema?: { name?: unknown; version?: unknown } } | null)?.schema
+          return { name: typeof schema?.name === 'string' ? schema.name.slice(0, 200) : undefined, version: typeof schema?.version === 'string' ? schema.version.slice(0, 50) : undefined }
+        },
+      },
       summary: 'Create or update a graph extension (upsert keyed by schema.name)',
       description:
         'Validates the whole document and reports every violation at once (each error context is a JSON path). ' +
@@ -82,7 +90,7 @@ export const extensionRoutes: RouteEntry[] = [
       const doc = result.doc
       let written: { id: number; created: boolean }
       try {
-        written = await upsertExtension(db, doc, rfc3339(c.var.now()))
+        written = await upsertExtension(db, doc, rfc3339(c.var.now()), auditOf(c).write())
       } catch (e) {
         if (!(e instanceof ExtensionWriteConflict)) throw e
         // A concurrent write changed the installed state between validation and the batch, and the
@@ -171,7 +179,7 @@ export const extensionRoutes: RouteEntry[] = [
       blockers(deletionBlockers(ext.name, installedState(await loadKindCatalog(db))))
       let deleted: { id: number; name: string } | null
       try {
-        deleted = await deleteExtension(db, params.id, rfc3339(c.var.now()))
+        deleted = await deleteExtension(db, params.id, rfc3339(c.var.now()), auditOf(c).write({ name: ext.name }))
       } catch (e) {
         if (!(e instanceof ExtensionWriteConflict)) throw e
         blockers(deletionBlockers(ext.name, installedState(await loadKindCatalog(db))))

@@ -1,3 +1,5 @@
+import { auditedBatch } from '../audit/audit.store'
+import type { AuditWrite } from '../audit/audit'
 import type { EnvironmentDoc, ExtensionDocument, NodeKindDoc, RelationshipFindingDoc, RelationshipKindDoc } from './schema'
 
 /**
@@ -204,17 +206,18 @@ function isConstraintError(e: unknown): boolean {
   return /SQLITE_CONSTRAINT|constraint failed|edgehound:/i.test(m)
 }
 
-async function runBatch(db: D1Database, statements: D1PreparedStatement[]): Promise<D1Result[]> {
+/** The change's batch with its audit success row (auditedBatch: one transaction, both or neither). */
+async function runBatch(db: D1Database, statements: D1PreparedStatement[], audit: AuditWrite, opts: { ifChanged?: number } = {}): Promise<D1Result[]> {
   try {
-    return await db.batch(statements)
+    return await auditedBatch(db, statements, audit, opts)
   } catch (e) {
     if (isConstraintError(e)) throw new ExtensionWriteConflict(String((e as Error)?.message ?? e))
     throw e
   }
 }
 
-export async function upsertExtension(db: D1Database, doc: ExtensionDocument, nowIso: string): Promise<{ id: number; created: boolean }> {
-  const results = await runBatch(db, upsertStatements(db, doc, nowIso, crypto.randomUUID()))
+export async function upsertExtension(db: D1Database, doc: ExtensionDocument, nowIso: string, audit: AuditWrite): Promise<{ id: number; created: boolean }> {
+  const results = await runBatch(db, upsertStatements(db, doc, nowIso, crypto.randomUUID()), audit)
   const row = results[0].results[0] as { id: number; created: number } | undefined
   if (!row) throw new Error('extension upsert returned no row')
   return { id: row.id, created: row.created === 1 }
@@ -354,10 +357,13 @@ export async function getExtensionDocument(db: D1Database, id: number): Promise<
 }
 
 /** Deletes a non-built-in extension and its children (cascade). Null when there was nothing to delete. */
-export async function deleteExtension(db: D1Database, id: number, nowIso: string): Promise<{ id: number; name: string } | null> {
-  const [del] = await runBatch(db, [
-    db.prepare('DELETE FROM extensions WHERE id = ?1 AND is_builtin = 0 RETURNING id, name').bind(id),
-    bumpVersion(db, nowIso),
-  ])
+export async function deleteExtension(db: D1Database, id: number, nowIso: string, audit: AuditWrite): Promise<{ id: number; name: string } | null> {
+  // the success row right after the DELETE, written only if it removed the extension
+  const [del] = await runBatch(
+    db,
+    [db.prepare('DELETE FROM extensions WHERE id = ?1 AND is_builtin = 0 RETURNING id, name').bind(id), bumpVersion(db, nowIso)],
+    audit,
+    { ifChanged: 0 },
+  )
   return (del.results[0] as { id: number; name: string } | undefined) ?? null
 }

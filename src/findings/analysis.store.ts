@@ -7,6 +7,8 @@
  * closes and inserts findings set-based from the staging rows, appends the sparkline rows, marks the run
  * complete and empties the staging tables. Readers therefore see either the previous run or this one.
  */
+import { auditedBatch } from '../audit/audit.store'
+import type { AuditWrite } from '../audit/audit'
 import type { AnalysisStats, FindingResult, SparklineResult } from './engine'
 import type { OpenFinding, ReconcilePlan } from './reconcile'
 import type { PostureRow } from './posture'
@@ -63,8 +65,10 @@ export async function requestRunRecord(
   db: D1Database,
   reason: string,
   now: string,
+  /** the API request's audit success row (RequestAnalysis), naming the run it joined; same batch */
+  audit?: AuditWrite,
 ): Promise<{ run: RunRecord; liveAttemptSince: string | null }> {
-  const res = await db.batch([
+  const statements = [
     db
       .prepare(`UPDATE analysis_runs SET reasons = json_insert(reasons, '$[#]', ?1) WHERE status = 'pending' AND json_array_length(reasons) < ?2`)
       .bind(reason, MAX_REASONS),
@@ -76,7 +80,10 @@ export async function requestRunRecord(
       .bind(reason, now),
     db.prepare(`SELECT * FROM analysis_runs WHERE status = 'pending'`),
     db.prepare(`SELECT attempt_started_at FROM analysis_runs WHERE status = 'running'`),
-  ])
+  ]
+  const res = audit
+    ? await auditedBatch(db, statements, audit, { computed: { run_id: `SELECT id FROM analysis_runs WHERE status = 'pending'` } })
+    : await db.batch(statements)
   const run = (res[2].results as RunRow[])[0]
   const running = (res[3].results as { attempt_started_at: string | null }[])[0]
   return { run: toRun(run), liveAttemptSince: running?.attempt_started_at ?? null }

@@ -1,3 +1,4 @@
+import type { AuditWrite } from '../audit/audit'
 import { requestRunRecord, type RunRecord } from './analysis.store'
 
 /**
@@ -12,14 +13,15 @@ export function analyzerStub(env: Env) {
 export const LIVE_ATTEMPT_MS = 2 * 60 * 1000
 
 /**
- * Records a request for an analysis run (joining the pending run, if any) and returns that run.
+ * Records a request for an analysis run (joining the pending run, if any) and returns that run. `audit`:
+ * the requesting API call's success row (RequestAnalysis), written in the batch that records the request.
  *
  * The request is recorded in D1 by the caller itself, so it never waits for the Analyzer object, which may
  * be busy computing. The object is woken only when no attempt is live: a live attempt finds the pending run
  * when it finishes (it checks after its commit, and our record was written before we looked).
  */
-export async function requestRun(env: Env, reason: string, nowMs = Date.now()): Promise<RunRecord> {
-  const { run, liveAttemptSince } = await requestRunRecord(env.DB, reason.slice(0, 200), new Date(nowMs).toISOString())
+export async function requestRun(env: Env, reason: string, nowMs = Date.now(), audit?: AuditWrite): Promise<RunRecord> {
+  const { run, liveAttemptSince } = await requestRunRecord(env.DB, reason.slice(0, 200), new Date(nowMs).toISOString(), audit)
   const live = liveAttemptSince !== null && nowMs - Date.parse(liveAttemptSince) < LIVE_ATTEMPT_MS
   if (!live) await analyzerStub(env).wake()
   return run

@@ -414,7 +414,7 @@ export const findingRoutes: RouteEntry[] = [
     },
     async (c) => {
       requireAllEnvironments(c)
-      const run = await requestRun(c.env, `requested by ${c.var.principal.principalName}`)
+      const run = await requestRun(c.env, `requested by ${c.var.principal.principalName}`, Date.now(), auditOf(c).write())
       return c.json({ data: run }, 202)
     },
   ),

@@ -4,6 +4,7 @@ import { ApiError, rfc3339 } from '../http/errors'
 import { WEIGHT, weightBySize } from '../ratelimit/cost'
 import { loadKindCatalog } from '../extensions/catalog'
 import { requestAnalysis } from '../findings/trigger'
+import { auditOf } from '../audit/audit'
 import { graphKinds } from './kinds'
 import { ACCEPTED_TYPES, MAX_UPLOAD_BYTES, uploadParts } from './upload'
 import { validateUpload, writeUpload } from './ingest'
@@ -91,7 +92,7 @@ export const ingestRoutes: RouteEntry[] = [
       responses: { 201: { description: 'the new job, status 1 (running)', schema: z.object({ data: IngestJobSchema }) } },
     },
     async (c) => {
-      const job = await createJob(c.env.DB, c.var.principal.userId, rfc3339(c.var.now()))
+      const job = await createJob(c.env.DB, c.var.principal.userId, rfc3339(c.var.now()), auditOf(c).write())
       return c.json({ data: job }, 201)
     },
   ),
@@ -183,7 +184,8 @@ export const ingestRoutes: RouteEntry[] = [
       } catch (e) {
         if (e instanceof ApiError && e.status < 500) {
           const errors = e.details.map((d) => ({ file: fileName, context: d.context, message: d.message }))
-          await recordFailedFile(db, job.id, errors, rfc3339(c.var.now()))
+          // the job's failed-file count and the audit failure row: one batch
+          await recordFailedFile(db, job.id, errors, rfc3339(c.var.now()), auditOf(c).writeFailure(e, { file_name: fileName }))
         }
         throw e
       }
@@ -197,6 +199,8 @@ export const ingestRoutes: RouteEntry[] = [
           environments: checked.environments,
           repeated: checked.repeated,
           access: c.var.principal.environmentAccess,
+          // the success row is written by the upload's commit batch, the one that makes the file visible
+          audit: auditOf(c).write({ file_name: fileName, files: parts.length }),
         })
       } catch (e) {
         // The job was ended (or timed out) while the file was being staged: the commit re-checks it in its
@@ -209,7 +213,8 @@ export const ingestRoutes: RouteEntry[] = [
           e instanceof ApiError && e.status < 500
             ? e.details.map((d) => ({ file: fileName, context: d.context, message: d.message }))
             : [{ file: fileName, context: 'body', message: 'an internal error interrupted writing this file; nothing of it was written' }]
-        await recordFailedFile(db, job.id, errors, rfc3339(c.var.now())).catch(() => undefined)
+        // With its audit failure row in the same batch; if that batch fails too, defineRoute writes the failure row.
+        await recordFailedFile(db, job.id, errors, rfc3339(c.var.now()), auditOf(c).writeFailure(e, { file_name: fileName })).catch(() => undefined)
         throw e
       }
       return c.json(
@@ -247,8 +252,10 @@ export const ingestRoutes: RouteEntry[] = [
     async (c, { params }) => {
       const job = await jobFor(c, params.id)
       if (job.status !== 1) throw new ApiError(400, 'job must be in running status to end', 'path.id')
-      const ended = await endJob(c.env.DB, job.id, rfc3339(c.var.now()))
+      const ended = await endJob(c.env.DB, job.id, rfc3339(c.var.now()), auditOf(c).write())
       if (!ended) throw new ApiError(400, 'job must be in running status to end', 'path.id')
+      // A consequence of the ended job, not a change of its own: the run records why it was requested
+      // (`reasons`), and a failure to request it never fails the job (src/findings/trigger.ts).
       await requestAnalysis(c.env, `ingest job ${job.id} ended`)
       return c.json({ data: ended.job })
     },

@@ -9,9 +9,9 @@
  *           trigger of migration 0011 aborts the batch otherwise), folds repeated elements into one row per
  *           key, records the nodes a restricted writer may not write, upserts every other staged node,
  *           records the edges whose ends match no single node, upserts the others, updates the job and
- *           deletes the staging rows (and those an interrupted upload left behind). A database failure at
- *           any point before or during it leaves the graph and the job as they were: a file is written
- *           completely or not at all.
+ *           deletes the staging rows (and those an interrupted upload left behind), and writes the
+ *           request's audit success row. A database failure at any point before or during it leaves the
+ *           graph, the job and the audit log as they were: a file is written completely or not at all.
  *
  * Environment access (docs/permissions.md): a writer restricted to some environments gets other SQL for
  * three statements (SQL.restricted): nodes outside its environments do not exist for it (neither matched as
@@ -35,6 +35,8 @@
  * This replaces `RETURNING` one row per changed element, which cost a JavaScript object per edge.
  */
 import { appendErrors, MAX_JOB_ERRORS, type JobErrorEntry } from './jobs.store'
+import { auditedBatch } from '../audit/audit.store'
+import type { AuditWrite } from '../audit/audit'
 
 /** Kinds a node keeps at most: its kinds are unioned across uploads (BloodHound does the same), then cut. */
 export const MAX_STORED_KINDS = 16
@@ -369,6 +371,11 @@ export interface CommitInput {
   access: string[] | null
   /** the upload staged placeholder node rows (collector payloads): PLACEHOLDER_UPSERT runs */
   placeholders?: boolean
+  /**
+   * The request's audit success row (AppendFileUploadJob). The upload's change is this commit batch (the
+   * staging rows before it are invisible and discarded on failure), so the row is its last statement.
+   */
+  audit: AuditWrite
 }
 
 export interface CommitResult {
@@ -455,7 +462,8 @@ export async function commitUpload(db: D1Database, u: CommitInput): Promise<Comm
   ]
   let results: D1Result[]
   try {
-    results = await db.batch(statements)
+    // appended last: the indices above are unchanged (auditedBatch returns the change's results only)
+    results = await auditedBatch(db, statements, u.audit, { fields: { nodes_received: u.nodes, edges_received: u.edges } })
   } catch (e) {
     if (e instanceof Error && e.message.includes(JOB_NOT_RUNNING)) throw new JobNotRunningError()
     throw e

@@ -26,6 +26,7 @@ import { commitUpload, discardUpload, REPEAT_SEQ_BASE, runStaging, stageChunk, s
 import type { JobErrorEntry } from './jobs.store'
 import { edgeKey, KeyHashes, NO_REPEATS, type RepeatedKeys } from './repeats'
 import type { EnvironmentAccess } from '../auth/permissions'
+import type { AuditWrite } from '../audit/audit'
 
 /** JSON bytes per statement parameter: D1 allows 100 KB per statement, SQL text included. */
 export const CHUNK_BYTES = 80_000
@@ -161,6 +162,8 @@ export interface WriteInput {
   access?: EnvironmentAccess
   /** MAX_STAGING_STATEMENTS unless given (tests) */
   maxStagingStatements?: number
+  /** the request's audit success row, written by the commit batch (commitUpload) */
+  audit: AuditWrite
 }
 
 /** The same promise, marked as handled: it is awaited later, possibly after it has already failed. */
@@ -257,6 +260,7 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
       placeholders,
       environmentKinds: [...w.ctx.environmentTypes.keys()],
       access,
+      audit: w.audit,
     })
     return { ...counts, ...done, environments }
   } catch (e) {

@@ -1,3 +1,6 @@
+import { auditedBatch } from '../audit/audit.store'
+import type { AuditWrite } from '../audit/audit'
+
 /** SQL for file-upload (ingest) jobs and environment collection times. */
 
 export const JOB_STATUS = {
@@ -49,16 +52,23 @@ function toRecord(r: Row): JobRecord {
 const COLUMNS = `id, user_id, user_email_address, status, status_message, start_time, end_time, last_ingest, total_files, failed_files,
   nodes_received, edges_received, nodes_changed, edges_changed, unmatched_edges, error_count, errors, created_at, updated_at`
 
-export async function createJob(db: D1Database, userId: string, now: string): Promise<JobRecord> {
-  const row = await db
-    .prepare(
-      `INSERT INTO ingest_jobs (user_id, user_email_address, status, status_message, start_time, created_at, updated_at)
-       VALUES (?1, (SELECT email FROM users WHERE id = ?1), ?2, 'running', ?3, ?3, ?3)
-       RETURNING ${COLUMNS}`,
-    )
-    .bind(userId, JOB_STATUS.running, now)
-    .first<Row>()
-  return toRecord(row!)
+/** Creates a running job; its audit success row (CreateFileUploadJob, naming the new job's id) is in the same batch. */
+export async function createJob(db: D1Database, userId: string, now: string, audit: AuditWrite): Promise<JobRecord> {
+  const [r] = await auditedBatch(
+    db,
+    [
+      db
+        .prepare(
+          `INSERT INTO ingest_jobs (user_id, user_email_address, status, status_message, start_time, created_at, updated_at)
+           VALUES (?1, (SELECT email FROM users WHERE id = ?1), ?2, 'running', ?3, ?3, ?3)
+           RETURNING ${COLUMNS}`,
+        )
+        .bind(userId, JOB_STATUS.running, now),
+    ],
+    audit,
+    { computed: { id: 'last_insert_rowid()' } },
+  )
+  return toRecord(r.results[0] as Row)
 }
 
 export async function getJob(db: D1Database, id: number): Promise<JobRecord | null> {
@@ -99,23 +109,34 @@ export function appendErrors(entries: string): string {
       ORDER BY src, k LIMIT ${MAX_JOB_ERRORS})) END`
 }
 
-export async function recordFailedFile(db: D1Database, jobId: number, errors: JobErrorEntry[], now: string): Promise<void> {
-  await db
-    .prepare(
-      `UPDATE ingest_jobs SET total_files = total_files + 1, failed_files = failed_files + 1, last_ingest = ?3, updated_at = ?3,
-         error_count = error_count + ?4, ${appendErrors('?2')}
-       WHERE id = ?1`,
-    )
-    .bind(jobId, JSON.stringify(errors.slice(0, MAX_JOB_ERRORS)), now, errors.length)
-    .run()
+/**
+ * Records a failed file in its job, with the request's audit failure row (AppendFileUploadJob, failure) in
+ * the same batch: the job's count of failed files and the log's entry for that failure go together.
+ */
+export async function recordFailedFile(db: D1Database, jobId: number, errors: JobErrorEntry[], now: string, audit: AuditWrite): Promise<void> {
+  await auditedBatch(
+    db,
+    [
+      db
+        .prepare(
+          `UPDATE ingest_jobs SET total_files = total_files + 1, failed_files = failed_files + 1, last_ingest = ?3, updated_at = ?3,
+             error_count = error_count + ?4, ${appendErrors('?2')}
+           WHERE id = ?1`,
+        )
+        .bind(jobId, JSON.stringify(errors.slice(0, MAX_JOB_ERRORS)), now, errors.length),
+    ],
+    audit,
+    { ifChanged: 0 },
+  )
 }
 
 /**
  * Ends a running job: sets its final status and records, for every environment that received data in
  * it, the collection time. Returns null when the job was not running (someone else ended it first).
  */
-export async function endJob(db: D1Database, jobId: number, now: string): Promise<{ job: JobRecord; environments: string[] } | null> {
-  const [updated, , envs] = await db.batch([
+export async function endJob(db: D1Database, jobId: number, now: string, audit: AuditWrite): Promise<{ job: JobRecord; environments: string[] } | null> {
+  // the audit success row (EndFileUploadJob) right after the UPDATE, written only if it ended the job
+  const [updated, , envs] = await auditedBatch(db, [
     db
       .prepare(
         `UPDATE ingest_jobs SET end_time = ?2, updated_at = ?2,
@@ -139,7 +160,7 @@ export async function endJob(db: D1Database, jobId: number, now: string): Promis
       )
       .bind(jobId, now),
     db.prepare(`SELECT environment_id FROM ingest_job_environments WHERE job_id = ?1 ORDER BY environment_id`).bind(jobId),
-  ])
+  ], audit, { ifChanged: 0 })
   const row = updated.results[0] as Row | undefined
   if (!row) return null
   return { job: toRecord(row), environments: (envs.results as { environment_id: string }[]).map((r) => r.environment_id) }

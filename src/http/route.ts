@@ -208,9 +208,11 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
 }
 
 /**
- * Intent row → handler → failure row if it threw before its change committed. A handler that succeeded
- * without committing its success row (an audited route whose store does not take the AuditWrite yet)
- * gets the row written here, after the change, and a warning in the log: never a change without its entry.
+ * Intent row → handler → failure row if it threw before an outcome row committed with its change.
+ * Every audited route writes its outcome row in its change's batch (docs/audit.md); a handler that answers
+ * 2xx without having done so is a defect: the row is still written here (never a change without its
+ * entry) and an error is logged, which test/hardening/audit-atomicity.test.ts treats as a failure. A request
+ * that succeeded without changing anything says so (`markUnchanged`) and gets its `changed: false` row here.
  */
 async function runAudited(
   c: Context<AppEnv>,
@@ -238,14 +240,19 @@ async function runAudited(
   }
   if (scope.failedReason !== null && !scope.committed) {
     await writeAuditRow(scope.row(db, 'failure', { error: scope.failedReason }))
+  } else if (res.status < 400 && !scope.committed && scope.unchanged) {
+    await writeAuditRow(scope.row(db, 'success', { changed: false }))
   } else if (res.status < 400 && !scope.committed) {
-    console.warn(JSON.stringify({ level: 'warn', request_id: c.var.requestId, route: path, warning: 'audit success row written outside the change batch' }))
+    console.error(JSON.stringify({ level: 'error', request_id: c.var.requestId, route: path, error: AUDIT_OUTSIDE_BATCH }))
     await writeAuditRow(scope.row(db, 'success'))
   } else if (res.status >= 400 && !scope.committed) {
     await writeAuditRow(scope.row(db, 'failure', { http_status: res.status }))
   }
   return res
 }
+
+/** Logged when a handler answered 2xx without its success row in its change's batch (a defect; see runAudited). */
+export const AUDIT_OUTSIDE_BATCH = 'audit success row not written in the change batch'
 
 /** Hono path `/a/:id/b` → OpenAPI `/a/{id}/b` */
 export function openApiPath(path: string): string {

@@ -372,7 +372,10 @@ export const samlRoutes: RouteEntry[] = [
       const cfg = applyAutoProvision(current.config, patch)
       if (!cfg.ok) throw new ApiError(400, cfg.message, cfg.context)
       const metadata = body.metadata ? await readMetadata(c, body.metadata) : undefined
-      if (!named && !touchesConfig && !metadata) return c.json({ data: samlProviderJson(current, baseUrl(c)) })
+      if (!named && !touchesConfig && !metadata) {
+        auditOf(c).markUnchanged()
+        return c.json({ data: samlProviderJson(current, baseUrl(c)) })
+      }
       const name = named?.name ?? current.name
       const slug = named?.slug ?? current.slug
       const updated = await uniquely(c, name, slug, current.sso_provider_id, () =>

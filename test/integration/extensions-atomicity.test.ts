@@ -4,6 +4,7 @@ import type { EdgeHoundClient } from '../../src/client'
 import { deleteExtension, extensionIdByName, getExtension, upsertExtension } from '../../src/client/extensions'
 import { loadKindCatalog } from '../../src/extensions/catalog'
 import { ExtensionWriteConflict, upsertExtension as storeUpsert, deleteExtension as storeDelete } from '../../src/extensions/extensions.store'
+import { testAudit } from '../fixtures/audit'
 import type { ExtensionDocument } from '../../src/extensions/schema'
 import { clone, GITHUB, REMEDIATION, smallDoc } from '../fixtures/extensions/docs'
 
@@ -175,7 +176,7 @@ describe('a concurrent writer landing between validation and the write', () => {
     const winner = smallDoc('Early Bird', 'BIRD')
     const loser = smallDoc('Late Bird', 'BIRD')
     const res = await withWriterBeforeNextWrite(
-      () => storeUpsert(env.DB, winner, new Date().toISOString()),
+      () => storeUpsert(env.DB, winner, new Date().toISOString(), testAudit()),
       () => admin.raw('PUT', '/api/v2/extensions', loser),
     )
     const body = await expectEnvelope(res, 400, 'kind "BIRD_Tenant" already belongs to the installed extension "Early Bird"')
@@ -191,7 +192,7 @@ describe('a concurrent writer landing between validation and the write', () => {
     user.relationship_findings[0].environment_kind = 'HOST_Tenant'
     // the DELETE route reads twice before it writes: the extension row, then the catalogue (a batch)
     const res = await withWriterBeforeNextWrite(
-      () => storeUpsert(env.DB, user, new Date().toISOString()),
+      () => storeUpsert(env.DB, user, new Date().toISOString(), testAudit()),
       () => admin.raw('DELETE', `/api/v2/extensions/${owner.id}`),
     )
     await expectEnvelope(res, 400, 'environment "HOST_Tenant" is used by relationship finding "GUEST_Admins" of the installed extension "Env Guest"')
@@ -213,7 +214,7 @@ describe('a failure midway leaves the previous version intact', () => {
     v2.node_kinds = v2.node_kinds.slice(0, 5)
     v2.relationship_kinds = v2.relationship_kinds.filter((k) => ['GH_Owns', 'GH_BypassProtections', 'GH_CanReadSecret', 'GH_PushProtectedBranch'].includes(k.name))
     v2.environments[0].principal_kinds = ['GH_User']
-    await expect(storeUpsert(failingAtTheEnd(env.DB), v2, new Date().toISOString())).rejects.toThrow()
+    await expect(storeUpsert(failingAtTheEnd(env.DB), v2, new Date().toISOString(), testAudit())).rejects.toThrow()
 
     expect(await tablesOf('GitHound')).toEqual(before)
     expect((await getExtension(admin, v1.id)).data).toEqual(GITHUB)
@@ -221,14 +222,14 @@ describe('a failure midway leaves the previous version intact', () => {
     expect(await loadKindCatalog(env.DB)).toBe(catalog)
 
     // the same payload without the failing statement goes through: the failure was the only obstacle
-    await storeUpsert(env.DB, v2, new Date().toISOString())
+    await storeUpsert(env.DB, v2, new Date().toISOString(), testAudit())
     expect((await getExtension(admin, v1.id)).data).toEqual(v2)
     await upsertExtension(admin, GITHUB)
   })
 
   it('a delete whose batch fails deletes nothing', async () => {
     const id = (await extensionIdByName(admin, 'GitHound'))!
-    await expect(storeDelete(failingAtTheEnd(env.DB), id, new Date().toISOString())).rejects.toThrow()
+    await expect(storeDelete(failingAtTheEnd(env.DB), id, new Date().toISOString(), testAudit('DeleteGraphSchemaExtension'))).rejects.toThrow()
     expect((await getExtension(admin, id)).data).toEqual(GITHUB)
   })
 
@@ -242,7 +243,7 @@ describe('a failure midway leaves the previous version intact', () => {
 
     const bad = smallDoc('Intruder', 'IN', '2.0.0')
     bad.node_kinds.push({ name: 'IN_New' }, { name: 'GH_Repository' }) // the second is GitHound's
-    await expect(storeUpsert(env.DB, bad, new Date().toISOString())).rejects.toBeInstanceOf(ExtensionWriteConflict)
+    await expect(storeUpsert(env.DB, bad, new Date().toISOString(), testAudit())).rejects.toBeInstanceOf(ExtensionWriteConflict)
     expect(await tablesOf('Intruder')).toEqual(intruderBefore)
     expect((await getExtension(admin, intruderV1.id)).data).toEqual(prior)
     expect(await tablesOf('GitHound')).toEqual(before)
@@ -251,7 +252,7 @@ describe('a failure midway leaves the previous version intact', () => {
     // a new extension is not created either
     const fresh = smallDoc('Newcomer', 'NC')
     fresh.relationship_kinds.push({ name: 'GH_Owns', is_traversable: false })
-    await expect(storeUpsert(env.DB, fresh, new Date().toISOString())).rejects.toBeInstanceOf(ExtensionWriteConflict)
+    await expect(storeUpsert(env.DB, fresh, new Date().toISOString(), testAudit())).rejects.toBeInstanceOf(ExtensionWriteConflict)
     expect(await tablesOf('Newcomer')).toBeNull()
     expect((await loadKindCatalog(env.DB)).relationshipKinds.get('GH_Owns')).toEqual({ traversable: true, extensionName: 'GitHound' })
     await deleteExtension(admin, intruderV1.id)
@@ -259,8 +260,8 @@ describe('a failure midway leaves the previous version intact', () => {
 
   it('the database itself refuses to modify or delete a built-in extension', async () => {
     const before = await tablesOf('AD')
-    await expect(storeUpsert(env.DB, smallDoc('AD', 'AD'), new Date().toISOString())).rejects.toBeInstanceOf(ExtensionWriteConflict)
-    await expect(storeDelete(env.DB, 1, new Date().toISOString())).resolves.toBeNull()
+    await expect(storeUpsert(env.DB, smallDoc('AD', 'AD'), new Date().toISOString(), testAudit())).rejects.toBeInstanceOf(ExtensionWriteConflict)
+    await expect(storeDelete(env.DB, 1, new Date().toISOString(), testAudit('DeleteGraphSchemaExtension'))).resolves.toBeNull()
     await expect(env.DB.prepare('DELETE FROM extensions WHERE id = 1').run()).rejects.toThrow(/built-in extension is read-only/)
     expect(await tablesOf('AD')).toEqual(before)
   })
@@ -271,11 +272,11 @@ describe('a failure midway leaves the previous version intact', () => {
     user.relationship_findings[0].environment_kind = 'EO_Tenant'
     const u = (await upsertExtension(admin, user)).data
     const before = await tablesOf('Env Owner')
-    await expect(storeDelete(env.DB, base.id, new Date().toISOString())).rejects.toBeInstanceOf(ExtensionWriteConflict)
+    await expect(storeDelete(env.DB, base.id, new Date().toISOString(), testAudit('DeleteGraphSchemaExtension'))).rejects.toBeInstanceOf(ExtensionWriteConflict)
     const noEnv = smallDoc('Env Owner', 'EO')
     noEnv.environments = []
     noEnv.relationship_findings = []
-    await expect(storeUpsert(env.DB, noEnv, new Date().toISOString())).rejects.toBeInstanceOf(ExtensionWriteConflict)
+    await expect(storeUpsert(env.DB, noEnv, new Date().toISOString(), testAudit())).rejects.toBeInstanceOf(ExtensionWriteConflict)
     expect(await tablesOf('Env Owner')).toEqual(before)
     await deleteExtension(admin, u.id)
     await deleteExtension(admin, base.id)

@@ -13,6 +13,7 @@ import type { EdgeHoundClient } from '../../src/client'
 import { createApp } from '../../src/app'
 import { kindCatalogAt, loadKindCatalog } from '../../src/extensions/catalog'
 import { upsertExtension as storeUpsert } from '../../src/extensions/extensions.store'
+import { testAudit } from '../fixtures/audit'
 import { environmentsStatement } from '../../src/graph/graph.store'
 import { listDetails } from '../../src/findings/findings.store'
 import { DEFAULT_SORT } from '../../src/findings/query'
@@ -108,7 +109,7 @@ describe('the kind catalogue', () => {
   it('another isolate installs an extension: the next read sees the new version and loads the new catalogue', async () => {
     const before = await loadKindCatalog(env.DB)
     // straight to the store, as another isolate would: this isolate's copy is not told
-    await storeUpsert(env.DB, smallDoc('Elsewhere', 'EW'), NOW)
+    await storeUpsert(env.DB, smallDoc('Elsewhere', 'EW'), NOW, testAudit())
     const rec = recording(env.DB)
     const after = await loadKindCatalog(rec.db)
     expect(rec.calls.map((k) => [k.via, k.sql.length])).toEqual([
@@ -143,7 +144,7 @@ describe('the kind catalogue', () => {
     expect(await kindCatalogAt(rec.db, current.version)).toBe(current)
     expect(rec.calls).toEqual([])
 
-    await storeUpsert(env.DB, smallDoc('Elsewhere Two', 'EX'), NOW)
+    await storeUpsert(env.DB, smallDoc('Elsewhere Two', 'EX'), NOW, testAudit())
     const version = (await env.DB.prepare(VERSION_SQL).first<{ version: string }>())!.version
     const fresh = await kindCatalogAt(rec.db, version)
     expect(rec.calls.map((k) => [k.via, k.sql.length])).toEqual([['batch', 6]])
@@ -156,7 +157,7 @@ describe('available-domains', () => {
   const TENANT = 'RP-TENANT-1'
 
   beforeAll(async () => {
-    await storeUpsert(env.DB, smallDoc('ReadPaths', 'RP'), NOW)
+    await storeUpsert(env.DB, smallDoc('ReadPaths', 'RP'), NOW, testAudit())
     // an environment node of the extension's environment kind (graph storage contract, migrations/0004)
     await env.DB.prepare(
       `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
@@ -181,7 +182,7 @@ describe('available-domains', () => {
     await loadKindCatalog(env.DB)
     const renamed = smallDoc('ReadPaths', 'RP', '1.1.0')
     renamed.schema.display_name = 'Read Paths Renamed'
-    await storeUpsert(env.DB, renamed, NOW) // another isolate: this one's copy is now stale
+    await storeUpsert(env.DB, renamed, NOW, testAudit()) // another isolate: this one's copy is now stale
     const { res, calls } = await viaRecordingDb(admin, '/api/v2/available-domains')
     expect(res.status).toBe(200)
     expect(calls.map((k) => [k.via, k.sql.length])).toEqual([
@@ -324,7 +325,7 @@ describe('details', () => {
   it('a finding type another isolate has just installed is known at once', async () => {
     await loadKindCatalog(env.DB)
     await expectEnvelope(await admin.raw('GET', `/api/v2/domains/${P}/details?finding=RD_Admins`), 400, 'unknown finding type')
-    await storeUpsert(env.DB, smallDoc('ReadDetails', 'RD'), NOW) // this isolate's copy is now stale
+    await storeUpsert(env.DB, smallDoc('ReadDetails', 'RD'), NOW, testAudit()) // this isolate's copy is now stale
     const { res, calls } = await viaRecordingDb(admin, `/api/v2/domains/${P}/details?finding=RD_Admins`)
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ count: 0, skip: 0, limit: 10, data: [] })

@@ -7,6 +7,7 @@ import { env } from 'cloudflare:test'
 import { expect, it } from 'vitest'
 import { validateUpload, writeUpload } from '../../src/graph/ingest'
 import { uploadParts } from '../../src/graph/upload'
+import { testAudit } from '../fixtures/audit'
 
 const db = (env as unknown as { DB: D1Database }).DB
 const NOW = '2026-03-01T00:00:00.000Z'
@@ -19,7 +20,7 @@ async function write(payload: unknown) {
     .first<{ id: number }>()
   const parts = uploadParts(new TextEncoder().encode(JSON.stringify(payload)), 'application/json', 'd.json')
   const checked = validateUpload(parts, ctx)
-  return writeUpload(db, { jobId: job!.id, parts, ctx, now: NOW, environments: checked.environments, repeated: checked.repeated })
+  return writeUpload(db, { jobId: job!.id, parts, ctx, now: NOW, environments: checked.environments, repeated: checked.repeated, audit: testAudit('AppendFileUploadJob') })
 }
 
 it('an ingested edge is never left marked derived', async () => {

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import { validateUpload, writeUpload, CHUNK_BYTES, BATCH_STATEMENTS } from '../../src/graph/ingest'
 import { uploadParts } from '../../src/graph/upload'
 import { JobNotRunningError } from '../../src/graph/ingest.store'
+import { testAudit } from '../fixtures/audit'
 
 const real = (env as unknown as { DB: D1Database }).DB
 
@@ -69,7 +70,7 @@ it('every statement of a 20 MiB ingest stays within D1 limits', async () => {
 
   const jobId = await runningJob()
   const rec = recording(real)
-  const result = await writeUpload(rec.db, { jobId, parts, ctx, now: new Date().toISOString(), environments: checked.environments })
+  const result = await writeUpload(rec.db, { jobId, parts, ctx, now: new Date().toISOString(), environments: checked.environments, audit: testAudit('AppendFileUploadJob') })
   expect(result).toMatchObject({ nodes: 40_000, edges: 40_000, nodesChanged: 40_000, edgesChanged: 40_000, unmatched: 0 })
 
   expect(rec.statements.length).toBeGreaterThan(200)
@@ -144,7 +145,7 @@ describe('a database failure never leaves part of an upload written', () => {
     for (let failAt = 1; ; failAt++) {
       const jobId = await job()
       const db = failing(failAt, true)
-      const attempt = writeUpload(db.db, { jobId, parts, ctx, now: NOW, environments: checked.environments })
+      const attempt = writeUpload(db.db, { jobId, parts, ctx, now: NOW, environments: checked.environments, audit: testAudit('AppendFileUploadJob') })
       const ok = await attempt.then(
         () => true,
         () => false,
@@ -178,7 +179,7 @@ describe('a database failure never leaves part of an upload written', () => {
     const { parts, checked } = upload('LOST')
     const jobId = await job()
     const db = failing(2, false)
-    await expect(writeUpload(db.db, { jobId, parts, ctx, now: NOW, environments: checked.environments })).rejects.toThrow('network connection lost')
+    await expect(writeUpload(db.db, { jobId, parts, ctx, now: NOW, environments: checked.environments, audit: testAudit('AppendFileUploadJob') })).rejects.toThrow('network connection lost')
     expect(await state(jobId, 'LOST')).toMatchObject({ nodes: 0, edges: 0, staging: 0, job: { total_files: 0 } })
   })
 
@@ -193,7 +194,7 @@ describe('a database failure never leaves part of an upload written', () => {
         return real.batch(s)
       },
     } as unknown as D1Database
-    await expect(writeUpload(proxy, { jobId, parts, ctx, now: NOW, environments: checked.environments })).rejects.toBeInstanceOf(JobNotRunningError)
+    await expect(writeUpload(proxy, { jobId, parts, ctx, now: NOW, environments: checked.environments, audit: testAudit('AppendFileUploadJob') })).rejects.toBeInstanceOf(JobNotRunningError)
     expect(await state(jobId, 'RACE')).toEqual({
       nodes: 0,
       edges: 0,
@@ -210,7 +211,7 @@ describe('a database failure never leaves part of an upload written', () => {
     await real.prepare(`INSERT INTO ingest_staging (upload_id, part, seq, file, created_at, rows) VALUES ('lost', 'n', 0, 'f', ?1, '[]')`).bind(old).run()
     await real.prepare(`INSERT INTO ingest_staging (upload_id, part, seq, file, created_at, rows) VALUES ('recent', 'n', 0, 'f', ?1, '[]')`).bind('2026-02-28T23:30:00.000Z').run()
     const parts = uploadParts(new TextEncoder().encode(JSON.stringify({ graph: { nodes: [{ id: 'ATOM-P', kinds: ['User'] }] } })), 'application/json', 'p.json')
-    await writeUpload(real, { jobId: await job(), parts, ctx, now: NOW, environments: new Set() })
+    await writeUpload(real, { jobId: await job(), parts, ctx, now: NOW, environments: new Set(), audit: testAudit('AppendFileUploadJob') })
     const left = await real.prepare(`SELECT upload_id FROM ingest_staging ORDER BY upload_id`).all<{ upload_id: string }>()
     expect(left.results.map((r) => r.upload_id)).toEqual(['recent'])
   })

@@ -6,6 +6,7 @@ import { compilePlan, countRelated, countRelatedByKind, getNodeByObjectId, listR
 import { relatedPage } from '../../src/graph/entity.routes'
 import { ApiError } from '../../src/http/errors'
 import { commitUpload, stageChunk, stagedEdge } from '../../src/graph/ingest.store'
+import { testAudit } from '../fixtures/audit'
 
 const db = (env as unknown as { DB: D1Database }).DB
 const NOW = '2026-01-01T00:00:00.000Z'
@@ -31,6 +32,7 @@ async function load(nodes: { o: string; k: string; ks?: string[]; p?: Record<str
     staleBefore: NOW,
     environmentKinds: ['Domain', 'AZTenant'],
     access: null,
+    audit: testAudit('AppendFileUploadJob'),
   })
   if (done.unmatched) throw new Error(JSON.stringify(done.errors))
 }

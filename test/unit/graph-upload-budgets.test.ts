@@ -13,6 +13,7 @@ import { uploadParts, MAX_INFLATED_BYTES, MAX_MEMBER_BYTES, MAX_MEMBERS } from '
 import { inflateMember, listZip, STEP } from '../../src/graph/zip'
 import { validateUpload, writeUpload, MAX_ELEMENTS } from '../../src/graph/ingest'
 import { ApiError } from '../../src/http/errors'
+import { testAudit } from '../fixtures/audit'
 
 const real = (env as unknown as { DB: D1Database }).DB
 const ctx = { environmentTypes: new Map<string, string>() }
@@ -230,7 +231,7 @@ describe('D1 statements per upload', () => {
     // how many staging statements it needs: write it once under another prefix's database state
     const probe = counting()
     const jobId = await runningJob()
-    const ok = await writeUpload(probe.db, { jobId, parts, ctx, now: NOW, environments: checked.environments })
+    const ok = await writeUpload(probe.db, { jobId, parts, ctx, now: NOW, environments: checked.environments, audit: testAudit('AppendFileUploadJob') })
     expect(ok.nodes).toBe(2_000)
     const needed = probe.statements() - probe.lastBatch() // the last batch is the commit
     expect(needed).toBeGreaterThan(4)
@@ -238,7 +239,7 @@ describe('D1 statements per upload', () => {
     await real.prepare(`DELETE FROM nodes WHERE objectid LIKE 'STMT-%'`).run()
 
     const rec = counting()
-    const attempt = writeUpload(rec.db, { jobId, parts, ctx, now: NOW, environments: checked.environments, maxStagingStatements: needed - 1 })
+    const attempt = writeUpload(rec.db, { jobId, parts, ctx, now: NOW, environments: checked.environments, maxStagingStatements: needed - 1, audit: testAudit('AppendFileUploadJob') })
     const e = await attempt.then(
       () => null,
       (err: unknown) => err,
@@ -254,7 +255,7 @@ describe('D1 statements per upload', () => {
     expect(await count(`SELECT count(*) AS n FROM ingest_staging`)).toBe(0)
 
     // exactly at the budget: written
-    const done = await writeUpload(real, { jobId, parts, ctx, now: NOW, environments: checked.environments, maxStagingStatements: needed })
+    const done = await writeUpload(real, { jobId, parts, ctx, now: NOW, environments: checked.environments, maxStagingStatements: needed, audit: testAudit('AppendFileUploadJob') })
     expect(done.nodes).toBe(2_000)
   })
 })
