@@ -17,18 +17,18 @@ const INSERT_PREFIX = `INSERT OR IGNORE INTO edges (start_id, end_id, kind, prop
 
 /**
  * Local groups → AdminTo (-544), CanPSRemote (-580), ExecuteDCOM (-562) and, for computers without
- * collected user rights (`hasura` not true), CanRDP (-555) and CanBackup (-551, Backup Operators; with user
- * rights BloodHound also requires BackupPrivilege and RestorePrivilege, not derived here): every direct member (User, Group or Computer)
- * of the computer's local group (the group `LocalToComputer` the computer, found by its object id's RID
- * suffix, as BloodHound's FetchComputerLocalGroupBySIDSuffix) gets the relationship to the computer.
- * Members of a member group reach the computer through MemberOf, as in BloodHound.
+ * collected user rights (`hasura` not true), CanBackup (-551, Backup Operators; see docs/collectors.md): every
+ * direct member (User, Group or Computer) of the computer's local group (the group `LocalToComputer` the
+ * computer, found by its object id's RID suffix, as BloodHound's FetchComputerLocalGroupBySIDSuffix) gets the
+ * relationship to the computer. Members of a member group reach the computer through MemberOf, as in
+ * BloodHound. CanRDP (-555) has rules of its own below.
  */
 const LOCAL_GROUP_RIGHTS = `
 ${INSERT_PREFIX}
 SELECT m.start_id, lc.end_id, r.kind, ${DERIVED_PROPS}, ?1, ?1, 1
 FROM nodes g
 JOIN (SELECT '-544' AS suffix, 'AdminTo' AS kind UNION ALL SELECT '-580', 'CanPSRemote'
-      UNION ALL SELECT '-562', 'ExecuteDCOM' UNION ALL SELECT '-555', 'CanRDP' UNION ALL SELECT '-551', 'CanBackup') AS r
+      UNION ALL SELECT '-562', 'ExecuteDCOM' UNION ALL SELECT '-551', 'CanBackup') AS r
   ON substr(g.objectid, -4) = r.suffix
 JOIN edges lc ON lc.start_id = g.id AND lc.kind = 'LocalToComputer'
 JOIN nodes c ON c.id = lc.end_id
@@ -37,10 +37,20 @@ JOIN nodes s ON s.id = m.start_id
 WHERE g.kind = 'ADLocalGroup'
   AND EXISTS (SELECT 1 FROM json_each(c.kinds) WHERE value = 'Computer')
   AND EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('User', 'Group', 'Computer'))
-  AND (r.kind NOT IN ('CanRDP', 'CanBackup') OR json_extract(c.properties, '$.hasura') IS NOT 1)`
+  AND (r.kind <> 'CanBackup' OR json_extract(c.properties, '$.hasura') IS NOT 1)`
 
 /**
- * CanRDP where user rights were collected (`hasura` true), BloodHound's ProcessRDPWithUra:
+ * A computer has the Citrix "Direct Access Users" local group (a local group `LocalToComputer` it whose name
+ * starts with DIRECT ACCESS USERS, as BloodHound's FetchComputerLocalGroupByName): its CanRDP is the cross
+ * product computed in src/collectors/postprocess.ts, not the rules below.
+ */
+const NOT_CITRIX = (computer: string) => `NOT EXISTS (
+    SELECT 1 FROM edges dl JOIN nodes dn ON dn.id = dl.start_id
+    WHERE dl.end_id = ${computer} AND dl.kind = 'LocalToComputer' AND dn.kind = 'ADLocalGroup' AND upper(dn.name) LIKE 'DIRECT ACCESS USERS%')`
+
+/**
+ * CanRDP, BloodHound's PostCanRDP with user rights always enforced (its analysis passes enforceURA = true,
+ * so a computer without collected user rights gets no CanRDP: nobody is known to hold the logon right):
  *  1. the Remote Desktop Users group itself holds RemoteInteractiveLogonRight on the computer: its direct
  *     User and Group members get CanRDP;
  *  2. otherwise, each holder of RemoteInteractiveLogonRight that is (directly or through groups) a member
@@ -48,6 +58,7 @@ WHERE g.kind = 'ADLocalGroup'
  *  3. (RDP_WITH_URA_GROUP_MEMBERS) members, through MemberOf, of a group holding RemoteInteractiveLogonRight
  *     on the computer who are also (directly or through groups) members of the Remote Desktop Users group:
  *     the right reaches them through the group, the RDP membership through another way.
+ * Computers with the Citrix group are left out (NOT_CITRIX).
  */
 const RDP_WITH_URA_SHORTCUT = `
 ${INSERT_PREFIX}
@@ -59,14 +70,14 @@ JOIN edges ril ON ril.start_id = lc.start_id AND ril.kind = 'RemoteInteractiveLo
 JOIN edges m ON m.end_id = lc.start_id AND m.kind = 'MemberOfLocalGroup'
 JOIN nodes s ON s.id = m.start_id
 WHERE g.kind = 'ADLocalGroup' AND substr(g.objectid, -4) = '-555'
-  AND json_extract(c.properties, '$.hasura') IS 1
+  AND ${NOT_CITRIX('c.id')}
   AND EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('User', 'Group'))`
 
 const RDP_WITH_URA_HOLDERS = `
 WITH RECURSIVE
   target(computer, rdp) AS (
     SELECT lc.end_id, lc.start_id FROM nodes g JOIN edges lc ON lc.start_id = g.id AND lc.kind = 'LocalToComputer' JOIN nodes c ON c.id = lc.end_id
-    WHERE g.kind = 'ADLocalGroup' AND substr(g.objectid, -4) = '-555' AND json_extract(c.properties, '$.hasura') IS 1
+    WHERE g.kind = 'ADLocalGroup' AND substr(g.objectid, -4) = '-555' AND ${NOT_CITRIX('c.id')}
       AND NOT EXISTS (SELECT 1 FROM edges x WHERE x.start_id = lc.start_id AND x.kind = 'RemoteInteractiveLogonRight' AND x.end_id = lc.end_id)),
   up(computer, rdp, holder, node) AS (
     SELECT t.computer, t.rdp, r.start_id, r.start_id
@@ -88,7 +99,7 @@ const RDP_WITH_URA_GROUP_MEMBERS = `
 WITH RECURSIVE
   target(computer, rdp) AS (
     SELECT lc.end_id, lc.start_id FROM nodes g JOIN edges lc ON lc.start_id = g.id AND lc.kind = 'LocalToComputer' JOIN nodes c ON c.id = lc.end_id
-    WHERE g.kind = 'ADLocalGroup' AND substr(g.objectid, -4) = '-555' AND json_extract(c.properties, '$.hasura') IS 1
+    WHERE g.kind = 'ADLocalGroup' AND substr(g.objectid, -4) = '-555' AND ${NOT_CITRIX('c.id')}
       AND NOT EXISTS (SELECT 1 FROM edges x WHERE x.start_id = lc.start_id AND x.kind = 'RemoteInteractiveLogonRight' AND x.end_id = lc.end_id)),
   holder(computer, rdp, id) AS (
     SELECT t.computer, t.rdp, r.start_id
@@ -190,6 +201,59 @@ export async function loadReplicationMembership(db: D1Database): Promise<Replica
   return r.results
 }
 
+/** A computer with the Citrix group: its Remote Desktop Users (-555) and Direct Access Users local groups. */
+export interface CitrixComputer {
+  computer: number
+  rdp: number
+  dau: number
+}
+
+export interface CitrixData {
+  computers: CitrixComputer[]
+  /** RemoteInteractiveLogonRight holders per computer: [computer, holder] */
+  logonRight: [number, number][]
+  /** membership edges (MemberOf / MemberOfLocalGroup) below the seeds: [member, group] */
+  membership: [number, number][]
+  /** the nodes of that subgraph (and the seeds) with their object ids and kinds */
+  nodes: { id: number; objectid: string; kinds: string }[]
+}
+
+/**
+ * What the Citrix CanRDP cross product needs (src/collectors/postprocess.ts): the computers with a Direct
+ * Access Users local group, found from the local group nodes (nodes_kind_env index) and their
+ * LocalToComputer edge, and for those only the logon right holders and the membership subgraph inbound
+ * from the three seed sets. Nothing is read beyond the first statement when no computer has the group.
+ */
+export async function loadCitrixData(db: D1Database): Promise<CitrixData> {
+  const CX = `
+    cx(computer, rdp, dau) AS (
+      SELECT c.id, MIN(r.start_id), MIN(dg.id)
+      FROM nodes dg
+      JOIN edges dl ON dl.start_id = dg.id AND dl.kind = 'LocalToComputer'
+      JOIN nodes c ON c.id = dl.end_id
+      JOIN edges r ON r.end_id = c.id AND r.kind = 'LocalToComputer'
+      JOIN nodes rg ON rg.id = r.start_id AND rg.kind = 'ADLocalGroup' AND substr(rg.objectid, -4) = '-555'
+      WHERE dg.kind = 'ADLocalGroup' AND upper(dg.name) LIKE 'DIRECT ACCESS USERS%'
+        AND EXISTS (SELECT 1 FROM json_each(c.kinds) WHERE value = 'Computer')
+      GROUP BY c.id)`
+  const computers = (await db.prepare(`WITH ${CX} SELECT computer, rdp, dau FROM cx`).all<CitrixComputer>()).results
+  if (computers.length === 0) return { computers, logonRight: [], membership: [], nodes: [] }
+  const SUB = `WITH RECURSIVE ${CX},
+    seeds(id) AS (
+      SELECT rdp FROM cx UNION SELECT dau FROM cx
+      UNION SELECT e.start_id FROM cx JOIN edges e ON e.end_id = cx.computer AND e.kind = 'RemoteInteractiveLogonRight'),
+    down(id) AS (
+      SELECT id FROM seeds
+      UNION SELECT m.start_id FROM down JOIN edges m ON m.end_id = down.id AND m.kind IN ('MemberOf', 'MemberOfLocalGroup'))`
+  const [ril, mem, nodes] = await db.batch([
+    db.prepare(`WITH ${CX} SELECT cx.computer AS a, e.start_id AS b FROM cx JOIN edges e ON e.end_id = cx.computer AND e.kind = 'RemoteInteractiveLogonRight'`),
+    db.prepare(`${SUB} SELECT m.start_id AS a, m.end_id AS b FROM down JOIN edges m ON m.end_id = down.id AND m.kind IN ('MemberOf', 'MemberOfLocalGroup')`),
+    db.prepare(`${SUB} SELECT n.id, n.objectid, n.kinds FROM down JOIN nodes n ON n.id = down.id`),
+  ])
+  const pairs = (r: D1Result) => (r.results as { a: number; b: number }[]).map((x) => [x.a, x.b] as [number, number])
+  return { computers, logonRight: pairs(ril), membership: pairs(mem), nodes: nodes.results as CitrixData['nodes'] }
+}
+
 /** JSON bytes per statement parameter (D1: 100 KB per statement, SQL included). */
 const CHUNK = 80_000
 
@@ -225,6 +289,8 @@ export interface DerivedInput {
   lapsSyncers: { domainsid: string; holders: number[] }[]
   /** ADCS: certificate, intermediary and ESC relationships (src/collectors/adcs.ts) */
   adcs?: AdcsResult
+  /** CanRDP on computers with the Citrix group: principal → computer node ids */
+  citrixRdp: [number, number][]
 }
 
 /**
@@ -283,6 +349,7 @@ export async function replaceDerivedEdges(db: D1Database, d: DerivedInput): Prom
     ...[...(d.adcs?.pairs ?? [])].flatMap(([kind, pairs]) => pairsStatements(db, kind, pairs, d.now)),
     ...(d.adcs?.attackerRules ?? []).flatMap((r) => attackerStatements(db, d.now, r)),
     ...pairsStatements(db, 'DCSync', d.dcsync, d.now),
+    ...pairsStatements(db, 'CanRDP', d.citrixRdp, d.now),
     ...laps,
     ...azureDerivedStatements(db, d.now),
     db.prepare(`SELECT count(*) AS n FROM edges WHERE derived = 1`),

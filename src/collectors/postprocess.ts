@@ -11,6 +11,10 @@
  *   SyncLAPSPassword   the same with GetChanges AND GetChangesInFilteredSet, to every computer of the
  *                      domain with `haslaps: true`
  *   AdminTo, CanRDP, CanPSRemote, ExecuteDCOM   from the computers' local groups (SQL, postprocess.store.ts)
+ *   CanRDP on Citrix computers (a "Direct Access Users" local group, BloodHound's citrixEnabled rule, on by
+ *                      default there): the cross product (src/collectors/crossproduct.ts) of the Remote Desktop
+ *                      Users members, the Direct Access Users members and the RemoteInteractiveLogonRight
+ *                      holders, computed here per computer
  *   Owns, WriteOwner   from OwnsRaw / WriteOwnerRaw (SQL, postprocess.store.ts)
  *   ADCS               the certificate relationships (EnterpriseCAFor, IssuedSignedBy, TrustedForNTAuth),
  *                      ExtendedByPolicy, EnrollOnBehalfOf, GoldenCert and the ADCSESC* relationships
@@ -18,9 +22,10 @@
  *
  * The set arithmetic is pure (`crossProduct`), unit-tested; the store does the I/O.
  */
-import { loadReplicationMembership, replaceDerivedEdges, type ReplicationRow } from './postprocess.store'
 import { deriveAdcs } from './adcs'
 import { loadAdcsFacts } from './adcs.store'
+import { crossProductSets, type MembershipGraph } from './crossproduct'
+import { loadCitrixData, loadReplicationMembership, replaceDerivedEdges, type CitrixData, type ReplicationRow } from './postprocess.store'
 
 /**
  * The principals that hold both rights: every node reached (directly or as a transitive member) from both
@@ -82,6 +87,39 @@ export function replicationHolders(rows: readonly ReplicationRow[]): DomainHolde
   }))
 }
 
+/** Everyone (S-1-1-0) and Authenticated Users (S-1-5-11), as SharpHound writes them (`DOMAIN-S-1-1-0`). */
+const EVERYONE_OR_AUTHENTICATED_USERS = /(^|-)S-1-1-0$|(^|-)S-1-5-11$/i
+
+/**
+ * CanRDP on the computers that have the Citrix Direct Access Users group (BloodHound's
+ * FetchCanRDPEntityBitmapForComputer with citrixEnabled and user rights enforced): the cross product of
+ * {Remote Desktop Users}, {Direct Access Users} and the RemoteInteractiveLogonRight holders. Pure.
+ */
+export function citrixCanRdp(d: CitrixData): [number, number][] {
+  const members = new Map<number, number[]>()
+  for (const [member, group] of d.membership) {
+    const list = members.get(group)
+    if (list) list.push(member)
+    else members.set(group, [member])
+  }
+  const groups = new Set<number>()
+  const excluded = new Set<number>()
+  for (const n of d.nodes) {
+    const kinds = JSON.parse(n.kinds) as string[]
+    if (kinds.includes('Group') || kinds.includes('ADLocalGroup')) {
+      groups.add(n.id)
+      if (EVERYONE_OR_AUTHENTICATED_USERS.test(n.objectid)) excluded.add(n.id)
+    }
+  }
+  const g: MembershipGraph = { members, groups, excluded }
+  const holders = new Map<number, number[]>()
+  for (const [computer, holder] of d.logonRight) holders.set(computer, [...(holders.get(computer) ?? []), holder])
+  const out: [number, number][] = []
+  for (const c of d.computers)
+    for (const id of crossProductSets(g, [[c.rdp], [c.dau], holders.get(c.computer) ?? []])) if (id !== c.computer) out.push([id, c.computer])
+  return out
+}
+
 export interface PostProcessSummary {
   derivedEdges: number
   durationMs: number
@@ -92,11 +130,13 @@ export async function postProcess(db: D1Database, now: string): Promise<PostProc
   const started = Date.now()
   const holders = replicationHolders(await loadReplicationMembership(db))
   const adcs = deriveAdcs(await loadAdcsFacts(db))
+  const citrixRdp = citrixCanRdp(await loadCitrixData(db))
   const derivedEdges = await replaceDerivedEdges(db, {
     now,
     dcsync: holders.flatMap((h) => h.dcsync.map((id) => [id, h.domain] as [number, number])),
     lapsSyncers: holders.filter((h) => h.domainsid && h.lapsSyncers.length > 0).map((h) => ({ domainsid: h.domainsid!, holders: h.lapsSyncers })),
     adcs,
+    citrixRdp,
   })
   return { derivedEdges, durationMs: Date.now() - started }
 }

@@ -228,7 +228,9 @@ describe('SharpHound v6: post-processing and findings (after the ingest above)',
     expect(await derived(SID.eve, 'ExecuteDCOM', SID.ws2)).toMatchObject({ derived: 1 })
     expect(await derived(SID.alice, 'CanRDP', SID.sql01)).toMatchObject({ derived: 1 }) // member and holds the logon right
     expect(await derived(SID.eve, 'CanRDP', SID.sql01)).toBeNull() // member without the logon right
-    expect(await derived(SID.alice, 'CanRDP', SID.ws2)).toMatchObject({ derived: 1 }) // user rights not collected on WS2
+    // user rights not collected on WS2: BloodHound enforces them (enforceURA), nobody is known to hold the logon right
+    expect(await derived(SID.alice, 'CanRDP', SID.ws2)).toBeNull()
+    expect(await rel(SID.alice, 'MemberOfLocalGroup', `${SID.ws2}-555`)).not.toBeNull() // the membership itself is there
   })
 
   it('ADCS certificate relationships: IssuedSignedBy (certificate chain), TrustedForNTAuth (NTAuth thumbprints)', async () => {
@@ -297,7 +299,7 @@ describe('SharpHound v5 (older shapes), after the v6 data above', () => {
     expect((await node(OLD))!.environment_kind).toBe('Domain')
   })
 
-  it('LocalAdmins / RemoteDesktopUsers / DcomUsers lists become local groups, then AdminTo / CanRDP / ExecuteDCOM', async () => {
+  it('LocalAdmins / RemoteDesktopUsers / DcomUsers lists become local groups, then AdminTo / ExecuteDCOM (no CanRDP: no user rights)', async () => {
     expect(await rel(OLD_SID.ops, 'MemberOfLocalGroup', `${OLD_SID.srv}-544`)).toEqual({ isacl: false })
     expect(await rel(`${OLD_SID.srv}-544`, 'LocalToComputer', OLD_SID.srv)).toEqual({ isacl: false })
     expect(await node(`${OLD_SID.srv}-580`)).toBeNull() // not collected
@@ -308,7 +310,8 @@ describe('SharpHound v5 (older shapes), after the v6 data above', () => {
     }
     await runAnalysisDirect(db())
     expect(await rel(OLD_SID.ops, 'AdminTo', OLD_SID.srv)).toEqual({ isacl: false })
-    expect(await rel(OLD_SID.dana, 'CanRDP', OLD_SID.srv)).toEqual({ isacl: false })
+    expect(await rel(OLD_SID.dana, 'MemberOfLocalGroup', `${OLD_SID.srv}-555`)).toEqual({ isacl: false })
+    expect(await rel(OLD_SID.dana, 'CanRDP', OLD_SID.srv)).toBeNull() // older output has no user rights: BloodHound derives no CanRDP
     expect(await rel(OLD_SID.dana, 'ExecuteDCOM', OLD_SID.srv)).toEqual({ isacl: false })
     expect(await rel(OLD_SID.ops, 'DCSync', OLD)).toEqual({ isacl: false })
   })
@@ -443,6 +446,87 @@ describe('SharpHound: CanRDP through a group holding the logon right (own fixtur
   it('CanBackup: direct members of Backup Operators (-551) where user rights were not collected', async () => {
     expect(await rel(u1, 'CanBackup', ws4)).toEqual({ isacl: false })
     expect(await rel(u2, 'CanBackup', ws3)).toBeNull() // user rights collected: BackupPrivilege + RestorePrivilege needed (not derived)
+  })
+})
+
+describe('SharpHound: CanRDP on Citrix computers (own fixture: CTX.EXAMPLE)', () => {
+  // A computer with a "Direct Access Users" local group (Citrix): CanRDP needs membership of Remote Desktop
+  // Users AND of Direct Access Users AND the logon right, each directly or through groups; reported at the
+  // highest group satisfying all three (BloodHound's cross product). Worked out by hand:
+  //   CTX1  RDP = {gA(uA1, uA2), uB, uC, gN(uN), gAll(uX)}   DAU = {gA, uB, uD, gAll}   logon right = {gL(uA1, uB, uD), gN, gAll}
+  //         → uA1, uB (in all three through different ways), gAll (itself in all three; uX reaches through it)
+  //   CTX2  RDP = {uA2, uC}  DAU = {uA2}  logon right = {Everyone}: a set holding Everyone constrains nothing → uA2
+  //   CTX3  RDP = {uB} holding the logon right itself, DAU empty (ingested all the same) → nobody
+  const C = 'S-1-5-21-3131-3232-3333'
+  const id = (n: number) => `${C}-${n}`
+  const [ctx1, ctx2, ctx3] = [id(1501), id(1502), id(1503)]
+  const [gA, gN, gAll, gL] = [id(1601), id(1602), id(1603), id(1604)]
+  const [uA1, uA2, uB, uC, uD, uN, uX] = [id(1701), id(1702), id(1703), id(1704), id(1705), id(1706), id(1707)]
+  const everyone = 'CTX.EXAMPLE-S-1-1-0'
+  const m = (oid: string, t = 'User') => ({ ObjectIdentifier: oid, ObjectType: t })
+  const grp = (oid: string, members: string[]) => ({ ObjectIdentifier: oid, Properties: { name: `${oid}@CTX.EXAMPLE`, domainsid: C }, Members: members.map((x) => m(x)) })
+  const lg = (computer: string, rid: string, name: string, results: { ObjectIdentifier: string; ObjectType: string }[]) => ({
+    ObjectIdentifier: `${computer}-${rid}`, Name: `${name}@${computer}`, Collected: true, Results: results,
+  })
+  const ril = (results: { ObjectIdentifier: string; ObjectType: string }[]) => [{ Privilege: 'SeRemoteInteractiveLogonRight', Collected: true, Results: results }]
+
+  beforeAll(async () => {
+    const job = (await startUploadJob(admin)).data.id
+    const res = await uploadFile(admin, job, zip({
+      'ctx_groups.json': file('groups', [grp(gA, [uA1, uA2]), grp(gN, [uN]), grp(gAll, [uX]), grp(gL, [uA1, uB, uD])]),
+      'ctx_computers.json': file('computers', [
+        {
+          ObjectIdentifier: ctx1, Properties: { name: 'CTX1.CTX.EXAMPLE', domainsid: C },
+          LocalGroups: [
+            lg(ctx1, '555', 'REMOTE DESKTOP USERS', [m(gA, 'Group'), m(uB), m(uC), m(gN, 'Group'), m(gAll, 'Group')]),
+            lg(ctx1, '1000', 'DIRECT ACCESS USERS', [m(gA, 'Group'), m(uB), m(uD), m(gAll, 'Group')]),
+          ],
+          UserRights: ril([m(gL, 'Group'), m(gN, 'Group'), m(gAll, 'Group')]),
+        },
+        {
+          ObjectIdentifier: ctx2, Properties: { name: 'CTX2.CTX.EXAMPLE', domainsid: C },
+          LocalGroups: [lg(ctx2, '555', 'REMOTE DESKTOP USERS', [m(uA2), m(uC)]), lg(ctx2, '1000', 'Direct Access Users', [m(uA2)])],
+          UserRights: ril([m(everyone, 'Group')]),
+        },
+        {
+          ObjectIdentifier: ctx3, Properties: { name: 'CTX3.CTX.EXAMPLE', domainsid: C },
+          LocalGroups: [lg(ctx3, '555', 'REMOTE DESKTOP USERS', [m(uB)]), lg(ctx3, '1000', 'DIRECT ACCESS USERS', [])],
+          UserRights: ril([m(`${ctx3}-555`, 'LocalGroup')]),
+        },
+      ]),
+    }), { contentType: 'application/zip', fileName: 'ctx.zip' })
+    expect(res.data).toMatchObject({ files: 2, errors: [] })
+    await endUploadJob(admin, job)
+    for (const until = Date.now() + 20_000; Date.now() < until; ) {
+      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
+      if (busy!.n === 0) break
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    await runAnalysisDirect(db())
+  })
+
+  async function rdpOn(computer: string): Promise<string[]> {
+    const r = await db()
+      .prepare(`SELECT s.objectid FROM edges e JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id WHERE t.objectid = ?1 AND e.kind = 'CanRDP' ORDER BY s.objectid`)
+      .bind(computer)
+      .all<{ objectid: string }>()
+    return r.results.map((x) => x.objectid)
+  }
+
+  it('CTX1: exactly the principals in all three sets, at the highest group level', async () => {
+    expect(await rdpOn(ctx1)).toEqual([gAll, uA1, uB].sort())
+    // negatives: RDP + DAU without the right (uA2), RDP only (uC), DAU + right without RDP (uD), RDP + right through
+    // gN without DAU (uN, gN: the non-Citrix rules would have given gN CanRDP), members of gAll (uX), the right only (gL)
+    expect(await rel(gAll, 'CanRDP', ctx1)).toEqual({ isacl: false })
+  })
+
+  it('CTX2: a set holding Everyone constrains nothing (RDP and DAU members only)', async () => {
+    expect(await rdpOn(ctx2)).toEqual([uA2])
+  })
+
+  it('CTX3: an empty Direct Access Users group, as SharpHound writes it, leaves nobody with CanRDP', async () => {
+    expect(await node(`${ctx3}-1000`)).toMatchObject({ kind: 'ADLocalGroup' })
+    expect(await rdpOn(ctx3)).toEqual([])
   })
 })
 
