@@ -51,4 +51,47 @@ describe('edgehound audit', () => {
     expect(sinceDate('2026-11-01T00:00:00Z', now).toISOString()).toBe('2026-11-01T00:00:00.000Z')
     expect(() => sinceDate('yesterday', now)).toThrow(UsageError)
   })
+
+  it('--actor (a name or a user id), --actor-email, --action, --status and --request-id become the server filters', async () => {
+    srv.on('GET', '/api/v2/audit', () => ({ status: 200, json: { count: 0, skip: 0, limit: 1000, data: { logs: [] } } }))
+    const io = await testIO(env())
+    expect(await run(['audit', '--actor', 'alice', '--action', 'CreateAuthToken', '--status', 'Failure', '--request-id', 'req-1'], io)).toBe(0)
+    const q = srv.requests.at(-1)!.query
+    expect(Object.fromEntries([...q].filter(([k]) => !['after', 'before', 'skip', 'limit', 'sort_by'].includes(k)))).toEqual({
+      actor_name: 'eq:alice',
+      action: 'eq:CreateAuthToken',
+      status: 'eq:failure',
+      request_id: 'eq:req-1',
+    })
+    expect(io.out()).toContain('No audit entries.')
+    const uuid = '0b9c7f1e-2d3a-4b5c-8d6e-7f8091a2b3c4'
+    expect(await run(['audit', '--actor', uuid, '--actor-email', 'alice@corp.example'], await testIO(env()))).toBe(0)
+    const q2 = srv.requests.at(-1)!.query
+    expect(q2.get('actor_id')).toBe(`eq:${uuid}`)
+    expect(q2.get('actor_email')).toBe('eq:alice@corp.example')
+    expect(q2.get('actor_name')).toBeNull()
+  })
+
+  it('an unknown --status or an empty filter is a usage error (exit 2), and nothing is asked of the server', async () => {
+    const io = await testIO(env())
+    expect(await run(['audit', '--status', 'done'], io)).toBe(2)
+    expect(io.err()).toContain('--status must be one of intent, success, failure')
+    expect(await run(['audit', '--actor', ' '], await testIO(env()))).toBe(2)
+    expect(srv.requests.filter((r) => r.path === '/api/v2/audit')).toEqual([])
+  })
+
+  it('reads every page of the window (same after/before on each) and prints all entries; --json prints them as an array', async () => {
+    srv.on('GET', '/api/v2/audit', (req) => {
+      const skip = Number(req.query.get('skip'))
+      const n = skip === 0 ? 1000 : 2
+      return { status: 200, json: { count: 1002, skip, limit: 1000, data: { logs: Array.from({ length: n }, (_, i) => entry(skip + i + 1)) } } }
+    })
+    const io = await testIO(env())
+    expect(await run(['audit', '--since', '2w', '--json'], io)).toBe(0)
+    const asked = srv.requests.filter((r) => r.path === '/api/v2/audit').map((r) => r.query)
+    expect(asked.map((q) => q.get('skip'))).toEqual(['0', '1000'])
+    expect(new Set(asked.map((q) => `${q.get('after')} ${q.get('before')}`)).size).toBe(1)
+    const printed = JSON.parse(io.out()) as { id: number }[]
+    expect(printed.map((e) => e.id)).toEqual(Array.from({ length: 1002 }, (_, i) => i + 1))
+  })
 })

@@ -164,6 +164,24 @@ describe('edgehound against the real worker', () => {
     expect(dup.err).toMatch(/HTTP 409, request id [0-9a-f-]{36}/)
   })
 
+  it('audit --since 1d shows what the steps above changed; --actor, --action and --status filter it', async () => {
+    const all = await cli(['audit', '--since', '1d'])
+    expect(all.code).toBe(0)
+    expect(all.out).toMatch(/^ID\s+CREATED_AT\s+ACTOR\s+ACTION\s+STATUS/)
+    for (const action of ['LoginAttempt', 'CreateAuthToken', 'CreateFileUploadJob', 'EndFileUploadJob', 'CreateGraphSchemaExtension', 'CreateSAMLIdentityProvider']) expect(all.out).toContain(action)
+    type Entry = { action: string; status: string; actor_name: string; created_at: string; fields: Record<string, unknown> }
+    const ext = JSON.parse((await cli(['audit', '--since', '1d', '--actor', 'admin', '--action', 'CreateGraphSchemaExtension', '--status', 'success', '--json'])).out) as Entry[]
+    expect(ext.map((e) => [e.action, e.status, e.actor_name, e.fields.name])).toEqual([
+      ['CreateGraphSchemaExtension', 'success', 'admin', 'GitHound'],
+      ['CreateGraphSchemaExtension', 'success', 'admin', 'GitHound'],
+    ])
+    expect(ext[0].created_at <= ext[1].created_at).toBe(true)
+    const refused = JSON.parse((await cli(['audit', '--action', 'CreateSAMLIdentityProvider', '--status', 'failure', '--json'])).out) as Entry[]
+    expect(refused).toHaveLength(1)
+    expect(JSON.stringify(refused)).not.toContain('BEGIN CERTIFICATE')
+    expect(JSON.parse((await cli(['audit', '--actor', 'nobody', '--json'])).out)).toEqual([])
+  })
+
   it('token revoke: the stored token is removed from the profile and stops working', async () => {
     const profile = JSON.parse(await readFile(config, 'utf8')).profiles.default
     const rev = await cli(['token', 'revoke', tokenId])

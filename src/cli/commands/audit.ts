@@ -15,6 +15,37 @@ export function sinceDate(raw: string, now: Date): Date {
 }
 
 const PAGE = 1000
+const STATUSES = ['intent', 'success', 'failure']
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * The server's filters (`col=eq:value`, docs/audit.md) for the command's options. `--actor` is a user id
+ * (a UUID) or a name: the log records both, and which one a person has at hand differs.
+ */
+export function auditFilters(opts: Record<string, string | boolean | string[] | undefined>): Record<string, string> {
+  const text = (k: string) => {
+    const v = opts[k]
+    if (v === undefined) return undefined
+    const t = String(v).trim()
+    if (!t) throw new UsageError(`--${k} needs a value`)
+    return t
+  }
+  const filters: Record<string, string> = {}
+  const actor = text('actor')
+  if (actor) filters[UUID.test(actor) ? 'actor_id' : 'actor_name'] = `eq:${actor}`
+  const email = text('actor-email')
+  if (email) filters.actor_email = `eq:${email}`
+  const action = text('action')
+  if (action) filters.action = `eq:${action}`
+  const status = text('status')
+  if (status) {
+    if (!STATUSES.includes(status.toLowerCase())) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, not "${status}"`)
+    filters.status = `eq:${status.toLowerCase()}`
+  }
+  const requestId = text('request-id')
+  if (requestId) filters.request_id = `eq:${requestId}`
+  return filters
+}
 
 export const audit: Command = {
   name: 'audit',
@@ -22,16 +53,17 @@ export const audit: Command = {
   maxArgs: 0,
   options: {
     since: { type: 'string', value: 'WHEN', description: 'entries after this: 30m, 12h, 1d (default), 2w or an RFC 3339 date-time' },
+    actor: { type: 'string', value: 'WHO', description: 'only entries of this user: a user id (UUID) or a principal name' },
+    'actor-email': { type: 'string', value: 'EMAIL', description: "only entries of the user with this e-mail address" },
     action: { type: 'string', value: 'ACTION', description: 'only this action, e.g. CreateAuthToken' },
     status: { type: 'string', value: 'STATUS', description: 'only intent, success or failure' },
+    'request-id': { type: 'string', value: 'ID', description: 'only the entries of one request (the request_id an error printed)' },
   },
   async run(ctx, _args, opts) {
     const before = ctx.io.now()
     const after = sinceDate((opts.since as string | undefined) ?? '1d', before)
+    const filters = auditFilters(opts)
     const c = await ctx.client()
-    const filters: Record<string, string> = {}
-    if (opts.action) filters.action = `eq:${opts.action}`
-    if (opts.status) filters.status = `eq:${opts.status}`
     const logs: AuditLogJson[] = []
     for (let skip = 0; ; skip += PAGE) {
       const r = await listAuditLogs(c, { after, before, skip, limit: PAGE, sort_by: 'created_at', filters })
