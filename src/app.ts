@@ -18,6 +18,7 @@ import { docsRoutes } from './system/docs.routes'
 import { auditRoutes } from './audit/audit.routes'
 import { postureRoutes } from './findings/posture.routes'
 import { assetGroupRoutes } from './assetgroups/assetgroups.routes'
+import { assetGroupTagRoutes } from './assetgroups/tags.routes'
 
 /** Every route of the service, in one list: the app, the OpenAPI document and the tests all walk it. */
 export const ROUTES: RouteEntry[] = [
@@ -31,6 +32,7 @@ export const ROUTES: RouteEntry[] = [
   ...cypherRoutes,
   ...auditRoutes,
   ...assetGroupRoutes,
+  ...assetGroupTagRoutes,
   ...docsRoutes,
 ]
 

@@ -410,7 +410,7 @@ export const assetGroupRoutes: RouteEntry[] = [
       // a request that adds and removes: its removals get their own DeleteAssetGroupSelector row
       const extra =
         add.length > 0 && remove.length > 0 ? [audit.write({ asset_group_id: id, remove }, 'DeleteAssetGroupSelector').statement(c.env.DB)] : []
-      const r = await updateSelectors(c.env.DB, id, { add, remove }, rfc3339(c.var.now()), primary, extra)
+      const r = await updateSelectors(c.env.DB, id, { add, remove }, rfc3339(c.var.now()), c.var.principal.userId, primary, extra)
       return c.json({ data: { added_selectors: r.added.map(selectorItem), removed_selectors: r.removed.map(selectorItem) } }, 201)
     },
   ),

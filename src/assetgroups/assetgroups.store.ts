@@ -7,6 +7,7 @@ import type { EnvironmentAccess } from '../auth/permissions'
 import type { GroupRef, MemberRow } from './members'
 import { auditedBatch } from '../audit/audit.store'
 import type { AuditWrite } from '../audit/audit'
+import { loadEnabledSeeds, pendingSeedStatements, type CypherRule } from './selectors.store'
 
 export interface GroupRow {
   id: number
@@ -44,19 +45,27 @@ const visible = (col: string, p: string) => `(${p} IS NULL OR ${col} IN (SELECT 
 
 // ---- what an analysis run reads and writes -----------------------------------------------------------
 
-/** Every group (id, tag) and, per selected object id, the tags of the groups whose selectors name it. */
-export async function loadSelection(db: D1Database): Promise<{ groups: GroupRef[]; selectorTags: Map<string, string[]> }> {
-  const [g, s] = await db.batch([
-    db.prepare(`SELECT id, tag FROM asset_groups ORDER BY id`),
-    db.prepare(`SELECT s.selector, g.tag FROM asset_group_selectors s JOIN asset_groups g ON g.id = s.asset_group_id ORDER BY s.id`),
+/**
+ * Every group (id, tag), per object id named by an enabled object-id selector the tags of its groups, and the
+ * enabled Cypher rules (src/assetgroups/selectors.store.ts; the run evaluates them: src/assetgroups/rules.ts).
+ */
+export async function loadSelection(
+  db: D1Database,
+): Promise<{ groups: GroupRef[]; selectorTags: Map<string, string[]>; rules: CypherRule[] }> {
+  const [{ results: groups }, seeds] = await Promise.all([
+    db.prepare(`SELECT id, tag FROM asset_groups ORDER BY id`).all<GroupRef>(),
+    loadEnabledSeeds(db),
   ])
   const selectorTags = new Map<string, string[]>()
-  for (const r of s.results as { selector: string; tag: string }[]) {
-    const list = selectorTags.get(r.selector)
-    if (list) list.push(r.tag)
-    else selectorTags.set(r.selector, [r.tag])
-  }
-  return { groups: g.results as GroupRef[], selectorTags }
+  for (const r of seeds.objectSeeds) addTag(selectorTags, r.value, r.tag)
+  return { groups, selectorTags, rules: seeds.rules }
+}
+
+/** Adds `tag` to the tags of `objectid` (once). */
+export function addTag(m: Map<string, string[]>, objectid: string, tag: string): void {
+  const list = m.get(objectid)
+  if (!list) m.set(objectid, [tag])
+  else if (!list.includes(tag)) list.push(tag)
 }
 
 /** Statements replacing every member by `rows`, for the run's commit batch (JSON chunks under D1's limits). */
@@ -92,13 +101,20 @@ export async function listGroups(db: D1Database, access: EnvironmentAccess, id?:
   return results
 }
 
+/**
+ * The older API's selectors: one per object-id seed of an enabled selector (its id is the seed's id, its name the
+ * selector's). Cypher rules are not listed here (GET /api/v2/asset-group-tags/{id}/selectors lists everything).
+ */
 export async function listSelectors(db: D1Database, groupId?: number): Promise<SelectorRow[]> {
   const { results } = await db
-    .prepare(`SELECT * FROM asset_group_selectors WHERE (?1 IS NULL OR asset_group_id = ?1) ORDER BY id`)
+    .prepare(`${LEGACY_SELECT} WHERE d.type = 1 AND s.disabled_at IS NULL AND (?1 IS NULL OR d.asset_group_id = ?1) ORDER BY d.id`)
     .bind(groupId ?? null)
     .all<SelectorRow>()
   return results
 }
+
+const LEGACY_SELECT = `SELECT d.id, d.asset_group_id, s.name, d.value AS selector, 0 AS system_selector, s.created_at, s.updated_at
+  FROM asset_group_tag_selector_seeds d JOIN asset_group_tag_selectors s ON s.id = d.selector_id`
 
 /** Creates a group with its audit row in the same batch (written only if the group was); null when the tag is taken. */
 export async function createGroup(db: D1Database, name: string, tag: string, now: string, audit: AuditWrite): Promise<GroupRow | null> {
@@ -143,14 +159,16 @@ export async function deleteGroup(db: D1Database, id: number, audit: AuditWrite)
   const r = await auditedBatch(
     db,
     [
-      db.prepare(`DELETE FROM asset_group_selectors WHERE asset_group_id IN ${deletable}`).bind(id),
+      // selectors of both APIs and their seeds (one store, migration 0022)
+      db.prepare(`DELETE FROM asset_group_tag_selector_seeds WHERE asset_group_id IN ${deletable}`).bind(id),
+      db.prepare(`DELETE FROM asset_group_tag_selectors WHERE asset_group_id IN ${deletable}`).bind(id),
       db.prepare(`DELETE FROM asset_group_members WHERE asset_group_id IN ${deletable}`).bind(id),
       db.prepare(`DELETE FROM asset_groups WHERE id = ?1 AND system_group = 0`).bind(id),
     ],
     audit,
-    { ifChanged: 2 },
+    { ifChanged: 3 },
   )
-  return r[2].meta.changes > 0
+  return r[3].meta.changes > 0
 }
 
 export type MemberSortKey = 'object_id' | 'asset_group_id' | 'primary_kind' | 'environment_id' | 'environment_kind' | 'name'
@@ -214,34 +232,54 @@ export interface SelectorChange {
 }
 
 /**
- * Applies selector additions and removals in one batch and answers the rows added and removed
- * (an addition of a selector the group already has, or a removal of one it lacks, changes nothing).
+ * Applies the older API's selector additions and removals in one batch and answers the rows added and removed.
+ * An addition creates a selector with one object-id seed, unless an enabled selector of the group already names
+ * the object (then nothing changes); a removal deletes the group's object-id seeds of that object, and selectors
+ * left without seeds. Selectors and seeds live in the tables of migration 0022 (one store for both APIs).
  */
 export async function updateSelectors(
   db: D1Database,
   groupId: number,
   change: SelectorChange,
   now: string,
+  actor: string,
   /** the request's audit row (and any further rows of the same request), written in the same batch */
   audit: AuditWrite,
   extra: D1PreparedStatement[] = [],
 ): Promise<{ added: SelectorRow[]; removed: SelectorRow[] }> {
+  const removeJson = JSON.stringify(change.remove)
   const removed = db
+    .prepare(`${LEGACY_SELECT} WHERE d.asset_group_id = ?1 AND d.type = 1 AND d.value IN (SELECT value FROM json_each(?2)) ORDER BY d.id`)
+    .bind(groupId, removeJson)
+  const removeSeeds = db
+    .prepare(`DELETE FROM asset_group_tag_selector_seeds WHERE asset_group_id = ?1 AND type = 1 AND value IN (SELECT value FROM json_each(?2))`)
+    .bind(groupId, removeJson)
+  const removeEmpty = db
     .prepare(
-      `DELETE FROM asset_group_selectors WHERE asset_group_id = ?1 AND system_selector = 0
-         AND selector IN (SELECT value FROM json_each(?2)) RETURNING *`,
+      `DELETE FROM asset_group_tag_selectors WHERE asset_group_id = ?1
+         AND NOT EXISTS (SELECT 1 FROM asset_group_tag_selector_seeds d WHERE d.selector_id = asset_group_tag_selectors.id)`,
     )
-    .bind(groupId, JSON.stringify(change.remove))
+    .bind(groupId)
   const added = db
     .prepare(
-      `INSERT INTO asset_group_selectors (asset_group_id, name, selector, system_selector, created_at, updated_at)
-       SELECT ?1, json_extract(j.value, '$.name'), json_extract(j.value, '$.selector'), 0, ?3, ?3 FROM json_each(?2) j WHERE true
-       ON CONFLICT (asset_group_id, selector) DO NOTHING RETURNING *`,
+      `INSERT INTO asset_group_tag_selectors (asset_group_id, name, created_at, created_by, updated_at, updated_by, pending_seeds)
+       SELECT ?1, json_extract(j.value, '$.name'), ?3, ?4, ?3, ?4, json_array(json_object('type', 1, 'value', json_extract(j.value, '$.selector')))
+       FROM json_each(?2) j
+       WHERE NOT EXISTS (SELECT 1 FROM asset_group_tag_selector_seeds d JOIN asset_group_tag_selectors s ON s.id = d.selector_id
+                         WHERE d.asset_group_id = ?1 AND d.type = 1 AND d.value = json_extract(j.value, '$.selector') AND s.disabled_at IS NULL)
+       ORDER BY j.key
+       RETURNING id, name, created_at, updated_at`,
     )
-    .bind(groupId, JSON.stringify(change.add), now)
+    .bind(groupId, JSON.stringify(change.add), now, actor)
   const touch = db.prepare(`UPDATE asset_groups SET updated_at = ?2 WHERE id = ?1`).bind(groupId, now)
-  const [r, a] = await auditedBatch(db, [removed, added, touch, ...extra], audit)
-  return { added: a.results as SelectorRow[], removed: r.results as SelectorRow[] }
+  const [r, , , a, , seeds] = await auditedBatch(db, [removed, removeSeeds, removeEmpty, added, ...pendingSeedStatements(db), touch, ...extra], audit)
+  const sel = new Map((a.results as { id: number; name: string; created_at: string; updated_at: string }[]).map((x) => [x.id, x]))
+  const addedRows: SelectorRow[] = []
+  for (const d of seeds.results as { id: number; selector_id: number; asset_group_id: number; value: string }[]) {
+    const s = sel.get(d.selector_id)
+    if (s) addedRows.push({ id: d.id, asset_group_id: d.asset_group_id, name: s.name, selector: d.value, system_selector: 0, created_at: s.created_at, updated_at: s.updated_at })
+  }
+  return { added: addedRows, removed: r.results as SelectorRow[] }
 }
 
 /**

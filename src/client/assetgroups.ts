@@ -105,3 +105,114 @@ export function updateAssetGroup(c: EdgeHoundClient, id: number, g: { name: stri
 export async function deleteAssetGroup(c: EdgeHoundClient, id: number): Promise<void> {
   await c.call<undefined>('DELETE', `/api/v2/asset-groups/${id}`)
 }
+
+// ---- asset group tags and their selectors (privilege-zone rules) ----------------------------------------
+
+export interface AssetGroupTagJson {
+  id: number
+  /** 1 tier (Tier Zero), 2 label, 3 owned */
+  type: number
+  kind_id: number
+  name: string
+  description: string
+  created_at: string
+  created_by: string
+  updated_at: string
+  updated_by: string
+  deleted_at: NullTimeJson
+  deleted_by: { string: string; valid: boolean }
+  position: { int32: number; valid: boolean }
+  require_certify: { bool: boolean; valid: boolean }
+  analysis_enabled: { bool: boolean; valid: boolean }
+}
+
+/** 1 = object id, 2 = Cypher */
+export interface SelectorSeedJson {
+  type: 1 | 2
+  value: string
+}
+
+export interface AssetGroupTagSelectorJson {
+  id: number
+  asset_group_tag_id: number
+  name: string
+  description: string
+  created_at: string
+  created_by: string
+  updated_at: string
+  updated_by: string
+  disabled_at: NullTimeJson
+  disabled_by: { string: string; valid: boolean }
+  auto_certify: number
+  is_default: boolean
+  allow_disable: boolean
+  seeds: SelectorSeedJson[]
+  counts?: { members: number }
+  /** EdgeHound: the last complete analysis run's evaluation */
+  evaluation: { evaluated_at: string | null; members: number | null; error: string | null }
+}
+
+export interface SelectorInput {
+  name: string
+  description?: string
+  seeds: SelectorSeedJson[]
+  auto_certify?: number
+  disabled?: boolean
+}
+
+export interface SelectorsQuery {
+  skip?: number
+  limit?: number
+  name?: string
+  type?: string
+  counts?: boolean
+  sort_by?: string
+}
+
+/** The id of BloodHound's Tier Zero tag (type 1, position 1). */
+export const TIER_ZERO_TAG_ID = 1
+
+export function listAssetGroupTags(c: EdgeHoundClient) {
+  return c.call<{ data: { tags: AssetGroupTagJson[] } }>('GET', '/api/v2/asset-group-tags')
+}
+
+export function getAssetGroupTag(c: EdgeHoundClient, tagId: number) {
+  return c.call<{ data: { tag: AssetGroupTagJson } }>('GET', `/api/v2/asset-group-tags/${tagId}`)
+}
+
+export function listTagSelectors(c: EdgeHoundClient, tagId: number, q: SelectorsQuery = {}) {
+  return c.call<{ count: number; skip: number; limit: number; data: { selectors: AssetGroupTagSelectorJson[] } }>(
+    'GET',
+    `/api/v2/asset-group-tags/${tagId}/selectors${qs(q as Record<string, string | number | undefined>)}`,
+  )
+}
+
+/** Every selector of a tag (pages of 1000). */
+export async function allTagSelectors(c: EdgeHoundClient, tagId: number): Promise<AssetGroupTagSelectorJson[]> {
+  const out: AssetGroupTagSelectorJson[] = []
+  for (let skip = 0; ; skip += 1000) {
+    const page = await listTagSelectors(c, tagId, { skip, limit: 1000 })
+    out.push(...page.data.selectors)
+    if (page.data.selectors.length < 1000) return out
+  }
+}
+
+export function getTagSelector(c: EdgeHoundClient, tagId: number, selectorId: number) {
+  return c.call<{ data: { selector: AssetGroupTagSelectorJson } }>('GET', `/api/v2/asset-group-tags/${tagId}/selectors/${selectorId}`)
+}
+
+export function createTagSelector(c: EdgeHoundClient, tagId: number, s: SelectorInput) {
+  return c.call<{ data: AssetGroupTagSelectorJson }>('POST', `/api/v2/asset-group-tags/${tagId}/selectors`, s as unknown as Record<string, unknown>)
+}
+
+export function updateTagSelector(c: EdgeHoundClient, tagId: number, selectorId: number, patch: Partial<SelectorInput>) {
+  return c.call<{ data: AssetGroupTagSelectorJson }>(
+    'PATCH',
+    `/api/v2/asset-group-tags/${tagId}/selectors/${selectorId}`,
+    patch as unknown as Record<string, unknown>,
+  )
+}
+
+export async function deleteTagSelector(c: EdgeHoundClient, tagId: number, selectorId: number): Promise<void> {
+  await c.call<unknown>('DELETE', `/api/v2/asset-group-tags/${tagId}/selectors/${selectorId}`)
+}

@@ -425,7 +425,15 @@ export interface CommitCounts {
  * The one atomic step: applies the staged plan, appends the sparkline rows, marks the run complete and
  * clears the staging tables — a single `db.batch`, so it all happens or none of it does.
  */
-export async function commitRun(db: D1Database, runId: number, now: string, c: CommitCounts, memberChunks?: string[]): Promise<void> {
+export async function commitRun(
+  db: D1Database,
+  runId: number,
+  now: string,
+  c: CommitCounts,
+  memberChunks?: string[],
+  /** further statements of the run's commit (the selectors' evaluation: src/assetgroups/selectors.store.ts) */
+  extra: D1PreparedStatement[] = [],
+): Promise<void> {
   const posture = chunkJson((c.posture ?? []).map((p) => [p.domainSid, p.exposureIndex, p.tierZeroCount, p.criticalRiskCount])).map((json) =>
     db
       .prepare(
@@ -440,6 +448,7 @@ export async function commitRun(db: D1Database, runId: number, now: string, c: C
     ...posture,
     // asset group members (src/assetgroups/members.ts); omitted by callers that leave them as they are
     ...(memberChunks ? replaceMembersStatements(db, memberChunks) : []),
+    ...extra,
     db
       .prepare(
         `UPDATE findings SET impact_count = s.impact_count, exposure_count = s.exposure_count,

@@ -26,14 +26,19 @@ import { GraphBuilder, type AnalysisGraph, type NodeInput } from './graph'
 import { BUILTIN_TRAVERSABLE, kindRules, type KindRules } from './kinds'
 import { decodeEdgePage, NodePageDecoder } from './packed'
 import { reconcile, sparklineRows, type OpenFinding } from './reconcile'
-import { loadSelection } from '../assetgroups/assetgroups.store'
+import { addTag, loadSelection } from '../assetgroups/assetgroups.store'
 import { memberRows } from '../assetgroups/members'
+import { evaluateRules, outcomes, type RuleResult } from '../assetgroups/rules'
+import { evaluationStatements } from '../assetgroups/selectors.store'
+import type { CypherLimits } from '../cypher/budget'
 
 export interface RunOptions {
   nodePageSize?: number
   edgePageSize?: number
   /** runs after the plan is staged and before the commit (tests use it to read during a run) */
   beforeCommit?: () => Promise<void>
+  /** budgets of each Cypher rule (default: the Cypher endpoint's, src/cypher/budget.ts); tests lower them */
+  ruleLimits?: CypherLimits
 }
 
 export interface RunSummary {
@@ -44,6 +49,8 @@ export interface RunSummary {
   durationMs: number
   /** post-processing of collector data at the start of the run */
   postProcessing: PostProcessSummary
+  /** each enabled Cypher rule: the nodes it selected, or why it selected nothing */
+  rules: { selectorId: number; members: number; error: string | null }[]
 }
 
 /**
@@ -118,8 +125,12 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
   const rules = kindRules(catalog)
   const defs = allFindingDefs(catalog)
   const findingKinds = new Set(defs.filter((d) => d.shape === 'relationship' && d.edgeKind).map((d) => d.edgeKind!))
-  // Asset group selectors as they are now: administrators' additions count from this run on.
+  // Asset group selectors as they are now: administrators' additions count from this run on. Cypher rules are
+  // evaluated first (src/assetgroups/rules.ts), over the graph as the previous run left it; the nodes they
+  // select join the object-id selections, so the one Tier Zero rule (tierzero.ts) applies to both alike.
   const selection = await loadSelection(db)
+  const ruleResults: RuleResult[] = await evaluateRules(db, selection.rules, { limits: opts.ruleLimits })
+  for (const r of ruleResults) for (const id of r.objectids) addTag(selection.selectorTags, id, r.rule.tag)
   const graph = await loadGraph(db, catalog, rules, findingKinds, nodePage, edgePage, selection.selectorTags)
 
   // The computation yields between phases and batches; each pause gives the event loop a turn, so the
@@ -150,6 +161,8 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
   const durationMs = Date.now() - started
   // The groups' members as this run computed them, replaced in the commit batch.
   const members = chunkJson(memberRows(graph, selection.groups))
-  await commitRun(db, runId, completedAt, { stats: result.stats, plan: counts, durationMs, posture: postureRows(result) }, members)
-  return { runId, completedAt, stats: result.stats, plan: counts, durationMs, postProcessing: post }
+  const evaluation = evaluationStatements(db, completedAt, outcomes(ruleResults))
+  await commitRun(db, runId, completedAt, { stats: result.stats, plan: counts, durationMs, posture: postureRows(result) }, members, evaluation)
+  const ruleSummary = ruleResults.map((r) => ({ selectorId: r.rule.selectorId, members: r.objectids.length, error: r.error }))
+  return { runId, completedAt, stats: result.stats, plan: counts, durationMs, postProcessing: post, rules: ruleSummary }
 }

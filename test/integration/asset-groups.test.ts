@@ -287,10 +287,11 @@ describe('rename and delete (BloodHound\'s UpdateAssetGroup, DeleteAssetGroup)',
     await expectEnvelope(await admin.raw('GET', `/api/v2/asset-groups/${g.id}/members`), 404)
     expect((await listAssetGroups(admin)).data.asset_groups.map((x) => x.id)).not.toContain(g.id)
     const left = await db.batch([
-      db.prepare('SELECT COUNT(*) AS n FROM asset_group_selectors WHERE asset_group_id = ?1').bind(g.id),
+      db.prepare('SELECT COUNT(*) AS n FROM asset_group_tag_selectors WHERE asset_group_id = ?1').bind(g.id),
+      db.prepare('SELECT COUNT(*) AS n FROM asset_group_tag_selector_seeds WHERE asset_group_id = ?1').bind(g.id),
       db.prepare('SELECT COUNT(*) AS n FROM asset_group_members WHERE asset_group_id = ?1').bind(g.id),
     ])
-    expect(left.map((r) => (r.results[0] as { n: number }).n)).toEqual([0, 0])
+    expect(left.map((r) => (r.results[0] as { n: number }).n)).toEqual([0, 0, 0])
     // the tag stays on the node until the next run recomputes membership, then it is gone
     await runAnalysisDirect(db)
     expect(await systemTagsOf(ID.BOB)).not.toContain('doomed')

@@ -1,0 +1,303 @@
+/**
+ * Asset group tag selectors (BloodHound's privilege-zone rules; migration 0022, docs/asset-groups.md): the one
+ * store of every selector — the object-id selectors of the older asset-groups API and the Cypher rules. A
+ * selector's seeds are all of one type (1 = object id, 2 = Cypher).
+ *
+ * Writing a selector and its seeds in one batch without knowing the new id: the selector row carries its seeds
+ * as JSON in `pending_seeds`; the same batch copies them into the seeds table and clears the column
+ * ({@link pendingSeedStatements}), so no reader ever sees a selector without its seeds or a pending column set.
+ */
+import { auditedBatch } from '../audit/audit.store'
+import type { AuditWrite } from '../audit/audit'
+
+export const SEED_OBJECT_ID = 1
+export const SEED_CYPHER = 2
+export type SeedType = typeof SEED_OBJECT_ID | typeof SEED_CYPHER
+
+export interface Seed {
+  type: SeedType
+  value: string
+}
+
+export interface TagSelectorRow {
+  id: number
+  asset_group_id: number
+  name: string
+  description: string
+  created_at: string
+  created_by: string
+  updated_at: string
+  updated_by: string
+  disabled_at: string | null
+  disabled_by: string | null
+  is_default: number
+  allow_disable: number
+  auto_certify: number
+  eval_at: string | null
+  eval_members: number | null
+  eval_error: string | null
+}
+
+export interface TagSelector extends TagSelectorRow {
+  seeds: Seed[]
+}
+
+const COLS = `id, asset_group_id, name, description, created_at, created_by, updated_at, updated_by, disabled_at, disabled_by,
+  is_default, allow_disable, auto_certify, eval_at, eval_members, eval_error`
+
+/** Copies pending seeds into the seeds table (answering the rows written) and clears the column. */
+export function pendingSeedStatements(db: D1Database): D1PreparedStatement[] {
+  return [
+    // seeds being replaced (an update that names seeds) go first
+    db.prepare(
+      `DELETE FROM asset_group_tag_selector_seeds
+       WHERE selector_id IN (SELECT id FROM asset_group_tag_selectors WHERE pending_seeds IS NOT NULL)`,
+    ),
+    db.prepare(
+      `INSERT INTO asset_group_tag_selector_seeds (selector_id, asset_group_id, type, value)
+       SELECT s.id, s.asset_group_id, json_extract(j.value, '$.type'), json_extract(j.value, '$.value')
+       FROM asset_group_tag_selectors s, json_each(s.pending_seeds) j
+       WHERE s.pending_seeds IS NOT NULL ORDER BY s.id, j.key
+       RETURNING id, selector_id, asset_group_id, type, value`,
+    ),
+    db.prepare(`UPDATE asset_group_tag_selectors SET pending_seeds = NULL WHERE pending_seeds IS NOT NULL`),
+  ]
+}
+
+async function withSeeds(db: D1Database, rows: TagSelectorRow[]): Promise<TagSelector[]> {
+  if (rows.length === 0) return []
+  const { results } = await db
+    .prepare(
+      `SELECT selector_id, type, value FROM asset_group_tag_selector_seeds
+       WHERE selector_id IN (SELECT value FROM json_each(?1)) ORDER BY id`,
+    )
+    .bind(JSON.stringify(rows.map((r) => r.id)))
+    .all<{ selector_id: number; type: SeedType; value: string }>()
+  const by = new Map<number, Seed[]>()
+  for (const s of results) {
+    const list = by.get(s.selector_id)
+    if (list) list.push({ type: s.type, value: s.value })
+    else by.set(s.selector_id, [{ type: s.type, value: s.value }])
+  }
+  return rows.map((r) => ({ ...r, seeds: by.get(r.id) ?? [] }))
+}
+
+export interface SelectorListQuery {
+  groupId: number
+  skip: number
+  limit: number
+  /** only selectors whose seeds are of this type */
+  type?: { op: 'eq' | 'neq'; value: SeedType }
+  name?: { op: 'eq' | 'neq' | 'contains'; value: string }
+  sortDesc?: boolean
+  sortKey?: 'id' | 'name' | 'created_at' | 'updated_at'
+}
+
+export async function listTagSelectors(db: D1Database, q: SelectorListQuery): Promise<{ count: number; rows: TagSelector[] }> {
+  const binds: unknown[] = [q.groupId]
+  const where = ['s.asset_group_id = ?1']
+  if (q.type) {
+    binds.push(q.type.value)
+    where.push(`${q.type.op === 'neq' ? 'NOT ' : ''}EXISTS (SELECT 1 FROM asset_group_tag_selector_seeds d WHERE d.selector_id = s.id AND d.type = ?${binds.length})`)
+  }
+  if (q.name) {
+    binds.push(q.name.op === 'contains' ? q.name.value.toLowerCase() : q.name.value)
+    where.push(
+      q.name.op === 'contains' ? `instr(lower(s.name), ?${binds.length}) > 0` : `s.name ${q.name.op === 'neq' ? '<>' : '='} ?${binds.length}`,
+    )
+  }
+  const key = q.sortKey ?? 'id'
+  const dir = q.sortDesc ? 'DESC' : 'ASC'
+  const from = `FROM asset_group_tag_selectors s WHERE ${where.join(' AND ')}`
+  const [count, page] = await db.batch([
+    db.prepare(`SELECT COUNT(*) AS n ${from}`).bind(...binds),
+    db
+      .prepare(`SELECT s.* ${from} ORDER BY s.${key} ${dir}, s.id ${dir} LIMIT ?${binds.length + 1} OFFSET ?${binds.length + 2}`)
+      .bind(...binds, q.limit, q.skip),
+  ])
+  return { count: (count.results[0] as { n: number }).n, rows: await withSeeds(db, page.results as TagSelectorRow[]) }
+}
+
+export async function getTagSelector(db: D1Database, id: number): Promise<TagSelector | null> {
+  const row = await db.prepare(`SELECT ${COLS} FROM asset_group_tag_selectors WHERE id = ?1`).bind(id).first<TagSelectorRow>()
+  return row ? (await withSeeds(db, [row]))[0] : null
+}
+
+export interface NewSelector {
+  name: string
+  description: string
+  autoCertify: number
+  disabled: boolean
+  seeds: Seed[]
+}
+
+/**
+ * Creates a selector with its seeds and its audit row in one batch; null when the group already has a
+ * selector of that name (nothing written, no success row).
+ */
+export async function createTagSelector(
+  db: D1Database,
+  groupId: number,
+  s: NewSelector,
+  actor: string,
+  now: string,
+  audit: AuditWrite,
+): Promise<TagSelector | null> {
+  const [ins, , seeds] = await auditedBatch(
+    db,
+    [
+      db
+        .prepare(
+          `INSERT INTO asset_group_tag_selectors (asset_group_id, name, description, created_at, created_by, updated_at, updated_by,
+             disabled_at, disabled_by, auto_certify, pending_seeds)
+           SELECT ?1, ?2, ?3, ?4, ?5, ?4, ?5, CASE WHEN ?6 THEN ?4 END, CASE WHEN ?6 THEN ?5 END, ?7, ?8
+           WHERE NOT EXISTS (SELECT 1 FROM asset_group_tag_selectors WHERE asset_group_id = ?1 AND name = ?2)
+           RETURNING ${COLS}`,
+        )
+        .bind(groupId, s.name, s.description, now, actor, s.disabled ? 1 : 0, s.autoCertify, JSON.stringify(s.seeds)),
+      ...pendingSeedStatements(db),
+    ],
+    audit,
+    { ifChanged: 0 },
+  )
+  const row = ins.results[0] as TagSelectorRow | undefined
+  if (!row) return null
+  return { ...row, seeds: (seeds.results as { type: SeedType; value: string }[]).map((x) => ({ type: x.type, value: x.value })) }
+}
+
+export interface SelectorPatch {
+  name?: string
+  description?: string
+  autoCertify?: number
+  /** true: disable, false: enable */
+  disabled?: boolean
+  seeds?: Seed[]
+}
+
+/** Applies a patch (one batch with its audit row); 'duplicate' when the new name is taken in the group. */
+export async function updateTagSelector(
+  db: D1Database,
+  current: TagSelectorRow,
+  p: SelectorPatch,
+  actor: string,
+  now: string,
+  audit: AuditWrite,
+): Promise<TagSelector | 'duplicate'> {
+  const disabledAt = p.disabled === undefined ? current.disabled_at : p.disabled ? (current.disabled_at ?? now) : null
+  const disabledBy = p.disabled === undefined ? current.disabled_by : p.disabled ? (current.disabled_by ?? actor) : null
+  const [upd] = await auditedBatch(
+    db,
+    [
+      db
+        .prepare(
+          `UPDATE asset_group_tag_selectors SET name = ?2, description = ?3, auto_certify = ?4, disabled_at = ?5, disabled_by = ?6,
+             updated_at = ?7, updated_by = ?8, pending_seeds = ?9
+           WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM asset_group_tag_selectors o WHERE o.asset_group_id = ?10 AND o.name = ?2 AND o.id <> ?1)
+           RETURNING ${COLS}`,
+        )
+        .bind(
+          current.id,
+          p.name ?? current.name,
+          p.description ?? current.description,
+          p.autoCertify ?? current.auto_certify,
+          disabledAt,
+          disabledBy,
+          now,
+          actor,
+          p.seeds ? JSON.stringify(p.seeds) : null,
+          current.asset_group_id,
+        ),
+      ...pendingSeedStatements(db),
+    ],
+    audit,
+    { ifChanged: 0 },
+  )
+  const row = upd.results[0] as TagSelectorRow | undefined
+  if (!row) return 'duplicate'
+  return (await withSeeds(db, [row]))[0]
+}
+
+/** Deletes a selector and its seeds (one batch with its audit row); false when it no longer exists. */
+export async function deleteTagSelector(db: D1Database, id: number, audit: AuditWrite): Promise<boolean> {
+  const [del] = await auditedBatch(
+    db,
+    [
+      db.prepare(`DELETE FROM asset_group_tag_selectors WHERE id = ?1`).bind(id),
+      db.prepare(`DELETE FROM asset_group_tag_selector_seeds WHERE selector_id = ?1`).bind(id),
+    ],
+    audit,
+    { ifChanged: 0 },
+  )
+  return del.meta.changes > 0
+}
+
+/** Names of a group's selectors (the CLI and tests upsert by name). */
+export async function selectorIdByName(db: D1Database, groupId: number, name: string): Promise<number | null> {
+  const r = await db.prepare(`SELECT id FROM asset_group_tag_selectors WHERE asset_group_id = ?1 AND name = ?2`).bind(groupId, name).first<{ id: number }>()
+  return r?.id ?? null
+}
+
+// ---- what an analysis run reads and writes -----------------------------------------------------------
+
+export interface CypherRule {
+  selectorId: number
+  /** the tag of the rule's group (admin_tier_0 for Tier Zero) */
+  tag: string
+  cypher: string
+}
+
+/** The enabled selectors' seeds: object ids with their groups' tags, and the Cypher rules. */
+export async function loadEnabledSeeds(db: D1Database): Promise<{ objectSeeds: { value: string; tag: string }[]; rules: CypherRule[] }> {
+  const { results } = await db
+    .prepare(
+      `SELECT d.selector_id, d.type, d.value, g.tag FROM asset_group_tag_selector_seeds d
+       JOIN asset_group_tag_selectors s ON s.id = d.selector_id AND s.disabled_at IS NULL
+       JOIN asset_groups g ON g.id = s.asset_group_id
+       ORDER BY d.id`,
+    )
+    .all<{ selector_id: number; type: SeedType; value: string; tag: string }>()
+  const objectSeeds: { value: string; tag: string }[] = []
+  const rules: CypherRule[] = []
+  for (const r of results) {
+    if (r.type === SEED_OBJECT_ID) objectSeeds.push({ value: r.value, tag: r.tag })
+    else rules.push({ selectorId: r.selector_id, tag: r.tag, cypher: r.value })
+  }
+  return { objectSeeds, rules }
+}
+
+/** One Cypher seed's outcome in a run: [selector id, distinct nodes selected, error or null]. */
+export type RuleOutcome = [number, number, string | null]
+
+/**
+ * Statements for the run's commit batch recording each enabled selector's evaluation: object-id selectors count
+ * the seeds that are nodes of the graph; Cypher selectors take the run's outcome (several Cypher seeds of one
+ * selector add up, the first error is kept). Disabled selectors have no evaluation.
+ */
+export function evaluationStatements(db: D1Database, now: string, outcomes: RuleOutcome[]): D1PreparedStatement[] {
+  const merged = new Map<number, RuleOutcome>()
+  for (const [id, n, err] of outcomes) {
+    const m = merged.get(id)
+    merged.set(id, m ? [id, m[1] + n, m[2] ?? err] : [id, n, err])
+  }
+  return [
+    db.prepare(
+      `UPDATE asset_group_tag_selectors SET eval_at = NULL, eval_members = NULL, eval_error = NULL
+       WHERE disabled_at IS NOT NULL AND eval_at IS NOT NULL`,
+    ),
+    db
+      .prepare(
+        `UPDATE asset_group_tag_selectors SET eval_at = ?1, eval_error = NULL,
+           eval_members = (SELECT COUNT(DISTINCT n.objectid) FROM asset_group_tag_selector_seeds d JOIN nodes n ON n.objectid = d.value
+                           WHERE d.selector_id = asset_group_tag_selectors.id AND d.type = 1)
+         WHERE disabled_at IS NULL
+           AND EXISTS (SELECT 1 FROM asset_group_tag_selector_seeds d WHERE d.selector_id = asset_group_tag_selectors.id AND d.type = 1)`,
+      )
+      .bind(now),
+    db
+      .prepare(
+        `UPDATE asset_group_tag_selectors SET eval_at = ?1, eval_members = json_extract(j.value, '$[1]'), eval_error = json_extract(j.value, '$[2]')
+         FROM json_each(?2) j WHERE asset_group_tag_selectors.id = json_extract(j.value, '$[0]')`,
+      )
+      .bind(now, JSON.stringify([...merged.values()])),
+  ]
+}

@@ -1,0 +1,407 @@
+/**
+ * BloodHound's asset group tags and their selectors (privilege-zone rules): `/api/v2/asset-group-tags…`
+ * (cmd/api/src/api/v2/assetgrouptags.go, `asset-isolation.asset-group-tags*.yaml`). A tag is an asset group
+ * (id 1 Tier Zero, id 2 Owned, then created groups); a selector names objects by object id (seed type 1) or by a
+ * Cypher rule (seed type 2). The same selectors back the older asset-groups API (one store: selectors.store.ts).
+ * docs/asset-groups.md, "Selectors and Cypher rules".
+ */
+import type { Context } from 'hono'
+import { z } from 'zod'
+import type { AppEnv } from '../env'
+import { ApiError, rfc3339 } from '../http/errors'
+import { defineRoute, type RouteEntry } from '../http/route'
+import { auditOf, type AuditInput } from '../audit/audit'
+import { Limit, NumericId, OptionalBool, Skip } from '../graph/params'
+import { listGroups, type GroupRow } from './assetgroups.store'
+import {
+  createTagSelector,
+  deleteTagSelector,
+  getTagSelector,
+  listTagSelectors,
+  updateTagSelector,
+  SEED_CYPHER,
+  SEED_OBJECT_ID,
+  type SelectorPatch,
+  type TagSelector,
+} from './selectors.store'
+import { validateSeeds } from './seeds'
+
+const NullTime = z.object({ time: z.string(), valid: z.boolean() })
+const NullString = z.object({ string: z.string(), valid: z.boolean() })
+const NOT_SET_TIME = { time: '0001-01-01T00:00:00Z', valid: false }
+const nullTime = (t: string | null) => (t ? { time: t, valid: true } : NOT_SET_TIME)
+const nullString = (s: string | null) => (s === null ? { string: '', valid: false } : { string: s, valid: true })
+
+/** BloodHound's tag types. */
+const TYPE_TIER = 1
+const TYPE_LABEL = 2
+const TYPE_OWNED = 3
+
+export const AssetGroupTagSchema = z
+  .object({
+    id: z.number().int(),
+    type: z.number().int().describe('1 tier (Tier Zero), 2 label (a created group), 3 owned'),
+    kind_id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    created_at: z.string(),
+    created_by: z.string(),
+    updated_at: z.string(),
+    updated_by: z.string(),
+    deleted_at: NullTime,
+    deleted_by: NullString,
+    position: z.object({ int32: z.number().int(), valid: z.boolean() }),
+    require_certify: z.object({ bool: z.boolean(), valid: z.boolean() }),
+    analysis_enabled: z.object({ bool: z.boolean(), valid: z.boolean() }),
+  })
+  .meta({ id: 'AssetGroupTag' })
+
+const SeedSchema = z.object({ type: z.number().int().describe('1 object id, 2 Cypher'), value: z.string() })
+
+export const AssetGroupTagSelectorSchema = z
+  .object({
+    id: z.number().int(),
+    asset_group_tag_id: z.number().int(),
+    name: z.string(),
+    description: z.string(),
+    created_at: z.string(),
+    created_by: z.string().describe("the author's user id"),
+    updated_at: z.string(),
+    updated_by: z.string(),
+    disabled_at: NullTime.describe('valid: the selector is disabled (analysis ignores it)'),
+    disabled_by: NullString,
+    auto_certify: z.number().int(),
+    is_default: z.boolean(),
+    allow_disable: z.boolean(),
+    seeds: z.array(SeedSchema),
+    counts: z.object({ members: z.number().int() }).optional().describe('with `counts=true`: the nodes the last analysis run selected'),
+    evaluation: z
+      .object({ evaluated_at: z.string().nullable(), members: z.number().int().nullable(), error: z.string().nullable() })
+      .describe('EdgeHound: the last complete analysis run\'s evaluation (null fields: not evaluated yet, or disabled)'),
+  })
+  .meta({ id: 'AssetGroupTagSelector' })
+
+function tagJson(g: GroupRow) {
+  const type = g.id === 1 ? TYPE_TIER : g.id === 2 ? TYPE_OWNED : TYPE_LABEL
+  return {
+    id: g.id,
+    type,
+    kind_id: 0,
+    // BloodHound's names; the kinds Tag_Tier_Zero and Tag_Owned are "Tag_" + the name
+    name: g.id === 1 ? 'Tier Zero' : g.id === 2 ? 'Owned' : g.name,
+    description: g.id === 1 ? 'Tier Zero: the objects whose control means control of the environment' : '',
+    created_at: g.created_at,
+    created_by: g.system_group === 1 ? 'SYSTEM' : '',
+    updated_at: g.updated_at,
+    updated_by: g.system_group === 1 ? 'SYSTEM' : '',
+    deleted_at: NOT_SET_TIME,
+    deleted_by: { string: '', valid: false },
+    position: type === TYPE_TIER ? { int32: 1, valid: true } : { int32: 0, valid: false },
+    require_certify: { bool: false, valid: type === TYPE_TIER },
+    analysis_enabled: { bool: true, valid: type === TYPE_TIER },
+  }
+}
+
+function selectorJson(s: TagSelector, counts = false) {
+  return {
+    id: s.id,
+    asset_group_tag_id: s.asset_group_id,
+    name: s.name,
+    description: s.description,
+    created_at: s.created_at,
+    created_by: s.created_by,
+    updated_at: s.updated_at,
+    updated_by: s.updated_by,
+    disabled_at: nullTime(s.disabled_at),
+    disabled_by: nullString(s.disabled_by),
+    auto_certify: s.auto_certify,
+    is_default: s.is_default === 1,
+    allow_disable: s.allow_disable === 1,
+    seeds: s.seeds.map((d) => ({ type: d.type, value: d.value })),
+    ...(counts ? { counts: { members: s.disabled_at ? 0 : (s.eval_members ?? 0) } } : {}),
+    evaluation: { evaluated_at: s.eval_at, members: s.eval_members, error: s.eval_error },
+  }
+}
+
+const TagId = z.object({ asset_group_tag_id: NumericId })
+const SelectorIds = z.object({ asset_group_tag_id: NumericId, asset_group_tag_selector_id: NumericId })
+
+const SeedIn = z.object({
+  type: z.number({ error: 'seed type must be 1 (object id) or 2 (Cypher)' }).int('seed type must be 1 (object id) or 2 (Cypher)'),
+  value: z.string({ error: 'seed value must be a string' }).max(64 * 1024, 'a seed value is at most 65536 characters'),
+})
+/** BloodHound's auto_certify: 0 off, 1 all members, 2 seeds only (older clients send a boolean). */
+const AutoCertify = z
+  .union([z.number().int().min(0).max(2), z.boolean()], { error: 'auto_certify must be 0, 1, 2 or a boolean' })
+  .transform((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v))
+const Name = z.string({ error: 'name must be a string' }).trim().max(250, 'name is at most 250 characters')
+const Description = z.string({ error: 'description must be a string' }).max(10_000, 'description is at most 10000 characters')
+
+const CreateBody = z.object({
+  name: Name.min(1, 'name is required'),
+  description: Description.optional(),
+  auto_certify: AutoCertify.optional(),
+  seeds: z.array(SeedIn).max(1_000, 'at most 1000 seeds').optional(),
+  disabled: z.boolean({ error: 'disabled must be a boolean' }).optional(),
+})
+const PatchBody = z.object({
+  name: Name.optional(),
+  description: Description.optional(),
+  auto_certify: AutoCertify.optional(),
+  seeds: z.array(SeedIn).max(1_000, 'at most 1000 seeds').optional(),
+  disabled: z.boolean({ error: 'disabled must be a boolean' }).optional(),
+})
+
+/** `name=eq:x` / `neq:x` / `~eq:x` (contains, case-insensitive); a bare value is `eq:`. */
+const NameFilter = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined) return undefined
+    const m = /^(~eq|eq|neq):(.*)$/s.exec(v)
+    if (!m && /^[a-z~]+:/.test(v)) {
+      ctx.addIssue({ code: 'custom', message: 'filter predicate is not supported: use eq:, neq: or ~eq:' })
+      return z.NEVER
+    }
+    if (!m) return { op: 'eq' as const, value: v }
+    return { op: m[1] === '~eq' ? ('contains' as const) : (m[1] as 'eq' | 'neq'), value: m[2] }
+  })
+const TypeFilter = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined) return undefined
+    const m = /^(?:(eq|neq):)?([12])$/.exec(v)
+    if (!m) {
+      ctx.addIssue({ code: 'custom', message: 'type must be 1 (object id) or 2 (Cypher), with eq: or neq:' })
+      return z.NEVER
+    }
+    return { op: (m[1] ?? 'eq') as 'eq' | 'neq', value: Number(m[2]) as 1 | 2 }
+  })
+
+/**
+ * Selector routes need access to every environment (BloodHound's RequireAllEnvironmentAccess): a rule runs over
+ * the whole graph and its text and counts speak of every environment, so a restricted caller neither reads nor
+ * writes them (403, BloodHound's message).
+ */
+function requireAllEnvironments(c: Context<AppEnv>): void {
+  if (!c.var.principal.environmentAccess.all) throw new ApiError(403, 'user does not have access to this resource', 'environment_access')
+}
+
+async function tagOr404(c: Context<AppEnv>, id: number): Promise<GroupRow> {
+  const [g] = await listGroups(c.env.DB, c.var.principal.environmentAccess, id)
+  if (!g) throw new ApiError(404, 'asset group tag not found', 'asset_group_tag_id')
+  return g
+}
+
+async function selectorOr404(c: Context<AppEnv>, tagId: number, selectorId: number): Promise<TagSelector> {
+  await tagOr404(c, tagId)
+  const s = await getTagSelector(c.env.DB, selectorId)
+  if (!s) throw new ApiError(404, 'selector not found', 'asset_group_tag_selector_id')
+  if (s.asset_group_id !== tagId) throw new ApiError(404, 'selector is not part of asset group tag', 'asset_group_tag_selector_id')
+  return s
+}
+
+const DUPLICATE = 'asset group tag selector name must be unique'
+
+const ids = (input: AuditInput) => {
+  const p = input.params as { asset_group_tag_id?: unknown; asset_group_tag_selector_id?: unknown }
+  return {
+    asset_group_tag_id: Number(p.asset_group_tag_id),
+    ...(p.asset_group_tag_selector_id !== undefined ? { asset_group_tag_selector_id: Number(p.asset_group_tag_selector_id) } : {}),
+  }
+}
+/** The entry's fields: what the request set (seed values are cut to 1 KiB by the audit module). */
+const bodyFields = (input: AuditInput) => {
+  const b = (input.body ?? {}) as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const k of ['name', 'description', 'auto_certify', 'disabled', 'seeds']) if (b[k] !== undefined) out[k] = b[k]
+  return out
+}
+
+export const assetGroupTagRoutes: RouteEntry[] = [
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/asset-group-tags',
+      operationId: 'GetAssetGroupTags',
+      summary: 'Asset group tags: Tier Zero (type 1), Owned (type 3) and created groups (type 2)',
+      tags: ['Asset Isolation'],
+      auth: 'graph/Read',
+      responses: { 200: { description: 'the tags', schema: z.object({ data: z.object({ tags: z.array(AssetGroupTagSchema) }) }) } },
+    },
+    async (c) => {
+      const groups = await listGroups(c.env.DB, c.var.principal.environmentAccess)
+      return c.json({ data: { tags: groups.map(tagJson) } })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/asset-group-tags/:asset_group_tag_id',
+      operationId: 'GetAssetGroupTag',
+      summary: 'One asset group tag',
+      tags: ['Asset Isolation'],
+      auth: 'graph/Read',
+      params: TagId,
+      responses: { 200: { description: 'the tag', schema: z.object({ data: z.object({ tag: AssetGroupTagSchema }) }) } },
+    },
+    async (c, { params }) => c.json({ data: { tag: tagJson(await tagOr404(c, params.asset_group_tag_id)) } }),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/asset-group-tags/:asset_group_tag_id/selectors',
+      operationId: 'GetAssetGroupTagSelectors',
+      summary: 'Selectors of a tag: object-id selectors and Cypher rules (callers with access to every environment)',
+      description:
+        '`skip`, `limit` (default 50, at most 1000); `name` with `eq:`, `neq:` or `~eq:` (contains); `type` `1` (object id) or ' +
+        '`2` (Cypher) with `eq:` / `neq:`; `sort_by` `id`, `name`, `created_at`, `updated_at` (`-` descending); `counts=true` adds ' +
+        '`counts.members`, the nodes the selector selected in the last analysis run. A caller restricted to some environments ' +
+        'gets 403 (rules speak of the whole graph).',
+      tags: ['Asset Isolation'],
+      auth: 'graph/Read',
+      params: TagId,
+      query: z.object({
+        skip: Skip,
+        limit: Limit(50, 1_000),
+        name: NameFilter,
+        type: TypeFilter,
+        counts: OptionalBool(false, 'counts'),
+        sort_by: z.enum(['id', '-id', 'name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at']).optional(),
+      }),
+      responses: {
+        200: {
+          description: 'one page of selectors',
+          schema: z.object({
+            count: z.number().int(),
+            skip: z.number().int(),
+            limit: z.number().int(),
+            data: z.object({ selectors: z.array(AssetGroupTagSelectorSchema) }),
+          }),
+        },
+      },
+    },
+    async (c, { params, query }) => {
+      requireAllEnvironments(c)
+      await tagOr404(c, params.asset_group_tag_id)
+      const sort = query.sort_by ?? 'id'
+      const page = await listTagSelectors(c.env.DB, {
+        groupId: params.asset_group_tag_id,
+        skip: query.skip,
+        limit: query.limit,
+        name: query.name,
+        type: query.type,
+        sortKey: sort.replace(/^-/, '') as 'id' | 'name' | 'created_at' | 'updated_at',
+        sortDesc: sort.startsWith('-'),
+      })
+      return c.json({ count: page.count, skip: query.skip, limit: query.limit, data: { selectors: page.rows.map((s) => selectorJson(s, query.counts)) } })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v2/asset-group-tags/:asset_group_tag_id/selectors',
+      operationId: 'CreateAssetGroupTagSelector',
+      summary: 'Create a selector: object ids (seed type 1) or a Cypher rule (seed type 2); the next analysis run applies it',
+      description:
+        'Body `{name, description?, seeds: [{type, value}], auto_certify?, disabled?}`; seeds are all of one type. A Cypher ' +
+        'seed must be a query POST /api/v2/graphs/cypher accepts (`cypher is invalid: …` otherwise). A name the tag already ' +
+        'has: 409. Needs access to every environment. Takes effect at the next analysis run (POST /api/v2/analysis).',
+      tags: ['Asset Isolation'],
+      auth: 'graph/ManageAssetGroups',
+      audit: { action: 'CreateAssetGroupTagSelector', fields: (input) => ({ ...ids(input), ...bodyFields(input) }) },
+      params: TagId,
+      body: { kind: 'json', schema: CreateBody, maxBytes: 256 * 1024 },
+      responses: { 201: { description: 'the new selector', schema: z.object({ data: AssetGroupTagSelectorSchema }) } },
+    },
+    async (c, { params, body }) => {
+      requireAllEnvironments(c)
+      await tagOr404(c, params.asset_group_tag_id)
+      const seeds = validateSeeds(body.seeds)
+      const now = rfc3339(c.var.now())
+      const s = await createTagSelector(
+        c.env.DB,
+        params.asset_group_tag_id,
+        { name: body.name, description: body.description ?? '', autoCertify: body.auto_certify ?? 0, disabled: body.disabled ?? false, seeds },
+        c.var.principal.userId,
+        now,
+        auditOf(c).write(),
+      )
+      if (!s) throw new ApiError(409, DUPLICATE, 'name')
+      return c.json({ data: selectorJson(s) }, 201)
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/asset-group-tags/:asset_group_tag_id/selectors/:asset_group_tag_selector_id',
+      operationId: 'GetAssetGroupTagSelector',
+      summary: 'One selector (callers with access to every environment)',
+      tags: ['Asset Isolation'],
+      auth: 'graph/Read',
+      params: SelectorIds,
+      responses: { 200: { description: 'the selector', schema: z.object({ data: z.object({ selector: AssetGroupTagSelectorSchema }) }) } },
+    },
+    async (c, { params }) => {
+      requireAllEnvironments(c)
+      const s = await selectorOr404(c, params.asset_group_tag_id, params.asset_group_tag_selector_id)
+      return c.json({ data: { selector: selectorJson(s) } })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'patch',
+      path: '/api/v2/asset-group-tags/:asset_group_tag_id/selectors/:asset_group_tag_selector_id',
+      operationId: 'UpdateAssetGroupTagSelector',
+      summary: 'Change a selector: name, description, seeds (replaced as a whole), auto_certify, disabled',
+      description:
+        'Only the fields given change; `disabled: true` disables the selector (the next analysis run ignores it), `false` ' +
+        'enables it. Seeds, when given, replace the stored ones and are validated as on create.',
+      tags: ['Asset Isolation'],
+      auth: 'graph/ManageAssetGroups',
+      audit: { action: 'UpdateAssetGroupTagSelector', fields: (input) => ({ ...ids(input), ...bodyFields(input) }) },
+      params: SelectorIds,
+      body: { kind: 'json', schema: PatchBody, maxBytes: 256 * 1024 },
+      responses: { 200: { description: 'the selector as changed', schema: z.object({ data: AssetGroupTagSelectorSchema }) } },
+    },
+    async (c, { params, body }) => {
+      requireAllEnvironments(c)
+      const current = await selectorOr404(c, params.asset_group_tag_id, params.asset_group_tag_selector_id)
+      const patch: SelectorPatch = {}
+      if (body.name !== undefined && body.name !== '') patch.name = body.name
+      if (body.description !== undefined) patch.description = body.description
+      if (body.auto_certify !== undefined) patch.autoCertify = body.auto_certify
+      if (body.disabled !== undefined) {
+        if (body.disabled && current.allow_disable !== 1) throw new ApiError(403, 'this selector cannot be disabled', 'disabled')
+        patch.disabled = body.disabled
+      }
+      if (body.seeds !== undefined && body.seeds.length > 0) patch.seeds = validateSeeds(body.seeds)
+      const r = await updateTagSelector(c.env.DB, current, patch, c.var.principal.userId, rfc3339(c.var.now()), auditOf(c).write())
+      if (r === 'duplicate') throw new ApiError(409, DUPLICATE, 'name')
+      return c.json({ data: selectorJson(r) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'delete',
+      path: '/api/v2/asset-group-tags/:asset_group_tag_id/selectors/:asset_group_tag_selector_id',
+      operationId: 'DeleteAssetGroupTagSelector',
+      summary: 'Delete a selector; the next analysis run no longer applies it',
+      tags: ['Asset Isolation'],
+      auth: 'graph/ManageAssetGroups',
+      audit: { action: 'DeleteAssetGroupTagSelector', fields: (input) => ids(input) },
+      params: SelectorIds,
+      responses: { 204: { description: 'deleted' } },
+    },
+    async (c, { params }) => {
+      requireAllEnvironments(c)
+      const s = await selectorOr404(c, params.asset_group_tag_id, params.asset_group_tag_selector_id)
+      if (s.is_default === 1) throw new ApiError(403, 'cannot delete a default selector', 'asset_group_tag_selector_id')
+      if (!(await deleteTagSelector(c.env.DB, s.id, auditOf(c).write()))) throw new ApiError(404, 'selector not found', 'asset_group_tag_selector_id')
+      return c.body(null, 204)
+    },
+  ),
+]
+
+export { SEED_CYPHER, SEED_OBJECT_ID }

@@ -1,0 +1,309 @@
+/**
+ * Cypher-defined Tier Zero (issue 14): BloodHound's asset group tag selectors (`/api/v2/asset-group-tags/{id}/selectors`),
+ * object-id and Cypher seeds in one store with the older asset-groups API; each analysis run evaluates the enabled
+ * Cypher rules and their nodes become Tier Zero for that run (findings, members, Cypher's Tag_Tier_Zero); a rule
+ * that fails or crosses a budget is recorded and the run goes on; only callers with every environment read or
+ * write rules; every change is audited.
+ */
+import { env } from 'cloudflare:workers'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { adminToken, client, expectEnvelope, userWithRole } from '../helpers'
+import type { EdgeHoundClient } from '../../src/client'
+import {
+  createTagSelector,
+  deleteTagSelector,
+  getAssetGroup,
+  getTagSelector,
+  listAssetGroupMembers,
+  listAssetGroupTags,
+  listTagSelectors,
+  updateAssetGroupSelectors,
+  updateTagSelector,
+} from '../../src/client/assetgroups'
+import { listAuditLogs } from '../../src/client/audit'
+import { insertGraph, openFindingRows, runAnalysisDirect } from '../fixtures/findings/helpers'
+import { D, ID, T, TIER_ZERO } from '../fixtures/findings/known-graph'
+import { DEFAULT_LIMITS } from '../../src/cypher/budget'
+
+const db = env.DB
+let admin: EdgeHoundClient & { tokenId: string; tokenKey: string }
+
+const SEL = '/api/v2/asset-group-tags/1/selectors'
+
+async function openFinding(finding: string, from: string, to: string) {
+  return (await openFindingRows(db)).find((r) => r.finding === finding && r.from_objectid === from && r.to_objectid === to && r.deleted_at === null)
+}
+
+async function isTierZeroByCypher(objectid: string): Promise<boolean> {
+  const r = await admin.raw('POST', '/api/v2/graphs/cypher', { query: `MATCH (n:Tag_Tier_Zero) WHERE n.objectid = '${objectid}' RETURN n`, include_properties: true })
+  if (r.status === 404) return false
+  const body = (await r.json()) as { data: { nodes: Record<string, { isTierZero: boolean; properties: Record<string, unknown> }> } }
+  const n = Object.values(body.data.nodes)[0]
+  expect(n.isTierZero).toBe(true)
+  expect(String(n.properties.system_tags).split(' ')).toContain('admin_tier_0')
+  return true
+}
+
+async function auditRows(res: Response) {
+  const id = res.headers.get('requestid')!
+  return (await listAuditLogs(admin, { filters: { request_id: `eq:${id}` }, sort_by: 'id' })).data.logs.map((l) => [l.action, l.status, l.fields])
+}
+
+beforeAll(async () => {
+  admin = await adminToken()
+  await insertGraph(db)
+  await runAnalysisDirect(db)
+})
+
+describe('asset group tags', () => {
+  it('Tier Zero is tag 1 (type 1, position 1), Owned tag 2 (type 3), with BloodHound\'s fields', async () => {
+    const tags = (await listAssetGroupTags(admin)).data.tags
+    expect(tags.slice(0, 2).map((t) => [t.id, t.name, t.type, t.position])).toEqual([
+      [1, 'Tier Zero', 1, { int32: 1, valid: true }],
+      [2, 'Owned', 3, { int32: 0, valid: false }],
+    ])
+    expect(Object.keys(tags[0]).sort()).toEqual(
+      ['analysis_enabled', 'created_at', 'created_by', 'deleted_at', 'deleted_by', 'description', 'id', 'kind_id', 'name', 'position', 'require_certify', 'type', 'updated_at', 'updated_by'].sort(),
+    )
+    expect((await admin.call<{ data: { tag: { name: string } } }>('GET', '/api/v2/asset-group-tags/1')).data.tag.name).toBe('Tier Zero')
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-group-tags/77'), 404, 'asset group tag not found')
+  })
+})
+
+describe('selectors: create, list, read, update, delete', () => {
+  it('a Cypher rule round trip with BloodHound\'s field names', async () => {
+    const created = await admin.raw('POST', SEL, {
+      name: 'Crown containers',
+      description: 'containers named USERS',
+      seeds: [{ type: 2, value: "MATCH (n:Container) WHERE n.name = 'USERS@CORP.LOCAL' RETURN n" }],
+    })
+    expect(created.status).toBe(201)
+    const s = ((await created.json()) as { data: Record<string, unknown> & { id: number } }).data
+    expect(Object.keys(s).sort()).toEqual(
+      ['allow_disable', 'asset_group_tag_id', 'auto_certify', 'created_at', 'created_by', 'description', 'disabled_at', 'disabled_by', 'evaluation', 'id', 'is_default', 'name', 'seeds', 'updated_at', 'updated_by'].sort(),
+    )
+    expect(s).toMatchObject({
+      asset_group_tag_id: 1,
+      name: 'Crown containers',
+      description: 'containers named USERS',
+      is_default: false,
+      allow_disable: true,
+      auto_certify: 0,
+      disabled_at: { time: '0001-01-01T00:00:00Z', valid: false },
+      disabled_by: { string: '', valid: false },
+      seeds: [{ type: 2, value: "MATCH (n:Container) WHERE n.name = 'USERS@CORP.LOCAL' RETURN n" }],
+      evaluation: { evaluated_at: null, members: null, error: null },
+    })
+
+    const one = await getTagSelector(admin, 1, s.id)
+    expect(one.data.selector).toEqual(s)
+    const list = await listTagSelectors(admin, 1, { type: 'eq:2' })
+    expect(list).toMatchObject({ count: 1, skip: 0, limit: 50 })
+    expect(list.data.selectors.map((x) => x.id)).toEqual([s.id])
+    expect((await listTagSelectors(admin, 1, { name: '~eq:crown' })).count).toBe(1)
+    expect((await listTagSelectors(admin, 1, { name: 'neq:Crown containers', type: '2' })).count).toBe(0)
+
+    const patched = await updateTagSelector(admin, 1, s.id, { description: 'changed', disabled: true })
+    expect(patched.data).toMatchObject({ name: 'Crown containers', description: 'changed', disabled_at: { valid: true }, disabled_by: { valid: true } })
+    expect(patched.data.seeds).toEqual(s.seeds as unknown[])
+    const enabled = await updateTagSelector(admin, 1, s.id, { disabled: false, seeds: [{ type: 2, value: 'MATCH (n:Domain) RETURN n' }] })
+    expect(enabled.data.disabled_at.valid).toBe(false)
+    expect(enabled.data.seeds).toEqual([{ type: 2, value: 'MATCH (n:Domain) RETURN n' }])
+
+    const del = await admin.raw('DELETE', `${SEL}/${s.id}`)
+    expect(del.status).toBe(204)
+    await expectEnvelope(await admin.raw('GET', `${SEL}/${s.id}`), 404, 'selector not found')
+    await expectEnvelope(await admin.raw('DELETE', `${SEL}/${s.id}`), 404)
+  })
+
+  it('refusals are envelopes with BloodHound\'s messages; nothing is written', async () => {
+    const before = (await listTagSelectors(admin, 1)).count
+    await expectEnvelope(await admin.raw('POST', SEL, { name: 'no seeds' }), 400, 'seeds are required')
+    await expectEnvelope(await admin.raw('POST', SEL, { name: 'empty', seeds: [] }), 400, 'seeds are required')
+    await expectEnvelope(await admin.raw('POST', SEL, { name: 'bad type', seeds: [{ type: 3, value: 'x' }] }), 400, 'invalid seed type 3')
+    await expectEnvelope(
+      await admin.raw('POST', SEL, { name: 'mixed', seeds: [{ type: 1, value: ID.ALICE }, { type: 2, value: 'MATCH (n) RETURN n' }] }),
+      400,
+      'all seeds must be of the same type',
+    )
+    await expectEnvelope(
+      await admin.raw('POST', SEL, { name: 'mutating', seeds: [{ type: 2, value: "MATCH (n) SET n.x = 1 RETURN n" }] }),
+      400,
+      'cypher is invalid: updating clauses are not supported',
+    )
+    await expectEnvelope(await admin.raw('POST', SEL, { name: 'syntax', seeds: [{ type: 2, value: 'MATCH (n RETURN n' }] }), 400, /cypher is invalid: line 1:/)
+    await expectEnvelope(await admin.raw('POST', SEL, { name: '  ', seeds: [{ type: 1, value: ID.ALICE }] }), 400, 'name is required')
+    await expectEnvelope(await admin.raw('POST', SEL, { seeds: [{ type: 1, value: ID.ALICE }] }), 400)
+    await expectEnvelope(await admin.raw('POST', SEL, { name: 'x', seeds: [{ type: 1, value: ID.ALICE }], auto_certify: 'yes' }), 400)
+    await expectEnvelope(await admin.raw('POST', '/api/v2/asset-group-tags/99/selectors', { name: 'x', seeds: [{ type: 1, value: ID.ALICE }] }), 404)
+    await expectEnvelope(await admin.raw('GET', `${SEL}/abc`), 400, 'id is malformed')
+    await expectEnvelope(await admin.raw('GET', `${SEL}?type=3`), 400)
+    await expectEnvelope(await admin.raw('GET', `${SEL}?limit=0`), 400)
+    expect((await listTagSelectors(admin, 1)).count).toBe(before)
+
+    // a name the tag already has: 409; the same name on another tag is fine; a selector of another tag: 404
+    const a = await createTagSelector(admin, 1, { name: 'dup', seeds: [{ type: 1, value: ID.BOB }] })
+    await expectEnvelope(await admin.raw('POST', SEL, { name: 'dup', seeds: [{ type: 1, value: ID.CAROL }] }), 409, 'asset group tag selector name must be unique')
+    const other = await createTagSelector(admin, 2, { name: 'dup', seeds: [{ type: 1, value: ID.CAROL }] })
+    await expectEnvelope(await admin.raw('GET', `${SEL}/${other.data.id}`), 404, 'selector is not part of asset group tag')
+    const b = await createTagSelector(admin, 1, { name: 'dup 2', seeds: [{ type: 1, value: ID.CAROL }] })
+    await expectEnvelope(await admin.raw('PATCH', `${SEL}/${b.data.id}`, { name: 'dup' }), 409, 'must be unique')
+    expect((await getTagSelector(admin, 1, b.data.id)).data.selector.name).toBe('dup 2')
+    for (const [tag, id] of [
+      [1, a.data.id],
+      [2, other.data.id],
+      [1, b.data.id],
+    ])
+      await deleteTagSelector(admin, tag, id)
+  })
+
+  it('one store: object-id selectors are the older API\'s selectors and the other way round', async () => {
+    const s = await createTagSelector(admin, 1, { name: 'bob by id', seeds: [{ type: 1, value: ID.BOB }] })
+    const legacy = (await getAssetGroup(admin, 1)).data.selectors
+    expect(legacy).toEqual([expect.objectContaining({ asset_group_id: 1, name: 'bob by id', selector: ID.BOB })])
+    // the older API's addition is a selector with one object-id seed; its removal deletes it
+    const added = await updateAssetGroupSelectors(admin, 1, [{ selector_name: 'carol', sid: ID.CAROL, action: 'add' }])
+    expect(added.data.added_selectors).toEqual([expect.objectContaining({ name: 'carol', selector: ID.CAROL })])
+    const ids = await listTagSelectors(admin, 1, { type: 'eq:1' })
+    expect(ids.data.selectors.map((x) => [x.name, x.seeds])).toEqual([
+      ['bob by id', [{ type: 1, value: ID.BOB }]],
+      ['carol', [{ type: 1, value: ID.CAROL }]],
+    ])
+    // a disabled selector no longer applies, so the older API does not list it
+    await updateTagSelector(admin, 1, s.data.id, { disabled: true })
+    expect((await getAssetGroup(admin, 1)).data.selectors.map((x) => x.selector)).toEqual([ID.CAROL])
+    await updateAssetGroupSelectors(admin, 1, [
+      { sid: ID.CAROL, action: 'remove' },
+      { sid: ID.BOB, action: 'remove' },
+    ])
+    expect((await listTagSelectors(admin, 1)).count).toBe(0)
+  })
+})
+
+describe('analysis evaluates the Cypher rules', () => {
+  it('a rule makes its nodes Tier Zero at the next run (findings, members, Cypher); disabling it reverts', async () => {
+    // ALICE -GenericAll-> FAKE_TAG is no finding while FAKE_TAG is not Tier Zero
+    expect(await openFinding('T0GenericAll', ID.ALICE, ID.FAKE_TAG)).toBeUndefined()
+    const rule = await createTagSelector(admin, 1, {
+      name: 'users container',
+      seeds: [{ type: 2, value: "MATCH (n:Container) WHERE n.name STARTS WITH 'USERS@' RETURN n" }],
+    })
+    // nothing before the next run
+    expect(await isTierZeroByCypher(ID.FAKE_TAG)).toBe(false)
+
+    const run = await runAnalysisDirect(db)
+    expect(run.rules).toEqual([{ selectorId: rule.data.id, members: 1, error: null }])
+    expect(await openFinding('T0GenericAll', ID.ALICE, ID.FAKE_TAG)).toBeDefined()
+    const m = await listAssetGroupMembers(admin, 1, { object_id: ID.FAKE_TAG })
+    expect(m.data.members).toEqual([expect.objectContaining({ object_id: ID.FAKE_TAG, custom_member: true })])
+    expect((await getAssetGroup(admin, 1)).data.member_count).toBe(TIER_ZERO.size + 1)
+    expect(await isTierZeroByCypher(ID.FAKE_TAG)).toBe(true)
+    const base = await admin.call<{ data: { props: Record<string, unknown> } }>('GET', `/api/v2/base/${ID.FAKE_TAG}`)
+    expect(String(base.data.props.system_tags).split(' ')).toContain('admin_tier_0')
+    const read = (await listTagSelectors(admin, 1, { counts: true })).data.selectors[0]
+    expect(read.counts).toEqual({ members: 1 })
+    expect(read.evaluation).toMatchObject({ members: 1, error: null })
+    expect(read.evaluation.evaluated_at).toBe(run.completedAt)
+
+    await updateTagSelector(admin, 1, rule.data.id, { disabled: true })
+    const after = await runAnalysisDirect(db)
+    expect(after.rules).toEqual([])
+    expect(await openFinding('T0GenericAll', ID.ALICE, ID.FAKE_TAG)).toBeUndefined()
+    expect(await isTierZeroByCypher(ID.FAKE_TAG)).toBe(false)
+    expect((await getAssetGroup(admin, 1)).data.member_count).toBe(TIER_ZERO.size)
+    expect((await getTagSelector(admin, 1, rule.data.id)).data.selector.evaluation).toEqual({ evaluated_at: null, members: null, error: null })
+    await deleteTagSelector(admin, 1, rule.data.id)
+  })
+
+  it('a rule over its budget is recorded and selects nothing; the run and the other rules go on', async () => {
+    const big = await createTagSelector(admin, 1, { name: 'everything', seeds: [{ type: 2, value: 'MATCH (n) RETURN n' }] })
+    const small = await createTagSelector(admin, 1, { name: 'one user', seeds: [{ type: 2, value: `MATCH (n:User) WHERE n.objectid = '${ID.CAROL}' RETURN n` }] })
+    const run = await runAnalysisDirect(db, { ruleLimits: { ...DEFAULT_LIMITS, maxResultRows: 5 } })
+    const byId = Object.fromEntries(run.rules.map((r) => [r.selectorId, r]))
+    expect(byId[big.data.id]).toMatchObject({ members: 0, error: expect.stringContaining('result row limit') })
+    expect(byId[small.data.id]).toEqual({ selectorId: small.data.id, members: 1, error: null })
+    expect((await listAssetGroupMembers(admin, 1, { custom_member: 'true' })).data.members.map((x) => x.object_id)).toEqual([ID.CAROL])
+    expect((await getAssetGroup(admin, 1)).data.member_count).toBe(TIER_ZERO.size + 1)
+    const rec = (await getTagSelector(admin, 1, big.data.id)).data.selector.evaluation
+    expect(rec).toMatchObject({ members: 0, error: expect.stringContaining('the query was stopped') })
+    expect(rec.evaluated_at).toBe(run.completedAt)
+    await deleteTagSelector(admin, 1, big.data.id)
+    await deleteTagSelector(admin, 1, small.data.id)
+    await runAnalysisDirect(db)
+  })
+
+  it('rules run over the whole graph; a restricted reader sees only its members and no rules', async () => {
+    const rule = await createTagSelector(admin, 1, {
+      name: 'both environments',
+      seeds: [{ type: 2, value: `MATCH (n) WHERE n.objectid IN ['${ID.FAKE_TAG}', '${ID.AZ_U4}'] RETURN n` }],
+    })
+    await runAnalysisDirect(db)
+    const custom = (await listAssetGroupMembers(admin, 1, { custom_member: 'true' })).data.members
+    expect(custom.map((x) => [x.object_id, x.environment_id]).sort()).toEqual(
+      [
+        [ID.AZ_U4, T],
+        [ID.FAKE_TAG, D],
+      ].sort(),
+    )
+    const tenantOnly = (await userWithRole('Read-Only', { all_environments: false, environment_access: [T] })).client
+    expect((await listAssetGroupMembers(tenantOnly, 1, { custom_member: 'true' })).data.members.map((x) => x.object_id)).toEqual([ID.AZ_U4])
+    await expectEnvelope(await tenantOnly.raw('GET', SEL), 403, 'user does not have access to this resource')
+    await expectEnvelope(await tenantOnly.raw('GET', `${SEL}/${rule.data.id}`), 403, 'user does not have access to this resource')
+    const tenantAdmin = (await userWithRole('Administrator', { all_environments: false, environment_access: [T] })).client
+    await expectEnvelope(await tenantAdmin.raw('POST', SEL, { name: 'mine', seeds: [{ type: 1, value: ID.AZ_U4 }] }), 403, 'user does not have access to this resource')
+    await expectEnvelope(await tenantAdmin.raw('DELETE', `${SEL}/${rule.data.id}`), 403)
+    await deleteTagSelector(admin, 1, rule.data.id)
+    await runAnalysisDirect(db)
+  })
+})
+
+describe('permissions and audit', () => {
+  it('readers read, only administrators write; no credentials is 401', async () => {
+    const reader = (await userWithRole('Read-Only')).client
+    expect((await listTagSelectors(reader, 1)).count).toBe(0)
+    expect((await listAssetGroupTags(reader)).data.tags.length).toBeGreaterThanOrEqual(2)
+    await expectEnvelope(await reader.raw('POST', SEL, { name: 'x', seeds: [{ type: 1, value: ID.ALICE }] }), 403)
+    await expectEnvelope(await client().raw('GET', SEL), 401)
+    expect((await listTagSelectors(admin, 1)).count).toBe(0)
+  })
+
+  it('create, update and delete write intent and success rows in the change\'s batch; refusals write failure', async () => {
+    const res = await admin.raw('POST', SEL, { name: 'audited', seeds: [{ type: 2, value: 'MATCH (n:Domain) RETURN n' }] })
+    expect(res.status).toBe(201)
+    const id = ((await res.json()) as { data: { id: number } }).data.id
+    const fields = { asset_group_tag_id: 1, name: 'audited', seeds: [{ type: 2, value: 'MATCH (n:Domain) RETURN n' }] }
+    expect(await auditRows(res)).toEqual([
+      ['CreateAssetGroupTagSelector', 'intent', fields],
+      ['CreateAssetGroupTagSelector', 'success', fields],
+    ])
+    const dup = await admin.raw('POST', SEL, { name: 'audited', seeds: [{ type: 1, value: ID.ALICE }] })
+    expect(dup.status).toBe(409)
+    expect((await auditRows(dup)).map(([a, s]) => [a, s])).toEqual([
+      ['CreateAssetGroupTagSelector', 'intent'],
+      ['CreateAssetGroupTagSelector', 'failure'],
+    ])
+    const upd = await admin.raw('PATCH', `${SEL}/${id}`, { disabled: true })
+    expect(await auditRows(upd)).toEqual([
+      ['UpdateAssetGroupTagSelector', 'intent', { asset_group_tag_id: 1, asset_group_tag_selector_id: id, disabled: true }],
+      ['UpdateAssetGroupTagSelector', 'success', { asset_group_tag_id: 1, asset_group_tag_selector_id: id, disabled: true }],
+    ])
+    const del = await admin.raw('DELETE', `${SEL}/${id}`)
+    expect(del.status).toBe(204)
+    expect((await auditRows(del)).map(([a, s, f]) => [a, s, f])).toEqual([
+      ['DeleteAssetGroupTagSelector', 'intent', { asset_group_tag_id: 1, asset_group_tag_selector_id: id }],
+      ['DeleteAssetGroupTagSelector', 'success', { asset_group_tag_id: 1, asset_group_tag_selector_id: id }],
+    ])
+  })
+
+  it('every selector operation is in the OpenAPI document with its permission', async () => {
+    const doc = (await (await admin.raw('GET', '/api/v2/spec')).json()) as { paths: Record<string, Record<string, { operationId: string; 'x-permission'?: string | null }>> }
+    const p = '/api/v2/asset-group-tags/{asset_group_tag_id}/selectors'
+    expect(doc.paths['/api/v2/asset-group-tags'].get.operationId).toBe('GetAssetGroupTags')
+    expect(doc.paths[p].get.operationId).toBe('GetAssetGroupTagSelectors')
+    expect(doc.paths[p].post).toMatchObject({ operationId: 'CreateAssetGroupTagSelector', 'x-permission': 'graph/ManageAssetGroups' })
+    const one = doc.paths[`${p}/{asset_group_tag_selector_id}`]
+    expect(one.get.operationId).toBe('GetAssetGroupTagSelector')
+    expect(one.patch).toMatchObject({ operationId: 'UpdateAssetGroupTagSelector', 'x-permission': 'graph/ManageAssetGroups' })
+    expect(one.delete).toMatchObject({ operationId: 'DeleteAssetGroupTagSelector', 'x-permission': 'graph/ManageAssetGroups' })
+  })
+})
