@@ -11,7 +11,7 @@ import type { EdgeHoundClient } from '../../src/client'
 import { requestAnalysis } from '../../src/client/findings'
 import { waitForRun } from '../fixtures/findings/helpers'
 import { postProcess } from '../../src/collectors/postprocess'
-import { file, gid, noPropGroup, P, ROLES } from '../fixtures/azurehound/roles'
+import { file, gid, noPropGroup, ONPREM, P, ROLES } from '../fixtures/azurehound/roles'
 
 const db = () => (env as unknown as { DB: D1Database }).DB
 
@@ -60,6 +60,9 @@ function expected(): string[] {
   add('spApp', 'AZMGAddSecret', APPS_AND_SPS)
   add('spApp', 'AZMGAddOwner', APPS_AND_SPS)
   add('spApp', 'AZMGAddMember', ['gTeam'])
+  // Hybrid: the synchronised user and its AD account, both ways (uAuth: synchronisation off)
+  add('adGa', 'SyncedToEntraUser', ['uGa'])
+  add('uGa', 'SyncedToADUser', ['adGa'])
   return e.sort()
 }
 
@@ -70,6 +73,7 @@ beforeAll(async () => {
   admin = await adminToken()
   for (const k of Object.keys(P)) names.set(gid(k), k)
   for (const r of Object.keys(ROLES)) names.set(gid(`role:${r}`), `role:${r}`)
+  for (const k of Object.keys(ONPREM)) names.set(gid(k), k)
   names.set(gid('tenant'), 'tenant')
   const job = (await startUploadJob(admin)).data
   const res = await admin.raw('POST', `/api/v2/file-upload/${job.id}`, JSON.stringify(file), { contentType: 'application/json', headers: { 'X-File-Upload-Name': 'fabrikam.json' } })
@@ -92,7 +96,7 @@ describe('Azure post-processing on the FABRIKAM fixture', () => {
     const want = expected()
     expect(got.filter((x) => !want.includes(x))).toEqual([]) // nothing extra
     expect(want.filter((x) => !got.includes(x))).toEqual([]) // nothing missing
-    expect(got).toHaveLength(114)
+    expect(got).toHaveLength(116)
   })
 
   it('negatives, one by one', async () => {
@@ -114,6 +118,8 @@ describe('Azure post-processing on the FABRIKAM fixture', () => {
       'spApp AZMGAddOwner gTeam', // Directory.ReadWrite.All on a principal outside the tenant counts for nothing
       'spApp AZMGGrantRole role:ga',
       'role:exchange AZAddOwner app1',
+      'adAuth SyncedToEntraUser uAuth', // on-premises SID, synchronisation off
+      'uAuth SyncedToADUser adAuth',
     ])
       expect(got.has(absent), absent).toBe(false)
   })

@@ -33,6 +33,8 @@
  *                     contains "windows"
  *   AZMG*             service principals holding a Microsoft Graph app role (the AZMG…_ReadWrite… kinds the
  *                     conversion writes) on a service principal of a tenant → that tenant's objects (MG_RULES)
+ *   SyncedToEntraUser, SyncedToADUser   (BloodHound's hybrid PostHybrid) a tenant's user with
+ *                     `onpremsyncenabled` true and an `onpremid` ↔ the AD `User` with that object id, both ways
  *
  * Each rule is one set-based statement per run; nothing proportional to the graph passes through the isolate.
  */
@@ -242,7 +244,26 @@ ${INSERT}
 SELECT DISTINCT s.sp, t.id, r.kind, '{}', ?1, ?1, 1
 FROM src s JOIN rules r ON r.grant_kind = s.grant_kind JOIN tgt t ON t.tenant = s.tenant AND t.class = r.class`
 
+/**
+ * Hybrid users (BloodHound's PostHybrid): an Entra user the tenant contains, synchronised from AD
+ * (`onpremsyncenabled` true, non-empty `onpremid`), and the AD `User` whose object id is that SID (compared
+ * upper-cased: AD object ids are stored upper-case) get SyncedToEntraUser (AD → Entra) and SyncedToADUser
+ * (Entra → AD). BloodHound creates a bare AD user when none exists; the conversion already writes that node
+ * (a placeholder `User`) for every user with an on-premises SID, so a missing one means it was deleted since.
+ */
+const HYBRID = `
+WITH su(az, ad) AS (
+  SELECT u.id, a.id
+  FROM nodes t JOIN edges c ON c.start_id = t.id AND c.kind = 'AZContains'
+  JOIN nodes u ON u.id = c.end_id AND u.kind = 'AZUser'
+  JOIN nodes a ON a.objectid = upper(json_extract(u.properties, '$.onpremid')) AND a.kind = 'User'
+  WHERE t.kind = 'AZTenant' AND json_extract(u.properties, '$.onpremsyncenabled') IS 1 AND json_extract(u.properties, '$.onpremid') <> '')
+${INSERT}
+SELECT ad, az, 'SyncedToEntraUser', '{}', ?1, ?1, 1 FROM su
+UNION ALL
+SELECT az, ad, 'SyncedToADUser', '{}', ?1, ?1, 1 FROM su`
+
 /** The Azure statements of the derived-edge batch; ?1 = now. */
 export function azureDerivedStatements(db: D1Database, now: string): D1PreparedStatement[] {
-  return [TENANT_ADMINS, ADD_SECRET, ADD_OWNER, RESET_PASSWORD, ADD_MEMBERS, EXECUTE_COMMAND, MG_ABUSE].map((sql) => db.prepare(sql).bind(now))
+  return [TENANT_ADMINS, ADD_SECRET, ADD_OWNER, RESET_PASSWORD, ADD_MEMBERS, EXECUTE_COMMAND, MG_ABUSE, HYBRID].map((sql) => db.prepare(sql).bind(now))
 }
