@@ -149,7 +149,7 @@ export function forgetTokenKey(tokenId: string) {
 
 type Credential = { kind: 'token' | 'session'; id: string; signed?: SignedRequestFacts }
 
-async function verifyCredential(c: Context<AppEnv>, header: string): Promise<Credential> {
+async function verifyCredential(c: Context<AppEnv>, header: string, readOnly = false): Promise<Credential> {
   const sp = header.indexOf(' ')
   const scheme = (sp === -1 ? header : header.slice(0, sp)).toLowerCase()
   const param = sp === -1 ? '' : header.slice(sp + 1).trim()
@@ -188,7 +188,8 @@ async function verifyCredential(c: Context<AppEnv>, header: string): Promise<Cre
   // ones already admitted (auth/request-date.ts). The replay key is the signature as decoded, re-encoded
   // canonically, so two spellings of one signature are one key.
   const signed: SignedRequestFacts = { offsetMinutes: parsed.offsetMinutes, claimedMs: date.getTime() }
-  if (isMutating(c.req.method)) signed.replayKey = toBase64(sig)
+  // A route declared read-only (route.ts `readOnly`) changes nothing, so its requests are checked like GETs.
+  if (isMutating(c.req.method) && !readOnly) signed.replayKey = toBase64(sig)
   return { kind: 'token', id: param, signed }
 }
 
@@ -197,7 +198,7 @@ async function verifyCredential(c: Context<AppEnv>, header: string): Promise<Cre
  * the caller's bucket on admission; the measured rest is charged when the request ends.
  */
 export function authenticate(
-  opts: { required: true; cost?: (c: Context<AppEnv>) => number } | { required: false; publicLimit: 'ip' | 'login' },
+  opts: { required: true; cost?: (c: Context<AppEnv>) => number; readOnly?: boolean } | { required: false; publicLimit: 'ip' | 'login' },
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     let admitted: { weight: number; nowMs: number; slots: [string, string][] }
@@ -210,7 +211,7 @@ export function authenticate(
       }
       const header = c.req.header('authorization')
       if (!header || !header.trim()) return fail(c, 'authentication required: no Authorization header')
-      const cred = await verifyCredential(c, header.trim())
+      const cred = await verifyCredential(c, header.trim(), opts.readOnly)
       const cfg = c.var.config
       const nowMs = c.var.now().getTime()
       const weight = cfg.RATE_LIMIT_COST === 'on' && opts.cost ? Math.max(1, Math.ceil(opts.cost(c))) : 1

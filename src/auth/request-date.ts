@@ -28,6 +28,13 @@
  *     real client stays within the one-hour step (with a clock within 5 minutes, which NTP gives).
  *  3. A mutating request (POST, PUT, PATCH, DELETE) is admitted at most once: its signature is recorded in
  *     the object for REPLAY_MEMORY_MS and the same signature is refused after that (see below).
+ *     Except on a route declared read-only (src/http/route.ts `readOnly`, which only a route whose audit
+ *     declaration says it changes nothing may carry; today POST /api/v2/graphs/cypher, which refuses updating
+ *     clauses): it is checked like a GET. Rule 3 exists so that a captured request cannot repeat a change; a
+ *     repeat of a read changes nothing, and its answer goes to whoever sent it, who could already read the
+ *     original answer if it could capture the request. So a read-only POST gains a replayer exactly what a
+ *     GET does — nothing beyond the validity window of rules 1–2, which still apply, as do rate limits and
+ *     costs — while real clients that repeat a read query within one signed hour keep working.
  *
  * Why rule 2 bounds every replay of a request the service has received to VALIDITY_WINDOW_MS (2 h 5 min).
  * Say the captured request R (true offset O) reached the token's object at some time a ≥ T. Then O was

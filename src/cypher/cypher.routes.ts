@@ -27,6 +27,8 @@ export const cypherRoutes: RouteEntry[] = [
       path: '/api/v2/graphs/cypher',
       operationId: 'RunCypherQuery',
       audit: { exempt: 'read-only: updating clauses are refused, nothing changes' },
+      // the same signed query may be sent again within its validity, like a GET (src/auth/request-date.ts)
+      readOnly: true,
       summary: 'Run a read-only Cypher query against the graph',
       description:
         'BloodHound-compatible. The supported subset, budgets and refusals are listed in docs/cypher.md. Only the ' +

@@ -77,6 +77,14 @@ export interface RouteDef<
    * the route table); `{ exempt: reason }` for a non-GET route that changes nothing.
    */
   audit?: AuditDecl
+  /**
+   * A non-GET route that changes nothing (today only POST /api/v2/graphs/cypher, which refuses updating
+   * clauses). Its signed requests follow the GET rule of src/auth/request-date.ts — valid for the signature's
+   * window, repeatable — instead of "a mutation is admitted once": a client that sends the same read query
+   * twice in one signed hour (Sentinel's Tier Zero collector after a restart) is answered, not refused. Only
+   * allowed together with `audit: { exempt }` (checked by defineRoute), so a route that writes cannot opt in.
+   */
+  readOnly?: true
 }
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined
@@ -162,6 +170,8 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
   def: RouteDef<P, Q, B>,
   handler: Handler<P, Q, B>,
 ): RouteEntry {
+  if (def.readOnly && !(def.audit && 'exempt' in def.audit))
+    throw new Error(`route ${def.method.toUpperCase()} ${def.path}: readOnly needs audit: { exempt } (a route that changes nothing)`)
   const handlers: MiddlewareHandler<AppEnv>[] = []
   const maxBytes = def.body?.maxBytes ?? DEFAULT_MAX_BODY
   handlers.push(async (c, next) => {
@@ -183,7 +193,11 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
     authenticate(
       def.auth === 'public'
         ? { required: false, publicLimit: def.publicLimit ?? 'ip' }
-        : { required: true, cost: cost === undefined ? undefined : typeof cost === 'number' ? () => cost : cost.of },
+        : {
+            required: true,
+            cost: cost === undefined ? undefined : typeof cost === 'number' ? () => cost : cost.of,
+            readOnly: def.readOnly === true,
+          },
     ),
   )
   if (def.auth !== 'public' && def.auth !== 'authenticated') handlers.push(permit(def.auth))

@@ -248,6 +248,26 @@ describe('replayed signed requests', () => {
     expect(names.filter((n: string) => n === 'once')).toHaveLength(1)
   })
 
+  it('a read-only POST (Cypher) may be sent again like a GET; the clock rules still bound it', async () => {
+    const tok = await freshToken()
+    const date = localDate(Date.now(), 0)
+    const body = JSON.stringify({ query: 'MATCH (n) RETURN count(n)' })
+    const first = await send(tok, 'POST', '/api/v2/graphs/cypher', date, date, body)
+    const second = await send(tok, 'POST', '/api/v2/graphs/cypher', date, date, body)
+    expect(first.status).toBe(200)
+    expect(second.status).toBe(200)
+    expect(await second.json()).toEqual(await first.json())
+    const old = localDate(Date.now() - 3 * HOUR, 0)
+    await expectEnvelope(await send(tok, 'POST', '/api/v2/graphs/cypher', old, old, body), 401, /minutes behind/)
+  })
+
+  it('only a route that declares it changes nothing (audit exempt) may be read-only', async () => {
+    const { defineRoute } = await import('../../src/http/route')
+    const def = { method: 'post' as const, path: '/x', operationId: 'X', summary: 'x', tags: [] as string[], auth: 'graph/Read' as const, responses: {}, readOnly: true as const }
+    expect(() => defineRoute({ ...def, audit: { action: 'CreateAssetGroup' } }, (c) => c.body(null))).toThrow(/readOnly needs audit/)
+    expect(() => defineRoute({ ...def, audit: { exempt: 'reads' } }, (c) => c.body(null))).not.toThrow()
+  })
+
   it('clients sending local time keep working: any first offset, a later higher one, a daylight-saving fall-back', async () => {
     const ny = await freshToken() // Python's datetime.now().astimezone() in New York
     for (let i = 0; i < 2; i++) expect((await send(ny, 'GET', '/api/version', localDate(Date.now(), -300).replace(/(\.\d{3})/, '$1123'))).status).toBe(200)
