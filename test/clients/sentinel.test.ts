@@ -36,7 +36,7 @@ function payload(): OpenGraphPayload {
 }
 
 /** Ingest the known graph (once per file) and wait for the analysis its job's end requested. */
-export async function ingestKnownGraph(admin: EdgeHoundClient): Promise<void> {
+async function ingestKnownGraph(admin: EdgeHoundClient): Promise<void> {
   await upsertExtension(admin, GH_EXTENSION)
   const { job } = await ingest(admin, payload())
   expect(job.failed_files).toBe(0)
