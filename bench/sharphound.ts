@@ -4,7 +4,10 @@
  * (bench/lib/sharphound-gen.ts) through the public file-upload API, as a ratio to raw D1 inserts of the
  * same rows in the same run (bench/lib/floors.ts), plus the post-processing time.
  *
- *   npm run bench:sharphound -- [--users 10000] [--objects-per-file 2000]
+ *   npm run bench:sharphound -- [--users 10000] [--objects-per-file 2000] [--adcs]
+ *
+ * `--adcs` adds an ADCS environment (bench/lib/sharphound-gen.ts) so that post-processing derives the ADCS
+ * relationships too.
  *
  * Elements = nodes + relationships the job received (placeholders excluded, as the job counts them).
  * The floor inserts the rows the conversion produces (nodes including placeholders, relationships by
@@ -72,13 +75,13 @@ function convertedGraph(files: [string, string][]): GenGraph {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { users: { type: 'string', default: '10000' }, 'objects-per-file': { type: 'string', default: '2000' } } })
+  const { values } = parseArgs({ options: { users: { type: 'string', default: '10000' }, 'objects-per-file': { type: 'string', default: '2000' }, adcs: { type: 'boolean', default: false } } })
   const users = Number(values.users)
   const perFile = Number(values['objects-per-file'])
   const log = (m: string) => console.error(`[sharphound ${users}] ${m}`)
 
   let t = performance.now()
-  const data = generateSharpHound(users)
+  const data = generateSharpHound(users, 13, { adcs: values.adcs })
   const files = [...sharpHoundFiles(data, perFile)]
   const bytes = files.reduce((n, [, s]) => n + s.length, 0)
   log(`generated ${files.length} files, ${(bytes / 1048576).toFixed(1)} MiB in ${(performance.now() - t).toFixed(0)} ms`)
@@ -117,8 +120,8 @@ async function main() {
       await new Promise((r) => setTimeout(r, 250))
     }
     const pp = await fetch(`${w.url}/__bench/postprocess`, { method: 'POST' })
-    const post = (await pp.json()) as { derivedEdges: number; durationMs: number }
-    log(`post-processing: ${post.derivedEdges} derived relationships in ${post.durationMs} ms`)
+    const post = (await pp.json()) as { derivedEdges: number; durationMs: number; adcs: { readMs: number; deriveMs: number; nodes: number; edges: number } }
+    log(`post-processing: ${post.derivedEdges} derived relationships in ${post.durationMs} ms (ADCS: read ${post.adcs.readMs} ms, derive ${post.adcs.deriveMs} ms, ${post.adcs.nodes} nodes, ${post.adcs.edges} relationships read)`)
 
     const result = {
       users,

@@ -24,9 +24,20 @@ export interface SharpHoundData {
   domains: Json[]
   ous: Json[]
   gpos: Json[]
+  /** with `adcs`: the ADCS objects (SharpHound's certtemplates, enterprisecas, rootcas, ntauthstores files) */
+  certtemplates?: Json[]
+  enterprisecas?: Json[]
+  rootcas?: Json[]
+  ntauthstores?: Json[]
 }
 
-export function generateSharpHound(users: number, seed = 13): SharpHoundData {
+/**
+ * `adcs`: add an ADCS environment (a root CA, an NTAuth store, an enterprise CA hosted on HOST1 that
+ * Authenticated Users may enroll on, DC HOST0 with UPN mapping and a weak certificate binding) and four
+ * templates: USER (DOMAIN USERS enroll: every user is expanded), ESC1 (a group), ESC4 (a helpdesk group
+ * holds GenericAll), ESC9 (DOMAIN COMPUTERS enroll: every computer is a victim, its ACL holders attackers).
+ */
+export function generateSharpHound(users: number, seed = 13, opts: { adcs?: boolean } = {}): SharpHoundData {
   const rnd = prng(seed)
   const pick = <T>(a: T[]): T => a[Math.floor(rnd() * a.length)]
   const D = BENCH_DOMAIN
@@ -159,12 +170,57 @@ export function generateSharpHound(users: number, seed = 13): SharpHoundData {
     },
   ]
   const gpoData = [{ ObjectIdentifier: gpo, Properties: { name: `DEFAULT DOMAIN POLICY@${NAME}`, domain: NAME, domainsid: D }, Aces: standardAces(sid(512)) }]
-  return { users: userData, groups: groupData, computers: computerData, domains: domainData, ous: ouData, gpos: gpoData }
+  const data: SharpHoundData = { users: userData, groups: groupData, computers: computerData, domains: domainData, ous: ouData, gpos: gpoData }
+  if (opts.adcs) {
+    const au = `${NAME}-S-1-5-11`
+    groupData.push({ ObjectIdentifier: au, Properties: { name: `AUTHENTICATED USERS@${NAME}`, domain: NAME, domainsid: D }, Aces: [], Members: [], HasSIDHistory: [] })
+    ;(computerData[0] as Json).DCRegistryData = {
+      CertificateMappingMethods: { Collected: true, FailureReason: null, Value: 4 },
+      StrongCertificateBindingEnforcement: { Collected: true, FailureReason: null, Value: 1 },
+    }
+    const obj = (n: number) => `0E000000-0000-0000-0000-${String(n).padStart(12, '0')}`
+    const props = (name: string, extra: Json = {}) => ({ name: `${name}@${NAME}`, domain: NAME, domainsid: D, ...extra })
+    const template = (n: number, name: string, extra: Json, aces: Json[]) => ({
+      ObjectIdentifier: obj(n),
+      Properties: props(name, {
+        schemaversion: 2, authorizedsignatures: 0, requiresmanagerapproval: false, enrolleesuppliessubject: false, authenticationenabled: true,
+        nosecurityextension: false, subjectaltrequireupn: false, subjectaltrequirespn: false, subjectaltrequiredns: false, subjectaltrequiredomaindns: false,
+        effectiveekus: ['1.3.6.1.5.5.7.3.2'], certificatepolicy: [], applicationpolicies: [], ...extra,
+      }),
+      Aces: [...standardAces(sid(512)), ...aces],
+      DomainSID: D,
+    })
+    data.certtemplates = [
+      template(10, 'USER', {}, [ace(sid(513), 'Group', 'Enroll')]),
+      template(11, 'ESC1', { enrolleesuppliessubject: true }, [ace(groupIds[3], 'Group', 'Enroll')]),
+      template(12, 'ESC4', { requiresmanagerapproval: true }, [ace(helpdesk[0], 'Group', 'GenericAll')]),
+      template(13, 'ESC9', { nosecurityextension: true, subjectaltrequireupn: true }, [ace(sid(515), 'Group', 'Enroll')]),
+    ]
+    data.rootcas = [{ ObjectIdentifier: obj(1), Properties: props('BENCH-ROOT', { certthumbprint: 'AA', certchain: ['AA'] }), Aces: [], DomainSID: D }]
+    data.ntauthstores = [{ ObjectIdentifier: obj(2), Properties: props('NTAUTHCERTIFICATES', { certthumbprints: ['BB'] }), Aces: [], DomainSID: D }]
+    data.enterprisecas = [
+      {
+        ObjectIdentifier: obj(3),
+        Properties: props('BENCH-CA', { certthumbprint: 'BB', certchain: ['BB', 'AA'], casecuritycollected: true, enrollmentagentrestrictionscollected: true, isuserspecifiessanenabledcollected: true }),
+        Aces: standardAces(sid(512)),
+        DomainSID: D,
+        HostingComputer: computerIds[1],
+        EnabledCertTemplates: data.certtemplates.map((t) => tp(t.ObjectIdentifier as string, 'CertTemplate')),
+        CARegistryData: {
+          CASecurity: { Collected: true, FailureReason: null, Data: [ace(au, 'Group', 'Enroll')] },
+          EnrollmentAgentRestrictions: { Collected: true, FailureReason: null, Restrictions: [] },
+          IsUserSpecifiesSanEnabled: { Collected: true, FailureReason: null, Value: false },
+        },
+        HttpEnrollmentEndpoints: [],
+      },
+    ]
+  }
+  return data
 }
 
 /** The data as SharpHound files of at most `maxObjects` objects each: [file name, JSON text]. */
 export function* sharpHoundFiles(d: SharpHoundData, maxObjects: number): Generator<[string, string]> {
-  for (const [type, data] of Object.entries(d) as [string, Json[]][]) {
+  for (const [type, data] of Object.entries(d).filter(([, v]) => v !== undefined) as [string, Json[]][]) {
     for (let i = 0; i < data.length; i += maxObjects) {
       const part = data.slice(i, i + maxObjects)
       yield [`bench_${type}_${i / maxObjects}.json`, JSON.stringify({ data: part, meta: { methods: 46067, type, count: part.length, version: 6 } })]

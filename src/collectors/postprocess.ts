@@ -123,13 +123,19 @@ export function citrixCanRdp(d: CitrixData): [number, number][] {
 export interface PostProcessSummary {
   derivedEdges: number
   durationMs: number
+  /** ADCS: time to read the facts (two D1 batches) and to derive (isolate), the facts' size */
+  adcs: { readMs: number; deriveMs: number; nodes: number; edges: number }
 }
 
 /** Derives and stores the post-processed relationships (one read, one write batch). */
 export async function postProcess(db: D1Database, now: string): Promise<PostProcessSummary> {
   const started = Date.now()
   const holders = replicationHolders(await loadReplicationMembership(db))
-  const adcs = deriveAdcs(await loadAdcsFacts(db))
+  const t0 = Date.now()
+  const facts = await loadAdcsFacts(db)
+  const t1 = Date.now()
+  const adcs = deriveAdcs(facts)
+  const t2 = Date.now()
   const citrixRdp = citrixCanRdp(await loadCitrixData(db))
   const derivedEdges = await replaceDerivedEdges(db, {
     now,
@@ -138,5 +144,5 @@ export async function postProcess(db: D1Database, now: string): Promise<PostProc
     adcs,
     citrixRdp,
   })
-  return { derivedEdges, durationMs: Date.now() - started }
+  return { derivedEdges, durationMs: Date.now() - started, adcs: { readMs: t1 - t0, deriveMs: t2 - t1, nodes: facts.nodes.length, edges: facts.edges.length } }
 }
