@@ -168,6 +168,47 @@ WHERE e.kind = '${raw}'
 }
 const OWNS = `${INSERT_PREFIX} ${ownsFrom('OwnsRaw', 'Owns')} UNION ALL ${ownsFrom('WriteOwnerRaw', 'WriteOwner')}`
 
+/** The collected domains (BloodHound's fetchCollectedDomainNodes): `collected: true`, with their SID. */
+const COLLECTED_DOMAINS = `SELECT id, json_extract(properties, '$.domainsid') AS sid, properties FROM nodes
+  WHERE kind = 'Domain' AND json_extract(properties, '$.collected') IS 1`
+
+/**
+ * ProtectAdminGroups (BloodHound's PostProtectAdminGroups): per collected domain, its AdminSDHolder
+ * container (a `Container` of the domain whose `distinguishedname` starts with CN=ADMINSDHOLDER,CN=SYSTEM,;
+ * the first one if several) → every `User`, `Group` and `Computer` of the domain with
+ * `adminsdholderprotected: true` (SharpHound's flag: the object's ACL is the one AdminSDHolder stamps).
+ * Candidates are read through the nodes' (kind, environment) index: an AD object's environment is its domain SID.
+ */
+const PROTECT_ADMIN_GROUPS = `
+WITH dom(sid) AS (SELECT sid FROM (${COLLECTED_DOMAINS}) WHERE sid IS NOT NULL),
+  holder(sid, id) AS (
+    SELECT d.sid, (SELECT MIN(c.id) FROM nodes c
+                   WHERE c.kind = 'Container' AND c.environment_id = d.sid AND json_extract(c.properties, '$.domainsid') = d.sid
+                     AND substr(json_extract(c.properties, '$.distinguishedname'), 1, 27) = 'CN=ADMINSDHOLDER,CN=SYSTEM,')
+    FROM dom d)
+${INSERT_PREFIX}
+SELECT h.id, n.id, 'ProtectAdminGroups', ${DERIVED_PROPS}, ?1, ?1, 1
+FROM holder h JOIN nodes n ON n.kind IN ('User', 'Group', 'Computer') AND n.environment_id = h.sid
+WHERE h.id IS NOT NULL AND json_extract(n.properties, '$.adminsdholderprotected') IS 1 AND json_extract(n.properties, '$.domainsid') = h.sid`
+
+/**
+ * HasTrustKeys (BloodHound's PostHasTrustKeys): a collected domain with a `netbios` name that trusts another
+ * domain (its outbound SameForestTrust / CrossForestTrust to a `Domain` with a `domainsid`) → the trust
+ * account in that domain: the `User` of that domain whose `samaccountname` is `<netbios>$` (the first one).
+ */
+const HAS_TRUST_KEYS = `
+WITH tr(domain, account) AS (
+  SELECT d.id, (SELECT MIN(u.id) FROM nodes u
+                WHERE u.kind = 'User' AND u.environment_id = json_extract(t.properties, '$.domainsid')
+                  AND json_extract(u.properties, '$.domainsid') = json_extract(t.properties, '$.domainsid')
+                  AND json_extract(u.properties, '$.samaccountname') = json_extract(d.properties, '$.netbios') || '$')
+  FROM (${COLLECTED_DOMAINS}) d
+  JOIN edges e ON e.start_id = d.id AND e.kind IN ('SameForestTrust', 'CrossForestTrust')
+  JOIN nodes t ON t.id = e.end_id AND t.kind = 'Domain'
+  WHERE json_type(d.properties, '$.netbios') = 'text' AND json_type(t.properties, '$.domainsid') = 'text')
+${INSERT_PREFIX}
+SELECT DISTINCT domain, account, 'HasTrustKeys', ${DERIVED_PROPS}, ?1, ?1, 1 FROM tr WHERE account IS NOT NULL`
+
 /** One row of the replication-right membership: `id` holds `right` on `domain`, itself or through `parent`. */
 export interface ReplicationRow {
   domain: number
@@ -344,6 +385,8 @@ export async function replaceDerivedEdges(db: D1Database, d: DerivedInput): Prom
     db.prepare(`DELETE FROM edges WHERE derived = 1`),
     db.prepare(DN_MEMBERS).bind(d.now),
     db.prepare(OWNS).bind(d.now),
+    db.prepare(PROTECT_ADMIN_GROUPS).bind(d.now),
+    db.prepare(HAS_TRUST_KEYS).bind(d.now),
     db.prepare(LOCAL_GROUP_RIGHTS).bind(d.now),
     db.prepare(RDP_WITH_URA_SHORTCUT).bind(d.now),
     db.prepare(RDP_WITH_URA_HOLDERS).bind(d.now),

@@ -530,6 +530,67 @@ describe('SharpHound: CanRDP on Citrix computers (own fixture: CTX.EXAMPLE)', ()
   })
 })
 
+describe('SharpHound: ProtectAdminGroups and HasTrustKeys (own fixture: PAG.EXAMPLE)', () => {
+  // PAG.EXAMPLE (collected, NetBIOS "PAG") trusts TRUSTED.EXAMPLE (outbound, external). Worked out by hand:
+  //   ProtectAdminGroups  its AdminSDHolder container → uProt, gProt, cProt (adminsdholderprotected: true);
+  //                       not uNot (false), not uElsewhere (protected, but of TRUSTED.EXAMPLE, not collected)
+  //   HasTrustKeys        PAG.EXAMPLE → PAG$ of TRUSTED.EXAMPLE (the trust account); not OTHER$ there, not
+  //                       the PAG$ of PAG.EXAMPLE itself; TRUSTED.EXAMPLE (not collected, no netbios) → nothing
+  const S1 = 'S-1-5-21-5151-5252-5353'
+  const S2 = 'S-1-5-21-6161-6262-6363'
+  const [holder, otherContainer, uProt, gProt, cProt, uNot, ownPag] = [`${S1}-ADMINSDHOLDER`, `${S1}-SYSTEMCONT`, `${S1}-1801`, `${S1}-1802`, `${S1}-1803`, `${S1}-1804`, `${S1}-1805`]
+  const [trustAcct, otherAcct, uElsewhere] = [`${S2}-1901`, `${S2}-1902`, `${S2}-1903`]
+  const u = (id: string, domainsid: string, props: Record<string, unknown>) => ({ ObjectIdentifier: id, Properties: { name: `${id}@X`, domainsid, ...props } })
+
+  beforeAll(async () => {
+    const job = (await startUploadJob(admin)).data.id
+    const res = await uploadFile(admin, job, zip({
+      'pag_domains.json': file('domains', [{
+        ObjectIdentifier: S1,
+        Properties: { name: 'PAG.EXAMPLE', domain: 'PAG.EXAMPLE', domainsid: S1, netbios: 'PAG', collected: true },
+        Trusts: [{ TargetDomainSid: S2, TargetDomainName: 'TRUSTED.EXAMPLE', IsTransitive: false, TrustDirection: 'Outbound', TrustType: 'External', SidFilteringEnabled: true, TGTDelegationEnabled: false }],
+      }]),
+      'pag_containers.json': file('containers', [
+        { ObjectIdentifier: holder, Properties: { name: 'ADMINSDHOLDER@PAG.EXAMPLE', domainsid: S1, distinguishedname: 'CN=AdminSDHolder,CN=System,DC=pag,DC=example' } },
+        { ObjectIdentifier: otherContainer, Properties: { name: 'SYSTEM@PAG.EXAMPLE', domainsid: S1, distinguishedname: 'CN=System,DC=pag,DC=example' } },
+      ]),
+      'pag_users.json': file('users', [
+        u(uProt, S1, { adminsdholderprotected: true }), u(uNot, S1, { adminsdholderprotected: false }), u(ownPag, S1, { samaccountname: 'PAG$' }),
+        u(trustAcct, S2, { samaccountname: 'PAG$' }), u(otherAcct, S2, { samaccountname: 'OTHER$' }), u(uElsewhere, S2, { adminsdholderprotected: true }),
+      ]),
+      'pag_groups.json': file('groups', [{ ...u(gProt, S1, { adminsdholderprotected: true }), Members: [] }]),
+      'pag_computers.json': file('computers', [u(cProt, S1, { adminsdholderprotected: true })]),
+    }), { contentType: 'application/zip', fileName: 'pag.zip' })
+    expect(res.data).toMatchObject({ files: 5, errors: [] })
+    await endUploadJob(admin, job)
+    for (const until = Date.now() + 20_000; Date.now() < until; ) {
+      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
+      if (busy!.n === 0) break
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    await runAnalysisDirect(db())
+  })
+
+  async function ends(start: string, kind: string): Promise<string[]> {
+    const r = await db()
+      .prepare(`SELECT t.objectid FROM edges e JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id WHERE s.objectid = ?1 AND e.kind = ?2 AND e.derived = 1 ORDER BY t.objectid`)
+      .bind(start, kind)
+      .all<{ objectid: string }>()
+    return r.results.map((x) => x.objectid)
+  }
+
+  it('ProtectAdminGroups: the AdminSDHolder container → the protected users, groups and computers of its domain', async () => {
+    expect(await ends(holder, 'ProtectAdminGroups')).toEqual([uProt, gProt, cProt].sort())
+    expect(await ends(otherContainer, 'ProtectAdminGroups')).toEqual([])
+    expect(await rel(holder, 'ProtectAdminGroups', uProt)).toEqual({ isacl: false })
+  })
+
+  it('HasTrustKeys: the trusting domain → its trust account in the trusted domain', async () => {
+    expect(await ends(S1, 'HasTrustKeys')).toEqual([trustAcct])
+    expect(await ends(S2, 'HasTrustKeys')).toEqual([])
+  })
+})
+
 describe('SharpHound: placeholders', () => {
   it('a relationship to an object not in the data keeps a Base node, filled in when the object arrives', async () => {
     const other = 'S-1-5-21-55-55-55'
