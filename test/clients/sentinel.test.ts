@@ -15,7 +15,7 @@
  */
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { adminToken, client } from '../helpers'
+import { adminToken, client, userWithRole } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
 import { upsertExtension } from '../../src/client/extensions'
 import { ingest, type OpenGraphPayload } from '../../src/client/graph'
@@ -107,8 +107,9 @@ describe('Microsoft Sentinel data connector (current Python Azure Functions)', (
   beforeAll(async () => {
     admin = await adminToken({ paced: true })
     await ingestKnownGraph(admin)
-    const t = await admin.createToken('sentinel')
-    sentinel = client({ kind: 'token', tokenId: t.data.id, tokenKey: t.data.key, scheme: 'bhesignature' }, { formatDate: pythonDate, paced: true })
+    // least privilege: the Auditor role reads the graph, findings, posture and the audit log
+    const t = await userWithRole('Auditor')
+    sentinel = client({ kind: 'token', tokenId: t.tokenId, tokenKey: t.tokenKey, scheme: 'bhesignature' }, { formatDate: pythonDate, paced: true })
   })
 
   it('attack_path_collector: domains → available-types → the four texts → details paged with skip (stops under 10)', async () => {
@@ -358,9 +359,8 @@ describe('Microsoft Sentinel, older Python function (bhe_client.py, "bhe-sentine
   let old: SentinelManager
 
   beforeAll(async () => {
-    const admin = await adminToken({ paced: true })
-    const t = await admin.createToken('sentinel-old')
-    old = new SentinelManager(client({ kind: 'token', tokenId: t.data.id, tokenKey: t.data.key, scheme: 'bhesignature' }, { formatDate: pythonDate, paced: true }))
+    const t = await userWithRole('Read-Only')
+    old = new SentinelManager(client({ kind: 'token', tokenId: t.tokenId, tokenKey: t.tokenKey, scheme: 'bhesignature' }, { formatDate: pythonDate, paced: true }))
   })
 
   it('version → domains → types + titles → details limit=0 Accepted=eq:False → sparkline from/to → posture-stats from/to', async () => {

@@ -12,7 +12,7 @@
  * `created_at` parsed for `_time`) is asserted present, non-null and typed.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { adminToken, client } from '../helpers'
+import { adminToken, client, userWithRole } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
 import { createAssetGroup } from '../../src/client/assetgroups'
 
@@ -112,8 +112,9 @@ describe('Cortex XSOAR BloodHoundEnterprise integration (audit events)', () => {
 
   beforeAll(async () => {
     admin = await adminToken({ paced: true })
-    const t = await admin.createToken('xsoar')
-    xsoar = new XsoarClient(client({ kind: 'token', tokenId: t.data.id, tokenKey: t.data.key, scheme: 'bhesignature' }, { formatDate: pythonIso, paced: true }))
+    // least privilege: an Auditor reads the audit log (BloodHound's docs ask for an administrator's token)
+    const t = await userWithRole('Auditor')
+    xsoar = new XsoarClient(client({ kind: 'token', tokenId: t.tokenId, tokenKey: t.tokenKey, scheme: 'bhesignature' }, { formatDate: pythonIso, paced: true }))
   })
 
   it('test-module: limit=1&sort_by=created_at answers 200 with data.logs', async () => {
