@@ -154,6 +154,48 @@ describe('edgehound against the real worker', () => {
     expect(gone.err).toContain(`error: no extension found matching extension id: ${id}`)
   })
 
+  it('extensions put DIR installs an extension folder; again changes nothing; its Tier Zero rule applies at the next run', async () => {
+    const dir = path.join(root, 'test/fixtures/extensions/folder-acme')
+    const put = await cli(['extensions', 'put', dir])
+    expect(put.err).toBe('')
+    expect(put.code).toBe(0)
+    expect(put.out).toMatch(/schema\.json: extension "AcmeVault" created \(id \d+\)/)
+    expect(put.out).toContain('rules 2 (2 created, 0 updated, 0 unchanged), saved searches 2 (2 created, 0 updated, 0 unchanged)')
+    const again = await cli(['extensions', 'put', dir, '--json'])
+    expect(again.code).toBe(0)
+    const report = JSON.parse(again.out)
+    expect([...report.rules, ...report.saved_searches].map((r: { action: string }) => r.action)).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged'])
+
+    const sel = JSON.parse((await cli(['request', 'GET', '/api/v2/asset-group-tags/1/selectors?type=eq:2'])).out)
+    expect(sel.data.selectors.map((s: { name: string; disabled_at: { valid: boolean } }) => [s.name, s.disabled_at.valid])).toEqual([
+      ['Acme Vault: operators of a vault', true],
+      ['Acme Vault: Tier Zero vaults', false],
+    ])
+    const saved = JSON.parse((await cli(['request', 'GET', '/api/v2/saved-queries'])).out)
+    expect(saved.data.map((q: { name: string }) => q.name).sort()).toEqual(['Acme Vault: all vaults', 'Acme Vault: who operates which vault'])
+
+    // a vault ingested afterwards is Tier Zero once a run has evaluated the rule
+    const file = path.join(persist, 'vaults.json')
+    await writeFile(
+      file,
+      JSON.stringify({
+        graph: {
+          nodes: [
+            { id: 'AV-VAULT-1', kinds: ['AV_Vault'], properties: { name: 'PAYROLL VAULT' } },
+            { id: 'AV-OPERATOR-1', kinds: ['AV_Operator'], properties: { name: 'VAULT OPERATOR' } },
+          ],
+          edges: [{ start: { value: 'AV-OPERATOR-1' }, end: { value: 'AV-VAULT-1' }, kind: 'AV_Administers' }],
+        },
+      }),
+    )
+    expect((await cli(['ingest', file])).code).toBe(0)
+    expect((await cli(['analysis', 'run', '--interval', '0.2', '--timeout', '60'])).code).toBe(0)
+    const t0 = await cli(['request', 'POST', '/api/v2/graphs/cypher', '-d', JSON.stringify({ query: "MATCH (n:Tag_Tier_Zero) WHERE n.objectid STARTS WITH 'AV-' RETURN n" })])
+    expect(t0.code).toBe(0)
+    const nodes = Object.values(JSON.parse(t0.out).data.nodes) as { objectId: string; isTierZero: boolean }[]
+    expect(nodes.map((n) => [n.objectId, n.isTierZero])).toEqual([['AV-VAULT-1', true]])
+  }, 120_000)
+
   it('saml create prints the SP URLs; the same name again is a 409 message', async () => {
     const meta = path.join(root, 'test/fixtures/saml/idp/okta.xml')
     const ok = await cli(['saml', 'create', 'okta', meta])
@@ -174,8 +216,13 @@ describe('edgehound against the real worker', () => {
     expect(ext.map((e) => [e.action, e.status, e.actor_name, e.fields.name])).toEqual([
       ['CreateGraphSchemaExtension', 'success', 'admin', 'GitHound'],
       ['CreateGraphSchemaExtension', 'success', 'admin', 'GitHound'],
+      // the extension folder installed twice (extensions put DIR)
+      ['CreateGraphSchemaExtension', 'success', 'admin', 'AcmeVault'],
+      ['CreateGraphSchemaExtension', 'success', 'admin', 'AcmeVault'],
     ])
     expect(ext[0].created_at <= ext[1].created_at).toBe(true)
+    const rules = JSON.parse((await cli(['audit', '--since', '1d', '--action', 'CreateAssetGroupTagSelector', '--status', 'success', '--json'])).out) as Entry[]
+    expect(rules.map((e) => e.fields.name)).toEqual(['Acme Vault: operators of a vault', 'Acme Vault: Tier Zero vaults'])
     const refused = JSON.parse((await cli(['audit', '--action', 'CreateSAMLIdentityProvider', '--status', 'failure', '--json'])).out) as Entry[]
     expect(refused).toHaveLength(1)
     expect(JSON.stringify(refused)).not.toContain('BEGIN CERTIFICATE')
