@@ -12,9 +12,9 @@
  *                      domain with `haslaps: true`
  *   AdminTo, CanRDP, CanPSRemote, ExecuteDCOM   from the computers' local groups (SQL, postprocess.store.ts)
  *   CanRDP on Citrix computers (a "Direct Access Users" local group, BloodHound's citrixEnabled rule, on by
- *                      default there): the cross product (src/collectors/crossproduct.ts) of the Remote Desktop
+ *                      default there): the cross product (src/collectors/adcs.ts) of the Remote Desktop
  *                      Users members, the Direct Access Users members and the RemoteInteractiveLogonRight
- *                      holders, computed here per computer
+ *                      holders, computed here per computer (the cross product of src/collectors/adcs.ts)
  *   Owns, WriteOwner   from OwnsRaw / WriteOwnerRaw (SQL, postprocess.store.ts)
  *   ADCS               the certificate relationships (EnterpriseCAFor, IssuedSignedBy, TrustedForNTAuth),
  *                      ExtendedByPolicy, EnrollOnBehalfOf, GoldenCert and the ADCSESC* relationships
@@ -22,9 +22,8 @@
  *
  * The set arithmetic is pure (`crossProduct`), unit-tested; the store does the I/O.
  */
-import { deriveAdcs } from './adcs'
+import { crossProductNodeSets, deriveAdcs, Membership, type AdcsNode } from './adcs'
 import { loadAdcsFacts } from './adcs.store'
-import { crossProductSets, type MembershipGraph } from './crossproduct'
 import { loadCitrixData, loadReplicationMembership, replaceDerivedEdges, type CitrixData, type ReplicationRow } from './postprocess.store'
 
 /**
@@ -87,36 +86,21 @@ export function replicationHolders(rows: readonly ReplicationRow[]): DomainHolde
   }))
 }
 
-/** Everyone (S-1-1-0) and Authenticated Users (S-1-5-11), as SharpHound writes them (`DOMAIN-S-1-1-0`). */
-const EVERYONE_OR_AUTHENTICATED_USERS = /(^|-)S-1-1-0$|(^|-)S-1-5-11$/i
-
 /**
  * CanRDP on the computers that have the Citrix Direct Access Users group (BloodHound's
- * FetchCanRDPEntityBitmapForComputer with citrixEnabled and user rights enforced): the cross product of
- * {Remote Desktop Users}, {Direct Access Users} and the RemoteInteractiveLogonRight holders. Pure.
+ * FetchCanRDPEntityBitmapForComputer with citrixEnabled and user rights enforced): the cross product
+ * (CalculateCrossProductNodeSets, shared with the ADCS rules: src/collectors/adcs.ts `crossProductNodeSets`)
+ * of {Remote Desktop Users}, {Direct Access Users} and the RemoteInteractiveLogonRight holders. Pure.
  */
 export function citrixCanRdp(d: CitrixData): [number, number][] {
-  const members = new Map<number, number[]>()
-  for (const [member, group] of d.membership) {
-    const list = members.get(group)
-    if (list) list.push(member)
-    else members.set(group, [member])
-  }
-  const groups = new Set<number>()
-  const excluded = new Set<number>()
-  for (const n of d.nodes) {
-    const kinds = JSON.parse(n.kinds) as string[]
-    if (kinds.includes('Group') || kinds.includes('ADLocalGroup')) {
-      groups.add(n.id)
-      if (EVERYONE_OR_AUTHENTICATED_USERS.test(n.objectid)) excluded.add(n.id)
-    }
-  }
-  const g: MembershipGraph = { members, groups, excluded }
+  const nodes = new Map<number, AdcsNode>(d.nodes.map((n) => [n.id, { id: n.id, objectid: n.objectid, kinds: JSON.parse(n.kinds) as string[], props: {} }]))
+  const m = new Membership(nodes, d.membership.map(([start, end]) => ({ start, end, kind: 'MemberOf' })))
   const holders = new Map<number, number[]>()
   for (const [computer, holder] of d.logonRight) holders.set(computer, [...(holders.get(computer) ?? []), holder])
   const out: [number, number][] = []
   for (const c of d.computers)
-    for (const id of crossProductSets(g, [[c.rdp], [c.dau], holders.get(c.computer) ?? []])) if (id !== c.computer) out.push([id, c.computer])
+    for (const id of [...crossProductNodeSets(m, [[c.rdp], [c.dau], holders.get(c.computer) ?? []])].sort((a, b) => a - b))
+      if (id !== c.computer) out.push([id, c.computer])
   return out
 }
 

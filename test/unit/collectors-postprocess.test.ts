@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { crossProduct, replicationHolders } from '../../src/collectors/postprocess'
-import { crossProductSets } from '../../src/collectors/crossproduct'
+import { citrixCanRdp } from '../../src/collectors/postprocess'
 import type { ReplicationRow } from '../../src/collectors/postprocess.store'
 
 describe('post-processing set arithmetic (DCSync, SyncLAPSPassword)', () => {
@@ -40,44 +40,44 @@ describe('post-processing set arithmetic (DCSync, SyncLAPSPassword)', () => {
   })
 })
 
-describe('cross product of principal sets (BloodHound CalculateCrossProductNodeSets: Citrix CanRDP)', () => {
-  const graph = (members: Record<number, number[]>, excluded: number[] = []) => ({
-    members: new Map(Object.entries(members).map(([g, m]) => [Number(g), m])),
-    groups: new Set([...Object.keys(members).map(Number), ...excluded]),
-    excluded: new Set(excluded),
+describe('CanRDP on Citrix computers: the cross product of RDP members, DAU members and logon-right holders', () => {
+  // node ids: computer 1, its RDP group 2, its DAU group 3; groups 10, 11; users 21…24; Everyone 99
+  const node = (id: number, kinds: string[], objectid = `S-1-5-21-1-${id}`) => ({ id, objectid, kinds: JSON.stringify(kinds) })
+  const base = [node(2, ['ADLocalGroup']), node(3, ['ADLocalGroup']), node(10, ['Group']), node(11, ['Group']), node(21, ['User']), node(22, ['User']), node(23, ['User']), node(24, ['User'])]
+  const data = (membership: [number, number][], logonRight: number[], extra: ReturnType<typeof node>[] = []) => ({
+    computers: [{ computer: 1, rdp: 2, dau: 3 }],
+    logonRight: logonRight.map((h) => [1, h] as [number, number]),
+    membership,
+    nodes: [...base, ...extra],
   })
 
-  it('a principal in every set through different groups gets it; one missing a set does not', () => {
-    // RDP 1 = {group 10 (21, 22), 23}; DAU 2 = {10, 24}; right 3 = {group 11 (21, 24)}
-    const g = graph({ 1: [10, 23], 10: [21, 22], 2: [10, 24], 11: [21, 24] })
-    expect(crossProductSets(g, [[1], [2], [11]])).toEqual([21])
+  it('a principal in all three sets through different groups gets it; one missing a set does not', () => {
+    // RDP = {10 (21, 22), 23}; DAU = {10, 24}; right = {11 (21, 24)} → 21 only
+    const d = data([[10, 2], [23, 2], [21, 10], [22, 10], [10, 3], [24, 3], [21, 11], [24, 11]], [11])
+    expect(citrixCanRdp(d)).toEqual([[21, 1]])
   })
 
-  it('nested groups both in every set: both get it, and (BloodHound XORs member sets) the inner group’s member comes back', () => {
-    // first set {1}: 1 ∋ 10 ∋ {11, 22}, 11 ∋ 21; second set {2}: 2 ∋ 10. Worked out: 11 (smallest) is a
-    // result and removes 21; 10 is a result and toggles {11, 21, 22}: 11 and 21 return, 22 leaves; 21 is in
-    // the check set, so it is a result too.
-    const g = graph({ 1: [10], 10: [11, 22], 11: [21], 2: [10] })
-    expect(crossProductSets(g, [[1], [2]])).toEqual([10, 11, 21])
+  it('a group in all three gets it, its members do not', () => {
+    // RDP = {10 (21)}; DAU = {10}; right = {10} → 10
+    expect(citrixCanRdp(data([[10, 2], [21, 10], [10, 3]], [10]))).toEqual([[10, 1]])
   })
 
-  it('a set holding Everyone / Authenticated Users (directly or as a member of its group) constrains nothing', () => {
-    const E = 99
-    const g = graph({ 1: [21, 22], 2: [21], 3: [E] }, [E])
-    expect(crossProductSets(g, [[1], [2], [E]])).toEqual([21]) // third set ignored
-    expect(crossProductSets(g, [[1], [2], [3]])).toEqual([21]) // 3 has Everyone as a member
-    expect(crossProductSets(g, [[1], [E]])).toEqual([1]) // one set left: its own entities
-    expect(crossProductSets(g, [[E], [3]])).toEqual([3, E]) // none left: every entity
+  it('nested groups both in every set: both get it and (BloodHound XORs member sets) the inner group’s member comes back', () => {
+    // RDP = {10}, 10 ∋ {11, 22}, 11 ∋ 21; DAU = {10}; right = {10}. The reference set is RDP's members
+    // {10, 11, 21, 22}: 11 (smallest) is in DAU and the right through 10 → result, removes 21; 10 → result,
+    // toggles {11, 21, 22}: 11 and 21 return, 22 leaves; 21 is in both other sets → result too.
+    const d = data([[10, 2], [11, 10], [22, 10], [21, 11], [10, 3]], [10])
+    expect(citrixCanRdp(d)).toEqual([[10, 1], [11, 1], [21, 1]])
   })
 
-  it('an empty set (nobody holds the right) or fewer than two sets: nothing', () => {
-    const g = graph({ 1: [21], 2: [21] })
-    expect(crossProductSets(g, [[1], [2], []])).toEqual([])
-    expect(crossProductSets(g, [[1]])).toEqual([])
+  it('Everyone holding the right constrains nothing; nobody holding it gives nobody', () => {
+    const everyone = node(99, ['Group'], 'CTX.EXAMPLE-S-1-1-0')
+    expect(citrixCanRdp(data([[21, 2], [22, 2], [21, 3]], [99], [everyone]))).toEqual([[21, 1]])
+    expect(citrixCanRdp(data([[21, 2], [21, 3]], []))).toEqual([])
   })
 
-  it('membership cycles terminate', () => {
-    const g = graph({ 1: [2], 2: [1, 21], 3: [21] })
-    expect(crossProductSets(g, [[1], [3]])).toEqual([21])
+  it('the computer itself is never given CanRDP to itself', () => {
+    const d = { ...data([[1, 2], [1, 3]], [1]), nodes: [...base, node(1, ['Computer'])] }
+    expect(citrixCanRdp(d)).toEqual([])
   })
 })
