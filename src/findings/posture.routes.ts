@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import { ApiError, rfc3339 } from '../http/errors'
+import { overBudget } from '../http/budget'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { nullTime } from './details'
 import { loadKindCatalog } from '../extensions/catalog'
@@ -24,6 +25,8 @@ export const POSTURE_DEFAULT_LIMIT = 100
 export const POSTURE_MAX_LIMIT = 10_000
 const YEAR_MS = 365 * 24 * 3600 * 1000
 const DAY_MS = 24 * 3600 * 1000
+/** Environment-days one posture-history request may read (one index seek each; docs/budgets.md). */
+export const POSTURE_HISTORY_BUDGET = 20_000
 
 /** `environments` repeated or comma-separated, trimmed, de-duplicated (finding trends and posture history). */
 function environmentsOf(c: { req: { queries: (k: string) => string[] | undefined } }): string[] {
@@ -262,6 +265,15 @@ export const postureRoutes: RouteEntry[] = [
       // Same rule as finding trends: an environment the caller may not see is indistinguishable from one
       // that never had a run (no points), so the answer is no existence oracle.
       const visible = envs.filter((e) => canSeeEnvironment(c.var.principal.environmentAccess, e))
+      const days = Math.floor(end.getTime() / DAY_MS) - Math.floor(start.getTime() / DAY_MS) + 1
+      if (envs.length * days > POSTURE_HISTORY_BUDGET)
+        throw overBudget(400, {
+          context: 'query.start',
+          what: `${envs.length} environment(s) × ${days} day(s)`,
+          budget: 'environment-days per posture history',
+          limit: POSTURE_HISTORY_BUDGET,
+          narrow: 'ask a shorter window (start/end) or fewer environments per request',
+        })
       const rows = visible.length ? await postureHistory(c.env.DB, visible, rfc3339(start), rfc3339(end)) : []
       const pick = { findings: 'findings', 'attack-paths': 'attack_paths', assets: 'assets', exposure: 'exposure' } as const
       return c.json({

@@ -107,6 +107,9 @@ export type PostureHistoryType = (typeof POSTURE_HISTORY_TYPES)[number]
  * the environments, the sum of the counts (open findings, finding types with open findings = attack paths,
  * Tier Zero nodes) and the largest exposure index. Days without a run of any of these environments have no
  * row. Counts of findings come from the run's sparkline rows (one per environment and finding type).
+ *
+ * Cost: one index seek (posture_stats_domain_created, backwards) per environment and day of the window,
+ * whatever the number of runs per day; the caller bounds days × environments (POSTURE_HISTORY_BUDGET).
  * The caller passes only environments it may see.
  */
 export async function postureHistory(
@@ -117,17 +120,23 @@ export async function postureHistory(
 ): Promise<{ day: string; findings: number; attack_paths: number; assets: number; exposure: number }[]> {
   const r = await db
     .prepare(
-      `WITH last AS (
-         SELECT p.run_id, p.domain_sid, p.tier_zero_count, p.exposure_index, substr(p.created_at, 1, 10) AS day,
-                ROW_NUMBER() OVER (PARTITION BY p.domain_sid, substr(p.created_at, 1, 10) ORDER BY p.created_at DESC, p.id DESC) AS rn
-         FROM posture_stats p
-         WHERE p.deleted_at IS NULL AND p.domain_sid IN (SELECT value FROM json_each(?1)) AND p.created_at >= ?2 AND p.created_at < ?3)
-       SELECT l.day,
-              COALESCE(SUM((SELECT SUM(s.finding_count) FROM finding_sparklines s WHERE s.run_id = l.run_id AND s.environment_id = l.domain_sid)), 0) AS findings,
-              COALESCE(SUM((SELECT COUNT(*) FROM finding_sparklines s WHERE s.run_id = l.run_id AND s.environment_id = l.domain_sid AND s.finding_count > 0)), 0) AS attack_paths,
-              SUM(l.tier_zero_count) AS assets,
-              MAX(l.exposure_index) AS exposure
-       FROM last l WHERE l.rn = 1 GROUP BY l.day ORDER BY l.day`,
+      `WITH RECURSIVE days(d) AS (
+         SELECT substr(?2, 1, 10)
+         UNION ALL SELECT date(d, '+1 day') FROM days WHERE date(d, '+1 day') < ?3),
+       cells AS (
+         SELECT e.value AS env, days.d AS day,
+                (SELECT p.id FROM posture_stats p
+                 WHERE p.domain_sid = e.value AND p.deleted_at IS NULL
+                   AND p.created_at >= max(?2, days.d) AND p.created_at < min(?3, date(days.d, '+1 day'))
+                 ORDER BY p.created_at DESC, p.id DESC LIMIT 1) AS pid
+         FROM json_each(?1) e, days)
+       SELECT c.day,
+              COALESCE(SUM((SELECT SUM(s.finding_count) FROM finding_sparklines s WHERE s.run_id = p.run_id AND s.environment_id = p.domain_sid)), 0) AS findings,
+              COALESCE(SUM((SELECT COUNT(*) FROM finding_sparklines s WHERE s.run_id = p.run_id AND s.environment_id = p.domain_sid AND s.finding_count > 0)), 0) AS attack_paths,
+              SUM(p.tier_zero_count) AS assets,
+              MAX(p.exposure_index) AS exposure
+       FROM cells c JOIN posture_stats p ON p.id = c.pid
+       GROUP BY c.day ORDER BY c.day`,
     )
     .bind(JSON.stringify(environments), start, end)
     .all<{ day: string; findings: number; attack_paths: number; assets: number; exposure: number }>()

@@ -168,4 +168,27 @@ describe('GET /api/v2/posture-history/{data_type}: one point per day, the day’
     )
     await expectEnvelope(await admin.raw('GET', '/api/v2/posture-history'), 404)
   })
+
+  it('bounds the work: environments × days of the window at most 20,000 (one index seek each)', async () => {
+    // 20,000 days for one environment (1971-04-01 … 2026-01-01, both days counted) is within the budget
+    expect((await admin.raw('GET', `/api/v2/posture-history/findings?environments=${D}&start=1971-04-01T00:00:00Z&end=2026-01-01T00:00:00Z`)).status).toBe(200)
+    await expectEnvelope(
+      await admin.raw('GET', `/api/v2/posture-history/findings?environments=${D}&start=1971-03-31T00:00:00Z&end=2026-01-01T00:00:00Z`),
+      400,
+      '1 environment(s) × 20001 day(s) exceeds the environment-days per posture history budget of 20000',
+    )
+    const many = Array.from({ length: 55 }, (_, i) => `environments=S-1-5-21-${i}`).join('&')
+    const res = await admin.raw('GET', `/api/v2/posture-history/assets?${many}&start=2025-01-01T00:00:00Z&end=2026-01-01T00:00:00Z`)
+    const body = await expectEnvelope(res, 400, 'fewer environments')
+    expect(body.errors[0].context).toBe('query.start')
+  })
+
+  it('is in the OpenAPI document with its permission and the data_type enum', async () => {
+    const doc = (await (await admin.raw('GET', '/api/v2/spec')).json()) as {
+      paths: Record<string, { get: { operationId: string; 'x-permission': string; parameters: { name: string; in: string; schema: { enum?: string[] } }[] } }>
+    }
+    const op = doc.paths['/api/v2/posture-history/{data_type}'].get
+    expect(op).toMatchObject({ operationId: 'PostureHistoryForEnvironments', 'x-permission': 'graph/Read' })
+    expect(op.parameters.find((p) => p.name === 'data_type')?.schema.enum).toEqual(['findings', 'exposure', 'assets', 'attack-paths'])
+  })
 })
