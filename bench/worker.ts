@@ -64,6 +64,9 @@ function countingDb(db: D1Database): D1Database {
           d1.batches++
           return target.batch(stmts.map((x) => (x as unknown as { [RAW]?: D1PreparedStatement })[RAW] ?? x))
         }
+      // Every request runs in a D1 session (src/http/d1-session.ts): count the session's statements too.
+      if (prop === 'withSession')
+        return (...args: unknown[]) => countingDb((v as (...a: unknown[]) => D1Database).apply(target, args))
       if (prop === 'exec')
         return (sql: string) => {
           d1.statements++
