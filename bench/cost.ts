@@ -30,7 +30,7 @@
  * Prints a Markdown table and the JSON; writes bench/results/cost-latest.json. Exit status: 1 when the
  * harness fails; 2 when it ran and a budget was missed (each such row is marked FAIL); 0 otherwise.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -156,6 +156,20 @@ export function hugeUnreachablePair(g: GenGraph, csr: Csr, rev: Csr, candidates 
   return best
 }
 
+/** the cases whose caller is a Read-Only user of their own */
+const READ_CASES = [
+  'controllers-graph', 'members-graph', 'controllers-list', 'members-list', 'domain-counts', 'group-counts',
+  'path-domain-users', 'path-unreachable', 'path-users-domain', 'details-all', 'search-deep',
+]
+
+/** what the load leaves for the cases (kept in --state DIR/loaded.json) */
+interface Loaded {
+  edges: number
+  upJob: number
+  writer: TokenCred
+  readers: Record<string, TokenCred>
+}
+
 interface Caller {
   cred: TokenCred
   client: (url: string) => EdgeHoundClient
@@ -173,6 +187,8 @@ async function main(): Promise<number> {
       only: { type: 'string' },
       /** cases to profile (CPU and sampled allocations), on another fresh worker after their measurement */
       profile: { type: 'string' },
+      /** keep the loaded database in DIR and reuse it on the next run with the same --edges */
+      state: { type: 'string' },
     },
   })
   const edges = parseSize(values.edges!)
@@ -191,7 +207,9 @@ async function main(): Promise<number> {
   if (!far) throw new Error('harness failure: the generated graph has no unreachable pair among its hubs')
   log(`generated ${g.nodes.length} nodes, ${g.edgeCount} edges; unreachable pair: forward reach ${far.forward}, backward reach ${far.backward} nodes`)
 
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'edgehound-cost-'))
+  const keep = values.state ? path.resolve(values.state) : null
+  if (keep) mkdirSync(keep, { recursive: true })
+  const dir = keep ?? mkdtempSync(path.join(os.tmpdir(), 'edgehound-cost-'))
   const state = path.join(dir, 'state')
   const inspectorPort = await freePort()
   let w: HostedWorker | null = null
@@ -199,37 +217,62 @@ async function main(): Promise<number> {
   try {
     const bundle = await buildBundle(path.join(dir, 'bundle'))
 
-    // ---- 1. load (admission off: the bench's default vars) ------------------------------------------------
-    w = await startMiniflare({ bundle, persistDir: state, migrate: true })
-    const { username, password } = adminCredentials()
-    const jwt = await login(w.url, username, password, benchIp(9, 173))
-    const adminTokens = await createTokens(w.url, jwt, 4, 'cost')
-    const api = new BenchApi(w.url, adminTokens)
-    const admin = new EdgeHoundClient({ baseUrl: w.url, credentials: { kind: 'bearer', jwt } })
-    const t0 = performance.now()
-    const job = (await api.ok<{ data: { id: number } }>('POST', '/api/v2/file-upload/start')).body!.data.id
-    let files = 0
-    for (const p of openGraphPayloads(g, 20_000)) {
-      await api.ok('POST', `/api/v2/file-upload/${job}`, p.text, 'application/json')
-      files++
+    // ---- 1. load (admission off: the bench's default vars), unless --state holds a loaded database --------
+    const savedFile = path.join(dir, 'loaded.json')
+    let loaded: Loaded | null = existsSync(savedFile) ? (JSON.parse(readFileSync(savedFile, 'utf8')) as Loaded) : null
+    if (loaded && loaded.edges !== edges) throw new Error(`harness failure: ${dir} holds a graph of ${loaded.edges} edges, not ${edges}`)
+    if (loaded) log(`reusing the database loaded in ${dir}`)
+    else {
+      w = await startMiniflare({ bundle, persistDir: state, migrate: true })
+      const { username, password } = adminCredentials()
+      const jwt = await login(w.url, username, password, benchIp(9, 173))
+      const adminTokens = await createTokens(w.url, jwt, 4, 'cost')
+      const api = new BenchApi(w.url, adminTokens)
+      const admin = new EdgeHoundClient({ baseUrl: w.url, credentials: { kind: 'bearer', jwt } })
+      const t0 = performance.now()
+      const job = (await api.ok<{ data: { id: number } }>('POST', '/api/v2/file-upload/start')).body!.data.id
+      let files = 0
+      for (const p of openGraphPayloads(g, 20_000)) {
+        await api.ok('POST', `/api/v2/file-upload/${job}`, p.text, 'application/json')
+        files++
+      }
+      await api.ok('POST', `/api/v2/file-upload/${job}/end`)
+      log(`ingested ${g.nodes.length + g.edgeCount} elements in ${files} files, ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+      // The job's end requested an analysis run; wait for it through the run list (a D1 read: the analyzer,
+      // busy with the run, is not asked).
+      for (let last = 0; ; ) {
+        const runs = (await api.ok<{ data: AnalysisRun[] }>('GET', '/api/v2/analysis?limit=1')).body!.data
+        const s = runs[0]
+        if (s?.status === 'failed') throw new Error(`harness failure: analysis failed: ${s.error}`)
+        if (s?.status === 'complete') break
+        if (performance.now() - last > 30_000) {
+          log(`analysis: ${s ? `run ${s.id} ${s.status}` : 'no run yet'}`)
+          last = performance.now()
+        }
+        await sleep(500)
+      }
+      log(`loaded and analysed in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+      const upJob = (await api.ok<{ data: { id: number } }>('POST', '/api/v2/file-upload/start')).body!.data.id
+      // one Read-Only user with one API token per case: no bucket carries over from another case
+      const readers: Record<string, TokenCred> = {}
+      for (const name of [...READ_CASES, 'normal', 'abuser']) {
+        const u = await admin.createUser({ principal_name: `cost-${name}`, roles: ['Read-Only'], secret: 'correct-horse-battery' })
+        const t = await admin.createToken(name, u.data.id)
+        readers[name] = { tokenId: t.data.id, tokenKey: t.data.key }
+      }
+      loaded = { edges, upJob, writer: adminTokens[0], readers }
+      writeFileSync(savedFile, JSON.stringify(loaded))
+      await w.dispose()
+      w = null
     }
-    await api.ok('POST', `/api/v2/file-upload/${job}/end`)
-    log(`ingested ${g.nodes.length + g.edgeCount} elements in ${files} files, ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-    const run = (await api.ok<{ data: AnalysisRun }>('POST', '/api/v2/analysis')).body!.data
-    for (;;) {
-      const s = (await api.ok<{ data: AnalysisRun }>('GET', `/api/v2/analysis/${run.id}`)).body!.data
-      if (s.status === 'failed') throw new Error(`harness failure: analysis failed: ${s.error}`)
-      if (s.status === 'complete') break
-      await sleep(250)
-    }
-    log(`loaded and analysed in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-    const upJob = (await api.ok<{ data: { id: number } }>('POST', '/api/v2/file-upload/start')).body!.data.id
-    const writer = tokenCaller(adminTokens[0])
+    const { upJob } = loaded
+    const writer = tokenCaller(loaded.writer)
+    const readers = new Map(Object.entries(loaded.readers).map(([k, v]) => [k, tokenCaller(v)]))
 
     // ---- 2. the cases (their callers are created on the load worker), each on a fresh worker -------------
     const sid = g.domains[0].sid
     const oid = (i: number) => encodeURIComponent(g.nodes[i].objectid)
-    const realistic = largeFilePayload({ maxBytes: 20 * 1024 * 1024 })
+    const realistic = largeFilePayload({ maxBytes: Math.round(Number(process.env.COST_UPLOAD_MIB ?? 20) * 1024 * 1024) })
     const zipOf = (n: number) => zipSync(Object.fromEntries(Array.from({ length: n }, (_, i) => [`copy${i}.json`, strToU8(realistic.text)])), { level: 6 })
     const cases: Case[] = [
       { id: 'bomb-declared', kind: 'bomb', caller: 'writer', request: 'zip of 100 members × 20 MiB declared (one node plus spaces; 2 GiB inflated)', method: 'POST', target: `/api/v2/file-upload/${upJob}`, contentType: 'application/zip' },
@@ -250,21 +293,17 @@ async function main(): Promise<number> {
       { id: 'search-deep', kind: 'read', caller: 'reader', request: 'GET /api/v2/search?q=user&skip=10000 (deepest page)', method: 'GET', target: `/api/v2/search?q=user&skip=10000&limit=1000` },
     ].filter((c) => !only || only.has(c.id)) as Case[]
     const bodies: Record<string, () => Uint8Array> = {
-      'bomb-declared': () => craftedZip(Array.from({ length: 100 }, (_, i) => ({ name: `m${i}.json`, data: deflatedPadding(20), declared: 20 * 1024 * 1024 }))),
+      'bomb-declared': () => {
+        const member = deflatedPadding(20) // the same stream in every member (deflating 2 GiB would take a minute)
+        return craftedZip(Array.from({ length: 100 }, (_, i) => ({ name: `m${i}.json`, data: member, declared: 20 * 1024 * 1024 })))
+      },
       'bomb-lying': () => craftedZip([{ name: 'bomb.json', data: deflatedPadding(1024), declared: 1024 }]),
       'zip-over': () => zipOf(6),
       'zip-at': () => zipOf(1),
       'json-at': () => strToU8(realistic.text),
     }
-    /** one Read-Only user with one API token per case: no bucket carries over from another case */
-    const readers = new Map<string, Caller>()
-    for (const name of [...cases.filter((c) => c.caller === 'reader').map((c) => c.id), 'normal', 'abuser']) {
-      const u = await admin.createUser({ principal_name: `cost-${name}`, roles: ['Read-Only'], secret: 'correct-horse-battery' })
-      const t = await admin.createToken(name, u.data.id)
-      readers.set(name, tokenCaller({ tokenId: t.data.id, tokenKey: t.data.key }))
-    }
-    await w.dispose()
-    w = null
+    const unknown = cases.filter((c) => c.caller === 'reader' && !readers.has(c.id)).map((c) => c.id)
+    if (unknown.length) throw new Error(`harness failure: no caller for ${unknown.join(', ')} (a --state made by an older script?)`)
 
     for (const c of cases) {
       const body = bodies[c.id]?.()
@@ -280,12 +319,17 @@ async function main(): Promise<number> {
         let peakCommitted = h0.committed
         let peakUsed = h0.used
         let sampling = true
+        const parts = { js: 0, jsUsed: 0, backing: 0 }
         const sampler = (async () => {
           while (sampling) {
             try {
               const h = await insp.heapBytes()
               peakCommitted = Math.max(peakCommitted, h.committed)
               peakUsed = Math.max(peakUsed, h.used)
+              if (process.env.COST_HEAP_PARTS) {
+                const r = await insp.send<Record<string, number>>('Runtime.getHeapUsage')
+                parts.js = Math.max(parts.js, r.totalSize), parts.jsUsed = Math.max(parts.jsUsed, r.usedSize), parts.backing = Math.max(parts.backing, r.backingStorageSize ?? 0)
+              }
             } catch {
               /* a lost sample */
             }
@@ -295,12 +339,20 @@ async function main(): Promise<number> {
         const census0 = await d1Census(w.url)
         const cpu0 = cpuSeconds(w.pids())
         const t = performance.now()
-        const res = await client.raw(c.method, c.target, body, c.contentType ? { contentType: c.contentType } : {})
+        const pending = client.raw(c.method, c.target, body, c.contentType ? { contentType: c.contentType } : {})
+        if (process.env.COST_MID_GC) {
+          // Diagnosis: the heap after a forced full GC in the middle of the request (what it holds live).
+          await sleep(Number(process.env.COST_MID_GC))
+          const h = await insp.heapBytesAfterGc()
+          log(`${c.id}: mid-request after a forced GC: used ${MiB(h.used)} MiB, committed ${MiB(h.committed)} MiB`)
+        }
+        const res = await pending
         const buf = new Uint8Array(await res.arrayBuffer())
         const wallMs = performance.now() - t
         const cpu = cpuSeconds(w.pids()) - cpu0
         sampling = false
         await sampler
+        if (process.env.COST_HEAP_PARTS) log(`${c.id}: heap parts (MiB, max of samples): JS committed ${MiB(parts.js)}, JS used ${MiB(parts.jsUsed)}, backing stores ${MiB(parts.backing)}`)
         const h1 = await insp.heapBytes()
         peakCommitted = Math.max(peakCommitted, h1.committed)
         peakUsed = Math.max(peakUsed, h1.used)
@@ -444,7 +496,7 @@ async function main(): Promise<number> {
     return failed ? 2 : 0
   } finally {
     if (w) await w.dispose().catch(() => undefined)
-    rmSync(dir, { recursive: true, force: true })
+    if (!keep) rmSync(dir, { recursive: true, force: true })
   }
 }
 
