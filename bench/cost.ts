@@ -240,8 +240,17 @@ async function main(): Promise<number> {
       log(`ingested ${g.nodes.length + g.edgeCount} elements in ${files} files, ${((performance.now() - t0) / 1000).toFixed(1)} s`)
       // The job's end requested an analysis run; wait for it through the run list (a D1 read: the analyzer,
       // busy with the run, is not asked).
-      for (let last = 0; ; ) {
-        const runs = (await api.ok<{ data: AnalysisRun[] }>('GET', '/api/v2/analysis?limit=1')).body!.data
+      for (let last = 0, failures = 0; ; ) {
+        let runs: AnalysisRun[]
+        try {
+          runs = (await api.ok<{ data: AnalysisRun[] }>('GET', '/api/v2/analysis?limit=1')).body!.data
+        } catch (e) {
+          // a kept-alive connection the runtime closed while the run held the isolate: ask again
+          if (++failures > 20) throw e
+          log(`analysis: poll failed (${(e as Error).message}; ${String((e as { cause?: unknown }).cause ?? '')}), asking again`)
+          await sleep(2000)
+          continue
+        }
         const s = runs[0]
         if (s?.status === 'failed') throw new Error(`harness failure: analysis failed: ${s.error}`)
         if (s?.status === 'complete') break
@@ -494,6 +503,9 @@ async function main(): Promise<number> {
     mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true })
     writeFileSync(path.join(ROOT, 'bench', 'results', 'cost-latest.json'), JSON.stringify({ at: new Date().toISOString(), ...result, markdown: md }, null, 2))
     return failed ? 2 : 0
+  } catch (e) {
+    if (w) console.error(`--- workerd stderr (last lines) ---\n${w.stderrTail()}`)
+    throw e
   } finally {
     if (w) await w.dispose().catch(() => undefined)
     if (!keep) rmSync(dir, { recursive: true, force: true })

@@ -2,8 +2,8 @@
  * SQL for writing graph data: an upload is staged, then committed in one batch.
  *
  *   stage   `stageChunk`: each ≤ 80 KB JSON array of node or edge rows (src/graph/upload.ts JsonArrayChunker)
- *           becomes one row of `ingest_staging`, a few per round trip. Nothing readers see changes, and the
- *           isolate holds at most STAGING_IN_FLIGHT batches of chunks (src/graph/ingest.ts). Elements whose
+ *           becomes one row of `ingest_staging`, BATCH_STATEMENTS (one) per D1 request. Nothing readers see
+ *           changes, and the isolate holds at most STAGING_IN_FLIGHT requests of chunks (src/graph/ingest.ts). Elements whose
  *           key may repeat in the upload go to chunks of their own (REPEAT_SEQ_BASE).
  *   commit  `commitUpload`: ONE db.batch (one D1 transaction) checks that the job is still running (the
  *           trigger of migration 0011 aborts the batch otherwise), folds repeated elements into one row per

@@ -174,6 +174,24 @@ describe('upload budgets, decided before inflating', () => {
   })
 })
 
+describe('an accepted archive is inflated once', () => {
+  it('every pass gets the same inflated member: the archive holds at most its inflated budget, never a copy per pass', () => {
+    const doc = (i: number) => strToU8(`{"graph":{"nodes":[{"id":"M${i}","kinds":["A"]}]}}`)
+    const parts = uploadParts(zipSync({ 'a.json': doc(1), 'b.json': doc(2) }, { level: 9 }), 'application/zip', 'x.zip')
+    const first = parts.map((p) => p.load())
+    expect(parts.map((p) => p.load())).toEqual(first)
+    parts.forEach((p, i) => expect(p.load()).toBe(first[i])) // the same bytes, not a second inflation
+    expect(new TextDecoder().decode(first[1])).toContain('"M2"')
+  })
+
+  it('a member that cannot be inflated is refused on every load (nothing kept)', () => {
+    const big = '{"graph":{"nodes":[' + '{"id":"x","kinds":["A"]},'.repeat(10_000) + '{"id":"y","kinds":["A"]}]}}'
+    const [part] = uploadParts(declareSize(zipSync({ 'bomb.json': strToU8(big) }, { level: 9 }), 64), 'application/zip', 'x.zip')
+    expect(thrown(() => part.load()).status).toBe(400)
+    expect(thrown(() => part.load()).status).toBe(400)
+  })
+})
+
 describe('nodes and edges per upload', () => {
   const payload = (n: number) => strToU8(`{"graph":{"nodes":[${Array.from({ length: n }, (_, i) => `{"id":"E${i}","kinds":["A"]}`).join(',')}]}}`)
 
