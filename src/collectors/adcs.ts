@@ -406,17 +406,17 @@ export function deriveAdcs(facts: AdcsFacts): AdcsResult {
   }
 
   // The relationship graph the rules walk: stored relationships plus the certificate relationships above.
-  const inbound = new Map<string, number[]>() // `${end}|${kind}` → starts
-  const outbound = new Map<string, number[]>() // `${start}|${kind}` → ends
+  const inbound = new Map<string, Set<number>>() // `${end}|${kind}` → starts
+  const outbound = new Map<string, Set<number>>() // `${start}|${kind}` → ends
   const addEdge = (s: number, k: string, t: number) => {
     const ik = `${t}|${k}`
     const ok = `${s}|${k}`
     let a = inbound.get(ik)
-    if (!a) inbound.set(ik, (a = []))
-    if (!a.includes(s)) a.push(s)
+    if (!a) inbound.set(ik, (a = new Set()))
+    a.add(s)
     let b = outbound.get(ok)
-    if (!b) outbound.set(ok, (b = []))
-    if (!b.includes(t)) b.push(t)
+    if (!b) outbound.set(ok, (b = new Set()))
+    b.add(t)
   }
   for (const e of facts.edges) addEdge(e.start, e.kind === 'OwnsRaw' ? 'Owns' : e.kind === 'WriteOwnerRaw' ? 'WriteOwner' : e.kind, e.end)
   for (const [kind, pairs] of out.result()) for (const [s, t] of pairs) addEdge(s, kind, t)
