@@ -16,12 +16,14 @@ const DERIVED_PROPS = `'{"isacl":false}'`
 const INSERT_PREFIX = `INSERT OR IGNORE INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived)`
 
 /**
- * Local groups → AdminTo (-544), CanPSRemote (-580), ExecuteDCOM (-562) and, for computers without
- * collected user rights (`hasura` not true), CanBackup (-551, Backup Operators; see docs/collectors.md): every
- * direct member (User, Group or Computer) of the computer's local group (the group `LocalToComputer` the
- * computer, found by its object id's RID suffix, as BloodHound's FetchComputerLocalGroupBySIDSuffix) gets the
- * relationship to the computer. Members of a member group reach the computer through MemberOf, as in
- * BloodHound. CanRDP (-555) has rules of its own below.
+ * Local groups → AdminTo (-544), CanPSRemote (-580), ExecuteDCOM (-562): every direct member (any kind: local
+ * users and unresolved placeholders too, as BloodHound's current PostLocalGroups walks every MemberOfLocalGroup
+ * edge into the group) of the computer's local group (the group `LocalToComputer` the computer, found by its
+ * object id's RID suffix, as BloodHound's FetchComputerLocalGroupBySIDSuffix) gets the relationship to the
+ * computer. Members of a member group reach the computer through MemberOf, as in BloodHound. CanBackup (-551,
+ * Backup Operators; see docs/collectors.md) for computers without collected user rights (`hasura` not true),
+ * from direct User, Group or Computer members only (the version of BloodHound's source that derives it).
+ * CanRDP (-555) has rules of its own below.
  */
 const LOCAL_GROUP_RIGHTS = `
 ${INSERT_PREFIX}
@@ -36,8 +38,8 @@ JOIN edges m ON m.end_id = lc.start_id AND m.kind = 'MemberOfLocalGroup'
 JOIN nodes s ON s.id = m.start_id
 WHERE g.kind = 'ADLocalGroup'
   AND EXISTS (SELECT 1 FROM json_each(c.kinds) WHERE value = 'Computer')
-  AND EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('User', 'Group', 'Computer'))
-  AND (r.kind <> 'CanBackup' OR json_extract(c.properties, '$.hasura') IS NOT 1)`
+  AND (r.kind <> 'CanBackup' OR (json_extract(c.properties, '$.hasura') IS NOT 1
+                                 AND EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('User', 'Group', 'Computer'))))`
 
 /**
  * A computer has the Citrix "Direct Access Users" local group (a local group `LocalToComputer` it whose name
@@ -52,12 +54,13 @@ const NOT_CITRIX = (computer: string) => `NOT EXISTS (
  * CanRDP, BloodHound's PostCanRDP with user rights always enforced (its analysis passes enforceURA = true,
  * so a computer without collected user rights gets no CanRDP: nobody is known to hold the logon right):
  *  1. the Remote Desktop Users group itself holds RemoteInteractiveLogonRight on the computer: its direct
- *     User and Group members get CanRDP;
+ *     members (any kind, BloodHound's FetchRemoteDesktopUsersBitmapForComputerWithoutURA) get CanRDP;
  *  2. otherwise, each holder of RemoteInteractiveLogonRight that is (directly or through groups) a member
  *     of the Remote Desktop Users group gets CanRDP.
- *  3. (RDP_WITH_URA_GROUP_MEMBERS) members, through MemberOf, of a group holding RemoteInteractiveLogonRight
- *     on the computer who are also (directly or through groups) members of the Remote Desktop Users group:
- *     the right reaches them through the group, the RDP membership through another way.
+ *  3. (RDP_WITH_URA_GROUP_MEMBERS) the transitive members (MemberOf and MemberOfLocalGroup, any kind) of a
+ *     group holding RemoteInteractiveLogonRight on the computer that is not itself an RDP member, who are also
+ *     (directly or through groups) members of the Remote Desktop Users group: the right reaches them through
+ *     the group, the RDP membership through another way.
  * Computers with the Citrix group are left out (NOT_CITRIX).
  */
 const RDP_WITH_URA_SHORTCUT = `
@@ -68,10 +71,8 @@ JOIN edges lc ON lc.start_id = g.id AND lc.kind = 'LocalToComputer'
 JOIN nodes c ON c.id = lc.end_id
 JOIN edges ril ON ril.start_id = lc.start_id AND ril.kind = 'RemoteInteractiveLogonRight' AND ril.end_id = lc.end_id
 JOIN edges m ON m.end_id = lc.start_id AND m.kind = 'MemberOfLocalGroup'
-JOIN nodes s ON s.id = m.start_id
 WHERE g.kind = 'ADLocalGroup' AND substr(g.objectid, -4) = '-555'
-  AND ${NOT_CITRIX('c.id')}
-  AND EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('User', 'Group'))`
+  AND ${NOT_CITRIX('c.id')}`
 
 const RDP_WITH_URA_HOLDERS = `
 WITH RECURSIVE
@@ -104,7 +105,7 @@ WITH RECURSIVE
   holder(computer, rdp, id) AS (
     SELECT t.computer, t.rdp, r.start_id
     FROM target t JOIN edges r ON r.end_id = t.computer AND r.kind = 'RemoteInteractiveLogonRight'
-    JOIN nodes h ON h.id = r.start_id AND h.kind IN ('Group', 'ADLocalGroup')),
+    JOIN nodes h ON h.id = r.start_id AND h.kind IN ('Group', 'ADLocalGroup')), -- only groups have members to expand
   hup(computer, rdp, id, node) AS (
     SELECT computer, rdp, id, id FROM holder
     UNION
@@ -114,7 +115,7 @@ WITH RECURSIVE
     FROM holder h JOIN edges m ON m.end_id = h.id AND m.kind IN ('MemberOf', 'MemberOfLocalGroup')
     WHERE NOT EXISTS (SELECT 1 FROM hup u WHERE u.computer = h.computer AND u.id = h.id AND u.node = h.rdp)
     UNION
-    SELECT d.computer, d.rdp, m.start_id FROM down d JOIN edges m ON m.end_id = d.node AND m.kind = 'MemberOf'),
+    SELECT d.computer, d.rdp, m.start_id FROM down d JOIN edges m ON m.end_id = d.node AND m.kind IN ('MemberOf', 'MemberOfLocalGroup')),
   up(computer, rdp, member, node) AS (
     SELECT computer, rdp, node, node FROM down
     UNION
@@ -122,9 +123,8 @@ WITH RECURSIVE
     FROM up u JOIN edges e ON e.start_id = u.node AND e.kind IN ('MemberOf', 'MemberOfLocalGroup'))
 ${INSERT_PREFIX}
 SELECT DISTINCT u.member, u.computer, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1
-FROM up u JOIN nodes s ON s.id = u.member
-WHERE u.node = u.rdp AND u.member <> u.rdp
-  AND EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('User', 'Group', 'Computer'))`
+FROM up u
+WHERE u.node = u.rdp AND u.member <> u.rdp`
 
 /**
  * Group members SharpHound could not resolve to an object id are written as `DN=<distinguished name>`

@@ -222,7 +222,8 @@ describe('SharpHound v6: post-processing and findings (after the ingest above)',
   it('local groups → AdminTo / CanPSRemote / ExecuteDCOM / CanRDP (with user rights collected: only right holders)', async () => {
     expect(await derived(SID.helpdesk, 'AdminTo', SID.sql01)).toEqual({ derived: 1, props: { isacl: false } })
     expect(await derived(SID.helpdesk, 'AdminTo', SID.ws2)).toMatchObject({ derived: 1 }) // GPO changes
-    expect(await derived(`${SID.sql01}-500`, 'AdminTo', SID.sql01)).toBeNull() // a local user: BloodHound skips it
+    // a local user: BloodHound's current PostLocalGroups takes every member of the local group (older versions skipped it)
+    expect(await derived(`${SID.sql01}-500`, 'AdminTo', SID.sql01)).toMatchObject({ derived: 1 })
     expect(await derived(SID.bob, 'CanPSRemote', SID.sql01)).toMatchObject({ derived: 1 })
     expect(await derived(SID.bob, 'CanPSRemote', SID.ws2)).toMatchObject({ derived: 1 })
     expect(await derived(SID.eve, 'ExecuteDCOM', SID.ws2)).toMatchObject({ derived: 1 })
