@@ -489,14 +489,15 @@ export function deriveAdcs(facts: AdcsFacts): AdcsResult {
     if (ds.length > 0) chained.set(eca.id, ds)
   }
 
-  // Forest facts per domain (hasUPNCertMappingInForest, hasWeakCertBindingInForest): any DC (DCFor) of a
-  // domain of the same forest (SameForestTrust, either way, transitively) with the registry value.
+  // Forest facts per domain (hasUPNCertMappingInForest, hasWeakCertBindingInForest): any DC (a Computer with
+  // DCFor) of the domain or of a domain with a SameForestTrust path to it (BloodHound's
+  // FetchNodesWithSameForestTrustRelationship: inbound, transitively) with the registry value.
   const forest = (d: number): Set<number> => {
     const seen = new Set<number>([d])
     const stack = [d]
     while (stack.length > 0) {
       const x = stack.pop()!
-      for (const y of [...from(x, 'SameForestTrust'), ...into(x, 'SameForestTrust')])
+      for (const y of into(x, 'SameForestTrust'))
         if (!seen.has(y) && has(y, 'Domain')) {
           seen.add(y)
           stack.push(y)
@@ -509,6 +510,7 @@ export function deriveAdcs(facts: AdcsFacts): AdcsResult {
   for (const d of domains) {
     for (const fd of forest(d.id)) {
       for (const dc of into(fd, 'DCFor')) {
+        if (!has(dc, 'Computer')) continue
         const p = nodes.get(dc)?.props ?? {}
         const cmm = p.certificatemappingmethodsraw
         if (typeof cmm === 'number' && Number.isInteger(cmm) && cmm !== REGISTRY_VALUE_DOES_NOT_EXIST && (cmm & CERT_MAPPING_UPN) === CERT_MAPPING_UPN) upnMapping.add(d.id)
@@ -639,7 +641,7 @@ export function deriveAdcs(facts: AdcsFacts): AdcsResult {
       // ESC13: the template's issuance policy is linked to a group (ExtendedByPolicy → OIDGroupLink)
       if (validForEsc13(t)) {
         const groups = new Set<number>()
-        for (const p of from(ct.id, 'ExtendedByPolicy')) for (const g of from(p, 'OIDGroupLink')) if (has(g, 'Group')) groups.add(g)
+        for (const p of from(ct.id, 'ExtendedByPolicy')) if (has(p, 'IssuancePolicy')) for (const g of from(p, 'OIDGroupLink')) if (has(g, 'Group')) groups.add(g)
         if (groups.size > 0) {
           const principals = filterUserDns(m, crossProductNodeSets(m, [enrollers, ecaEnrollers]), t)
           for (const g of groups) for (const p of principals) out.add('ADCSESC13', p, g)

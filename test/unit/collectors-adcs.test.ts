@@ -332,6 +332,12 @@ describe('ADCSESC6a / ADCSESC6b', () => {
     forest.node('DC2', 'Computer', { certificatemappingmethodsraw: 4 })
     forest.edge('DC2', 'DCFor', 'CHILD').edge('CHILD', 'SameForestTrust', 'D')
     expect(forest.derived('ADCSESC6b')).toEqual(['U->D'])
+    // only domains with a SameForestTrust path TO the domain count (BloodHound walks it inbound)
+    const oneWay = sanLab(esc6)
+    oneWay.node('OTHERD', 'Domain')
+    oneWay.node('DC3', 'Computer', { certificatemappingmethodsraw: 4 })
+    oneWay.edge('DC3', 'DCFor', 'OTHERD').edge('D', 'SameForestTrust', 'OTHERD')
+    expect(oneWay.derived('ADCSESC6b')).toEqual([])
     // no client authentication EKU (and no schannel property): not 6b
     expect(sanLab({ ...esc6, effectiveekus: ['1.3.6.1.5.5.7.3.4'] }, 4).derived('ADCSESC6b')).toEqual([])
   })
