@@ -217,6 +217,41 @@ export async function listMembers(db: D1Database, q: MemberQuery): Promise<{ cou
   return { count: (count.results[0] as { n: number }).n, rows: page.results as MemberOut[] }
 }
 
+export interface TagMemberRow {
+  id: number
+  object_id: string
+  primary_kind: string
+  name: string | null
+  custom_member: number
+}
+
+const TAG_MEMBER_SORT = { node_id: 'n.id', node_object_id: 'm.objectid', node_name: "coalesce(n.name, '')" } as const
+export type TagMemberSortKey = keyof typeof TAG_MEMBER_SORT
+
+/**
+ * A tag's members for BloodHound's GET /api/v2/asset-group-tags/{id}/members: the caller's environments only,
+ * optionally narrowed to `environments` (ids); ties broken by node id.
+ */
+export async function listTagMembers(
+  db: D1Database,
+  q: { groupId: number; access: EnvironmentAccess; environments: string[] | null; sort: { key: TagMemberSortKey; desc: boolean }; skip: number; limit: number },
+): Promise<{ count: number; rows: TagMemberRow[] }> {
+  const from = `FROM asset_group_members m JOIN nodes n ON n.objectid = m.objectid
+                WHERE m.asset_group_id = ?1 AND ${visible('n.environment_id', '?2')} AND ${visible('n.environment_id', '?3')}`
+  const dir = q.sort.desc ? 'DESC' : 'ASC'
+  const binds = [q.groupId, accessJson(q.access), q.environments ? JSON.stringify(q.environments) : null]
+  const [count, page] = await db.batch([
+    db.prepare(`SELECT COUNT(*) AS n ${from}`).bind(...binds),
+    db
+      .prepare(
+        `SELECT n.id, m.objectid AS object_id, n.kind AS primary_kind, n.name, m.custom_member ${from}
+         ORDER BY ${TAG_MEMBER_SORT[q.sort.key]} ${dir}, n.id ${dir} LIMIT ?4 OFFSET ?5`,
+      )
+      .bind(...binds, q.limit, q.skip),
+  ])
+  return { count: (count.results[0] as { n: number }).n, rows: page.results as TagMemberRow[] }
+}
+
 /** Which of `objectids` are nodes of the caller's environments. */
 export async function visibleObjectIds(db: D1Database, objectids: string[], access: EnvironmentAccess): Promise<Set<string>> {
   const { results } = await db

@@ -12,7 +12,7 @@ import { ApiError, rfc3339 } from '../http/errors'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { auditOf, type AuditInput } from '../audit/audit'
 import { Limit, NumericId, OptionalBool, Skip } from '../graph/params'
-import { listGroups, type GroupRow } from './assetgroups.store'
+import { listGroups, listTagMembers, type GroupRow, type TagMemberSortKey } from './assetgroups.store'
 import {
   createTagSelector,
   deleteTagSelector,
@@ -247,6 +247,64 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       responses: { 200: { description: 'the tag', schema: z.object({ data: z.object({ tag: AssetGroupTagSchema }) }) } },
     },
     async (c, { params }) => c.json({ data: { tag: tagJson(await tagOr404(c, params.asset_group_tag_id)) } }),
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/asset-group-tags/:asset_group_tag_id/members',
+      operationId: 'ListAssetGroupTagMembersById',
+      summary: 'Members of a tag as the last analysis run computed them (the caller\u2019s environments only)',
+      description:
+        '`environments` (repeatable) narrows to those environment ids; `skip`, `limit` (default 50, at most 1000); `sort_by` ' +
+        '`node_id`, `node_object_id`, `node_name` (`-` descending). `source` is 1 (a seed: EdgeHound selects members directly, ' +
+        'it does not expand them to children or parents as BloodHound\'s zones can).',
+      tags: ['Asset Isolation'],
+      auth: 'graph/Read',
+      params: TagId,
+      query: z.object({
+        skip: Skip,
+        limit: Limit(50, 1_000),
+        sort_by: z.enum(['node_id', '-node_id', 'node_object_id', '-node_object_id', 'node_name', '-node_name']).optional(),
+        environments: z.union([z.string(), z.array(z.string())]).optional(),
+      }),
+      responses: {
+        200: {
+          description: 'one page of members',
+          schema: z.object({
+            count: z.number().int(),
+            skip: z.number().int(),
+            limit: z.number().int(),
+            data: z.object({
+              members: z.array(
+                z.object({
+                  id: z.number().int(),
+                  object_id: z.string(),
+                  primary_kind: z.string(),
+                  name: z.string(),
+                  source: z.number().int(),
+                  custom_member: z.boolean().describe('EdgeHound: named by a selector of the tag (object id or Cypher rule)'),
+                }),
+              ),
+            }),
+          }),
+        },
+      },
+    },
+    async (c, { params, query }) => {
+      await tagOr404(c, params.asset_group_tag_id)
+      const envs = query.environments === undefined ? null : (Array.isArray(query.environments) ? query.environments : [query.environments]).flatMap((e) => e.split(',')).filter(Boolean)
+      const sort = query.sort_by ?? 'node_id'
+      const page = await listTagMembers(c.env.DB, {
+        groupId: params.asset_group_tag_id,
+        access: c.var.principal.environmentAccess,
+        environments: envs,
+        sort: { key: sort.replace(/^-/, '') as TagMemberSortKey, desc: sort.startsWith('-') },
+        skip: query.skip,
+        limit: query.limit,
+      })
+      const members = page.rows.map((m) => ({ id: m.id, object_id: m.object_id, primary_kind: m.primary_kind, name: m.name ?? '', source: 1, custom_member: m.custom_member === 1 }))
+      return c.json({ count: page.count, skip: query.skip, limit: query.limit, data: { members } })
+    },
   ),
   defineRoute(
     {

@@ -216,3 +216,29 @@ export function updateTagSelector(c: EdgeHoundClient, tagId: number, selectorId:
 export async function deleteTagSelector(c: EdgeHoundClient, tagId: number, selectorId: number): Promise<void> {
   await c.call<unknown>('DELETE', `/api/v2/asset-group-tags/${tagId}/selectors/${selectorId}`)
 }
+
+export interface AssetGroupTagMemberJson {
+  /** the node's id */
+  id: number
+  object_id: string
+  primary_kind: string
+  name: string
+  /** 1: a seed (EdgeHound selects members directly) */
+  source: number
+  /** EdgeHound: named by a selector of the tag */
+  custom_member: boolean
+}
+
+export function listTagMembers(c: EdgeHoundClient, tagId: number, q: { skip?: number; limit?: number; sort_by?: string; environments?: string[] } = {}) {
+  const p = new URLSearchParams()
+  for (const [k, v] of Object.entries(q)) {
+    if (v === undefined) continue
+    if (Array.isArray(v)) for (const e of v) p.append(k, e)
+    else p.set(k, String(v))
+  }
+  const s = p.toString()
+  return c.call<{ count: number; skip: number; limit: number; data: { members: AssetGroupTagMemberJson[] } }>(
+    'GET',
+    `/api/v2/asset-group-tags/${tagId}/members${s ? `?${s}` : ''}`,
+  )
+}

@@ -136,6 +136,11 @@ async function assetGroup(): Promise<number> {
   expect(r.status).toBe(200)
   return ((await r.json()) as { data: { id: number } }).data.id
 }
+async function tagSelector(): Promise<number> {
+  const r = await json('POST', '/api/v2/asset-group-tags/1/selectors', { name: `audit ${uniq()}`, seeds: [{ type: 1, value: `S-1-5-21-AUDIT-${uniq()}` }] })
+  expect(r.status).toBe(201)
+  return ((await r.json()) as { data: { id: number } }).data.id
+}
 /** BloodHound answers sso_provider_id as a NullInt32 ({int32, valid}) */
 const ssoId = (v: unknown) => ((v as { int32?: number }).int32 ?? v) as number
 let idpSeq = 0
@@ -356,7 +361,31 @@ const CASES: Case[] = [
     prepare: assetGroup,
     act: (id) => json('PUT', `/api/v2/asset-groups/${id}/selectors`, [{ action: 'add', sid: `S-1-5-21-AUDIT-${uniq()}` }]),
     rows: intentAnd('CreateAssetGroupSelector'),
-    changes: ['asset_group_selectors'],
+    // one store for both selector APIs (migration 0022): a selector with its object-id seed
+    changes: ['asset_group_tag_selectors', 'asset_group_tag_selector_seeds'],
+  },
+  {
+    name: 'create an asset group tag selector (a Cypher rule)',
+    route: 'POST /api/v2/asset-group-tags/:asset_group_tag_id/selectors',
+    act: () => json('POST', '/api/v2/asset-group-tags/1/selectors', { name: `audit ${uniq()}`, seeds: [{ type: 2, value: 'MATCH (n:Domain) RETURN n' }] }),
+    rows: intentAnd('CreateAssetGroupTagSelector'),
+    changes: ['asset_group_tag_selectors', 'asset_group_tag_selector_seeds'],
+  },
+  {
+    name: 'update an asset group tag selector',
+    route: 'PATCH /api/v2/asset-group-tags/:asset_group_tag_id/selectors/:asset_group_tag_selector_id',
+    prepare: tagSelector,
+    act: (id) => json('PATCH', `/api/v2/asset-group-tags/1/selectors/${id}`, { description: `changed ${uniq()}`, disabled: true }),
+    rows: intentAnd('UpdateAssetGroupTagSelector'),
+    changes: ['asset_group_tag_selectors'],
+  },
+  {
+    name: 'delete an asset group tag selector',
+    route: 'DELETE /api/v2/asset-group-tags/:asset_group_tag_id/selectors/:asset_group_tag_selector_id',
+    prepare: tagSelector,
+    act: (id) => json('DELETE', `/api/v2/asset-group-tags/1/selectors/${id}`),
+    rows: intentAnd('DeleteAssetGroupTagSelector'),
+    changes: ['asset_group_tag_selectors', 'asset_group_tag_selector_seeds'],
   },
   {
     name: 'create a saved query',

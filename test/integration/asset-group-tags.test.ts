@@ -16,13 +16,14 @@ import {
   getTagSelector,
   listAssetGroupMembers,
   listAssetGroupTags,
+  listTagMembers,
   listTagSelectors,
   updateAssetGroupSelectors,
   updateTagSelector,
 } from '../../src/client/assetgroups'
 import { listAuditLogs } from '../../src/client/audit'
 import { insertGraph, openFindingRows, runAnalysisDirect } from '../fixtures/findings/helpers'
-import { D, ID, T, TIER_ZERO } from '../fixtures/findings/known-graph'
+import { D, ID, NODES, T, TIER_ZERO } from '../fixtures/findings/known-graph'
 import { DEFAULT_LIMITS } from '../../src/cypher/budget'
 
 const db = env.DB
@@ -215,6 +216,18 @@ describe('analysis evaluates the Cypher rules', () => {
     await deleteTagSelector(admin, 1, rule.data.id)
   })
 
+  it('an object-id selector created here applies at the next run and records how many of its ids are nodes', async () => {
+    const s = await createTagSelector(admin, 1, { name: 'bob and a stranger', seeds: [{ type: 1, value: ID.BOB }, { type: 1, value: 'S-1-5-21-404-9999' }] })
+    const run = await runAnalysisDirect(db)
+    expect(run.rules).toEqual([])
+    expect((await listAssetGroupMembers(admin, 1, { custom_member: 'true' })).data.members.map((x) => x.object_id)).toEqual([ID.BOB])
+    expect(await isTierZeroByCypher(ID.BOB)).toBe(true)
+    expect((await getTagSelector(admin, 1, s.data.id)).data.selector.evaluation).toEqual({ evaluated_at: run.completedAt, members: 1, error: null })
+    await deleteTagSelector(admin, 1, s.data.id)
+    await runAnalysisDirect(db)
+    expect(await isTierZeroByCypher(ID.BOB)).toBe(false)
+  })
+
   it('a rule over its budget is recorded and selects nothing; the run and the other rules go on', async () => {
     const big = await createTagSelector(admin, 1, { name: 'everything', seeds: [{ type: 2, value: 'MATCH (n) RETURN n' }] })
     const small = await createTagSelector(admin, 1, { name: 'one user', seeds: [{ type: 2, value: `MATCH (n:User) WHERE n.objectid = '${ID.CAROL}' RETURN n` }] })
@@ -247,6 +260,30 @@ describe('analysis evaluates the Cypher rules', () => {
     )
     const tenantOnly = (await userWithRole('Read-Only', { all_environments: false, environment_access: [T] })).client
     expect((await listAssetGroupMembers(tenantOnly, 1, { custom_member: 'true' })).data.members.map((x) => x.object_id)).toEqual([ID.AZ_U4])
+    // BloodHound's tag member list: the same members, the caller's environments only, `environments` narrows
+    const all = await listTagMembers(admin, 1, { limit: 1000 })
+    expect(all.count).toBe(TIER_ZERO.size + 2)
+    expect(all.data.members.find((x) => x.object_id === ID.FAKE_TAG)).toEqual({
+      id: expect.any(Number),
+      object_id: ID.FAKE_TAG,
+      primary_kind: 'Container',
+      name: 'USERS@CORP.LOCAL',
+      source: 1,
+      custom_member: true,
+    })
+    const ids = all.data.members.map((x) => x.id)
+    expect(ids).toEqual([...ids].sort((a, b) => a - b))
+    const tenantMembers = await listTagMembers(tenantOnly, 1, { limit: 1000 })
+    expect(tenantMembers.count).toBe((await listAssetGroupMembers(admin, 1, { environment_id: `eq:${T}`, limit: 1000 })).count)
+    expect(tenantMembers.data.members.map((x) => x.object_id)).toContain(ID.AZ_U4)
+    expect(tenantMembers.data.members.map((x) => x.object_id)).not.toContain(ID.FAKE_TAG)
+    expect((await listTagMembers(tenantOnly, 1, { environments: [D] })).count).toBe(0)
+    const inD = all.data.members.filter((x) => NODES.find((n) => n.objectid === x.object_id)?.environment_id === D).length
+    expect(inD).toBeGreaterThan(1)
+    expect((await listTagMembers(admin, 1, { environments: [D], limit: 1000 })).count).toBe(inD)
+    const byName = await listTagMembers(admin, 1, { sort_by: '-node_name', limit: 1000 })
+    const names = byName.data.members.map((x) => x.name)
+    expect(names).toEqual([...names].sort().reverse())
     await expectEnvelope(await tenantOnly.raw('GET', SEL), 403, 'user does not have access to this resource')
     await expectEnvelope(await tenantOnly.raw('GET', `${SEL}/${rule.data.id}`), 403, 'user does not have access to this resource')
     const tenantAdmin = (await userWithRole('Administrator', { all_environments: false, environment_access: [T] })).client
