@@ -17,6 +17,7 @@
  *     sharing one limiter namespace: bench/lib/worker-host.ts `extraIsolates`) hammer one token for S
  *     seconds; admitted (200) ≤ rate × time + burst, leases on and off.
  */
+import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
 import { EdgeHoundClient } from '../../src/client'
@@ -25,7 +26,7 @@ import { benchIp, createTokens, login, prepared, type TokenCred } from './creden
 import { generateGraph, openGraphPayloads } from './generate'
 import { LoadGenerator, type LoadRequest, type MeasuredLoad } from './load'
 import { summarize, type Summary } from './stats'
-import { startMiniflare } from './worker-host'
+import { ROOT, startMiniflare } from './worker-host'
 
 export interface ScaleOptions {
   bundle: string
@@ -103,6 +104,16 @@ export interface ScaleRun {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** The per-token budget the exactness case runs at: wrangler.toml's, which the bench does not override there. */
+function shippedBudget(): { rate: number; burst: number } {
+  const toml = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8')
+  const v = (name: string) => Number(new RegExp(`^${name}\\s*=\\s*"(\\d+)"`, 'm').exec(toml)?.[1])
+  const rate = v('RATE_LIMIT_PER_SECOND')
+  const burst = v('RATE_LIMIT_BURST')
+  if (!(rate > 0 && burst > 0)) throw new Error('harness failure: wrangler.toml has no RATE_LIMIT_PER_SECOND / RATE_LIMIT_BURST')
+  return { rate, burst }
+}
 
 async function post(url: string, p: string, body?: unknown): Promise<unknown> {
   const r = await fetch(url + p, { method: 'POST', body: body === undefined ? undefined : JSON.stringify(body) })
@@ -370,8 +381,7 @@ export async function runScaleBench(o: ScaleOptions): Promise<ScaleRun> {
       await sleep(100)
       o.log(`scale: exactness, ${urls.length} isolates × ${perIsolate} connections on one token for ${seconds}s, leases ${leaseMs ? 'on' : 'off'}`)
       const h = await hammer(urls, r, perIsolate, seconds)
-      const rate = 55
-      const burst = 110
+      const { rate, burst } = shippedBudget()
       const admitted = h.perIsolateAdmitted.reduce((a, b) => a + b, 0)
       exactness.push({
         leaseMs,
