@@ -51,6 +51,7 @@ describe('ADCS post-processing on SharpHound data', () => {
     const props = async (id: string) => JSON.parse((await db().prepare('SELECT properties FROM nodes WHERE objectid = ?').bind(id).first<{ properties: string }>())!.properties) as Record<string, unknown>
     expect(await props(P.esc9)).toMatchObject({ schemaversion: 2, authorizedsignatures: 0, requiresmanagerapproval: false, authenticationenabled: true, enrolleesuppliessubject: false, nosecurityextension: true, subjectaltrequireupn: true, effectiveekus: ['1.3.6.1.5.5.7.3.2'] })
     expect(await props(P.sanca)).toMatchObject({ isuserspecifiessanenabled: true, isuserspecifiessanenabledcollected: true, enrollmentagentrestrictionscollected: true, hasenrollmentagentrestrictions: false, certchain: ['DD', 'AA'] })
+    expect(await props(P.pkica)).toMatchObject({ isuserspecifiessanenabled: false, hasenrollmentagentrestrictions: true })
     expect(await props(P.dc01)).toMatchObject({ certificatemappingmethodsraw: 4, strongcertificatebindingenforcementraw: 1 })
     expect(await props(P.policy)).toMatchObject({ certtemplateoid: '1.3.6.1.4.1.311.21.8.100.1' })
   })
@@ -69,9 +70,13 @@ describe('ADCS post-processing on SharpHound data', () => {
     expect(await edges('ADCSESC1')).toEqual(['enrollers->domain'])
   })
 
-  it('EnrollOnBehalfOf and ADCSESC3', async () => {
+  it('EnrollOnBehalfOf and ADCSESC3 (the CA restricts enrollment agents: only the delegated agent)', async () => {
     expect(await edges('EnrollOnBehalfOf')).toEqual(['agent->target', 'agent->v1'])
-    expect(await edges('ADCSESC3')).toEqual(['agents->domain'])
+    const delegated = await db()
+      .prepare(`SELECT s.objectid AS s, t.objectid AS t FROM edges e JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id WHERE e.kind = 'DelegatedEnrollmentAgent'`)
+      .all<{ s: string; t: string }>()
+    expect(delegated.results).toEqual([{ s: P.bob, t: P.target }])
+    expect(await edges('ADCSESC3')).toEqual(['bob->domain'])
   })
 
   it('ADCSESC4: GenericWrite + Enroll, WriteDacl (with enrollment on the CA)', async () => {
