@@ -17,6 +17,7 @@ import { cypherRoutes } from './cypher/cypher.routes'
 import { docsRoutes } from './system/docs.routes'
 import { auditRoutes } from './audit/audit.routes'
 import { postureRoutes } from './findings/posture.routes'
+import { datapipeRoutes } from './findings/datapipe.routes'
 import { assetGroupRoutes } from './assetgroups/assetgroups.routes'
 import { assetGroupTagRoutes } from './assetgroups/tags.routes'
 
@@ -29,6 +30,7 @@ export const ROUTES: RouteEntry[] = [
   ...graphRoutes,
   ...findingRoutes,
   ...postureRoutes,
+  ...datapipeRoutes,
   ...cypherRoutes,
   ...auditRoutes,
   ...assetGroupRoutes,
