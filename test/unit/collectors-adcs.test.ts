@@ -421,3 +421,61 @@ describe('ExtendedByPolicy and ADCSESC13', () => {
     expect(noAuth.derived('ADCSESC13')).toEqual([])
   })
 })
+
+describe("BloodHound's own ESC1 expectations (its ADCSESC1Harness and ADCSESC1HarnessAuthUsers graphs, rebuilt here)", () => {
+  /** A CA hosted on an enabled computer (BloodHound's test hands the chained CAs to PostADCSESC1 directly). */
+  function hosted(g: Graph, eca: string) {
+    g.node(`HOST-${eca}`, 'Computer', { enabled: true })
+    g.edge(`HOST-${eca}`, 'HostsCAService', eca)
+  }
+  const v1: Props = { requiresmanagerapproval: false, authenticationenabled: true, enrolleesuppliessubject: true, schemaversion: 1, authorizedsignatures: 0, effectiveekus: [], subjectaltrequiredns: false, subjectaltrequiredomaindns: false }
+
+  it('ADCSESC1Harness: 8 principals (User13, User11, Group13, Group22, Group32, Group42, Group43, Group47)', () => {
+    const g = new Graph()
+    // domain 1
+    for (const n of ['D1', 'D2', 'D3', 'D4']) g.node(n, 'Domain')
+    g.node('NT1', 'NTAuthStore'), g.node('ECA1', 'EnterpriseCA'), g.node('RCA1', 'RootCA'), g.node('CT1', 'CertTemplate', v1)
+    for (const n of ['G11', 'G12', 'G13', 'G21', 'G22', 'G31', 'G32', 'G41', 'G42', 'G43', 'G44', 'G45', 'G46', 'G47']) g.node(n, 'Group')
+    for (const n of ['U11', 'U12', 'U13', 'U14', 'U15']) g.node(n, 'User')
+    g.edge('NT1', 'NTAuthStoreFor', 'D1').edge('RCA1', 'RootCAFor', 'D1').edge('ECA1', 'TrustedForNTAuth', 'NT1').edge('ECA1', 'EnterpriseCAFor', 'RCA1')
+    g.edge('CT1', 'PublishedTo', 'ECA1').edge('G11', 'Enroll', 'CT1').edge('G12', 'Enroll', 'ECA1').edge('G13', 'Enroll', 'ECA1').edge('G13', 'Enroll', 'CT1')
+    g.edge('U15', 'MemberOf', 'G11').edge('U13', 'MemberOf', 'G11').edge('U11', 'MemberOf', 'G11').edge('U13', 'MemberOf', 'G12')
+    g.edge('U14', 'MemberOf', 'G12').edge('U12', 'MemberOf', 'G13').edge('U11', 'MemberOf', 'G13')
+    // domain 2: ECA21 chains through ECA23 (EnterpriseCAFor the root); ECA22 is not in the NTAuth store
+    g.node('RCA2', 'RootCA'), g.node('NT2', 'NTAuthStore'), g.node('ECA21', 'EnterpriseCA'), g.node('ECA22', 'EnterpriseCA'), g.node('ECA23', 'EnterpriseCA'), g.node('CT2', 'CertTemplate', v1)
+    g.edge('RCA2', 'RootCAFor', 'D2').edge('NT2', 'NTAuthStoreFor', 'D2').edge('ECA21', 'IssuedSignedBy', 'ECA23').edge('ECA21', 'TrustedForNTAuth', 'NT2')
+    g.edge('ECA22', 'IssuedSignedBy', 'RCA2').edge('ECA23', 'EnterpriseCAFor', 'RCA2').edge('G21', 'Enroll', 'ECA22').edge('G21', 'Enroll', 'CT2')
+    g.edge('CT2', 'PublishedTo', 'ECA22').edge('CT2', 'PublishedTo', 'ECA21').edge('G22', 'Enroll', 'CT2').edge('G22', 'Enroll', 'ECA21')
+    // domain 3: ECA32 has no chain to the root
+    g.node('RCA3', 'RootCA'), g.node('NT3', 'NTAuthStore'), g.node('ECA31', 'EnterpriseCA'), g.node('ECA32', 'EnterpriseCA'), g.node('CT3', 'CertTemplate', v1)
+    g.edge('RCA3', 'RootCAFor', 'D3').edge('NT3', 'NTAuthStoreFor', 'D3').edge('ECA31', 'TrustedForNTAuth', 'NT3').edge('ECA31', 'EnterpriseCAFor', 'RCA3')
+    g.edge('ECA32', 'TrustedForNTAuth', 'NT3').edge('CT3', 'PublishedTo', 'ECA31').edge('CT3', 'PublishedTo', 'ECA32')
+    g.edge('G31', 'Enroll', 'ECA32').edge('G31', 'Enroll', 'CT3').edge('G32', 'Enroll', 'CT3').edge('G32', 'Enroll', 'ECA31')
+    // domain 4: six templates, two valid
+    g.node('NT4', 'NTAuthStore'), g.node('RCA4', 'RootCA'), g.node('ECA4', 'EnterpriseCA')
+    g.node('CT41', 'CertTemplate', { ...v1, schemaversion: 2, authorizedsignatures: 1 })
+    g.node('CT42', 'CertTemplate', { ...v1, schemaversion: 2 })
+    g.node('CT43', 'CertTemplate', v1)
+    g.node('CT44', 'CertTemplate', { ...v1, requiresmanagerapproval: true })
+    g.node('CT45', 'CertTemplate', { ...v1, authenticationenabled: false })
+    g.node('CT46', 'CertTemplate', { ...v1, enrolleesuppliessubject: false, subjectaltrequireupn: true })
+    g.edge('NT4', 'NTAuthStoreFor', 'D4').edge('RCA4', 'RootCAFor', 'D4').edge('ECA4', 'TrustedForNTAuth', 'NT4').edge('ECA4', 'EnterpriseCAFor', 'RCA4')
+    for (const i of [1, 2, 3, 4, 5, 6]) g.edge(`G4${i}`, 'Enroll', 'ECA4').edge(`G4${i}`, 'Enroll', `CT4${i}`).edge(`CT4${i}`, 'PublishedTo', 'ECA4')
+    g.edge('G47', 'Enroll', 'ECA1').edge('G47', 'Enroll', 'CT1')
+    for (const eca of ['ECA1', 'ECA21', 'ECA22', 'ECA23', 'ECA31', 'ECA32', 'ECA4']) hosted(g, eca)
+
+    const starts = [...new Set(g.derived('ADCSESC1').map((p) => p.split('->')[0]))].sort()
+    expect(starts).toEqual(['G13', 'G22', 'G32', 'G42', 'G43', 'G47', 'U11', 'U13'])
+  })
+
+  it('ADCSESC1HarnessAuthUsers: Authenticated Users may enroll on the CA → only the template’s enrolling group', () => {
+    const g = new Graph()
+    g.node('D', 'Domain'), g.node('RCA', 'RootCA'), g.node('NT', 'NTAuthStore'), g.node('ECA', 'EnterpriseCA')
+    g.node('G1', 'Group'), g.node('TEST.LOCAL-S-1-5-11', 'Group'), g.node('DU', 'Group'), g.node('U1', 'User'), g.node('CT', 'CertTemplate', v1)
+    g.edge('RCA', 'RootCAFor', 'D').edge('NT', 'NTAuthStoreFor', 'D').edge('ECA', 'TrustedForNTAuth', 'NT').edge('ECA', 'EnterpriseCAFor', 'RCA')
+    g.edge('CT', 'PublishedTo', 'ECA').edge('G1', 'Enroll', 'CT').edge('TEST.LOCAL-S-1-5-11', 'Enroll', 'ECA')
+    g.edge('DU', 'MemberOf', 'TEST.LOCAL-S-1-5-11').edge('U1', 'MemberOf', 'DU').edge('U1', 'MemberOf', 'G1')
+    hosted(g, 'ECA')
+    expect(g.derived('ADCSESC1')).toEqual(['G1->D'])
+  })
+})
