@@ -4,24 +4,45 @@
  * the public API, then library-shaped queries (EdgeHound's own, with their LIMITs) and hostile ones
  * through POST /api/v2/graphs/cypher, each several times: p50 / p95 latency and the statuses seen.
  *
- *   tsx --experimental-websocket bench/cypher.ts [--edges 200000] [--runs 5] [--stress 20]
+ *   npm run bench:cypher                      # the 100 k-node / 1 M-edge graph (the goal's size), 5 runs
+ *   npm run bench:cypher -- --edges 50000     # develop at a small size first
  *
- * Reads the isolate's heap through workerd's inspector (as the main bench does) after every query:
- * `heapMiB` is the live heap + ArrayBuffers then (what the isolate still holds; the 128 MB limit is on
- * it), and the heap after a full collection at the start and at the end. `--stress N` then sends the
- * hostile and near-limit queries N times in a row and checks the worker still answers a plain query.
+ * Flags:
+ *   --edges N      relationships of the generated graph (nodes ≈ N / 10); default 1000000
+ *   --runs N       repetitions of each library query (hostile ones: --hostile-runs, default 2); default 5
+ *   --only A,B     only the queries whose name contains one of these
+ *   --stress N     afterwards, N rounds of the hostile and near-limit queries (with and without
+ *                  include_properties), then one plain query that must still answer
+ *   --state DIR    keep the ingested database in DIR and reuse it when DIR already holds the same size
+ *                  (saves the ingest while profiling; a fresh temporary directory otherwise)
+ *   --profile A,B  CPU profiles (worker isolate and D1) of the first run of the matching queries, under
+ *                  bench/results/profiles/ (open them in Chrome DevTools → Performance)
  *
- * Not part of `npm run bench` (it would add an ingest per size); run it on its own.
+ * The queries run in a fresh isolate (the worker is restarted on the ingested database), sequentially.
+ * Per query: wall time (send to last byte), `cpuMs` = CPU time of the workerd process during the query
+ * (the isolate's JavaScript AND Miniflare's in-process SQLite: an upper bound on what the Workers CPU
+ * limit counts, which excludes waiting on D1), and `heapMiB` = the isolate's live heap + ArrayBuffers
+ * read through workerd's inspector right after the answer, without a collection (garbage included; the
+ * 128 MB limit is on the isolate's memory). Heap after a full collection at the start and at the end.
+ *
+ * Floors: the shortest-path queries are also answered by breadth-first search in plain JavaScript over
+ * the same generated graph in this process (same sources, targets, relationship kinds and LIMIT;
+ * adjacency built before the clock starts), and the report gives service ÷ floor.
+ *
+ * Not part of `npm run bench` (it would add an ingest per size); run it on its own. Writes the JSON
+ * report to stdout and to bench/results/cypher-<edges>-<time>.json; progress goes to stderr.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { BenchApi } from './lib/api'
-import { createTokens, login, benchIp } from './lib/credentials'
-import { generateGraph, openGraphPayloads } from './lib/generate'
-import { Inspector } from './lib/inspector'
-import { adminCredentials, buildBundle, freePort, startMiniflare } from './lib/worker-host'
+import { BenchApi, type Timed } from './lib/api'
+import { createTokens, login, benchIp, type TokenCred } from './lib/credentials'
+import { generateGraph, openGraphPayloads, type GenGraph } from './lib/generate'
+import { captureProfiles, Inspector, loadSourceMap, type ProfileSummary } from './lib/inspector'
+import { cpuSeconds } from './lib/proc'
+import { adminCredentials, buildBundle, freePort, ROOT, startMiniflare, type HostedWorker } from './lib/worker-host'
+import { relationshipKinds } from '../src/cypher/labels'
 
 /** [name, query] — the shapes of the public query library, written for this benchmark. */
 const LIBRARY: [string, string][] = [
@@ -31,9 +52,9 @@ const LIBRARY: [string, string][] = [
   ['sessions of Tier Zero users', 'MATCH p = (c:Computer)-[:HasSession]->(u:User) WHERE u:Tag_Tier_Zero RETURN p LIMIT 1000'],
   ['old passwords', 'MATCH (u:User) WHERE u.enabled = true AND u.pwdlastset < (datetime().epochseconds - (365 * 86400)) RETURN u LIMIT 100'],
   ['name regex', "MATCH (n:Base) WHERE n.name =~ '(?i)svc0001.*' RETURN n LIMIT 100"],
-  ['shortest paths to Tier Zero from one user', "MATCH (u:User) WITH u LIMIT 1 MATCH p = shortestPath((u)-[:AD_ATTACK_PATHS*1..]->(t:Tag_Tier_Zero)) RETURN p LIMIT 10"],
+  ['shortest paths to Tier Zero from one user', 'MATCH (u:User) WITH u LIMIT 1 MATCH p = shortestPath((u)-[:AD_ATTACK_PATHS*1..]->(t:Tag_Tier_Zero)) RETURN p LIMIT 10'],
   ['all shortest paths to Domain Admins', "MATCH p = allShortestPaths((u:User)-[:MemberOf|AdminTo|HasSession*1..]->(g:Group)) WHERE g.objectid ENDS WITH '-512' AND u.name STARTS WITH 'SVC00001' RETURN p LIMIT 100"],
-  ['admin rights of a group', "MATCH p = (g:Group)-[:AdminTo]->(c:Computer) RETURN p LIMIT 500"],
+  ['admin rights of a group', 'MATCH p = (g:Group)-[:AdminTo]->(c:Computer) RETURN p LIMIT 500'],
   ['largest groups', 'MATCH (g:Group)<-[:MemberOf]-(m) WITH g, count(m) AS c RETURN g.name, c ORDER BY c DESC LIMIT 10'],
   ['users without groups', 'MATCH (u:User) WHERE NOT (u)-[:MemberOf]->() RETURN u LIMIT 100'],
   ['Azure attack paths', 'MATCH p = (:AZUser)-[:AZ_ATTACK_PATHS*1..2]->(:AZBase) RETURN p LIMIT 100'],
@@ -41,12 +62,15 @@ const LIBRARY: [string, string][] = [
   ['ACL edges to Tier Zero', 'MATCH p = (n)-[:GenericAll|GenericWrite|WriteDacl|WriteOwner|Owns]->(t:Tag_Tier_Zero) RETURN p LIMIT 500'],
 ]
 
+/** Refused or bounded within 2 s each (issue 14). */
 const HOSTILE: [string, string][] = [
   ['unbounded [*] over everything', 'MATCH p = (a)-[*]-(b) RETURN p'],
   ['5-way cartesian product', 'MATCH (a), (b), (c), (d), (e) RETURN count(*)'],
-  ['catastrophic regex', "MATCH (n) WHERE n.name =~ '(a+)+$' RETURN n"],
+  ['catastrophic regex: nested quantifier', "MATCH (n) WHERE n.name =~ '(a+)+$' RETURN n"],
+  ['catastrophic regex: quantified alternation', "MATCH (n) WHERE n.name =~ '(.|.)*!' RETURN n"],
+  ['catastrophic regex: many stars', "MATCH (n) WHERE n.name =~ '.*.*.*.*.*.*.*.*.*.*!' RETURN n"],
   ['5,000 nested parentheses', `RETURN ${'('.repeat(5_000)}1${')'.repeat(5_000)}`],
-  ['200 KB query', `MATCH (n) WHERE n.name = '${'x'.repeat(200_000)}' RETURN n`],
+  ['1 MB query', `MATCH (n) WHERE n.name = '${'x'.repeat(1_048_576)}' RETURN n`],
 ]
 
 /** Queries that run up to a budget (steps, rows, time or memory), sent again and again by --stress. */
@@ -56,7 +80,7 @@ const NEAR_LIMIT: [string, string][] = [
   ['walk reading relationship properties', 'MATCH p = (a)-[r*1..]->(b) WHERE ALL(x IN r WHERE x.isacl IS NULL OR x.isacl <> 1) RETURN count(p)'],
   ['everything with properties', 'MATCH (a)-[r]->(b) RETURN a, r, b'],
   ['shortest paths, every user to Tier Zero', 'MATCH p = shortestPath((u:User)-[:AD_ATTACK_PATHS*1..]->(t:Tag_Tier_Zero)) RETURN p'],
-  ['shortest paths to Tier Zero from one user', "MATCH (u:User) WITH u LIMIT 1 MATCH p = shortestPath((u)-[:AD_ATTACK_PATHS*1..]->(t:Tag_Tier_Zero)) RETURN p LIMIT 10"],
+  ['shortest paths to Tier Zero from one user', 'MATCH (u:User) WITH u LIMIT 1 MATCH p = shortestPath((u)-[:AD_ATTACK_PATHS*1..]->(t:Tag_Tier_Zero)) RETURN p LIMIT 10'],
 ]
 
 function pct(xs: number[], p: number): number {
@@ -64,72 +88,239 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]
 }
 
+const load = () => os.loadavg().map((l) => Math.round(l * 100) / 100)
+
+// ---- in-memory shortest-path floor ------------------------------------------------------------------------
+
+/** Adjacency (outbound) restricted to some relationship kinds, with each edge's kind kept. */
+interface KindCsr {
+  offsets: Int32Array
+  targets: Int32Array
+}
+
+function kindCsr(g: GenGraph, kinds: string[] | null): KindCsr {
+  const want = new Uint8Array(g.edgeKinds.length)
+  g.edgeKinds.forEach((k, i) => (want[i] = kinds === null || kinds.includes(k) ? 1 : 0))
+  const n = g.nodes.length
+  const offsets = new Int32Array(n + 1)
+  for (let i = 0; i < g.edgeCount; i++) if (want[g.edgeKind[i]]) offsets[g.edgeStart[i] + 1]++
+  for (let i = 0; i < n; i++) offsets[i + 1] += offsets[i]
+  const fill = offsets.slice(0, n)
+  const targets = new Int32Array(offsets[n])
+  for (let i = 0; i < g.edgeCount; i++) if (want[g.edgeKind[i]]) targets[fill[g.edgeStart[i]]++] = g.edgeEnd[i]
+  return { offsets, targets }
+}
+
+/**
+ * Multi-target breadth-first search from each source, levels kept whole (as the engine does), stopping
+ * once `limit` paths exist or every target is reached. `all`: count every shortest path to each target
+ * (allShortestPaths), else one per target (shortestPath). Returns the number of paths found.
+ */
+function bfsFloor(csr: KindCsr, n: number, sources: number[], targets: Set<number>, all: boolean, limit: number): number {
+  const depth = new Int32Array(n)
+  const ways = new Float64Array(n)
+  let found = 0
+  for (const s of sources) {
+    depth.fill(-1)
+    ways.fill(0)
+    depth[s] = 0
+    ways[s] = 1
+    let frontier = [s]
+    let left = targets.size - (targets.has(s) ? 1 : 0)
+    for (let d = 1; frontier.length && left > 0 && found < limit; d++) {
+      const next: number[] = []
+      for (const u of frontier)
+        for (let j = csr.offsets[u], e = csr.offsets[u + 1]; j < e; j++) {
+          const v = csr.targets[j]
+          if (depth[v] === -1) {
+            depth[v] = d
+            next.push(v)
+          }
+          if (depth[v] === d) ways[v] += ways[u]
+        }
+      for (const v of next)
+        if (targets.has(v)) {
+          left--
+          found += all ? ways[v] : 1
+        }
+      frontier = next
+    }
+    if (found >= limit) return limit
+  }
+  return Math.min(found, limit)
+}
+
+interface FloorCase {
+  /** LIBRARY name */
+  name: string
+  run: () => number
+}
+
+function floorCases(g: GenGraph, firstUser: string | null, tierZero: Set<string>): FloorCase[] {
+  const index = new Map(g.nodes.map((n, i) => [n.objectid, i]))
+  const out: FloorCase[] = []
+  const ad = kindCsr(g, relationshipKinds(['AD_ATTACK_PATHS']))
+  const t0 = new Set([...tierZero].map((o) => index.get(o)).filter((i): i is number => i !== undefined))
+  if (firstUser !== null && index.has(firstUser)) {
+    const s = index.get(firstUser)!
+    out.push({ name: 'shortest paths to Tier Zero from one user', run: () => bfsFloor(ad, g.nodes.length, [s], t0, false, 10) })
+  }
+  const csr = kindCsr(g, ['MemberOf', 'AdminTo', 'HasSession'])
+  const users = g.nodes.flatMap((n, i) => (n.kinds.includes('User') && String(n.properties.name ?? '').startsWith('SVC00001') ? [i] : []))
+  const das = new Set(g.nodes.flatMap((n, i) => (n.kinds.includes('Group') && n.objectid.endsWith('-512') ? [i] : [])))
+  out.push({ name: 'all shortest paths to Domain Admins', run: () => bfsFloor(csr, g.nodes.length, users, das, true, 100) })
+  return out
+}
+
+// ---- the run ------------------------------------------------------------------------------------------------
+
+type CypherBody = { data?: { nodes: Record<string, { objectId: string }>; edges: unknown[]; literals: unknown[] }; errors?: { message: string }[] }
+
 async function main() {
   const { values } = parseArgs({
-    options: { edges: { type: 'string', default: '200000' }, runs: { type: 'string', default: '5' }, only: { type: 'string' }, stress: { type: 'string', default: '0' } },
+    options: {
+      edges: { type: 'string', default: '1000000' },
+      runs: { type: 'string', default: '5' },
+      'hostile-runs': { type: 'string', default: '2' },
+      only: { type: 'string' },
+      stress: { type: 'string', default: '0' },
+      state: { type: 'string' },
+      profile: { type: 'string' },
+    },
   })
   const edges = Number(values.edges)
   const runs = Number(values.runs)
+  const started = new Date()
+  const loadStart = load()
   const log = (m: string) => console.error(`[cypher ${edges}] ${m}`)
+  log(`load average at the start: ${loadStart.join(' ')}`)
   const g = generateGraph({ edges })
   log(`generated ${g.nodes.length} nodes / ${g.edgeCount} edges`)
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'edgehound-cypher-'))
-  const bundle = await buildBundle(path.join(dir, 'bundle'))
-  const w = await startMiniflare({ bundle, persistDir: path.join(dir, 'state'), migrate: true, inspectorPort: await freePort() })
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'edgehound-cypher-'))
+  const stateDir = values.state ? path.resolve(values.state) : path.join(tmp, 'state')
+  const marker = path.join(stateDir, 'edgehound-cypher-bench.json')
+  const reuse = existsSync(marker) && (JSON.parse(readFileSync(marker, 'utf8')) as { edges: number }).edges === edges
+  if (values.state && !reuse) rmSync(stateDir, { recursive: true, force: true })
+  const bundle = await buildBundle(path.join(tmp, 'bundle'))
+  const sourceMap = loadSourceMap(`${bundle}.map`)
+  const inspectorPort = await freePort()
+  let w: HostedWorker = await startMiniflare({ bundle, persistDir: stateDir, migrate: !reuse, inspectorPort })
   let insp: Inspector | null = null
   const mib = (b: number) => Math.round((b / 1024 / 1024) * 10) / 10
   const heap = async () => (insp ? mib((await insp.heapBytes()).used) : null)
-  const heapGc = async () => (insp ? mib((await insp.heapBytesAfterGc()).used) : null)
+  const heapGc = async () => {
+    try {
+      return insp ? mib((await insp.heapBytesAfterGc(60_000)).used) : null
+    } catch (e) {
+      log(`no heap-after-GC figure: ${(e as Error).message}`)
+      return null
+    }
+  }
   try {
     const { username, password } = adminCredentials()
-    const jwt = await login(w.url, username, password, benchIp(11, 172))
-    const api = new BenchApi(w.url, await createTokens(w.url, jwt, 2, 'cypher'))
-    const job = (await api.ok<{ data: { id: number } }>('POST', '/api/v2/file-upload/start')).body!.data.id
-    let t = performance.now()
-    for (const p of openGraphPayloads(g, 20_000)) {
-      const r = await api.timed('POST', `/api/v2/file-upload/${job}`, p.text, 'application/json')
-      if (r.status !== 202 && r.status !== 200) throw new Error(`upload: ${r.status} ${r.text.slice(0, 300)}`)
+    let tokens: TokenCred[]
+    if (!reuse) {
+      const jwt = await login(w.url, username, password, benchIp(11, 172))
+      tokens = await createTokens(w.url, jwt, 2, 'cypher')
+      const api = new BenchApi(w.url, tokens)
+      const job = (await api.ok<{ data: { id: number } }>('POST', '/api/v2/file-upload/start')).body!.data.id
+      const t = performance.now()
+      for (const p of openGraphPayloads(g, 20_000)) {
+        const r = await api.timed('POST', `/api/v2/file-upload/${job}`, p.text, 'application/json')
+        if (r.status !== 202 && r.status !== 200) throw new Error(`upload: ${r.status} ${r.text.slice(0, 300)}`)
+      }
+      await api.ok('POST', `/api/v2/file-upload/${job}/end`)
+      log(`ingested in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+      writeFileSync(path.join(stateDir, 'tokens.json'), JSON.stringify(tokens))
+      writeFileSync(marker, JSON.stringify({ edges }))
+    } else {
+      tokens = JSON.parse(readFileSync(path.join(stateDir, 'tokens.json'), 'utf8')) as TokenCred[]
+      log(`reusing the ingested database in ${stateDir}`)
     }
-    await api.ok('POST', `/api/v2/file-upload/${job}/end`)
-    log(`ingested in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+    // A fresh isolate on the ingested database: the queries should not inherit the ingest's heap.
+    if (!reuse) {
+      await w.dispose()
+      w = await startMiniflare({ bundle, persistDir: stateDir, migrate: false, inspectorPort })
+    }
+    const api = new BenchApi(w.url, tokens)
+    await api.ok('GET', '/api/v2/self')
     try {
-      insp = await Inspector.connect(w.inspectorPort!, 'core:user:edgehound')
+      insp = await Inspector.connect(inspectorPort, 'core:user:edgehound')
     } catch (e) {
       log(`no heap figures: ${(e as Error).message}`)
     }
     const heapStart = await heapGc()
     log(`heap after GC before the queries: ${heapStart} MiB`)
     const send = (query: string, include = false) =>
-      api.timed<{ data?: { nodes: object; edges: unknown[]; literals: unknown[] }; errors?: { message: string }[] }>(
-        'POST',
-        '/api/v2/graphs/cypher',
-        JSON.stringify({ query, include_properties: include }),
-        'application/json',
-      )
+      api.timed<CypherBody>('POST', '/api/v2/graphs/cypher', JSON.stringify({ query, include_properties: include }), 'application/json')
+    const describe = (r: Timed<CypherBody>) =>
+      r.status === 200
+        ? `${Object.keys(r.body!.data!.nodes).length} nodes, ${r.body!.data!.edges.length} edges, ${r.body!.data!.literals.length} literals`
+        : (r.body?.errors?.[0]?.message ?? r.text).slice(0, 140)
 
+    // The floors' inputs, read from the service (untimed): the first user by id, the Tier Zero set.
+    const first = await send('MATCH (u:User) RETURN u LIMIT 1')
+    const firstUser = first.status === 200 ? Object.values(first.body!.data!.nodes)[0].objectId : null
+    const tz = await send('MATCH (t:Tag_Tier_Zero) RETURN t')
+    const tierZero = new Set(tz.status === 200 ? Object.values(tz.body!.data!.nodes).map((n) => n.objectId) : [])
+    log(`floor inputs: first user ${firstUser}, ${tierZero.size} Tier Zero nodes`)
+    const floors = new Map(floorCases(g, firstUser, tierZero).map((f) => [f.name, f]))
+
+    const wanted = (n: string) => !values.only || values.only.split(',').some((o) => n.includes(o))
+    const profiled = (n: string) => values.profile !== undefined && values.profile.split(',').some((o) => n.includes(o))
     const results: Record<string, unknown>[] = []
-    for (const [name, query] of [...LIBRARY, ...HOSTILE].filter(([n]) => !values.only || values.only!.split(',').some((o) => n.includes(o)))) {
+    const profiles: Record<string, ProfileSummary[]> = {}
+    for (const [name, query] of [...LIBRARY, ...HOSTILE].filter(([n]) => wanted(n))) {
+      const hostile = HOSTILE.some(([n]) => n === name)
       const times: number[] = []
+      const cpu: number[] = []
       const heaps: number[] = []
       const statuses = new Map<number, number>()
       let detail = ''
-      for (let i = 0; i < (HOSTILE.some(([n]) => n === name) ? 2 : runs); i++) {
-        let r
+      let plan = ''
+      for (let i = 0; i < (hostile ? Number(values['hostile-runs']) : runs); i++) {
+        let r: Timed<CypherBody> | undefined
+        const cpu0 = cpuSeconds(w.pids())
         try {
-          r = await send(query)
+          if (i === 0 && profiled(name))
+            profiles[name] = await captureProfiles(inspectorPort, `cypher-${edges}-${name.replace(/[^a-z0-9]+/gi, '-')}`, async () => (r = await send(query)), path.join(ROOT, 'bench', 'results'), sourceMap, insp ?? undefined)
+          else r = await send(query)
         } catch (e) {
           throw new Error(`${name}: the worker stopped answering (${(e as Error).message}); runtime stderr: ${w.stderrTail().slice(-1500)}`)
         }
-        times.push(r.ms)
+        cpu.push((cpuSeconds(w.pids()) - cpu0) * 1000)
+        times.push(r!.ms)
         const h = await heap()
         if (h !== null) heaps.push(h)
-        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1)
-        detail =
-          r.status === 200
-            ? `${Object.keys(r.body!.data!.nodes).length} nodes, ${r.body!.data!.edges.length} edges, ${r.body!.data!.literals.length} literals`
-            : (r.body?.errors?.[0]?.message ?? r.text).slice(0, 120)
+        statuses.set(r!.status, (statuses.get(r!.status) ?? 0) + 1)
+        detail = describe(r!)
+        plan = r!.headers.get('x-cypher-plan') ?? ''
       }
-      const row = { name, p50: Math.round(pct(times, 50)), p95: Math.round(pct(times, 95)), statuses: Object.fromEntries(statuses), heapMiB: heaps.length ? Math.max(...heaps) : null, answer: detail }
+      const row: Record<string, unknown> = {
+        name,
+        hostile,
+        p50: Math.round(pct(times, 50)),
+        p95: Math.round(pct(times, 95)),
+        max: Math.round(Math.max(...times)),
+        cpuMsP50: Math.round(pct(cpu, 50)),
+        cpuMsMax: Math.round(Math.max(...cpu)),
+        statuses: Object.fromEntries(statuses),
+        heapMiB: heaps.length ? Math.max(...heaps) : null,
+        answer: detail,
+        plan: plan.slice(0, 400),
+      }
+      const floor = floors.get(name)
+      if (floor) {
+        for (let i = 0; i < 3; i++) floor.run() // warm-up, as the service has had its first run
+        const ms: number[] = []
+        let paths = 0
+        for (let i = 0; i < runs; i++) {
+          const t0 = performance.now()
+          paths = floor.run()
+          ms.push(performance.now() - t0)
+        }
+        row.floor = { p50: Math.round(pct(ms, 50) * 100) / 100, paths, ratioP50: Math.round((pct(times, 50) / pct(ms, 50)) * 10) / 10 }
+      }
       log(JSON.stringify(row))
       results.push(row)
     }
@@ -155,11 +346,35 @@ async function main() {
     }
     const heapEnd = await heapGc()
     log(`heap after GC at the end: ${heapEnd} MiB`)
-    console.log(JSON.stringify({ nodes: g.nodes.length, edges: g.edgeCount, runs, heapStart, heapEnd, results, stress }, null, 2))
+    const lib = results.filter((r) => !r.hostile)
+    const summary = lib.length
+      ? { libraryP50OfP50s: pct(lib.map((r) => r.p50 as number), 50), worstP50: Math.max(...lib.map((r) => r.p50 as number)), worstP95: Math.max(...lib.map((r) => r.p95 as number)) }
+      : {}
+    const report = {
+      command: `npm run bench:cypher -- ${process.argv.slice(2).join(' ')}`.trim(),
+      started: started.toISOString(),
+      finished: new Date().toISOString(),
+      loadAverage: { start: loadStart, end: load() },
+      cores: os.cpus().length,
+      nodes: g.nodes.length,
+      edges: g.edgeCount,
+      runs,
+      heapStart,
+      heapEnd,
+      summary,
+      results,
+      profiles,
+      stress,
+    }
+    log(`load average at the end: ${report.loadAverage.end.join(' ')}; ${JSON.stringify(summary)}`)
+    const outDir = path.join(ROOT, 'bench', 'results')
+    mkdirSync(outDir, { recursive: true })
+    writeFileSync(path.join(outDir, `cypher-${edges}-${started.toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2))
+    console.log(JSON.stringify(report, null, 2))
   } finally {
     insp?.close()
     await w.dispose()
-    rmSync(dir, { recursive: true, force: true })
+    rmSync(tmp, { recursive: true, force: true })
   }
 }
 

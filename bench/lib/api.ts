@@ -12,6 +12,7 @@ export interface Timed<T = unknown> {
   ms: number
   body: T | null
   text: string
+  headers: Headers
 }
 
 export class BenchApi {
@@ -51,7 +52,7 @@ export class BenchApi {
           parsed = null
         }
       }
-      return { status: res.status, ms, body: parsed, text }
+      return { status: res.status, ms, body: parsed, text, headers: res.headers }
     }
   }
 

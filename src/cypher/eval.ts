@@ -150,9 +150,25 @@ export function cypherRegex(pattern: string): RegExp {
   return re
 }
 
-/** Nested quantifiers or back-references (see cypherRegex). A scan of the regex, not of the query. */
+/** Unbounded quantifiers (`*`, `+`, `{n,}` or any `{…}`) a pattern may have (BloodHound's library uses at most 3). */
+export const MAX_REGEX_QUANTIFIERS = 3
+
+/**
+ * The shapes of catastrophic backtracking (see cypherRegex), found by a scan of the regex, not of the
+ * query. JavaScript's engine backtracks, and a single match cannot be interrupted, so these are refused
+ * before any value is tested:
+ *  - back-references (`\1`, `\k<name>`);
+ *  - a quantified group that itself contains a quantifier (`(a+)+`, `(a*)?`, `(.{2}){9}`): exponential;
+ *  - a group with alternatives repeated by `*`, `+` or `{…}` (`(.|.)*`, `(a|aa)+`): the alternatives
+ *    can overlap, and then every way of splitting the text is tried, also exponential (`(a|b)?` is fine);
+ *  - more than MAX_REGEX_QUANTIFIERS unbounded quantifiers (`.*.*.*.*x`): polynomial of that degree
+ *    in the length of the text.
+ */
 export function unsafeRegex(src: string): boolean {
+  /** per open group: it contains a quantifier / a top-level `|` */
   const quantifiedInside: boolean[] = [false]
+  const alternation: boolean[] = [false]
+  let unbounded = 0
   for (let i = 0; i < src.length; i++) {
     const ch = src[i]
     if (ch === '\\') {
@@ -171,15 +187,26 @@ export function unsafeRegex(src: string): boolean {
       }
       continue
     }
-    if (ch === '(') quantifiedInside.push(false)
+    if (ch === '(') {
+      quantifiedInside.push(false)
+      alternation.push(false)
+    } else if (ch === '|') alternation[alternation.length - 1] = true
     else if (ch === ')') {
       const inner = quantifiedInside.pop() ?? false
-      if (quantifiedInside.length === 0) quantifiedInside.push(false)
+      const alternatives = alternation.pop() ?? false
+      if (quantifiedInside.length === 0) {
+        quantifiedInside.push(false)
+        alternation.push(false)
+      }
       const next = src[i + 1]
       const quantified = next === '*' || next === '+' || next === '{' || next === '?'
       if (inner && quantified) return true
+      if (alternatives && quantified && next !== '?') return true
       if (inner || quantified) quantifiedInside[quantifiedInside.length - 1] = true
-    } else if (ch === '*' || ch === '+' || ch === '{') quantifiedInside[quantifiedInside.length - 1] = true
+    } else if (ch === '*' || ch === '+' || ch === '{') {
+      quantifiedInside[quantifiedInside.length - 1] = true
+      if (++unbounded > MAX_REGEX_QUANTIFIERS) return true
+    }
   }
   return false
 }

@@ -4,6 +4,7 @@
  */
 import type { Clause, Expr, PatternPart, Query } from './ast'
 import { parse as peggyParse, SyntaxError as PeggySyntaxError } from './cypher.parser.js'
+import { cypherRegex } from './eval'
 
 /** A query the service refuses or cannot run: always a 400 with this message. */
 export class CypherError extends Error {
@@ -48,7 +49,8 @@ export function parseCypher(text: string): Query {
 
 /**
  * Walks the tree once: updating clauses, procedure calls and parameters are refused (in that order of
- * precedence, so a query with several gets one stable message), as is a tree above MAX_SYNTAX_NODES.
+ * precedence, so a query with several gets one stable message), as is a tree above MAX_SYNTAX_NODES and
+ * a literal `=~` pattern of a catastrophic shape (eval.ts unsafeRegex).
  */
 function refuse(query: Query): void {
   let nodes = 0
@@ -61,6 +63,9 @@ function refuse(query: Query): void {
     if (v === null || typeof v !== 'object') return
     if (++nodes > MAX_SYNTAX_NODES) throw new CypherError(MESSAGES.tooComplex)
     if ((v as Expr).type === 'parameter') parameter = true
+    // A literal pattern is checked (and compiled) here, so a catastrophic one is refused before any work.
+    const e = v as Expr
+    if (e.type === 'compare' && e.op === '=~' && e.right.type === 'literal' && typeof e.right.value === 'string') cypherRegex(e.right.value)
     for (const x of Object.values(v)) visit(x)
   }
   const clauses: Clause[] = query.clauses

@@ -9,6 +9,7 @@ import grammar from '../../src/cypher/cypher.peggy?raw'
 import generated from '../../src/cypher/cypher.parser.js?raw'
 import { CypherError, MESSAGES, parseCypher, patternsOf } from '../../src/cypher/parse'
 import type { Clause, Expr } from '../../src/cypher/ast'
+import { unsafeRegex } from '../../src/cypher/eval'
 
 function refusal(text: string): string {
   try {
@@ -188,6 +189,17 @@ describe('refusals', () => {
     expect(refusal(`RETURN ${'('.repeat(5_000)}1${')'.repeat(5_000)}`)).toBe(MESSAGES.tooComplex)
     expect(refusal(`MATCH (n) WHERE n.name = '${'x'.repeat(70_000)}' RETURN n`)).toBe(MESSAGES.tooComplex)
     expect(refusal(`RETURN [${Array(21_000).fill('1').join(',')}]`)).toBe(MESSAGES.tooComplex)
+  })
+
+  it('catastrophic regexes are refused before any value is tested; the library\'s shapes are not', () => {
+    // the shapes of BloodHound's public query library (inline flags are stripped before this check)
+    for (const ok of ['Global Administrator|User Administrator', '.*Windows.* (2000|2003|xp|nt).*', '.*WINDOWS (SERVER)? ?(10|11|2019).*', '(10.0.19044|6.3.9600).?.*', 'svc0001.*', '(a|b)?x', '[(*+]{0}'])
+      expect(unsafeRegex(ok), ok).toBe(false)
+    // exponential: nested quantifiers, repeated overlapping alternatives, back-references;
+    // polynomial of high degree: many unbounded quantifiers (measured: `(.|.)*!` ran 16 s of CPU on one name)
+    for (const bad of ['(a+)+$', '(.*a){20}', '(.|.)*!', '(a|aa)+b', '(x|y){30}', '(a)\\1', '.*.*.*.*!', 'a+b+c*d{2,}'])
+      expect(unsafeRegex(bad), bad).toBe(true)
+    expect(refusal("MATCH (n) WHERE n.name =~ '(.|.)*!' RETURN n")).toBe(MESSAGES.tooComplex)
   })
 
   it('a query must end with RETURN', () => {
