@@ -172,6 +172,31 @@ function floorCases(g: GenGraph, firstUser: string | null, tierZero: Set<string>
   return out
 }
 
+/**
+ * The ingest's end requests an analysis run, which runs in the worker's isolate (Analyzer object): the
+ * queries must not share the isolate with it. Joins that run (POST /api/v2/analysis returns the pending
+ * one) and waits until it is complete or failed.
+ */
+async function waitForAnalysis(api: BenchApi, log: (m: string) => void): Promise<void> {
+  const t = performance.now()
+  const id = (await api.ok<{ data: { id: number } }>('POST', '/api/v2/analysis')).body!.data.id
+  let last = 0
+  for (;;) {
+    const run = (await api.ok<{ data: { status: string; error?: string | null } }>('GET', `/api/v2/analysis/${id}`)).body!.data
+    const s = (performance.now() - t) / 1000
+    if (run.status === 'complete' || run.status === 'failed') {
+      log(`analysis run ${id} ${run.status} after ${s.toFixed(1)} s${run.error ? `: ${run.error}` : ''}`)
+      return
+    }
+    if (s - last > 30) {
+      log(`analysis run ${id} still ${run.status} after ${s.toFixed(0)} s`)
+      last = s
+    }
+    if (s > 20 * 60) throw new Error(`analysis run ${id} still ${run.status} after 20 minutes`)
+    await new Promise((r) => setTimeout(r, 1000))
+  }
+}
+
 // ---- the run ------------------------------------------------------------------------------------------------
 
 type CypherBody = { data?: { nodes: Record<string, { objectId: string }>; edges: unknown[]; literals: unknown[] }; errors?: { message: string }[] }
@@ -231,6 +256,7 @@ async function main() {
       }
       await api.ok('POST', `/api/v2/file-upload/${job}/end`)
       log(`ingested in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+      await waitForAnalysis(api, log)
       writeFileSync(path.join(stateDir, 'tokens.json'), JSON.stringify(tokens))
       writeFileSync(marker, JSON.stringify({ edges }))
     } else {

@@ -16,7 +16,14 @@ import type { EdgeRecord, GraphSource, NodeRecord } from './source'
 import { equals, fromJson, NodeRef, PathVal, RelRef, type Value } from './values'
 
 export const BATCH = 500
+/** Nodes per scan page: the first page small (a LIMIT often ends the scan there), then growing. */
 const SCAN_PAGE = 1_000
+const SCAN_PAGE_MAX = 8_000
+export function scanPageSize(i: number): number {
+  return Math.min(SCAN_PAGE * 2 ** Math.min(i, 4), SCAN_PAGE_MAX)
+}
+/** Bytes of scan pages kept for reuse within one query (charged to the memory budget while kept). */
+const SCAN_CACHE_BYTES = 8 * 1024 * 1024
 /** Longest shortest path searched (relationships). */
 export const MAX_SHORTEST_DEPTH = 32
 
@@ -29,8 +36,11 @@ export interface RunContext extends EvalContext {
   expansions: Map<string, Map<number, EdgeRecord[]>>
   /** plans made (for the debug header and tests) */
   plans: string[]
-  /** node scans already read, per scan: pages in id order, and whether the last page was reached */
-  scans: Map<string, { pages: NodeRecord[][]; complete: boolean }>
+  /**
+   * node scans already read, per scan: pages in id order, whether the last page was reached, their
+   * estimated bytes, and whether they were dropped (over SCAN_CACHE_BYTES: the scan is read again)
+   */
+  scans: Map<string, { pages: NodeRecord[][]; complete: boolean; bytes: number; dropped: boolean }>
   /** whether relationships are read with their properties (the query looks into them: needs.ts) */
   relProperties: boolean
   /** relationships whose properties were loaded afterwards (loadRelProperties) */
@@ -177,41 +187,72 @@ async function* starts(ctx: RunContext, plan: PartPlan, rows: Row[]): AsyncGener
     if (out.length) yield out
     return
   }
-  // The store-side part of a scan does not depend on the rows, so its pages are read once per query
-  // (a later batch of rows, or a second part scanning the same way, reuses them).
+  // The store-side part of a scan does not depend on the rows, so its pages are kept for the query (a
+  // later batch of rows, or a second part scanning the same way, reuses them) while they are small: a
+  // scan of the whole graph (100 k nodes at the benchmark's size, ~60 MB of records) is read page by page
+  // and only the nodes that start a walk stay in memory; a later use reads it from the store again.
   const key = JSON.stringify(plan.scan)
   let cached = ctx.scans.get(key)
-  if (!cached) ctx.scans.set(key, (cached = { pages: [], complete: false }))
+  if (!cached) ctx.scans.set(key, (cached = { pages: [], complete: false, bytes: 0, dropped: false }))
+  let after = 0
   for (let i = 0; ; i++) {
     ctx.budget.checkTime()
     let page: NodeRecord[]
-    if (i < cached.pages.length) page = cached.pages[i]
-    else if (cached.complete) return
+    /** nodes of this page that were not held before it was read (released unless a walk starts there) */
+    let fresh: Set<number> | null = null
+    if (!cached.dropped && i < cached.pages.length) page = cached.pages[i]
+    else if (!cached.dropped && cached.complete) return
     else {
-      const after = i === 0 ? 0 : cached.pages[i - 1][cached.pages[i - 1].length - 1].id
-      page = await ctx.source.scanNodes(plan.scan, after, SCAN_PAGE)
+      const size = scanPageSize(i)
+      page = await ctx.source.scanNodes(plan.scan, after, size)
       ctx.budget.chargeSteps(page.length)
-      ctx.budget.chargeBytes(page.length * NODE_BYTES)
-      for (const n of page) ctx.nodes.set(n.id, n)
-      if (page.length < SCAN_PAGE) cached.complete = true
+      const bytes = page.length * NODE_BYTES
+      if (!cached.dropped && i === cached.pages.length && cached.bytes + bytes <= SCAN_CACHE_BYTES) {
+        ctx.budget.chargeBytes(bytes)
+        cached.bytes += bytes
+        if (page.length < size) cached.complete = true
+        if (page.length > 0) cached.pages.push(page)
+        for (const n of page) ctx.nodes.set(n.id, n)
+      } else {
+        if (!cached.dropped) {
+          // over the cache's size: forget the pages (their nodes that start walks stay held)
+          cached.dropped = true
+          cached.pages = []
+        }
+        fresh = new Set()
+        for (const n of page)
+          if (!ctx.nodes.has(n.id)) {
+            ctx.nodes.set(n.id, n)
+            fresh.add(n.id)
+          }
+      }
       if (page.length === 0) return
-      cached.pages.push(page)
     }
+    after = page[page.length - 1].id
     let out: State[] = []
-    for (const n of page)
-      for (const row of rows) {
-        if (!nodeOk(ctx, n.id, np, plan.filters[0], row)) continue
-        out.push({ row, seq: [n.id], relSeq: [], ends: [n.id], groups: [] })
+    for (const n of page) {
+      // every row is tested against the node before anything is yielded, so a node read for this page
+      // only is released before any other stage could start to rely on it
+      const made: State[] = []
+      for (const row of rows) if (nodeOk(ctx, n.id, np, plan.filters[0], row)) made.push({ row, seq: [n.id], relSeq: [], ends: [n.id], groups: [] })
+      if (fresh?.has(n.id)) {
+        if (made.length === 0) ctx.nodes.delete(n.id)
+        else ctx.budget.chargeBytes(NODE_BYTES)
+      }
+      for (const st of made) {
+        out.push(st)
         if (out.length >= BATCH) {
           ctx.budget.chargeRows(out.length)
           yield out
           out = []
         }
       }
+    }
     if (out.length) {
       ctx.budget.chargeRows(out.length)
       yield out
     }
+    if (page.length < scanPageSize(i) && (cached.dropped || i >= cached.pages.length - 1)) return
   }
 }
 
