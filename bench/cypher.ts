@@ -36,7 +36,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { BenchApi, type Timed } from './lib/api'
+import { ApiCallError, BenchApi, type Timed } from './lib/api'
 import { createTokens, login, benchIp, type TokenCred } from './lib/credentials'
 import { generateGraph, openGraphPayloads, type GenGraph } from './lib/generate'
 import { captureProfiles, Inspector, loadSourceMap, type ProfileSummary } from './lib/inspector'
@@ -179,11 +179,23 @@ function floorCases(g: GenGraph, firstUser: string | null, tierZero: Set<string>
  */
 async function waitForAnalysis(api: BenchApi, log: (m: string) => void): Promise<void> {
   const t = performance.now()
-  const id = (await api.ok<{ data: { id: number } }>('POST', '/api/v2/analysis')).body!.data.id
+  const seconds = () => (performance.now() - t) / 1000
+  // A request may wait minutes while the run holds the database (undici gives up after 300 s): retried.
+  const patiently = async <T>(call: () => Promise<T>): Promise<T> => {
+    for (;;) {
+      try {
+        return await call()
+      } catch (e) {
+        if (e instanceof ApiCallError || seconds() > 30 * 60) throw e
+        log(`analysis: no answer yet after ${seconds().toFixed(0)} s (${(e as Error).message}); asking again`)
+      }
+    }
+  }
+  const id = (await patiently(() => api.ok<{ data: { id: number } }>('POST', '/api/v2/analysis'))).body!.data.id
   let last = 0
   for (;;) {
-    const run = (await api.ok<{ data: { status: string; error?: string | null } }>('GET', `/api/v2/analysis/${id}`)).body!.data
-    const s = (performance.now() - t) / 1000
+    const run = (await patiently(() => api.ok<{ data: { status: string; error?: string | null } }>('GET', `/api/v2/analysis/${id}`))).body!.data
+    const s = seconds()
     if (run.status === 'complete' || run.status === 'failed') {
       log(`analysis run ${id} ${run.status} after ${s.toFixed(1)} s${run.error ? `: ${run.error}` : ''}`)
       return
@@ -192,7 +204,7 @@ async function waitForAnalysis(api: BenchApi, log: (m: string) => void): Promise
       log(`analysis run ${id} still ${run.status} after ${s.toFixed(0)} s`)
       last = s
     }
-    if (s > 20 * 60) throw new Error(`analysis run ${id} still ${run.status} after 20 minutes`)
+    if (s > 30 * 60) throw new Error(`analysis run ${id} still ${run.status} after 30 minutes`)
     await new Promise((r) => setTimeout(r, 1000))
   }
 }

@@ -198,35 +198,68 @@ function aggregatesIn(e: Expr, out: Expr[] = []): Expr[] {
   return out
 }
 
-function aggregate(ctx: RunContext, e: Expr, rows: Row[]): Value {
-  if (e.type === 'countStar') return rows.length
+/**
+ * One aggregate of one group, fed row by row: only its running value is held (a count, a sum, the values
+ * collect() keeps, the keys DISTINCT has seen), never the rows themselves.
+ */
+interface Accumulator {
+  add(row: Row): void
+  value(): Value
+}
+
+function accumulator(ctx: RunContext, e: Expr): Accumulator {
+  if (e.type === 'countStar') {
+    let n = 0
+    return { add: () => void n++, value: () => n }
+  }
   if (e.type !== 'call') throw new CypherError('not an aggregate')
   if (e.args.length !== 1) throw new CypherError(`${e.name}() takes one argument`)
-  let values = rows.map((r) => evaluate(e.args[0], r, ctx)).filter((v) => v !== null)
-  if (e.distinct) {
-    const seen = new Set<string>()
-    values = values.filter((v) => {
-      const k = keyOf(v)
-      if (seen.has(k)) return false
-      seen.add(k)
-      return true
-    })
-  }
-  switch (e.name) {
-    case 'count':
-      return values.length
-    case 'collect':
-      return values
-    case 'sum':
-    case 'avg': {
-      if (!values.every((v) => typeof v === 'number')) throw new CypherError(`${e.name}() takes numbers`)
-      const sum = (values as number[]).reduce((a, b) => a + b, 0)
-      return e.name === 'sum' ? sum : values.length ? sum / values.length : null
-    }
-    default: {
-      if (values.length === 0) return null
-      return values.reduce((a, b) => (orderCompare(a, b) <= 0 === (e.name === 'min') ? a : b))
-    }
+  const seen = e.distinct ? new Set<string>() : null
+  let count = 0
+  let sum = 0
+  let best: Value = null
+  const collected: Value[] = []
+  const name = e.name
+  return {
+    add(row: Row) {
+      const v = evaluate(e.args[0], row, ctx)
+      if (v === null) return
+      if (seen) {
+        const k = keyOf(v)
+        if (seen.has(k)) return
+        seen.add(k)
+      }
+      count++
+      switch (name) {
+        case 'collect':
+          ctx.budget.chargeRows(1)
+          collected.push(v)
+          break
+        case 'sum':
+        case 'avg':
+          if (typeof v !== 'number') throw new CypherError(`${name}() takes numbers`)
+          sum += v
+          break
+        case 'min':
+        case 'max':
+          if (count === 1 || orderCompare(v, best) <= 0 === (name === 'min')) best = v
+          break
+      }
+    },
+    value() {
+      switch (name) {
+        case 'count':
+          return count
+        case 'collect':
+          return collected
+        case 'sum':
+          return sum
+        case 'avg':
+          return count ? sum / count : null
+        default:
+          return count ? best : null
+      }
+    },
   }
 }
 
@@ -292,20 +325,23 @@ async function* project(ctx: RunContext, p: Projection, input: Stream): Stream {
   } else {
     const keyItems = p.items.map((item, i) => ({ item, i })).filter(({ item }) => !containsAggregate(item.expr))
     const aggs = [...p.items.map((i) => i.expr), ...p.orderBy.map((o) => o.expr)].flatMap((e) => aggregatesIn(e))
-    const groups = new Map<string, { rep: Row; rows: Row[] }>()
+    const groups = new Map<string, { rep: Row; accs: Accumulator[] }>()
     for await (const batch of input) {
-      ctx.budget.chargeRows(batch.length)
       for (const row of batch) {
         const k = keyItems.map(({ item }) => keyOf(evaluate(item.expr, row, ctx))).join('\u0001')
         let g = groups.get(k)
-        if (!g) groups.set(k, (g = { rep: row, rows: [] }))
-        g.rows.push(row)
+        if (!g) {
+          // a group holds its first row and its aggregates' running values (charged as one row)
+          ctx.budget.chargeRows(1)
+          groups.set(k, (g = { rep: row, accs: aggs.map((a) => accumulator(ctx, a)) }))
+        }
+        for (const acc of g.accs) acc.add(row)
       }
     }
-    if (groups.size === 0 && keyItems.length === 0) groups.set('', { rep: {}, rows: [] })
+    if (groups.size === 0 && keyItems.length === 0) groups.set('', { rep: {}, accs: aggs.map((a) => accumulator(ctx, a)) })
     for (const g of groups.values()) {
       const values = new Map<Expr, Value>()
-      for (const a of aggs) values.set(a, aggregate(ctx, a, g.rows))
+      aggs.forEach((a, i) => values.set(a, g.accs[i].value()))
       const actx = { ...ctx, aggregates: values }
       const r: Row = {}
       p.items.forEach((item, i) => (r[names[i]] = evaluate(item.expr, g.rep, actx)))
