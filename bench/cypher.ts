@@ -17,6 +17,12 @@
  *                  (saves the ingest while profiling; a fresh temporary directory otherwise)
  *   --profile A,B  CPU profiles (worker isolate and D1) of the first run of the matching queries, under
  *                  bench/results/profiles/ (open them in Chrome DevTools → Performance)
+ *   --end-job      end the upload job (which requests an analysis run) and wait for that run before the
+ *                  queries. Off by default: every uploaded file is committed whole when it is received, so
+ *                  the graph is complete without it, and the run would share the worker's isolate and D1
+ *                  with the queries (at 1 M edges it held both for over 10 minutes on 2026-11-26, see
+ *                  BENCHMARKS.md). Nothing the queries read depends on analysis: Tier Zero is decided
+ *                  per node (src/findings/tierzero.ts), there are no asset-group selectors.
  *
  * The queries run in a fresh isolate (the worker is restarted on the ingested database), sequentially.
  * Per query: wall time (send to last byte), `cpuMs` = CPU time of the workerd process during the query
@@ -223,6 +229,7 @@ async function main() {
       stress: { type: 'string', default: '0' },
       state: { type: 'string' },
       profile: { type: 'string' },
+      'end-job': { type: 'boolean', default: false },
     },
   })
   const edges = Number(values.edges)
@@ -266,9 +273,11 @@ async function main() {
         const r = await api.timed('POST', `/api/v2/file-upload/${job}`, p.text, 'application/json')
         if (r.status !== 202 && r.status !== 200) throw new Error(`upload: ${r.status} ${r.text.slice(0, 300)}`)
       }
-      await api.ok('POST', `/api/v2/file-upload/${job}/end`)
-      log(`ingested in ${((performance.now() - t) / 1000).toFixed(1)} s`)
-      await waitForAnalysis(api, log)
+      if (values['end-job']) {
+        await api.ok('POST', `/api/v2/file-upload/${job}/end`)
+        log(`ingested in ${((performance.now() - t) / 1000).toFixed(1)} s`)
+        await waitForAnalysis(api, log)
+      } else log(`ingested in ${((performance.now() - t) / 1000).toFixed(1)} s (job ${job} left running: no analysis run)`)
       writeFileSync(path.join(stateDir, 'tokens.json'), JSON.stringify(tokens))
       writeFileSync(marker, JSON.stringify({ edges }))
     } else {

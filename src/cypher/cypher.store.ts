@@ -103,6 +103,29 @@ export function d1GraphSource(db: D1Database, access: string | null): GraphSourc
       return out
     },
 
+    async connected(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null): Promise<Set<number>> {
+      const out = new Set<number>()
+      if (ids.length === 0) return out
+      const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =
+        direction === 'out' ? [['start_id', 'end_id']] : direction === 'in' ? [['end_id', 'start_id']] : [['start_id', 'end_id'], ['end_id', 'start_id']]
+      // one EXISTS per side, each answered from an index (edges' unique (start_id, kind, end_id), edges_end_kind)
+      const exists = sides
+        .map(
+          ([near, far]) =>
+            `EXISTS (SELECT 1 FROM edges e ${access === null ? '' : `JOIN nodes v ON v.id = e.${far}`}
+             WHERE e.${near} = f.value AND (?2 IS NULL OR e.kind IN (SELECT value FROM json_each(?2)))
+             ${access === null ? '' : `AND ${visible('v.environment_id', '?3')}`})`,
+        )
+        .join(' OR ')
+      const results = await db.batch(
+        chunks(ids, IDS_PER_STATEMENT).map((c) =>
+          db.prepare(`SELECT f.value AS id FROM json_each(?1) f WHERE ${exists}`).bind(...[JSON.stringify(c), kinds ? JSON.stringify(kinds) : null, ...(access === null ? [] : [access])]),
+        ),
+      )
+      for (const r of results) for (const row of r.results as { id: number }[]) out.add(row.id)
+      return out
+    },
+
     async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean): Promise<EdgeRecord[]> {
       if (ids.length === 0) return []
       const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =

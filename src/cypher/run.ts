@@ -3,7 +3,7 @@
  * Streams are pulled, so RETURN ... LIMIT n stops every upstream walk once n rows exist (unless
  * ORDER BY or aggregation needs every row, which the row budget bounds).
  */
-import type { Clause, Expr, PatternPart, Projection, Query } from './ast'
+import type { Clause, Expr, NodePattern, PatternPart, Projection, Query } from './ast'
 import { Budget, DEFAULT_LIMITS, type CypherLimits } from './budget'
 import { children, containsAggregate, evaluate, isAggregate, type Row } from './eval'
 import { BATCH, loadNodes, loadRelProperties, matchPart, newContext, type RunContext } from './match'
@@ -11,7 +11,8 @@ import { readsRelationshipProperties } from './needs'
 import { CypherError } from './parse'
 import { referencedNodes, referencedRels } from './present'
 import type { GraphSource } from './source'
-import { keyOf, orderCompare, type Value } from './values'
+import { keyOf, NodeRef, orderCompare, type Value } from './values'
+import { relationshipKinds } from './labels'
 
 type Stream = AsyncGenerator<Row[]>
 
@@ -163,10 +164,43 @@ async function applyWhere(ctx: RunContext, where: Expr | null, rows: Row[]): Pro
 const ROW_TAG = '\u0000row'
 const OPTIONAL_TAG = '\u0000optional'
 
+/**
+ * `(a)-[:K]->()` (either end a node bound by the row, the other end anonymous and unconstrained, one
+ * relationship without variable or properties): whether the bound node has such a relationship is asked
+ * of the store for the whole batch, without reading the relationships or the nodes at their other end
+ * (`WHERE NOT (u)-[:MemberOf]->()` over every user read ~200 000 relationships at 1 M edges).
+ * Returns the bound variable and the direction seen from it, or null when the pattern is anything else.
+ */
+function existenceTest(parts: PatternPart[], inner: Expr | null, row: Row): { variable: string; direction: 'out' | 'in' | 'both'; types: string[] } | null {
+  if (inner || parts.length !== 1) return null
+  const part = parts[0]
+  if (part.variable || part.shortest || part.rels.length !== 1) return null
+  const rel = part.rels[0]
+  if (rel.variable || rel.properties || rel.range) return null
+  const free = (n: NodePattern) => n.variable === null && n.labels.length === 0 && n.properties === null
+  const bound = (n: NodePattern) => n.variable !== null && n.labels.length === 0 && n.properties === null && row[n.variable] instanceof NodeRef
+  const [a, b] = part.nodes
+  if (bound(a) && free(b)) return { variable: a.variable!, direction: rel.direction, types: rel.types }
+  if (free(a) && bound(b)) return { variable: b.variable!, direction: rel.direction === 'out' ? 'in' : rel.direction === 'in' ? 'out' : 'both', types: rel.types }
+  return null
+}
+
 async function resolvePredicates(ctx: RunContext, where: Expr, rows: Row[]): Promise<void> {
   for (const p of predicatesIn(where)) {
     const parts = p.type === 'exists' ? p.patterns : p.type === 'patternPredicate' ? [p.pattern] : []
     const inner = p.type === 'exists' ? p.where : null
+    const test = existenceTest(parts, inner, rows[0])
+    if (test && rows.every((r) => r[test.variable] instanceof NodeRef)) {
+      const ids = rows.map((r) => (r[test.variable] as NodeRef).id)
+      ctx.budget.chargeSteps(ids.length)
+      ctx.budget.checkTime()
+      const yes = await ctx.source.connected([...new Set(ids)], test.direction, relationshipKinds(test.types))
+      const answers = new WeakMap<Row, boolean>()
+      rows.forEach((r, i) => answers.set(r, yes.has(ids[i])))
+      ctx.predicates.set(p, answers)
+      if (ctx.plans.length < 32) ctx.plans.push(`existence test on ${test.variable} (${test.direction})`)
+      continue
+    }
     const tagged = rows.map((r, i) => ({ ...r, [ROW_TAG]: i }))
     const hit = new Set<number>()
     for await (const out of matchAll(ctx, parts, tagged, inner)) {

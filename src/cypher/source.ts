@@ -48,6 +48,11 @@ export interface GraphSource {
    * `kinds` null: any kind. Only relationships whose other end is visible.
    */
   expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean): Promise<EdgeRecord[]>
+  /**
+   * Which of `ids` have at least one relationship as `expand` would return it (same direction, kinds and
+   * visibility of the other end), without reading any: pattern predicates such as `(u)-[:MemberOf]->()`.
+   */
+  connected(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null): Promise<Set<number>>
   /** the properties of the visible relationships among `ids` */
   edgeProperties(ids: number[]): Promise<Map<number, Record<string, unknown>>>
 }

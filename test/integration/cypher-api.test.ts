@@ -112,6 +112,20 @@ describe('answers', () => {
 })
 
 describe('environment access', () => {
+  it('existence tests are answered by the store, for every caller, with the same answers as a walk', async () => {
+    for (const [client, query, want] of [
+      [admin, 'MATCH (u:User) WHERE NOT (u)-[:MemberOf]->() RETURN u.name AS n', ['DAVE@CORP.LOCAL']],
+      [corpOnly, 'MATCH (u:User) WHERE (u)-[:MemberOf]-() RETURN u.name AS n ORDER BY n', ['ALICE@CORP.LOCAL', 'BOB@CORP.LOCAL']],
+      [corpOnly, 'MATCH (g:Group) WHERE ()-[:MemberOf]->(g) AND (g)-[:MemberOf]->() RETURN g.name AS n ORDER BY n', ['HELPDESK@CORP.LOCAL', 'IT@CORP.LOCAL']],
+    ] as [EdgeHoundClient, string, string[]][]) {
+      const res = await post(client, { query })
+      expect(res.status, query).toBe(200)
+      expect(res.headers.get('x-cypher-plan'), query).toMatch(/existence test on/)
+      const body = (await res.json()) as { data: { literals: { value: string }[] } }
+      expect(body.data.literals.map((l) => l.value), query).toEqual(want)
+    }
+  })
+
   it('a restricted caller neither sees nor traverses nodes of other environments', async () => {
     const r = await cypherQuery(corpOnly, "MATCH p = (u:User)-[:MemberOf*1..]->(g:Group) WHERE g.objectid ENDS WITH '-512' RETURN p")
     expect(Object.values(r.data.nodes).map((n) => n.objectId)).not.toContain('U-CAROL')

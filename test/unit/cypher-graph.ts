@@ -89,6 +89,17 @@ export function memorySource(access: string[] | null = null, nodes = NODES, edge
       const want = new Set(ids)
       return new Map(edges.filter((e) => want.has(e.id) && visible(byId.get(e.start)) && visible(byId.get(e.end))).map((e) => [e.id, e.properties]))
     },
+    async connected(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null) {
+      src.calls++
+      const set = new Set(ids)
+      const out = new Set<number>()
+      for (const e of edges) {
+        if (kinds && !kinds.includes(e.kind)) continue
+        if ((direction === 'out' || direction === 'both') && set.has(e.start) && visible(byId.get(e.end))) out.add(e.start)
+        if ((direction === 'in' || direction === 'both') && set.has(e.end) && visible(byId.get(e.start))) out.add(e.end)
+      }
+      return out
+    },
     async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean) {
       src.calls++
       const set = new Set(ids)

@@ -152,6 +152,21 @@ describe('level 2: paths', () => {
     expect(await col('MATCH (u:User) WHERE EXISTS { MATCH (u)<-[:HasSession]-(:Computer) } RETURN u.name')).toEqual(['BOB@CORP.LOCAL'])
   })
 
+  it('an existence test with an anonymous other end asks the store, reading no relationship', async () => {
+    for (const [text, want] of [
+      ['MATCH (u:User) WHERE NOT (u)-[:MemberOf]->() RETURN u.name', ['DAVE@CORP.LOCAL']],
+      ['MATCH (u:User) WHERE ()-[:HasSession]->(u) RETURN u.name', ['BOB@CORP.LOCAL']],
+      ['MATCH (u:User) WHERE (u)<-[:ForceChangePassword|HasSession]-() RETURN u.name', ['ALICE@CORP.LOCAL', 'BOB@CORP.LOCAL']],
+      ['MATCH (g:Group) WHERE NOT (g)-[]-() RETURN g.name', []],
+      ['MATCH (n:Domain) WHERE (n)--() RETURN n.name', ['CORP.LOCAL']],
+    ] as [string, string[]][]) {
+      const r = await q(text)
+      expect(sorted(r.rows.map((x) => x[0])), text).toEqual(want)
+      expect(r.raw.ctx.rels.size, text).toBe(0)
+      expect(r.raw.ctx.plans.join(' | '), text).toMatch(/existence test on/)
+    }
+  })
+
   it('returning a relationship adds both ends; a path adds its nodes and edges', async () => {
     const r = await runQuery(parseCypher("MATCH p = (:User {objectid: 'U-BOB'})-[:MemberOf]->(g) RETURN p"), memorySource(), { now: NOW })
     expect(r.ctx.relProperties).toBe(false) // walked without relationship properties...
