@@ -478,4 +478,33 @@ describe("BloodHound's own ESC1 expectations (its ADCSESC1Harness and ADCSESC1Ha
     hosted(g, 'ECA')
     expect(g.derived('ADCSESC1')).toEqual(['G1->D'])
   })
+
+  it('ESC4 template harness 1: the 14 principals BloodHound expects (controllers, GenericWrite + Enroll, PKI flag combinations)', () => {
+    const g = new Graph()
+    g.node('D', 'Domain'), g.node('NT', 'NTAuthStore'), g.node('RCA', 'RootCA'), g.node('ECA', 'EnterpriseCA'), g.node('G0', 'Group')
+    g.edge('RCA', 'RootCAFor', 'D').edge('ECA', 'IssuedSignedBy', 'RCA').edge('ECA', 'TrustedForNTAuth', 'NT').edge('NT', 'NTAuthStoreFor', 'D').edge('G0', 'Enroll', 'ECA')
+    hosted(g, 'ECA')
+    const templates: [string, Props][] = [
+      ['CT1', { authenticationenabled: true, requiresmanagerapproval: false, schemaversion: 1, enrolleesuppliessubject: true, authorizedsignatures: 1 }],
+      ['CT2', { authenticationenabled: false, requiresmanagerapproval: false, schemaversion: 1, enrolleesuppliessubject: true, authorizedsignatures: 1 }],
+      ['CT3', { authenticationenabled: true, requiresmanagerapproval: false, schemaversion: 2, enrolleesuppliessubject: true, authorizedsignatures: 1 }],
+      ['CT4', { authenticationenabled: true, requiresmanagerapproval: false, schemaversion: 2, enrolleesuppliessubject: true, authorizedsignatures: 0 }],
+    ]
+    // per template n: Gn.1 GenericAll; Gn.2 Enroll + GenericWrite; Gn.3 Enroll + WritePKINameFlag;
+    // Gn.4 Enroll + WritePKIEnrollmentFlag; Gn.5 Enroll + both flags; every group a member of G0 (enrolls on the CA)
+    const rights: Record<number, string[]> = { 1: ['GenericAll'], 2: ['Enroll', 'GenericWrite'], 3: ['Enroll', 'WritePKINameFlag'], 4: ['Enroll', 'WritePKIEnrollmentFlag'], 5: ['Enroll', 'WritePKIEnrollmentFlag', 'WritePKINameFlag'] }
+    templates.forEach(([ct, p], i) => {
+      g.node(ct, 'CertTemplate', p)
+      g.edge(ct, 'PublishedTo', 'ECA')
+      for (let k = 1; k <= 5; k++) {
+        const grp = `G${i + 1}.${k}`
+        g.node(grp, 'Group')
+        g.edge(grp, 'MemberOf', 'G0')
+        for (const r of rights[k]) g.edge(grp, r, ct)
+      }
+    })
+    // the groups BloodHound's TestADCSESC4 expects for this graph
+    const starts = g.derived('ADCSESC4').map((x) => x.split('->')[0]).sort()
+    expect(starts).toEqual(['G1.1', 'G1.2', 'G1.3', 'G1.4', 'G1.5', 'G2.1', 'G2.2', 'G3.1', 'G3.2', 'G4.1', 'G4.2', 'G4.3', 'G4.4', 'G4.5'])
+  })
 })
