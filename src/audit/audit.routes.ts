@@ -59,8 +59,13 @@ function intParam(raw: string | undefined, name: string, def: number): number {
 export function parseAuditQuery(url: URL, now: Date) {
   const q = url.searchParams
   const skip = intParam(q.get('skip') ?? undefined, 'skip', 0)
-  const limit = intParam(q.get('limit') ?? undefined, 'limit', AUDIT_DEFAULT_LIMIT)
-  if (limit > AUDIT_MAX_LIMIT) throw new ApiError(400, `limit must be at most ${AUDIT_MAX_LIMIT}`, 'query.limit')
+  // BloodHound (ListAuditLogs → ParseLimitQueryParameter → database.Paginate) takes any limit ≥ 0, with 0
+  // meaning "no limit", and answers 400 only for a negative or non-integer one. Legacy connectors rely on that
+  // (the Go Sentinel connector sends limit=500000). EdgeHound bounds the cost of one page instead of refusing:
+  // a limit of 0 or above the cap is clamped to AUDIT_MAX_LIMIT and the response's `limit` states the
+  // effective value, so a client that pages with `skip` until an empty page still sees every entry.
+  const asked = intParam(q.get('limit') ?? undefined, 'limit', AUDIT_DEFAULT_LIMIT)
+  const limit = asked === 0 || asked > AUDIT_MAX_LIMIT ? AUDIT_MAX_LIMIT : asked
   const b = q.get('before')
   const before = b ? parseTime(b, 'query.before', 'before is not an RFC 3339 date-time') : now
   const a = q.get('after')
@@ -97,7 +102,8 @@ export const auditRoutes: RouteEntry[] = [
       operationId: 'ListAuditLogs',
       summary: 'The audit log: every change made through the API (intent, then success or failure)',
       description:
-        'Paged with `skip`/`limit` (default 1000, at most 10000); past the end `logs` is `[]`. `before` (default now, exclusive) and `after` ' +
+        'Paged with `skip`/`limit` (default 1000; 0 or more than 10000 is answered with 10000 entries at most, and the response\'s `limit` ' +
+        'says so); past the end `logs` is `[]`. `before` (default now, exclusive) and `after` ' +
         '(default before − 1 year, inclusive) take RFC 3339 date-times with any offset. Filters `column=<op>:<value>` on id (eq, neq, gt, gte, lt, lte), ' +
         'actor_id, actor_name, actor_email, action, request_id, source_ip_address, status (eq, neq). `sort_by` on id, created_at, actor_name, ' +
         'actor_email, action, source_ip_address, status (`-` for descending; default created_at; id breaks ties).',

@@ -190,6 +190,19 @@ describe('GET /api/v2/audit', () => {
     expect(seen.length).toBeGreaterThanOrEqual(all.count)
     const def = await listAuditLogs(admin)
     expect(def.limit).toBe(1000)
+    // A limit above the cap (the legacy Go Sentinel connector sends 500000) or 0 (BloodHound: no limit) is
+    // clamped, not refused; the answer states the effective limit and holds every entry up to it.
+    for (const asked of ['500000', '0', '99999999999999999999']) {
+      const res = await admin.raw('GET', `/api/v2/audit?limit=${asked}&sort_by=created_at`)
+      expect(res.status).toBe(200)
+      const big = (await res.json()) as typeof all
+      expect(big.limit).toBe(10000)
+      expect(big.data.logs.map((r) => r.id)).toEqual(all.data.logs.map((r) => r.id).slice(0, big.data.logs.length))
+      expect(big.data.logs.length).toBeGreaterThanOrEqual(all.data.logs.length)
+    }
+    const past = await admin.raw('GET', `/api/v2/audit?limit=500000&skip=${all.count + 1000}`)
+    expect(past.status).toBe(200)
+    expect(await past.json()).toMatchObject({ limit: 10000, data: { logs: [] } })
     const desc = await listAuditLogs(admin, { sort_by: '-id', limit: 5 })
     const ids = desc.data.logs.map((r) => r.id)
     expect(ids).toEqual([...ids].sort((a, b) => b - a))
@@ -211,7 +224,8 @@ describe('GET /api/v2/audit', () => {
     expect(none).toMatchObject({ count: 0, data: { logs: [] } })
     await expectEnvelope(await admin.raw('GET', '/api/v2/audit?sort_by=fields'), 400, /not sortable/)
     await expectEnvelope(await admin.raw('GET', '/api/v2/audit?action=gt:x'), 400, /not supported/)
-    await expectEnvelope(await admin.raw('GET', '/api/v2/audit?limit=-1'), 400)
+    await expectEnvelope(await admin.raw('GET', '/api/v2/audit?limit=-1'), 400, 'limit must be a non-negative integer')
+    await expectEnvelope(await admin.raw('GET', '/api/v2/audit?limit=ten'), 400, 'limit must be a non-negative integer')
     await expectEnvelope(await admin.raw('GET', '/api/v2/audit?before=yesterday'), 400, /before/)
   })
 
