@@ -507,4 +507,20 @@ describe("BloodHound's own ESC1 expectations (its ADCSESC1Harness and ADCSESC1Ha
     const starts = g.derived('ADCSESC4').map((x) => x.split('->')[0]).sort()
     expect(starts).toEqual(['G1.1', 'G1.2', 'G1.3', 'G1.4', 'G1.5', 'G2.1', 'G2.2', 'G3.1', 'G3.2', 'G4.1', 'G4.2', 'G4.3', 'G4.4', 'G4.5'])
   })
+
+  it('ESC13 with managed service accounts: a DNS-requiring template drops plain users but keeps gMSA / sMSA (BloodHound expects 3 of 4)', () => {
+    const g = new Graph()
+    const tpl: Props = { authenticationenabled: true, schemaversion: 1, authorizedsignatures: 0, requiresmanagerapproval: false, effectiveekus: [], applicationpolicies: [], subjectaltrequiredomaindns: false }
+    g.node('D', 'Domain'), g.node('ECA', 'EnterpriseCA'), g.node('NT', 'NTAuthStore'), g.node('RCA', 'RootCA'), g.node('TARGET', 'Group'), g.node('POLICY', 'IssuancePolicy')
+    g.node('DNSFREE', 'CertTemplate', { ...tpl, subjectaltrequiredns: false })
+    g.node('DNS', 'CertTemplate', { ...tpl, subjectaltrequiredns: true })
+    g.node('REGULAR', 'User'), g.node('DNSONLY', 'User'), g.node('GMSA', 'User', { gmsa: true }), g.node('SMSA', 'User', { msa: true })
+    hosted(g, 'ECA')
+    g.edge('ECA', 'TrustedForNTAuth', 'NT').edge('ECA', 'IssuedSignedBy', 'RCA').edge('NT', 'NTAuthStoreFor', 'D').edge('RCA', 'RootCAFor', 'D')
+    g.edge('D', 'Contains', 'TARGET').edge('POLICY', 'OIDGroupLink', 'TARGET')
+    for (const t of ['DNSFREE', 'DNS']) g.edge(t, 'PublishedTo', 'ECA').edge(t, 'ExtendedByPolicy', 'POLICY')
+    for (const u of ['REGULAR', 'DNSONLY', 'GMSA', 'SMSA']) g.edge(u, 'Enroll', 'ECA').edge(u, 'Enroll', 'DNS')
+    g.edge('REGULAR', 'Enroll', 'DNSFREE')
+    expect(g.derived('ADCSESC13')).toEqual(['GMSA->TARGET', 'REGULAR->TARGET', 'SMSA->TARGET'])
+  })
 })
