@@ -47,8 +47,8 @@ const PRINCIPALS = `
 SELECT n.id, n.objectid, n.kinds,
   json_type(n.properties, '$.enabled') AS enabled, json_type(n.properties, '$.gmsa') AS gmsa,
   json_type(n.properties, '$.msa') AS msa,
-  CASE json_type(n.properties, '$.certificatemappingmethodsraw') WHEN 'integer' THEN json_extract(n.properties, '$.certificatemappingmethodsraw') END AS cmm,
-  CASE json_type(n.properties, '$.strongcertificatebindingenforcementraw') WHEN 'integer' THEN json_extract(n.properties, '$.strongcertificatebindingenforcementraw') END AS sbe
+  CASE WHEN json_type(n.properties, '$.certificatemappingmethodsraw') IN ('integer', 'text') THEN json_extract(n.properties, '$.certificatemappingmethodsraw') END AS cmm,
+  CASE WHEN json_type(n.properties, '$.strongcertificatebindingenforcementraw') IN ('integer', 'text') THEN json_extract(n.properties, '$.strongcertificatebindingenforcementraw') END AS sbe
 FROM json_each(?1) j JOIN nodes n ON n.id = j.value`
 
 interface EdgeRow {
@@ -63,8 +63,8 @@ interface PrincipalRow {
   enabled: string | null
   gmsa: string | null
   msa: string | null
-  cmm: number | null
-  sbe: number | null
+  cmm: number | string | null
+  sbe: number | string | null
 }
 
 /** JSON bytes of ids per statement parameter (D1: 100 KB per statement). */

@@ -83,6 +83,15 @@ function strings(p: Props, k: string): string[] | undefined {
   const v = p[k]
   return Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined
 }
+/**
+ * An integer as Go's `Properties.Get(...).Int()` reads the DC registry values: a whole number, or a string of
+ * one (BloodHound's own tests store "4" and "1" there).
+ */
+function int(v: unknown): number | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined
+  if (typeof v === 'string' && /^-?\d+$/.test(v)) return Number(v)
+  return undefined
+}
 function str(p: Props, k: string): string | undefined {
   const v = p[k]
   return typeof v === 'string' ? v : undefined
@@ -512,9 +521,9 @@ export function deriveAdcs(facts: AdcsFacts): AdcsResult {
       for (const dc of into(fd, 'DCFor')) {
         if (!has(dc, 'Computer')) continue
         const p = nodes.get(dc)?.props ?? {}
-        const cmm = p.certificatemappingmethodsraw
-        if (typeof cmm === 'number' && Number.isInteger(cmm) && cmm !== REGISTRY_VALUE_DOES_NOT_EXIST && (cmm & CERT_MAPPING_UPN) === CERT_MAPPING_UPN) upnMapping.add(d.id)
-        const sbe = p.strongcertificatebindingenforcementraw
+        const cmm = int(p.certificatemappingmethodsraw)
+        if (cmm !== undefined && cmm !== REGISTRY_VALUE_DOES_NOT_EXIST && (cmm & CERT_MAPPING_UPN) === CERT_MAPPING_UPN) upnMapping.add(d.id)
+        const sbe = int(p.strongcertificatebindingenforcementraw)
         if (sbe === 0 || sbe === 1 || sbe === -1) weakBinding.add(d.id)
       }
     }

@@ -523,4 +523,23 @@ describe("BloodHound's own ESC1 expectations (its ADCSESC1Harness and ADCSESC1Ha
     g.edge('REGULAR', 'Enroll', 'DNSFREE')
     expect(g.derived('ADCSESC13')).toEqual(['GMSA->TARGET', 'REGULAR->TARGET', 'SMSA->TARGET'])
   })
+
+  it('ESC6a / ESC9a / ESC10a with managed service accounts (BloodHound expects gMSA, sMSA and the computer; DC values stored as strings)', () => {
+    const g = new Graph()
+    g.node('D', 'Domain'), g.node('ECA', 'EnterpriseCA', { isuserspecifiessanenabled: true, isuserspecifiessanenabledcollected: true }), g.node('NT', 'NTAuthStore'), g.node('RCA', 'RootCA')
+    g.node('CT', 'CertTemplate', {
+      authenticationenabled: true, nosecurityextension: true, schemaversion: 1, authorizedsignatures: 0, requiresmanagerapproval: false, enrolleesuppliessubject: false,
+      subjectaltrequiredns: true, subjectaltrequiredomaindns: false, subjectaltrequireupn: true, subjectaltrequirespn: false, effectiveekus: [],
+    })
+    g.node('REGULAR', 'User'), g.node('GMSA', 'User', { gmsa: true }), g.node('SMSA', 'User', { msa: true }), g.node('PC', 'Computer')
+    g.node('DC', 'Computer', { certificatemappingmethodsraw: '4', strongcertificatebindingenforcementraw: '1' })
+    hosted(g, 'ECA')
+    g.edge('DC', 'DCFor', 'D').edge('CT', 'PublishedTo', 'ECA').edge('ECA', 'TrustedForNTAuth', 'NT').edge('ECA', 'IssuedSignedBy', 'RCA').edge('NT', 'NTAuthStoreFor', 'D').edge('RCA', 'RootCAFor', 'D')
+    for (const p of ['REGULAR', 'GMSA', 'SMSA', 'PC']) g.edge(p, 'Enroll', 'CT').edge(p, 'Enroll', 'ECA')
+    const r = g.run()
+    expect(g.derived('ADCSESC6a', r)).toEqual(['GMSA->D', 'PC->D', 'SMSA->D'])
+    // the attacker (GenericAll on the gMSA and the sMSA) is found from these victims in SQL
+    expect(g.victims('ADCSESC9a', r)).toEqual(['GMSA->D', 'PC->D', 'SMSA->D'])
+    expect(g.victims('ADCSESC10a', r)).toEqual(['GMSA->D', 'PC->D', 'SMSA->D'])
+  })
 })
