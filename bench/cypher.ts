@@ -49,6 +49,7 @@ import { captureProfiles, Inspector, loadSourceMap, type ProfileSummary } from '
 import { cpuSeconds } from './lib/proc'
 import { adminCredentials, buildBundle, freePort, ROOT, startMiniflare, type HostedWorker } from './lib/worker-host'
 import { relationshipKinds } from '../src/cypher/labels'
+import { isTierZero } from '../src/findings/tierzero'
 
 /** [name, query] — the shapes of the public query library, written for this benchmark. */
 const LIBRARY: [string, string][] = [
@@ -59,7 +60,7 @@ const LIBRARY: [string, string][] = [
   ['old passwords', 'MATCH (u:User) WHERE u.enabled = true AND u.pwdlastset < (datetime().epochseconds - (365 * 86400)) RETURN u LIMIT 100'],
   ['name regex', "MATCH (n:Base) WHERE n.name =~ '(?i)svc0001.*' RETURN n LIMIT 100"],
   ['shortest paths to Tier Zero from one user', 'MATCH (u:User) WITH u LIMIT 1 MATCH p = shortestPath((u)-[:AD_ATTACK_PATHS*1..]->(t:Tag_Tier_Zero)) RETURN p LIMIT 10'],
-  ['all shortest paths to Domain Admins', "MATCH p = allShortestPaths((u:User)-[:MemberOf|AdminTo|HasSession*1..]->(g:Group)) WHERE g.objectid ENDS WITH '-512' AND u.name STARTS WITH 'SVC00001' RETURN p LIMIT 100"],
+  ['all shortest paths to Domain Admins', "MATCH p = allShortestPaths((u:User)-[:AD_ATTACK_PATHS*1..]->(g:Group)) WHERE g.objectid ENDS WITH '-512' AND u.name STARTS WITH 'SVC00001' RETURN p LIMIT 100"],
   ['admin rights of a group', 'MATCH p = (g:Group)-[:AdminTo]->(c:Computer) RETURN p LIMIT 500'],
   ['largest groups', 'MATCH (g:Group)<-[:MemberOf]-(m) WITH g, count(m) AS c RETURN g.name, c ORDER BY c DESC LIMIT 10'],
   ['users without groups', 'MATCH (u:User) WHERE NOT (u)-[:MemberOf]->() RETURN u LIMIT 100'],
@@ -162,19 +163,25 @@ interface FloorCase {
   run: () => number
 }
 
-function floorCases(g: GenGraph, firstUser: string | null, tierZero: Set<string>): FloorCase[] {
+function floorCases(g: GenGraph, firstUser: string | null): FloorCase[] {
   const index = new Map(g.nodes.map((n, i) => [n.objectid, i]))
   const out: FloorCase[] = []
   const ad = kindCsr(g, relationshipKinds(['AD_ATTACK_PATHS']))
-  const t0 = new Set([...tierZero].map((o) => index.get(o)).filter((i): i is number => i !== undefined))
+  // Tier Zero by the service's one rule (src/findings/tierzero.ts); the generated graph has no selectors
+  const t0 = new Set(
+    g.nodes.flatMap((n, i) =>
+      isTierZero({ objectid: n.objectid, kind: n.kinds[0], kinds: n.kinds, systemTags: n.properties.system_tags, isTierZero: n.properties.isTierZero ?? n.properties.istierzero, templateid: n.properties.templateid })
+        ? [i]
+        : [],
+    ),
+  )
   if (firstUser !== null && index.has(firstUser)) {
     const s = index.get(firstUser)!
     out.push({ name: 'shortest paths to Tier Zero from one user', run: () => bfsFloor(ad, g.nodes.length, [s], t0, false, 10) })
   }
-  const csr = kindCsr(g, ['MemberOf', 'AdminTo', 'HasSession'])
   const users = g.nodes.flatMap((n, i) => (n.kinds.includes('User') && String(n.properties.name ?? '').startsWith('SVC00001') ? [i] : []))
   const das = new Set(g.nodes.flatMap((n, i) => (n.kinds.includes('Group') && n.objectid.endsWith('-512') ? [i] : [])))
-  out.push({ name: 'all shortest paths to Domain Admins', run: () => bfsFloor(csr, g.nodes.length, users, das, true, 100) })
+  out.push({ name: 'all shortest paths to Domain Admins', run: () => bfsFloor(ad, g.nodes.length, users, das, true, 100) })
   return out
 }
 
@@ -305,13 +312,11 @@ async function main() {
         ? `${Object.keys(r.body!.data!.nodes).length} nodes, ${r.body!.data!.edges.length} edges, ${r.body!.data!.literals.length} literals`
         : (r.body?.errors?.[0]?.message ?? r.text).slice(0, 140)
 
-    // The floors' inputs, read from the service (untimed): the first user by id, the Tier Zero set.
+    // The floor's input read from the service (untimed): the first user by internal id.
     const first = await send('MATCH (u:User) RETURN u LIMIT 1')
     const firstUser = first.status === 200 ? Object.values(first.body!.data!.nodes)[0].objectId : null
-    const tz = await send('MATCH (t:Tag_Tier_Zero) RETURN t')
-    const tierZero = new Set(tz.status === 200 ? Object.values(tz.body!.data!.nodes).map((n) => n.objectId) : [])
-    log(`floor inputs: first user ${firstUser}, ${tierZero.size} Tier Zero nodes`)
-    const floors = new Map(floorCases(g, firstUser, tierZero).map((f) => [f.name, f]))
+    log(`floor input: first user ${firstUser}`)
+    const floors = new Map(floorCases(g, firstUser).map((f) => [f.name, f]))
 
     const wanted = (n: string) => !values.only || values.only.split(',').some((o) => n.includes(o))
     const profiled = (n: string) => values.profile !== undefined && values.profile.split(',').some((o) => n.includes(o))

@@ -5,7 +5,7 @@
  * Sets of ids travel as one JSON parameter (json_each), never as long IN lists.
  */
 import { toNodeRecord, type NodeRow } from '../graph/present'
-import { withoutProperties, type EdgeRecord, type GraphSource, type NodeRecord, type NodeScan } from './source'
+import { withoutProperties, type EdgeRecord, type GraphSource, type NodeRecord, type NodeScan, type ScanCondition } from './source'
 import { SELECTED_TAGS_COLUMN } from '../assetgroups/assetgroups.store'
 
 const NODE_COLUMNS = `n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.properties, n.updated_at, ${SELECTED_TAGS_COLUMN}`
@@ -50,13 +50,49 @@ function toEdge(r: EdgeRow): EdgeRecord {
   }
 }
 
+/** The asset-group tags of `n` selected by selectors and rules (the expression of SELECTED_TAGS_COLUMN). */
+const SELECTED_TAGS = SELECTED_TAGS_COLUMN.replace(/\s+AS selected_tags\s*$/, '')
+
+/**
+ * SQL for a scan's necessary conditions (source.ts ScanCondition), parameters numbered from `first`.
+ * Each is a superset of the engine's rule, written from src/findings/tierzero.ts:
+ *  - Tier Zero: a selector's admin_tier_0, system_tags with admin_tier_0 or the Tag_Tier_Zero kind, an
+ *    isTierZero property, primary kind Domain / AZTenant, a Tier Zero RID suffix, or an AZRole (the engine
+ *    then checks the AD kind, local principals and role templates);
+ *  - Owned: the Tag_Owned kind, `owned` anywhere in the properties, or a selector's owned tag.
+ * Text conditions compare with substr / instr (exact, case-sensitive unless `anyCase`), never LIKE.
+ */
+function conditionSql(conditions: ScanCondition[], first: number): { sql: string; params: string[] } {
+  const parts: string[] = []
+  const params: string[] = []
+  for (const c of conditions) {
+    if (c.type === 'tierZero')
+      parts.push(`(n.kind IN ('Domain', 'AZTenant') OR instr(n.kinds, '"AZRole"') > 0 OR instr(n.kinds, '"Tag_Tier_Zero"') > 0
+        OR substr(n.objectid, -4) IN ('-512', '-516', '-518', '-519', '-544')
+        OR instr(n.properties, 'admin_tier_0') > 0 OR instr(lower(n.properties), 'istierzero') > 0
+        OR instr(coalesce(${SELECTED_TAGS}, ''), 'admin_tier_0') > 0)`)
+    else if (c.type === 'owned')
+      parts.push(`(instr(n.kinds, '"Tag_Owned"') > 0 OR instr(n.properties, 'owned') > 0 OR instr(coalesce(${SELECTED_TAGS}, ''), 'owned') > 0)`)
+    else {
+      const p = `?${first + params.length}`
+      params.push(c.anyCase ? c.value.toLowerCase() : c.value)
+      const col = c.anyCase ? `lower(n.${c.column})` : `n.${c.column}`
+      parts.push(
+        c.op === 'startsWith' ? `substr(${col}, 1, length(${p})) = ${p}` : c.op === 'endsWith' ? `substr(${col}, -length(${p})) = ${p}` : `instr(${col}, ${p}) > 0`,
+      )
+    }
+  }
+  return { sql: parts.map((x) => `AND ${x}`).join('\n'), params }
+}
+
 /** Rough heap cost of one relationship record and its cache entries (object, strings, map slots). */
 const EDGE_BYTES = 200
 
 export function d1GraphSource(db: D1Database, access: string | null): GraphSource {
   return {
     async scanNodes(scan: NodeScan, afterId: number, limit: number): Promise<NodeRecord[]> {
-      // ?1 after, ?2 kinds (JSON or NULL), ?3 objectid, ?4 name, ?5 access, ?6 limit
+      // ?1 after, ?2 kinds (JSON or NULL), ?3 objectid, ?4 name, ?5 access, ?6 limit, ?7… conditions
+      const cond = conditionSql(scan.where ?? [], 7)
       const rows = await db
         .prepare(
           `SELECT ${NODE_COLUMNS} FROM nodes n
@@ -66,9 +102,10 @@ export function d1GraphSource(db: D1Database, access: string | null): GraphSourc
              AND (?3 IS NULL OR n.objectid = ?3)
              AND (?4 IS NULL OR (n.name = ?4 COLLATE NOCASE AND n.name = ?4))
              AND ${visible('n.environment_id', '?5')}
+             ${cond.sql}
            ORDER BY n.id LIMIT ?6`,
         )
-        .bind(afterId, scan.kinds ? JSON.stringify(scan.kinds) : null, scan.objectid, scan.name, access, limit)
+        .bind(afterId, scan.kinds ? JSON.stringify(scan.kinds) : null, scan.objectid, scan.name, access, limit, ...cond.params)
         .all<NodeRow>()
       return rows.results.map(toNodeRecord)
     },

@@ -274,6 +274,43 @@ async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number
     const done = frontier.filter((w) => nodeOk(ctx, w.seq[w.seq.length - 1], far, plan.filters[h + 1], w.row)).map(finish)
     for (let i = 0; i < done.length; i += BATCH) yield* hops(ctx, plan, done.slice(i, i + BATCH), h + 1)
   }
+  if (rp.range === null) {
+    // One relationship: the walks are made, their far nodes read and the finished ones handed on a
+    // batch at a time, so a LIMIT downstream stops before the far nodes of every relationship of the
+    // frontier are read (a group administering thousands of computers read them all for LIMIT 500).
+    const edgesAt = await expand(
+      ctx,
+      frontier.map((w) => w.seq[w.seq.length - 1]),
+      rp.direction,
+      kinds,
+    )
+    let chunk: Walk[] = []
+    const flush = async function* (): AsyncGenerator<Row[]> {
+      const walks = chunk
+      chunk = []
+      ctx.budget.chargeRows(walks.length)
+      ctx.budget.chargeSteps(walks.length)
+      ctx.budget.chargeBytes(walks.length * (WALK_BYTES + 16 * (walks[0].seq.length + walks[0].relSeq.length)))
+      await loadNodes(
+        ctx,
+        walks.map((w) => w.seq[w.seq.length - 1]),
+      )
+      const done = walks.filter((w) => nodeOk(ctx, w.seq[w.seq.length - 1], far, plan.filters[h + 1], w.row)).map(finish)
+      if (done.length) yield* hops(ctx, plan, done, h + 1)
+    }
+    for (const w of frontier) {
+      const at = w.seq[w.seq.length - 1]
+      for (const e of edgesAt.get(at) ?? []) {
+        if (w.relSeq.some((r) => r.id === e.id)) continue
+        if (!relOk(ctx, e, rp, w.row)) continue
+        const r = relRef(e)
+        chunk.push({ ...w, seq: [...w.seq, farEnd(e, at)], relSeq: [...w.relSeq, r], hop: [r] })
+        if (chunk.length >= BATCH) yield* flush()
+      }
+    }
+    if (chunk.length) yield* flush()
+    return
+  }
   let level = 0
   while (frontier.length > 0 && (max === null || level < max)) {
     const edgesAt = await expand(

@@ -8,7 +8,7 @@
  * meaning.
  */
 import type { Expr, NodePattern, PatternPart, RelPattern } from './ast'
-import type { NodeScan } from './source'
+import type { NodeScan, ScanCondition } from './source'
 import { scanKindsFor } from './labels'
 import { variablesOf } from './eval'
 
@@ -55,6 +55,84 @@ function equalityOn(e: Expr, variable: string, key: 'objectid' | 'name'): string
   return null
 }
 
+const isVar = (e: Expr, v: string) => e.type === 'var' && e.name === v
+const propertyOf = (e: Expr, v: string): string | null => (e.type === 'property' && isVar(e.expr, v) ? e.key : null)
+const stringLiteral = (e: Expr): string | null => (e.type === 'literal' && typeof e.value === 'string' ? e.value : null)
+
+/**
+ * Whether `e` (about variable `v`) can only be true for a node carrying the derived label `label`
+ * (Tag_Tier_Zero / Tag_Owned): a label test, `v.system_tags` (or coalesce(v.system_tags, …)) containing or
+ * equal to a literal that contains the label's tag (the derived system_tags holds the tag exactly when the
+ * label holds; a stored one is caught by the store's text test), and AND / OR of those.
+ */
+function implies(e: Expr, v: string, label: 'Tag_Tier_Zero' | 'Tag_Owned'): boolean {
+  const tag = label === 'Tag_Tier_Zero' ? 'admin_tier_0' : 'owned'
+  switch (e.type) {
+    case 'hasLabels':
+      return isVar(e.expr, v) && e.labels.includes(label)
+    case 'and':
+      return implies(e.left, v, label) || implies(e.right, v, label)
+    case 'or':
+      return implies(e.left, v, label) && implies(e.right, v, label)
+    case 'contains':
+    case 'compare': {
+      if (e.type === 'compare' && e.op !== '=') return false
+      const lit = stringLiteral(e.right)
+      if (lit === null || !lit.includes(tag)) return false
+      const l = e.left
+      const tags = (x: Expr) => propertyOf(x, v) === 'system_tags'
+      return tags(l) || (l.type === 'call' && l.name.toLowerCase() === 'coalesce' && l.args.length > 0 && tags(l.args[0]))
+    }
+    default:
+      return false
+  }
+}
+
+/**
+ * Literal text a regular expression's every match must contain (ignoring case when it has (?i)), from its
+ * start: the leading run of plain characters after optional `^` / `.*`, cut before a quantifier that
+ * could make its last character optional or repeated. Null when there is none or the pattern has an
+ * alternation (`a|b` need not contain either side).
+ */
+export function regexLiteral(pattern: string): { value: string; anyCase: boolean } | null {
+  let body = pattern
+  let anyCase = false
+  for (;;) {
+    const m = /^\(\?([ism]+)\)/.exec(body)
+    if (!m) break
+    if (m[1].includes('i')) anyCase = true
+    body = body.slice(m[0].length)
+  }
+  if (body.includes('|')) return null
+  body = body.replace(/^\^/, '').replace(/^(\.\*)+/, '')
+  const run = /^[A-Za-z0-9 _@#\-]+/.exec(body)
+  if (!run) return null
+  let value = run[0]
+  if (/^[?*{]/.test(body.slice(value.length))) value = value.slice(0, -1)
+  return value.length >= 2 ? { value, anyCase } : null
+}
+
+/** The store-side necessary conditions of a node's labels and its own WHERE conditions. */
+function conditionsFor(node: NodePattern, filters: Expr[]): ScanCondition[] {
+  const out: ScanCondition[] = []
+  const v = node.variable
+  const labels = node.labels
+  if (labels.includes('Tag_Tier_Zero') || (v !== null && filters.some((f) => implies(f, v, 'Tag_Tier_Zero')))) out.push({ type: 'tierZero' })
+  if (labels.includes('Tag_Owned') || (v !== null && filters.some((f) => implies(f, v, 'Tag_Owned')))) out.push({ type: 'owned' })
+  if (v === null) return out
+  for (const f of filters) {
+    if (f.type !== 'startsWith' && f.type !== 'endsWith' && f.type !== 'contains' && !(f.type === 'compare' && f.op === '=~')) continue
+    const key = propertyOf(f.left, v)
+    const lit = stringLiteral(f.right)
+    if ((key !== 'objectid' && key !== 'name') || lit === null) continue
+    if (f.type === 'compare') {
+      const r = regexLiteral(lit)
+      if (r) out.push({ type: 'text', column: key, op: 'contains', value: r.value, anyCase: r.anyCase || key === 'name' })
+    } else if (lit.length > 0) out.push({ type: 'text', column: key, op: f.type, value: lit, anyCase: key === 'name' })
+  }
+  return out
+}
+
 function scanFor(node: NodePattern, filters: Expr[]): NodeScan {
   let kinds: string[] | null = null
   for (const l of node.labels) {
@@ -62,6 +140,8 @@ function scanFor(node: NodePattern, filters: Expr[]): NodeScan {
     if (kinds) break
   }
   const scan: NodeScan = { kinds, objectid: null, name: null }
+  const where = conditionsFor(node, filters)
+  if (where.length) scan.where = where
   for (const key of ['objectid', 'name'] as const) {
     const entry = node.properties?.entries.find((x) => x.key === key)
     if (entry && entry.value.type === 'literal' && typeof entry.value.value === 'string') scan[key] = entry.value.value
@@ -77,7 +157,7 @@ function scanFor(node: NodePattern, filters: Expr[]): NodeScan {
 function score(node: NodePattern, bound: ReadonlySet<string>, filters: Expr[]): number {
   if (node.variable && bound.has(node.variable)) return 1000
   const s = scanFor(node, filters)
-  return (s.objectid !== null ? 500 : 0) + (s.name !== null ? 400 : 0) + filters.length * 20 + (s.kinds ? 10 : 0) + node.labels.length
+  return (s.objectid !== null ? 500 : 0) + (s.name !== null ? 400 : 0) + (s.where?.length ?? 0) * 50 + filters.length * 20 + (s.kinds ? 10 : 0) + node.labels.length
 }
 
 function flip(r: RelPattern): RelPattern {

@@ -29,7 +29,20 @@ export function withoutProperties(e: Omit<EdgeRecord, 'properties'>): EdgeRecord
   }
 }
 
+/**
+ * A necessary condition on a scanned node that the store may test: it returns at least every node that
+ * satisfies it (a superset is fine: the engine tests every node it gets against the full pattern and WHERE).
+ *  - `tierZero` / `owned`: nodes that may carry the derived label `Tag_Tier_Zero` / `Tag_Owned` (labels.ts);
+ *  - `text`: the object id or name starts with, ends with or contains `value` (`anyCase`: ignoring case).
+ */
+export type ScanCondition =
+  | { type: 'tierZero' }
+  | { type: 'owned' }
+  | { type: 'text'; column: 'objectid' | 'name'; op: 'startsWith' | 'endsWith' | 'contains'; value: string; anyCase: boolean }
+
 export interface NodeScan {
+  /** necessary conditions (all of them), pushed to the store; absent or empty: none */
+  where?: ScanCondition[]
   /** keep nodes having at least one of these stored kinds (null: any node) */
   kinds: string[] | null
   /** exact object id (null: any) */

@@ -111,6 +111,32 @@ describe('answers', () => {
   })
 })
 
+describe('conditions tested in the store', () => {
+  it('derived labels and text conditions are pushed to the scan with the same answers (the engine re-tests every node)', async () => {
+    const cases: [string, string[], RegExp][] = [
+      ['MATCH (n:Tag_Tier_Zero) RETURN n.objectid AS o ORDER BY o', [CORP, `${CORP}-512`, LAB].sort(), /"tierZero"/],
+      ["MATCH (n) WHERE (n:Tag_Tier_Zero) OR coalesce(n.system_tags, '') CONTAINS 'admin_tier_0' RETURN n.objectid AS o ORDER BY o", [CORP, `${CORP}-512`, LAB].sort(), /"tierZero"/],
+      ['MATCH (n) WHERE n:Tag_Owned RETURN n.objectid AS o', ['U-DAVE'], /"owned"/],
+      ["MATCH (n) WHERE n.name =~ '(?i)alice.*' RETURN n.objectid AS o ORDER BY o", ['AZ-ALICE', 'U-ALICE'], /"contains","value":"alice","anyCase":true/],
+      ["MATCH (n:Group) WHERE n.objectid ENDS WITH '-512' RETURN n.objectid AS o", [`${CORP}-512`], /"endsWith","value":"-512"/],
+      // Cypher's STARTS WITH is case-sensitive: the store's case-blind name test only narrows, the engine decides
+      ["MATCH (n) WHERE n.name STARTS WITH 'bob' RETURN n.objectid AS o", [], /"startsWith"/],
+      ["MATCH (n) WHERE n.name STARTS WITH 'BOB' RETURN n.objectid AS o", ['U-BOB'], /"startsWith"/],
+    ]
+    for (const [query, want, plan] of cases) {
+      const res = await post(admin, { query })
+      expect(res.headers.get('x-cypher-plan'), query).toMatch(plan)
+      if (want.length === 0) {
+        expect(res.status, query).toBe(404)
+        continue
+      }
+      expect(res.status, query).toBe(200)
+      const body = (await res.json()) as { data: { literals: { value: string }[] } }
+      expect(body.data.literals.map((l) => l.value), query).toEqual(want)
+    }
+  })
+})
+
 describe('environment access', () => {
   it('existence tests are answered by the store, for every caller, with the same answers as a walk', async () => {
     for (const [client, query, want] of [

@@ -10,6 +10,7 @@ import generated from '../../src/cypher/cypher.parser.js?raw'
 import { CypherError, MESSAGES, parseCypher, patternsOf } from '../../src/cypher/parse'
 import type { Clause, Expr } from '../../src/cypher/ast'
 import { unsafeRegex } from '../../src/cypher/eval'
+import { regexLiteral } from '../../src/cypher/plan'
 
 function refusal(text: string): string {
   try {
@@ -200,6 +201,16 @@ describe('refusals', () => {
     for (const bad of ['(a+)+$', '(.*a){20}', '(.|.)*!', '(a|aa)+b', '(x|y){30}', '(a)\\1', '.*.*.*.*!', 'a+b+c*d{2,}'])
       expect(unsafeRegex(bad), bad).toBe(true)
     expect(refusal("MATCH (n) WHERE n.name =~ '(.|.)*!' RETURN n")).toBe(MESSAGES.tooComplex)
+  })
+
+  it('the literal text every match of a regex must contain (pushed to node scans)', () => {
+    expect(regexLiteral('(?i)svc0001.*')).toEqual({ value: 'svc0001', anyCase: true })
+    expect(regexLiteral('Global Administrator.*')).toEqual({ value: 'Global Administrator', anyCase: false })
+    expect(regexLiteral('.*Windows.* (2000|2003).*')).toBeNull() // an alternation anywhere: nothing is required
+    expect(regexLiteral('^.*ADMIN\\d+')).toEqual({ value: 'ADMIN', anyCase: false })
+    expect(regexLiteral('abc?d')).toEqual({ value: 'ab', anyCase: false }) // c is optional
+    expect(regexLiteral('ab*')).toBeNull() // one character is too little to narrow anything
+    expect(regexLiteral('[a-z]+x')).toBeNull()
   })
 
   it('a query must end with RETURN', () => {

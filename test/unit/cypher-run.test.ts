@@ -329,6 +329,15 @@ describe('budgets', () => {
     expect([limited.calls, full.calls]).toEqual([1, 3])
   })
 
+  it('LIMIT stops a one-relationship hop before every far node of the frontier is read', async () => {
+    const group = { ...NODES[4], id: 100 }
+    const computers = Array.from({ length: 3_000 }, (_, i) => ({ ...NODES[5], id: 1_000 + i, objectid: `C-${i}` }))
+    const edges = computers.map((c, i) => ({ id: 10_000 + i, start: 100, end: c.id, kind: 'AdminTo', properties: {}, updated_at: '2026-01-02T00:00:00.000Z' }))
+    const r = await runQuery(parseCypher('MATCH p = (g:Group)-[:AdminTo]->(c:Computer) RETURN p LIMIT 10'), memorySource(null, [group, ...computers], edges), { now: NOW })
+    expect(r.rows).toHaveLength(10)
+    expect(r.ctx.nodes.size).toBeLessThanOrEqual(1 + 500) // the group and one batch of computers, not 3 000
+  })
+
   it('a scan of the whole graph holds only the nodes that start a walk, not every node it read', async () => {
     // 20 000 nodes: ~12 MB of records at the engine's estimate, more than its 8 MiB scan cache
     const many = Array.from({ length: 20_000 }, (_, i) => ({ ...NODES[2], id: 100 + i, objectid: `U-${i}`, properties: { name: `U-${i}` } }))
