@@ -616,6 +616,46 @@ describe('SharpHound: placeholders', () => {
   })
 })
 
+describe('SharpHound: `deleted` and `localgroups` files are accepted and write nothing (as BloodHound)', () => {
+  // BloodHound accepts both meta.type values (its ingest model lists them) and converts nothing from them; its own
+  // ingest test uploads a `deleted` file (the ids of deleted objects) with each SharpHound set. Refusing them
+  // failed the whole zip SharpHound-style sets are uploaded in.
+  const gone = ['S-1-5-21-66-66-66-1101', 'B1C2D3E4-0000-0000-0000-0000000000DE']
+  async function total(): Promise<number> {
+    const r = await db().prepare('SELECT (SELECT count(*) FROM nodes) + (SELECT count(*) FROM edges) AS n').first<{ n: number }>()
+    return r!.n
+  }
+
+  it('a `deleted` file alone, and `deleted` / `localgroups` members of a zip beside a users file', async () => {
+    const job = (await startUploadJob(admin)).data.id
+    const before = await total()
+    const deleted = { meta: { methods: 46067, type: 'deleted', count: 2, version: 6 }, data: gone }
+    const alone = await uploadFile(admin, job, JSON.stringify(deleted), { fileName: '20260101_deleted.json' })
+    expect(alone.data).toMatchObject({ files: 1, nodes: 0, edges: 0, errors: [] })
+    expect(await total()).toBe(before)
+    const localgroups = { meta: { methods: 4, type: 'localgroups', count: 1, version: 5 }, data: [{ ObjectIdentifier: `${gone[0]}-544`, Results: [] }] }
+    const other = 'S-1-5-21-66-66-66'
+    const u = { ...(users()[0] as Record<string, unknown>), ObjectIdentifier: `${other}-1102`, Properties: { name: 'KEPT@GONE.LOCAL', domainsid: other, enabled: true }, PrimaryGroupSID: null, ContainedBy: null, SPNTargets: [], AllowedToDelegate: [], HasSIDHistory: [], Aces: [] }
+    const res = await uploadFile(admin, job, zip({ 'x_deleted.json': deleted, 'x_localgroups.json': localgroups, 'x_users.json': file('users', [u]) }), {
+      contentType: 'application/zip',
+      fileName: 'set.zip',
+    })
+    expect(res.data).toMatchObject({ files: 3, nodes: 1, errors: [] })
+    expect(await node(`${other}-1102`)).toMatchObject({ kind: 'User', name: 'KEPT@GONE.LOCAL' })
+    for (const id of gone) expect(await node(id)).toBeNull()
+    expect(await node(`${gone[0]}-544`)).toBeNull()
+    await endUploadJob(admin, job)
+  })
+
+  it('the header rules still apply to them: a `deleted` file whose count disagrees is refused', async () => {
+    const job = (await startUploadJob(admin)).data.id
+    const res = await admin.raw('POST', `/api/v2/file-upload/${job}`, JSON.stringify({ meta: { type: 'deleted', version: 6, count: 5 }, data: gone }), {
+      contentType: 'application/json',
+    })
+    await expectEnvelope(res, 400, /meta.count is 5 but data holds 2/)
+  })
+})
+
 describe('SharpHound: bad input writes nothing of the file', () => {
   async function count(): Promise<number> {
     const r = await db().prepare('SELECT (SELECT count(*) FROM nodes) + (SELECT count(*) FROM edges) AS n').first<{ n: number }>()

@@ -76,15 +76,26 @@ const NORMALISED: Readonly<Record<string, ElementConverter>> = Object.fromEntrie
 
 export const MIN_SHARPHOUND_VERSION = 5
 
+/**
+ * `meta.type` values BloodHound accepts on upload but converts nothing from (they are valid types of its
+ * ingest model, and its IngestWrapper has no case for them): `deleted` (SharpHound's list of the ids of
+ * deleted objects) and `localgroups`. Their files are accepted and write nothing, as in BloodHound, instead
+ * of failing the whole upload: BloodHound's own ingest test sends a `deleted` file with each SharpHound set.
+ */
+export const SHARPHOUND_IGNORED_TYPES: readonly string[] = ['deleted', 'localgroups']
+
+/** The converter of an ignored type: every element is read (so the file must still be well-formed) and dropped. */
+const ignoreElement: ElementConverter = () => {}
+
 export const sharpHound: CollectorFormat = {
   name: 'SharpHound',
-  types: Object.keys(SHARPHOUND_CONVERTERS),
+  types: [...Object.keys(SHARPHOUND_CONVERTERS), ...SHARPHOUND_IGNORED_TYPES],
   converter(header) {
     const v = header.meta.version
     if (v !== undefined && v !== null && (typeof v !== 'number' || !Number.isInteger(v)))
       return { context: 'meta.version', message: 'meta.version must be an integer' }
     if (typeof v === 'number' && v < MIN_SHARPHOUND_VERSION)
       return { context: 'meta.version', message: `SharpHound data version ${v} is not supported: version ${MIN_SHARPHOUND_VERSION} or newer is required (SharpHound CE)` }
-    return NORMALISED[header.type]
+    return NORMALISED[header.type] ?? ignoreElement
   },
 }
