@@ -542,4 +542,46 @@ describe("BloodHound's own ESC1 expectations (its ADCSESC1Harness and ADCSESC1Ha
     expect(g.victims('ADCSESC9a', r)).toEqual(['GMSA->D', 'PC->D', 'SMSA->D'])
     expect(g.victims('ADCSESC10a', r)).toEqual(['GMSA->D', 'PC->D', 'SMSA->D'])
   })
+
+  /** BloodHound's ESC3 harnesses: a chained CA (ECA1) and EnrollOnBehalfOf relationships given as data. */
+  function esc3Base(g: Graph, restrictions: Props) {
+    g.node('D', 'Domain'), g.node('NT', 'NTAuthStore'), g.node('RCA', 'RootCA'), g.node('ECA1', 'EnterpriseCA', restrictions)
+    g.edge('ECA1', 'TrustedForNTAuth', 'NT').edge('ECA1', 'IssuedSignedBy', 'RCA').edge('NT', 'NTAuthStoreFor', 'D').edge('RCA', 'RootCAFor', 'D')
+    hosted(g, 'ECA1')
+  }
+  const t3 = (over: Props): Props => ({ requiresmanagerapproval: false, enrolleesuppliessubject: false, authorizedsignatures: 0, subjectaltrequiredns: false, subjectaltrequiredomaindns: false, ...over })
+
+  it('ESC3 harnesses 1-3: Computer1, Group2 and User1; only the delegated agent User1; Group1', () => {
+    const h1 = new Graph()
+    esc3Base(h1, { enrollmentagentrestrictionscollected: true, hasenrollmentagentrestrictions: false })
+    h1.node('ECA2', 'EnterpriseCA'), h1.node('C1', 'Computer'), h1.node('U1', 'User'), h1.node('U2', 'User'), h1.node('U3', 'User'), h1.node('G1', 'Group'), h1.node('G2', 'Group')
+    h1.node('CT0', 'CertTemplate', t3({ authenticationenabled: true, schemaversion: 1, subjectaltrequireupn: true }))
+    h1.node('CT1', 'CertTemplate', t3({ authenticationenabled: false, schemaversion: 2 }))
+    h1.node('CT2', 'CertTemplate', t3({ authenticationenabled: true, schemaversion: 1, subjectaltrequireupn: true }))
+    h1.node('CT3', 'CertTemplate', t3({ authenticationenabled: false, schemaversion: 1 }))
+    hosted(h1, 'ECA2')
+    h1.edge('C1', 'Enroll', 'CT0').edge('C1', 'Enroll', 'ECA1').edge('CT0', 'EnrollOnBehalfOf', 'CT0').edge('CT0', 'PublishedTo', 'ECA1')
+    h1.edge('U3', 'Enroll', 'CT1').edge('G2', 'Enroll', 'CT1').edge('G2', 'MemberOf', 'G1').edge('U2', 'MemberOf', 'G1')
+    h1.edge('U1', 'GenericAll', 'CT3').edge('U1', 'MemberOf', 'G1').edge('U1', 'Enroll', 'ECA2').edge('G1', 'Enroll', 'ECA1').edge('G1', 'AllExtendedRights', 'CT2')
+    h1.edge('CT1', 'PublishedTo', 'ECA1').edge('CT1', 'EnrollOnBehalfOf', 'CT2').edge('CT2', 'PublishedTo', 'ECA1').edge('CT3', 'EnrollOnBehalfOf', 'CT2').edge('CT3', 'PublishedTo', 'ECA2')
+    expect([...new Set(h1.derived('ADCSESC3').map((x) => x.split('->')[0]))].sort()).toEqual(['C1', 'G2', 'U1'])
+
+    const h2 = new Graph()
+    esc3Base(h2, { enrollmentagentrestrictionscollected: true, hasenrollmentagentrestrictions: true })
+    h2.node('U1', 'User'), h2.node('U2', 'User'), h2.node('G1', 'Group')
+    h2.node('CT1', 'CertTemplate', t3({ authenticationenabled: true, schemaversion: 2 }))
+    h2.node('CT2', 'CertTemplate', t3({ authenticationenabled: true, schemaversion: 1, subjectaltrequireupn: true }))
+    h2.edge('U2', 'MemberOf', 'G1').edge('U1', 'MemberOf', 'G1').edge('U1', 'DelegatedEnrollmentAgent', 'CT2').edge('G1', 'Enroll', 'CT1').edge('G1', 'Enroll', 'ECA1')
+    h2.edge('G1', 'AllExtendedRights', 'CT2').edge('CT1', 'PublishedTo', 'ECA1').edge('CT1', 'EnrollOnBehalfOf', 'CT2').edge('CT2', 'PublishedTo', 'ECA1')
+    expect(h2.derived('ADCSESC3')).toEqual(['U1->D'])
+
+    const h3 = new Graph()
+    esc3Base(h3, { enrollmentagentrestrictionscollected: false })
+    h3.node('U2', 'User'), h3.node('G1', 'Group')
+    h3.node('CT1', 'CertTemplate', t3({ authenticationenabled: true, schemaversion: 2 }))
+    h3.node('CT2', 'CertTemplate', t3({ authenticationenabled: true, schemaversion: 1, subjectaltrequireupn: true }))
+    h3.edge('U2', 'MemberOf', 'G1').edge('G1', 'Enroll', 'CT1').edge('G1', 'Enroll', 'ECA1').edge('G1', 'AllExtendedRights', 'CT2')
+    h3.edge('CT1', 'PublishedTo', 'ECA1').edge('CT1', 'EnrollOnBehalfOf', 'CT2').edge('CT2', 'PublishedTo', 'ECA1')
+    expect(h3.derived('ADCSESC3')).toEqual(['G1->D'])
+  })
 })
