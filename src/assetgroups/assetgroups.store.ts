@@ -51,14 +51,14 @@ const visible = (col: string, p: string) => `(${p} IS NULL OR ${col} IN (SELECT 
  */
 export async function loadSelection(
   db: D1Database,
-): Promise<{ groups: GroupRef[]; selectorTags: Map<string, string[]>; rules: CypherRule[] }> {
+): Promise<{ groups: GroupRef[]; selectorTags: Map<string, string[]>; rules: CypherRule[]; objectSeeds: { selectorId: number; value: string }[] }> {
   const [{ results: groups }, seeds] = await Promise.all([
     db.prepare(`SELECT id, tag FROM asset_groups ORDER BY id`).all<GroupRef>(),
     loadEnabledSeeds(db),
   ])
   const selectorTags = new Map<string, string[]>()
   for (const r of seeds.objectSeeds) addTag(selectorTags, r.value, r.tag)
-  return { groups, selectorTags, rules: seeds.rules }
+  return { groups, selectorTags, rules: seeds.rules, objectSeeds: seeds.objectSeeds }
 }
 
 /** Adds `tag` to the tags of `objectid` (once). */

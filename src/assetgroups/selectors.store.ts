@@ -217,13 +217,14 @@ export async function updateTagSelector(
   return (await withSeeds(db, [row]))[0]
 }
 
-/** Deletes a selector and its seeds (one batch with its audit row); false when it no longer exists. */
+/** Deletes a selector, its seeds and its recorded nodes (one batch with its audit row); false when it no longer exists. */
 export async function deleteTagSelector(db: D1Database, id: number, audit: AuditWrite): Promise<boolean> {
   const [del] = await auditedBatch(
     db,
     [
       db.prepare(`DELETE FROM asset_group_tag_selectors WHERE id = ?1`).bind(id),
       db.prepare(`DELETE FROM asset_group_tag_selector_seeds WHERE selector_id = ?1`).bind(id),
+      db.prepare(`DELETE FROM asset_group_tag_selector_nodes WHERE selector_id = ?1`).bind(id),
     ],
     audit,
     { ifChanged: 0 },
@@ -247,7 +248,7 @@ export interface CypherRule {
 }
 
 /** The enabled selectors' seeds: object ids with their groups' tags, and the Cypher rules. */
-export async function loadEnabledSeeds(db: D1Database): Promise<{ objectSeeds: { value: string; tag: string }[]; rules: CypherRule[] }> {
+export async function loadEnabledSeeds(db: D1Database): Promise<{ objectSeeds: { selectorId: number; value: string; tag: string }[]; rules: CypherRule[] }> {
   const { results } = await db
     .prepare(
       `SELECT d.selector_id, d.type, d.value, g.tag FROM asset_group_tag_selector_seeds d
@@ -256,10 +257,10 @@ export async function loadEnabledSeeds(db: D1Database): Promise<{ objectSeeds: {
        ORDER BY d.id`,
     )
     .all<{ selector_id: number; type: SeedType; value: string; tag: string }>()
-  const objectSeeds: { value: string; tag: string }[] = []
+  const objectSeeds: { selectorId: number; value: string; tag: string }[] = []
   const rules: CypherRule[] = []
   for (const r of results) {
-    if (r.type === SEED_OBJECT_ID) objectSeeds.push({ value: r.value, tag: r.tag })
+    if (r.type === SEED_OBJECT_ID) objectSeeds.push({ selectorId: r.selector_id, value: r.value, tag: r.tag })
     else rules.push({ selectorId: r.selector_id, tag: r.tag, cypher: r.value })
   }
   return { objectSeeds, rules }
@@ -300,4 +301,98 @@ export function evaluationStatements(db: D1Database, now: string, outcomes: Rule
       )
       .bind(now, JSON.stringify([...merged.values()])),
   ]
+}
+
+/** [selector id, object id]: a node a selector picked in a run (source 1, a seed). */
+export type SelectorNodeRow = [number, string]
+
+/**
+ * Statements for the run's commit batch replacing the record of which nodes each selector picked
+ * (migration 0028), from JSON chunks of {@link SelectorNodeRow}. A selector deleted while the run was
+ * computing gets no rows. Object ids that are not nodes are kept (an object-id seed naming something not
+ * ingested yet): readers join `nodes` and the tag's members, so they never show them.
+ */
+export function replaceSelectorNodesStatements(db: D1Database, chunks: string[]): D1PreparedStatement[] {
+  return [
+    db.prepare(`DELETE FROM asset_group_tag_selector_nodes`),
+    ...chunks.map((json) =>
+      db
+        .prepare(
+          `INSERT OR IGNORE INTO asset_group_tag_selector_nodes (selector_id, objectid, source)
+           SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), 1 FROM json_each(?1) j
+           WHERE json_extract(j.value, '$[0]') IN (SELECT id FROM asset_group_tag_selectors)`,
+        )
+        .bind(json),
+    ),
+  ]
+}
+
+export interface SelectorMemberRow {
+  id: number
+  object_id: string
+  environment_id: string | null
+  primary_kind: string
+  name: string | null
+  source: number
+}
+
+const SELECTOR_MEMBER_SORT = { id: 'n.id', object_id: 'n.objectid', name: "coalesce(n.name, '')" } as const
+export type SelectorMemberSortKey = keyof typeof SELECTOR_MEMBER_SORT
+export type MemberFilterOp = 'eq' | 'neq' | 'contains'
+export interface SelectorMemberFilters {
+  name?: { op: MemberFilterOp; value: string }[]
+  object_id?: { op: MemberFilterOp; value: string }[]
+  primary_kind?: { op: 'eq' | 'neq'; value: string }[]
+}
+const FILTER_COLS = { name: "coalesce(n.name, '')", object_id: 'n.objectid', primary_kind: 'n.kind' } as const
+
+/**
+ * The nodes a selector picked in the last complete run that are members of its tag (BloodHound counts only
+ * nodes that actually carry the tag), in the caller's environments, optionally narrowed to `environments`.
+ * Filters of one column are ORed (BloodHound sets FilterOr on this endpoint), columns are ANDed.
+ */
+export async function listSelectorMembers(
+  db: D1Database,
+  q: {
+    selectorId: number
+    groupId: number
+    /** null: every environment; else the caller's environment ids */
+    access: string[] | null
+    environments: string[] | null
+    filters: SelectorMemberFilters
+    sort: { key: SelectorMemberSortKey; desc: boolean }
+    skip: number
+    limit: number
+  },
+): Promise<{ count: number; rows: SelectorMemberRow[] }> {
+  const binds: unknown[] = [q.selectorId, q.groupId, q.access ? JSON.stringify(q.access) : null, q.environments ? JSON.stringify(q.environments) : null]
+  const where = [
+    'sn.selector_id = ?1',
+    '(?3 IS NULL OR n.environment_id IN (SELECT value FROM json_each(?3)))',
+    '(?4 IS NULL OR n.environment_id IN (SELECT value FROM json_each(?4)))',
+  ]
+  for (const [col, list] of Object.entries(q.filters) as [keyof SelectorMemberFilters, { op: MemberFilterOp; value: string }[] | undefined][]) {
+    if (!list || list.length === 0) continue
+    const ors = list.map((f) => {
+      binds.push(f.op === 'contains' ? f.value.toLowerCase() : f.value)
+      const p = `?${binds.length}`
+      return f.op === 'contains' ? `instr(lower(${FILTER_COLS[col]}), ${p}) > 0` : `${FILTER_COLS[col]} ${f.op === 'neq' ? '<>' : '='} ${p}`
+    })
+    where.push(`(${ors.join(' OR ')})`)
+  }
+  const from = `FROM asset_group_tag_selector_nodes sn
+                JOIN asset_group_members m ON m.asset_group_id = ?2 AND m.objectid = sn.objectid
+                JOIN nodes n ON n.objectid = sn.objectid
+                WHERE ${where.join(' AND ')}`
+  const dir = q.sort.desc ? 'DESC' : 'ASC'
+  const [count, page] = await db.batch([
+    db.prepare(`SELECT COUNT(*) AS n ${from}`).bind(...binds),
+    db
+      .prepare(
+        `SELECT n.id, n.objectid AS object_id, n.environment_id, n.kind AS primary_kind, n.name, sn.source ${from}
+         ORDER BY ${SELECTOR_MEMBER_SORT[q.sort.key]} ${dir}, n.id ${dir} LIMIT ?${binds.length + 1} OFFSET ?${binds.length + 2}`,
+      )
+      .bind(...binds, q.limit, q.skip),
+  ])
+  return { count: (count.results[0] as { n: number }).n, rows: page.results as SelectorMemberRow[] }
 }

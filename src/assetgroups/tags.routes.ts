@@ -17,8 +17,12 @@ import {
   createTagSelector,
   deleteTagSelector,
   getTagSelector,
+  listSelectorMembers,
   listTagSelectors,
   updateTagSelector,
+  type MemberFilterOp,
+  type SelectorMemberFilters,
+  type SelectorMemberSortKey,
   SEED_CYPHER,
   SEED_OBJECT_ID,
   type SelectorPatch,
@@ -178,6 +182,28 @@ const TypeFilter = z
     }
     return { op: (m[1] ?? 'eq') as 'eq' | 'neq', value: Number(m[2]) as 1 | 2 }
   })
+
+/** Repeatable member filters `col=eq:x` / `neq:x` (and `~eq:x`, contains, where allowed); a bare value is `eq:`. */
+function memberFilter(col: string, ops: readonly MemberFilterOp[]) {
+  const list = z.union([z.string(), z.array(z.string())]).optional()
+  return list.transform((v, ctx) => {
+    if (v === undefined) return undefined
+    const out: { op: MemberFilterOp; value: string }[] = []
+    for (const raw of Array.isArray(v) ? v : [v]) {
+      const m = /^(~eq|eq|neq):(.*)$/s.exec(raw)
+      const op: MemberFilterOp | null = m ? (m[1] === '~eq' ? 'contains' : (m[1] as 'eq' | 'neq')) : /^[a-z~]+:/.test(raw) ? null : 'eq'
+      if (op === null || !ops.includes(op)) {
+        ctx.addIssue({ code: 'custom', message: `the filter predicate is not supported: ${col} ${m ? m[1] : raw.split(':')[0]}` })
+        return z.NEVER
+      }
+      out.push({ op, value: m ? m[2] : raw })
+    }
+    return out
+  })
+}
+const MEMBER_SORT: Record<string, SelectorMemberSortKey> = { id: 'id', node_id: 'id', objectid: 'object_id', object_id: 'object_id', node_object_id: 'object_id', name: 'name', node_name: 'name' }
+const environmentsOf = (v: string | string[] | undefined): string[] | null =>
+  v === undefined ? null : (Array.isArray(v) ? v : [v]).flatMap((e) => e.split(',')).filter(Boolean)
 
 /**
  * Selector routes need access to every environment (BloodHound's RequireAllEnvironmentAccess): a rule runs over
@@ -405,6 +431,91 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       requireAllEnvironments(c)
       const s = await selectorOr404(c, params.asset_group_tag_id, params.asset_group_tag_selector_id)
       return c.json({ data: { selector: selectorJson(s) } })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/asset-group-tags/:asset_group_tag_id/selectors/:asset_group_tag_selector_id/members',
+      operationId: 'GetAssetGroupTagSelectorMembers',
+      summary: 'The members of a tag that one selector picked in the last analysis run',
+      description:
+        'The nodes the selector picked in the last complete analysis run (the object ids it names that are nodes, or the nodes ' +
+        'its Cypher rule selected) and that are members of the tag, in the caller\u2019s environments; `environments` (repeatable) ' +
+        'narrows to those ids. `skip`, `limit` (default 50, at most 1000); `sort_by` `id`, `objectid`, `name` (also `node_id`, ' +
+        '`node_object_id`, `node_name`; `-` descending; default `id`); filters `name`, `object_id` (`eq:`, `neq:`, `~eq:` contains) and ' +
+        '`primary_kind` (`eq:`, `neq:`), several values of one filter ORed. `source` is BloodHound\u2019s: 1 seed, 2 child, 3 parent; ' +
+        'EdgeHound does not expand selections, so always 1. A disabled selector: 409 `selector is disabled`. Needs access to every environment.',
+      tags: ['Asset Isolation'],
+      auth: 'graph/Read',
+      params: SelectorIds,
+      query: z.object({
+        skip: Skip,
+        limit: Limit(50, 1_000),
+        sort_by: z
+          .string()
+          .optional()
+          .refine((v) => v === undefined || MEMBER_SORT[v.replace(/^-/, '')] !== undefined, 'column format does not support sorting'),
+        environments: z.union([z.string(), z.array(z.string())]).optional(),
+        name: memberFilter('name', ['eq', 'neq', 'contains']),
+        object_id: memberFilter('object_id', ['eq', 'neq', 'contains']),
+        primary_kind: memberFilter('primary_kind', ['eq', 'neq']),
+      }),
+      responses: {
+        200: {
+          description: 'one page of the selector\u2019s members',
+          schema: z.object({
+            count: z.number().int(),
+            skip: z.number().int(),
+            limit: z.number().int(),
+            data: z.object({
+              members: z.array(
+                z.object({
+                  id: z.number().int(),
+                  object_id: z.string(),
+                  environment_id: z.string(),
+                  primary_kind: z.string(),
+                  name: z.string(),
+                  source: z.number().int().describe('1 seed, 2 child, 3 parent (EdgeHound: always 1)'),
+                  asset_group_tag_id: z.number().int(),
+                }),
+              ),
+            }),
+          }),
+        },
+      },
+    },
+    async (c, { params, query }) => {
+      requireAllEnvironments(c)
+      const s = await selectorOr404(c, params.asset_group_tag_id, params.asset_group_tag_selector_id)
+      if (s.disabled_at) throw new ApiError(409, 'selector is disabled', 'asset_group_tag_selector_id')
+      const sort = query.sort_by ?? 'id'
+      const access = c.var.principal.environmentAccess
+      const filters: SelectorMemberFilters = {
+        name: query.name,
+        object_id: query.object_id,
+        primary_kind: query.primary_kind as { op: 'eq' | 'neq'; value: string }[] | undefined,
+      }
+      const page = await listSelectorMembers(c.env.DB, {
+        selectorId: s.id,
+        groupId: s.asset_group_id,
+        access: access.all ? null : access.ids,
+        environments: environmentsOf(query.environments),
+        filters,
+        sort: { key: MEMBER_SORT[sort.replace(/^-/, '')], desc: sort.startsWith('-') },
+        skip: query.skip,
+        limit: query.limit,
+      })
+      const members = page.rows.map((m) => ({
+        id: m.id,
+        object_id: m.object_id,
+        environment_id: m.environment_id ?? '',
+        primary_kind: m.primary_kind,
+        name: m.name ?? '',
+        source: m.source,
+        asset_group_tag_id: s.asset_group_id,
+      }))
+      return c.json({ count: page.count, skip: query.skip, limit: query.limit, data: { members } })
     },
   ),
   defineRoute(

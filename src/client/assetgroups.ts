@@ -242,3 +242,41 @@ export function listTagMembers(c: EdgeHoundClient, tagId: number, q: { skip?: nu
     `/api/v2/asset-group-tags/${tagId}/members${s ? `?${s}` : ''}`,
   )
 }
+
+export interface AssetGroupTagSelectorMemberJson {
+  /** the node's id */
+  id: number
+  object_id: string
+  environment_id: string
+  primary_kind: string
+  name: string
+  /** BloodHound's source: 1 seed, 2 child, 3 parent (EdgeHound: always 1) */
+  source: number
+  asset_group_tag_id: number
+}
+
+export interface SelectorMembersQuery {
+  skip?: number
+  limit?: number
+  sort_by?: string
+  environments?: string[]
+  /** `eq:x`, `neq:x`, `~eq:x`; several values are ORed */
+  name?: string[]
+  object_id?: string[]
+  primary_kind?: string[]
+}
+
+/** The members of a tag that one selector picked in the last analysis run. */
+export function listTagSelectorMembers(c: EdgeHoundClient, tagId: number, selectorId: number, q: SelectorMembersQuery = {}) {
+  const p = new URLSearchParams()
+  for (const [k, v] of Object.entries(q)) {
+    if (v === undefined) continue
+    if (Array.isArray(v)) for (const e of v) p.append(k, e)
+    else p.set(k, String(v))
+  }
+  const s = p.toString()
+  return c.call<{ count: number; skip: number; limit: number; data: { members: AssetGroupTagSelectorMemberJson[] } }>(
+    'GET',
+    `/api/v2/asset-group-tags/${tagId}/selectors/${selectorId}/members${s ? `?${s}` : ''}`,
+  )
+}

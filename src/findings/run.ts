@@ -29,7 +29,7 @@ import { reconcile, sparklineRows, type OpenFinding } from './reconcile'
 import { addTag, loadSelection } from '../assetgroups/assetgroups.store'
 import { memberRows } from '../assetgroups/members'
 import { evaluateRules, outcomes, type RuleResult } from '../assetgroups/rules'
-import { evaluationStatements } from '../assetgroups/selectors.store'
+import { evaluationStatements, replaceSelectorNodesStatements, type SelectorNodeRow } from '../assetgroups/selectors.store'
 import type { CypherLimits } from '../cypher/budget'
 
 export interface RunOptions {
@@ -161,7 +161,11 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
   const durationMs = Date.now() - started
   // The groups' members as this run computed them, replaced in the commit batch.
   const members = chunkJson(memberRows(graph, selection.groups))
-  const evaluation = evaluationStatements(db, completedAt, outcomes(ruleResults))
+  // Which nodes each selector picked (object ids it names, nodes its Cypher rule selected), replaced in the same
+  // commit batch as the members, so the per-selector member lists describe this run (migration 0028).
+  const selectorNodes: SelectorNodeRow[] = selection.objectSeeds.map((s) => [s.selectorId, s.value] as SelectorNodeRow)
+  for (const r of ruleResults) for (const id of r.objectids) selectorNodes.push([r.rule.selectorId, id])
+  const evaluation = [...evaluationStatements(db, completedAt, outcomes(ruleResults)), ...replaceSelectorNodesStatements(db, chunkJson(selectorNodes))]
   await commitRun(db, runId, completedAt, { stats: result.stats, plan: counts, durationMs, posture: postureRows(result) }, members, evaluation)
   const ruleSummary = ruleResults.map((r) => ({ selectorId: r.rule.selectorId, members: r.objectids.length, error: r.error }))
   return { runId, completedAt, stats: result.stats, plan: counts, durationMs, postProcessing: post, rules: ruleSummary }

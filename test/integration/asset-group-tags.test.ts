@@ -17,6 +17,7 @@ import {
   listAssetGroupMembers,
   listAssetGroupTags,
   listTagMembers,
+  listTagSelectorMembers,
   listTagSelectors,
   updateAssetGroupSelectors,
   updateTagSelector,
@@ -290,6 +291,67 @@ describe('analysis evaluates the Cypher rules', () => {
     await expectEnvelope(await tenantAdmin.raw('POST', SEL, { name: 'mine', seeds: [{ type: 1, value: ID.AZ_U4 }] }), 403, 'user does not have access to this resource')
     await expectEnvelope(await tenantAdmin.raw('DELETE', `${SEL}/${rule.data.id}`), 403)
     await deleteTagSelector(admin, 1, rule.data.id)
+    await runAnalysisDirect(db)
+  })
+})
+
+describe('per-selector members (GET …/selectors/{id}/members)', () => {
+  it('lists the members each selector picked in the last run, with source 1, filters, environments and refusals', async () => {
+    const ids = await createTagSelector(admin, 1, { name: 'by id', seeds: [{ type: 1, value: ID.BOB }, { type: 1, value: 'S-1-5-21-404-9999' }] })
+    const rule = await createTagSelector(admin, 1, {
+      name: 'two environments',
+      seeds: [{ type: 2, value: `MATCH (n) WHERE n.objectid IN ['${ID.FAKE_TAG}', '${ID.AZ_U4}'] RETURN n` }],
+    })
+    // nothing recorded before a run evaluated them
+    expect(await listTagSelectorMembers(admin, 1, rule.data.id)).toEqual({ count: 0, skip: 0, limit: 50, data: { members: [] } })
+    await runAnalysisDirect(db)
+
+    const byIds = await listTagSelectorMembers(admin, 1, ids.data.id)
+    expect(byIds).toEqual({
+      count: 1,
+      skip: 0,
+      limit: 50,
+      data: {
+        members: [
+          { id: expect.any(Number), object_id: ID.BOB, environment_id: D, primary_kind: 'User', name: 'BOB@CORP.LOCAL', source: 1, asset_group_tag_id: 1 },
+        ],
+      },
+    })
+    const all = await listTagSelectorMembers(admin, 1, rule.data.id)
+    expect(all.count).toBe(2)
+    expect(all.data.members.map((m) => m.object_id).sort()).toEqual([ID.AZ_U4, ID.FAKE_TAG].sort())
+    expect(all.data.members.every((m) => m.source === 1 && m.asset_group_tag_id === 1)).toBe(true)
+    const nodeIds = all.data.members.map((m) => m.id)
+    expect(nodeIds).toEqual([...nodeIds].sort((a, b) => a - b))
+    expect((await listTagSelectorMembers(admin, 1, rule.data.id, { sort_by: '-id' })).data.members.map((m) => m.id)).toEqual([...nodeIds].reverse())
+    // filters: one column's values are ORed, columns ANDed; ~eq is a case-insensitive contains
+    expect((await listTagSelectorMembers(admin, 1, rule.data.id, { name: ['~eq:users@'] })).data.members.map((m) => m.object_id)).toEqual([ID.FAKE_TAG])
+    expect((await listTagSelectorMembers(admin, 1, rule.data.id, { object_id: [`eq:${ID.FAKE_TAG}`, `eq:${ID.AZ_U4}`] })).count).toBe(2)
+    expect((await listTagSelectorMembers(admin, 1, rule.data.id, { primary_kind: ['neq:Container'] })).data.members.map((m) => m.object_id)).toEqual([ID.AZ_U4])
+    expect((await listTagSelectorMembers(admin, 1, rule.data.id, { environments: [T] })).data.members.map((m) => m.object_id)).toEqual([ID.AZ_U4])
+    expect((await listTagSelectorMembers(admin, 1, rule.data.id, { skip: 1, limit: 1 })).data.members).toHaveLength(1)
+    await expectEnvelope(await admin.raw('GET', `${SEL}/${rule.data.id}/members?primary_kind=~eq:Cont`), 400, /not supported/)
+    await expectEnvelope(await admin.raw('GET', `${SEL}/${rule.data.id}/members?sort_by=kinds`), 400, 'column format does not support sorting')
+    await expectEnvelope(await admin.raw('GET', `/api/v2/asset-group-tags/2/selectors/${rule.data.id}/members`), 404, 'selector is not part of asset group tag')
+    await expectEnvelope(await admin.raw('GET', `${SEL}/999999/members`), 404)
+    const tenantOnly = (await userWithRole('Read-Only', { all_environments: false, environment_access: [T] })).client
+    await expectEnvelope(await tenantOnly.raw('GET', `${SEL}/${rule.data.id}/members`), 403, 'user does not have access to this resource')
+    const reader = (await userWithRole('Read-Only')).client
+    expect((await listTagSelectorMembers(reader, 1, rule.data.id)).count).toBe(2)
+
+    // the record is the last run's: a changed rule changes it at the next run, not before
+    await updateTagSelector(admin, 1, rule.data.id, { seeds: [{ type: 2, value: `MATCH (n) WHERE n.objectid = '${ID.FAKE_TAG}' RETURN n` }] })
+    expect((await listTagSelectorMembers(admin, 1, rule.data.id)).count).toBe(2)
+    await runAnalysisDirect(db)
+    expect((await listTagSelectorMembers(admin, 1, rule.data.id)).data.members.map((m) => m.object_id)).toEqual([ID.FAKE_TAG])
+    // a disabled selector: 409, as BloodHound
+    await updateTagSelector(admin, 1, rule.data.id, { disabled: true })
+    await expectEnvelope(await admin.raw('GET', `${SEL}/${rule.data.id}/members`), 409, 'selector is disabled')
+    // deleting a selector removes its record in the same batch
+    await deleteTagSelector(admin, 1, rule.data.id)
+    await deleteTagSelector(admin, 1, ids.data.id)
+    const left = await db.prepare('SELECT COUNT(*) AS n FROM asset_group_tag_selector_nodes WHERE selector_id IN (?1, ?2)').bind(rule.data.id, ids.data.id).first<{ n: number }>()
+    expect(left!.n).toBe(0)
     await runAnalysisDirect(db)
   })
 })
