@@ -60,7 +60,7 @@ const LIBRARY: [string, string][] = [
   ['old passwords', 'MATCH (u:User) WHERE u.enabled = true AND u.pwdlastset < (datetime().epochseconds - (365 * 86400)) RETURN u LIMIT 100'],
   ['name regex', "MATCH (n:Base) WHERE n.name =~ '(?i)svc0001.*' RETURN n LIMIT 100"],
   ['shortest paths to Tier Zero from one user', 'MATCH (u:User) WITH u LIMIT 1 MATCH p = shortestPath((u)-[:AD_ATTACK_PATHS*1..]->(t:Tag_Tier_Zero)) RETURN p LIMIT 10'],
-  ['all shortest paths to Domain Admins', "MATCH p = allShortestPaths((u:User)-[:AD_ATTACK_PATHS*1..]->(g:Group)) WHERE g.objectid ENDS WITH '-512' AND u.name STARTS WITH 'SVC00001' RETURN p LIMIT 100"],
+  ['all shortest paths to Domain Admins', "MATCH p = allShortestPaths((u:User)-[:AD_ATTACK_PATHS*1..]->(g:Group)) WHERE g.objectid ENDS WITH '-512' AND u.name STARTS WITH 'USER00000' RETURN p LIMIT 100"],
   ['admin rights of a group', 'MATCH p = (g:Group)-[:AdminTo]->(c:Computer) RETURN p LIMIT 500'],
   ['largest groups', 'MATCH (g:Group)<-[:MemberOf]-(m) WITH g, count(m) AS c RETURN g.name, c ORDER BY c DESC LIMIT 10'],
   ['users without groups', 'MATCH (u:User) WHERE NOT (u)-[:MemberOf]->() RETURN u LIMIT 100'],
@@ -179,7 +179,7 @@ function floorCases(g: GenGraph, firstUser: string | null): FloorCase[] {
     const s = index.get(firstUser)!
     out.push({ name: 'shortest paths to Tier Zero from one user', run: () => bfsFloor(ad, g.nodes.length, [s], t0, false, 10) })
   }
-  const users = g.nodes.flatMap((n, i) => (n.kinds.includes('User') && String(n.properties.name ?? '').startsWith('SVC00001') ? [i] : []))
+  const users = g.nodes.flatMap((n, i) => (n.kinds.includes('User') && String(n.properties.name ?? '').startsWith('USER00000') ? [i] : []))
   const das = new Set(g.nodes.flatMap((n, i) => (n.kinds.includes('Group') && n.objectid.endsWith('-512') ? [i] : [])))
   out.push({ name: 'all shortest paths to Domain Admins', run: () => bfsFloor(ad, g.nodes.length, users, das, true, 100) })
   return out

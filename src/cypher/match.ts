@@ -16,6 +16,8 @@ import type { EdgeRecord, GraphSource, NodeRecord } from './source'
 import { equals, fromJson, NodeRef, PathVal, RelRef, type Value } from './values'
 
 export const BATCH = 500
+/** Input rows a MATCH stage takes at once (its first hop expands them in EXPAND_CHUNK calls). */
+export const MATCH_BATCH = 2_000
 /** Nodes per scan page: the first page small (a LIMIT often ends the scan there), then growing. */
 const SCAN_PAGE = 1_000
 const SCAN_PAGE_MAX = 8_000
@@ -51,6 +53,8 @@ export interface RunContext extends EvalContext {
 const NODE_BYTES = 600
 /** Rough heap cost of a relationship read without properties (when the store gives no estimate). */
 const EDGE_BYTES = 200
+/** Nodes whose relationships one store call reads (expand): bounds what a call can return before it is charged. */
+const EXPAND_CHUNK = 2_000
 /** Rough heap cost of one walk state besides its id arrays (object, row reference, RelRef) */
 const WALK_BYTES = 150
 
@@ -105,15 +109,19 @@ async function expand(ctx: RunContext, ids: number[], direction: 'out' | 'in' | 
   let cache = ctx.expansions.get(key)
   if (!cache) ctx.expansions.set(key, (cache = new Map()))
   const missing = [...new Set(ids)].filter((id) => !cache!.has(id))
-  if (missing.length > 0) {
+  for (const id of missing) cache.set(id, [])
+  // A few thousand nodes per store call, each charged before the next: a whole frontier in one call
+  // (tens of thousands of nodes deep in a shortest-path search at 1 M edges) returned ~400 000
+  // relationships at once, held in full before the budget could refuse them (measured: ~380 MB of heap).
+  for (let i = 0; i < missing.length; i += EXPAND_CHUNK) {
     ctx.budget.checkTime()
-    for (const id of missing) cache.set(id, [])
-    const edges = await ctx.source.expand(missing, direction, kinds, ctx.relProperties)
-    ctx.budget.chargeSteps(edges.length)
+    const part = missing.slice(i, i + EXPAND_CHUNK)
+    const edges = await ctx.source.expand(part, direction, kinds, ctx.relProperties)
     let bytes = 0
     for (const e of edges) bytes += e.bytes ?? EDGE_BYTES
     ctx.budget.chargeBytes(bytes)
-    const wanted = new Set(missing)
+    ctx.budget.chargeSteps(edges.length)
+    const wanted = new Set(part)
     for (const e of edges) {
       ctx.rels.set(e.id, e)
       if ((direction === 'out' || direction === 'both') && wanted.has(e.start)) cache.get(e.start)!.push(e)
@@ -195,6 +203,9 @@ async function* starts(ctx: RunContext, plan: PartPlan, rows: Row[]): AsyncGener
   let cached = ctx.scans.get(key)
   if (!cached) ctx.scans.set(key, (cached = { pages: [], complete: false, bytes: 0, dropped: false }))
   let after = 0
+  // Without a relationship to walk, a whole page goes on at once (its nodes are read already), so a
+  // WHERE with a pattern predicate downstream asks the store once per page instead of once per 500.
+  const yieldAt = plan.rels.length === 0 ? SCAN_PAGE_MAX : BATCH
   for (let i = 0; ; i++) {
     ctx.budget.checkTime()
     let page: NodeRecord[]
@@ -241,7 +252,7 @@ async function* starts(ctx: RunContext, plan: PartPlan, rows: Row[]): AsyncGener
       }
       for (const st of made) {
         out.push(st)
-        if (out.length >= BATCH) {
+        if (out.length >= yieldAt) {
           ctx.budget.chargeRows(out.length)
           yield out
           out = []

@@ -6,7 +6,7 @@
 import type { Clause, Expr, NodePattern, PatternPart, Projection, Query } from './ast'
 import { Budget, DEFAULT_LIMITS, type CypherLimits } from './budget'
 import { children, containsAggregate, evaluate, isAggregate, type Row } from './eval'
-import { BATCH, loadNodes, loadRelProperties, matchPart, newContext, type RunContext } from './match'
+import { BATCH, MATCH_BATCH, loadNodes, loadRelProperties, matchPart, newContext, type RunContext } from './match'
 import { readsRelationshipProperties } from './needs'
 import { CypherError } from './parse'
 import { referencedNodes, referencedRels } from './present'
@@ -94,7 +94,7 @@ async function* matchStage(ctx: RunContext, clause: Extract<Clause, { type: 'mat
     ...new Set(clause.patterns.flatMap((p) => [p.variable, ...p.nodes.map((n) => n.variable), ...p.rels.map((r) => r.variable)]).filter((v): v is string => v !== null)),
   ]
   for await (const batch of input)
-    for (const rows of chunks(batch, BATCH)) {
+    for (const rows of chunks(batch, MATCH_BATCH)) {
       if (!clause.optional) {
         for await (const out of matchAll(ctx, clause.patterns, rows, clause.where)) {
           const kept = await applyWhere(ctx, clause.where, out)
