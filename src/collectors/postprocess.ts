@@ -15,6 +15,8 @@
  *                      default there): the cross product (src/collectors/adcs.ts) of the Remote Desktop
  *                      Users members, the Direct Access Users members and the RemoteInteractiveLogonRight
  *                      holders, computed here per computer (the cross product of src/collectors/adcs.ts)
+ *   first, as BloodHound: well-known group kinds, domain association of unnamed SIDs, the well-known groups
+ *                      and their MemberOf / ClaimSpecialIdentity links (wellknown.store.ts; these stay)
  *   Owns, WriteOwner   from OwnsRaw / WriteOwnerRaw (SQL, postprocess.store.ts)
  *   ADCS               the certificate relationships (EnterpriseCAFor, IssuedSignedBy, TrustedForNTAuth),
  *                      ExtendedByPolicy, EnrollOnBehalfOf, GoldenCert and the ADCSESC* relationships
@@ -25,6 +27,7 @@
 import { crossProductNodeSets, deriveAdcs, Membership, type AdcsNode } from './adcs'
 import { loadAdcsFacts } from './adcs.store'
 import { loadCitrixData, loadReplicationMembership, replaceDerivedEdges, type CitrixData, type ReplicationRow } from './postprocess.store'
+import { linkWellKnownNodes } from './wellknown.store'
 
 /**
  * The principals that hold both rights: every node reached (directly or as a transitive member) from both
@@ -114,6 +117,8 @@ export interface PostProcessSummary {
 /** Derives and stores the post-processed relationships (one read, one write batch). */
 export async function postProcess(db: D1Database, now: string): Promise<PostProcessSummary> {
   const started = Date.now()
+  // BloodHound's first three steps; every read below sees their result (e.g. Domain Users -MemberOf-> Everyone).
+  await linkWellKnownNodes(db, now)
   const holders = replicationHolders(await loadReplicationMembership(db))
   const t0 = Date.now()
   const facts = await loadAdcsFacts(db)

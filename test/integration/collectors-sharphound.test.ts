@@ -616,6 +616,92 @@ describe('SharpHound: placeholders', () => {
   })
 })
 
+describe('SharpHound: BloodHound\'s first post-processing steps (own fixture: WK.EXAMPLE)', () => {
+  // FixWellKnownNodeTypes, RunDomainAssociations and LinkWellKnownNodes (packages/go/analysis/ad/ad.go), which
+  // BloodHound's Post runs before everything else: its analysed v6 test graph names an unresolved session user
+  // "(TESTLAB.LOCAL) S-1-5-21-...-1107" with that domainsid, and links Domain Users to Everyone.
+  const W = 'S-1-5-21-77-77-77'
+  const TRUSTED = 'S-1-5-21-78-78-78'
+  const base = (id: string, props: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ ObjectIdentifier: id, Properties: props, Aces: [], IsDeleted: false, IsACLProtected: false, ...extra })
+  const wkFiles = () => ({
+    wk_domains: file('domains', [
+      base(W, { name: 'WK.EXAMPLE', domain: 'WK.EXAMPLE', domainsid: W, collected: true }, {
+        Trusts: [{ TargetDomainSid: TRUSTED, TargetDomainName: 'TRUSTED.EXAMPLE', IsTransitive: true, TrustDirection: 'Bidirectional', TrustType: 'External', SidFilteringEnabled: true }],
+        // principals only named by their SID: a Base placeholder with a Domain Admins-like RID, an unknown user
+        Aces: [
+          { PrincipalSID: `${W}-519`, PrincipalType: 'Base', RightName: 'GenericAll', IsInherited: false },
+          { PrincipalSID: `${W}-1999`, PrincipalType: 'User', RightName: 'WriteDacl', IsInherited: false },
+          { PrincipalSID: `${TRUSTED}-1999`, PrincipalType: 'User', RightName: 'WriteOwner', IsInherited: false },
+        ],
+      }),
+    ]),
+    wk_users: file('users', [
+      base(`${W}-501`, { name: 'GUEST@WK.EXAMPLE', domain: 'WK.EXAMPLE', domainsid: W, enabled: true }, { PrimaryGroupSID: `${W}-514` }),
+      base(`${W}-1101`, { name: 'ANN@WK.EXAMPLE', domain: 'WK.EXAMPLE', domainsid: W, enabled: true }, { PrimaryGroupSID: `${W}-513` }),
+    ]),
+    wk_groups: file('groups', [base(`${W}-513`, { name: 'DOMAIN USERS@WK.EXAMPLE', domain: 'WK.EXAMPLE', domainsid: W }, { Members: [] })]),
+  })
+  const everyone = 'WK.EXAMPLE-S-1-1-0'
+  const authUsers = 'WK.EXAMPLE-S-1-5-11'
+  async function analyse() {
+    for (const until = Date.now() + 20_000; Date.now() < until; ) {
+      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
+      if (busy!.n === 0) break
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    return runAnalysisDirect(db())
+  }
+  const graphSize = async () =>
+    (await db().prepare('SELECT (SELECT count(*) FROM nodes) AS n, (SELECT count(*) FROM edges) AS e, (SELECT group_concat(kinds) FROM nodes) AS k').first<{ n: number; e: number; k: string }>())!
+
+  beforeAll(async () => {
+    const job = (await startUploadJob(admin)).data.id
+    const res = await uploadFile(admin, job, zip(wkFiles()), { contentType: 'application/zip', fileName: 'wk.zip' })
+    expect(res.data).toMatchObject({ errors: [], unmatched_edges: 0 })
+    await endUploadJob(admin, job)
+    await analyse()
+  })
+
+  it('FixWellKnownNodeTypes: a Base placeholder with a well-known group RID becomes a Group', async () => {
+    const n = await node(`${W}-519`)
+    expect(n).toMatchObject({ kind: 'Group' })
+    expect(n!.kinds).toEqual(['Group', 'Base'])
+  })
+
+  it('RunDomainAssociations: an unnamed SID of a known domain is named after it and joins its environment', async () => {
+    const n = await node(`${W}-1999`)
+    expect(n).toMatchObject({ kind: 'User', name: `(WK.EXAMPLE) ${W}-1999`, environment_id: W })
+    expect(n!.props).toMatchObject({ domainsid: W, name: `(WK.EXAMPLE) ${W}-1999` })
+    // the trusted domain is a Domain node with a name (from the trust): its SIDs are associated too
+    expect(await node(`${TRUSTED}-1999`)).toMatchObject({ name: `(TRUSTED.EXAMPLE) ${TRUSTED}-1999`, environment_id: TRUSTED })
+    // a named node is left as it is
+    expect(await node(`${W}-1101`)).toMatchObject({ name: 'ANN@WK.EXAMPLE' })
+  })
+
+  it('LinkWellKnownNodes: Everyone, Authenticated Users, Domain Computers created; Domain Users kept; the MemberOf chain and Guest', async () => {
+    expect(await node(everyone)).toMatchObject({ kind: 'Group', name: 'EVERYONE@WK.EXAMPLE', environment_id: W })
+    expect(await node(authUsers)).toMatchObject({ kind: 'Group', name: 'AUTHENTICATED USERS@WK.EXAMPLE', environment_id: W })
+    expect((await node(`${W}-515`))!.props).toMatchObject({ name: 'DOMAIN COMPUTERS@WK.EXAMPLE', domainsid: W })
+    expect(await node(`${W}-513`)).toMatchObject({ name: 'DOMAIN USERS@WK.EXAMPLE' })
+    expect(await rel(`${W}-513`, 'MemberOf', authUsers)).toEqual({})
+    expect(await rel(`${W}-515`, 'MemberOf', authUsers)).toEqual({})
+    expect(await rel(authUsers, 'MemberOf', everyone)).toEqual({})
+    expect(await rel(`${W}-501`, 'MemberOf', everyone)).toEqual({})
+    expect(await rel(everyone, 'ClaimSpecialIdentity', `${W}-501`)).toEqual({}) // the Guest is enabled
+    // a user reaches Everyone through its primary group
+    expect(await rel(`${W}-1101`, 'MemberOf', `${W}-513`)).not.toBeNull()
+    // only collected domains get them
+    expect(await node('TRUSTED.EXAMPLE-S-1-1-0')).toBeNull()
+    expect(await node(`${TRUSTED}-513`)).toBeNull()
+  })
+
+  it('a second run changes nothing', async () => {
+    const before = await graphSize()
+    await analyse()
+    expect(await graphSize()).toEqual(before)
+  })
+})
+
 describe('SharpHound: `deleted` and `localgroups` files are accepted and write nothing (as BloodHound)', () => {
   // BloodHound accepts both meta.type values (its ingest model lists them) and converts nothing from them; its own
   // ingest test uploads a `deleted` file (the ids of deleted objects) with each SharpHound set. Refusing them
