@@ -69,6 +69,8 @@ const LIBRARY: [string, string][] = [
   ['ACL edges to Tier Zero', 'MATCH p = (n)-[:GenericAll|GenericWrite|WriteDacl|WriteOwner|Owns]->(t:Tag_Tier_Zero) RETURN p LIMIT 500'],
 ]
 
+const ONE_TO_ONE = 'shortest path from a user to Domain Admins'
+
 /** Refused or bounded within 2 s each (issue 14). */
 const HOSTILE: [string, string][] = [
   ['unbounded [*] over everything', 'MATCH p = (a)-[*]-(b) RETURN p'],
@@ -163,7 +165,7 @@ interface FloorCase {
   run: () => number
 }
 
-function floorCases(g: GenGraph, firstUser: string | null): FloorCase[] {
+function floorCases(g: GenGraph, firstUser: string | null, one: [number, number]): FloorCase[] {
   const index = new Map(g.nodes.map((n, i) => [n.objectid, i]))
   const out: FloorCase[] = []
   const ad = kindCsr(g, relationshipKinds(['AD_ATTACK_PATHS']))
@@ -179,6 +181,7 @@ function floorCases(g: GenGraph, firstUser: string | null): FloorCase[] {
     const s = index.get(firstUser)!
     out.push({ name: 'shortest paths to Tier Zero from one user', run: () => bfsFloor(ad, g.nodes.length, [s], t0, false, 10) })
   }
+  out.push({ name: ONE_TO_ONE, run: () => bfsFloor(ad, g.nodes.length, [one[0]], new Set([one[1]]), false, 1) })
   const users = g.nodes.flatMap((n, i) => (n.kinds.includes('User') && String(n.properties.name ?? '').startsWith('USER00000') ? [i] : []))
   const das = new Set(g.nodes.flatMap((n, i) => (n.kinds.includes('Group') && n.objectid.endsWith('-512') ? [i] : [])))
   out.push({ name: 'all shortest paths to Domain Admins', run: () => bfsFloor(ad, g.nodes.length, users, das, true, 100) })
@@ -247,6 +250,12 @@ async function main() {
   log(`load average at the start: ${loadStart.join(' ')}`)
   const g = generateGraph({ edges })
   log(`generated ${g.nodes.length} nodes / ${g.edgeCount} edges`)
+  // One to one, the library's most common shortest-path shape: a user of a deliberate Tier Zero path
+  // (bench/lib/generate.ts: helpdesk member → Administrator → Domain Admins) to its Domain Admins group.
+  const onePath = g.tierZeroPaths[0].nodes
+  const oneSource = String(g.nodes[onePath[0]].properties.name)
+  const oneTarget = g.nodes[onePath[onePath.length - 1]].objectid
+  LIBRARY.splice(7, 0, [ONE_TO_ONE, `MATCH p = shortestPath((u:User)-[:AD_ATTACK_PATHS*1..]->(g:Group)) WHERE u.name = '${oneSource}' AND g.objectid = '${oneTarget}' RETURN p`])
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'edgehound-cypher-'))
   const stateDir = values.state ? path.resolve(values.state) : path.join(tmp, 'state')
   const marker = path.join(stateDir, 'edgehound-cypher-bench.json')
@@ -316,7 +325,7 @@ async function main() {
     const first = await send('MATCH (u:User) RETURN u LIMIT 1')
     const firstUser = first.status === 200 ? Object.values(first.body!.data!.nodes)[0].objectId : null
     log(`floor input: first user ${firstUser}`)
-    const floors = new Map(floorCases(g, firstUser).map((f) => [f.name, f]))
+    const floors = new Map(floorCases(g, firstUser, [onePath[0], onePath[onePath.length - 1]]).map((f) => [f.name, f]))
 
     const wanted = (n: string) => !values.only || values.only.split(',').some((o) => n.includes(o))
     const profiled = (n: string) => values.profile !== undefined && values.profile.split(',').some((o) => n.includes(o))
