@@ -60,7 +60,8 @@ const SELECTED_TAGS = SELECTED_TAGS_COLUMN.replace(/\s+AS selected_tags\s*$/, ''
  *    isTierZero property, primary kind Domain / AZTenant, a Tier Zero RID suffix, or an AZRole (the engine
  *    then checks the AD kind, local principals and role templates);
  *  - Owned: the Tag_Owned kind, `owned` anywhere in the properties, or a selector's owned tag.
- * Text conditions compare with substr / instr (exact, case-sensitive unless `anyCase`), never LIKE.
+ * Text conditions compare with substr / instr (exact, case-sensitive unless `anyCase`), never LIKE. The
+ * `name` column is the `name` property as stored (ingest.store.ts), so a Cypher string test on it is exact.
  */
 function conditionSql(conditions: ScanCondition[], first: number): { sql: string; params: string[] } {
   const parts: string[] = []
@@ -75,7 +76,8 @@ function conditionSql(conditions: ScanCondition[], first: number): { sql: string
       parts.push(`(instr(n.kinds, '"Tag_Owned"') > 0 OR instr(n.properties, 'owned') > 0 OR instr(coalesce(${SELECTED_TAGS}, ''), 'owned') > 0)`)
     else {
       const p = `?${first + params.length}`
-      params.push(c.anyCase ? c.value.toLowerCase() : c.value)
+      // ASCII letters only, as SQLite's lower() folds them (the column is the name property as stored)
+      params.push(c.anyCase ? c.value.replace(/[A-Z]/g, (x) => x.toLowerCase()) : c.value)
       const col = c.anyCase ? `lower(n.${c.column})` : `n.${c.column}`
       parts.push(
         c.op === 'startsWith' ? `substr(${col}, 1, length(${p})) = ${p}` : c.op === 'endsWith' ? `substr(${col}, -length(${p})) = ${p}` : `instr(${col}, ${p}) > 0`,

@@ -90,7 +90,8 @@ function implies(e: Expr, v: string, label: 'Tag_Tier_Zero' | 'Tag_Owned'): bool
 
 /**
  * Literal text a regular expression's every match must contain (ignoring case when it has (?i)), from its
- * start: the leading run of plain characters after optional `^` / `.*`, cut before a quantifier that
+ * start (ASCII only: a case-blind JavaScript regex without the u flag folds ASCII letters only to ASCII
+ * letters, exactly as SQLite's lower()): the leading run of plain characters after optional `^` / `.*`, cut before a quantifier that
  * could make its last character optional or repeated. Null when there is none or the pattern has an
  * alternation (`a|b` need not contain either side).
  */
@@ -127,8 +128,8 @@ function conditionsFor(node: NodePattern, filters: Expr[]): ScanCondition[] {
     if ((key !== 'objectid' && key !== 'name') || lit === null) continue
     if (f.type === 'compare') {
       const r = regexLiteral(lit)
-      if (r) out.push({ type: 'text', column: key, op: 'contains', value: r.value, anyCase: r.anyCase || key === 'name' })
-    } else if (lit.length > 0) out.push({ type: 'text', column: key, op: f.type, value: lit, anyCase: key === 'name' })
+      if (r) out.push({ type: 'text', column: key, op: 'contains', value: r.value, anyCase: r.anyCase })
+    } else if (lit.length > 0) out.push({ type: 'text', column: key, op: f.type, value: lit, anyCase: false })
   }
   return out
 }

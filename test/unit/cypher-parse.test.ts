@@ -211,6 +211,9 @@ describe('refusals', () => {
     expect(regexLiteral('abc?d')).toEqual({ value: 'ab', anyCase: false }) // c is optional
     expect(regexLiteral('ab*')).toBeNull() // one character is too little to narrow anything
     expect(regexLiteral('[a-z]+x')).toBeNull()
+    // non-ASCII text is never pushed: SQLite's lower() would not fold it as a case-blind regex does
+    expect(regexLiteral('(?i)éric.*')).toBeNull()
+    expect(regexLiteral('(?i)ab élan')).toEqual({ value: 'ab ', anyCase: true })
   })
 
   it('a query must end with RETURN', () => {
