@@ -16,6 +16,10 @@ export interface GroupRow {
   system_group: number
   created_at: string
   updated_at: string
+  /** migration 0028 (asset group tag fields) */
+  description: string
+  created_by: string
+  updated_by: string
 }
 
 export interface SelectorRow {
@@ -91,7 +95,7 @@ export type { MemberRow }
 export async function listGroups(db: D1Database, access: EnvironmentAccess, id?: number): Promise<(GroupRow & { member_count: number })[]> {
   const { results } = await db
     .prepare(
-      `SELECT g.id, g.name, g.tag, g.system_group, g.created_at, g.updated_at,
+      `SELECT g.id, g.name, g.tag, g.system_group, g.created_at, g.updated_at, g.description, g.created_by, g.updated_by,
               (SELECT COUNT(*) FROM asset_group_members m JOIN nodes n ON n.objectid = m.objectid
                WHERE m.asset_group_id = g.id AND ${visible('n.environment_id', '?1')}) AS member_count
        FROM asset_groups g WHERE (?2 IS NULL OR g.id = ?2) ORDER BY g.id`,
@@ -161,14 +165,21 @@ export async function deleteGroup(db: D1Database, id: number, audit: AuditWrite)
     [
       // selectors of both APIs and their seeds (one store, migration 0022)
       db.prepare(`DELETE FROM asset_group_tag_selector_seeds WHERE asset_group_id IN ${deletable}`).bind(id),
+      // which nodes its selectors picked (migration 0028)
+      db
+        .prepare(
+          `DELETE FROM asset_group_tag_selector_nodes
+           WHERE selector_id IN (SELECT id FROM asset_group_tag_selectors WHERE asset_group_id IN ${deletable})`,
+        )
+        .bind(id),
       db.prepare(`DELETE FROM asset_group_tag_selectors WHERE asset_group_id IN ${deletable}`).bind(id),
       db.prepare(`DELETE FROM asset_group_members WHERE asset_group_id IN ${deletable}`).bind(id),
       db.prepare(`DELETE FROM asset_groups WHERE id = ?1 AND system_group = 0`).bind(id),
     ],
     audit,
-    { ifChanged: 3 },
+    { ifChanged: 4 },
   )
-  return r[3].meta.changes > 0
+  return r[4].meta.changes > 0
 }
 
 export type MemberSortKey = 'object_id' | 'asset_group_id' | 'primary_kind' | 'environment_id' | 'environment_kind' | 'name'
@@ -324,3 +335,82 @@ export async function updateSelectors(
  */
 export const SELECTED_TAGS_COLUMN = `(SELECT group_concat(g.tag, ' ') FROM asset_group_members m JOIN asset_groups g ON g.id = m.asset_group_id
    WHERE m.objectid = n.objectid AND m.custom_member = 1) AS selected_tags`
+
+// ---- BloodHound's asset group tags (POST/PATCH /api/v2/asset-group-tags…) -------------------------------
+
+/**
+ * A tag's name as BloodHound's kind `Tag_<name>` spells it (spaces as `_`): two tags whose kinds would be equal are
+ * duplicates. Tags 1 and 2 answer as "Tier Zero" and "Owned" whatever their stored name.
+ */
+const TAG_KIND_NAME = `replace(CASE o.id WHEN 1 THEN 'Tier Zero' WHEN 2 THEN 'Owned' ELSE o.name END, ' ', '_')`
+
+/**
+ * Creates a tag (an asset group of type label) with its audit row in one batch. `tag` is the system tag its
+ * members carry. Null when a tag of that name (as a kind) or that system tag exists: nothing written.
+ */
+export async function createTag(
+  db: D1Database,
+  t: { name: string; description: string; tag: string },
+  actor: string,
+  now: string,
+  audit: AuditWrite,
+): Promise<GroupRow | null> {
+  const [r] = await auditedBatch(
+    db,
+    [
+      db
+        .prepare(
+          `INSERT INTO asset_groups (name, tag, system_group, created_at, updated_at, description, created_by, updated_by)
+           SELECT ?1, ?2, 0, ?3, ?3, ?4, ?5, ?5
+           WHERE NOT EXISTS (SELECT 1 FROM asset_groups o WHERE ${TAG_KIND_NAME} = replace(?1, ' ', '_'))
+           ON CONFLICT (tag) DO NOTHING
+           RETURNING id, name, tag, system_group, created_at, updated_at, description, created_by, updated_by`,
+        )
+        .bind(t.name, t.tag, now, t.description, actor),
+    ],
+    audit,
+    { ifChanged: 0 },
+  )
+  return (r.results[0] as GroupRow | undefined) ?? null
+}
+
+/**
+ * Changes a tag's name and/or description (one batch with its audit row). The system tag its members carry does
+ * not change (as for the older API's rename). 'duplicate' when another tag has that name (as a kind); null when
+ * the tag no longer exists.
+ */
+export async function updateTag(
+  db: D1Database,
+  id: number,
+  p: { name?: string; description?: string },
+  actor: string,
+  now: string,
+  audit: AuditWrite,
+): Promise<GroupRow | 'duplicate' | null> {
+  const [r] = await auditedBatch(
+    db,
+    [
+      db
+        .prepare(
+          `UPDATE asset_groups SET name = coalesce(?2, name), description = coalesce(?3, description), updated_at = ?4, updated_by = ?5
+           WHERE id = ?1 AND (?2 IS NULL OR NOT EXISTS (SELECT 1 FROM asset_groups o WHERE o.id <> ?1 AND ${TAG_KIND_NAME} = replace(?2, ' ', '_')))
+           RETURNING id, name, tag, system_group, created_at, updated_at, description, created_by, updated_by`,
+        )
+        .bind(id, p.name ?? null, p.description ?? null, now, actor),
+    ],
+    audit,
+    { ifChanged: 0 },
+  )
+  const row = r.results[0] as GroupRow | undefined
+  if (row) return row
+  const exists = await db.prepare(`SELECT 1 AS x FROM asset_groups WHERE id = ?1`).bind(id).first()
+  return exists ? 'duplicate' : null
+}
+
+/** Number of selectors per tag (BloodHound's counts.selectors). */
+export async function selectorCountsByTag(db: D1Database): Promise<Map<number, number>> {
+  const { results } = await db
+    .prepare(`SELECT asset_group_id AS id, COUNT(*) AS n FROM asset_group_tag_selectors GROUP BY asset_group_id`)
+    .all<{ id: number; n: number }>()
+  return new Map(results.map((r) => [r.id, r.n]))
+}

@@ -12,7 +12,17 @@ import { ApiError, rfc3339 } from '../http/errors'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { auditOf, type AuditInput } from '../audit/audit'
 import { Limit, NumericId, OptionalBool, Skip } from '../graph/params'
-import { listGroups, listTagMembers, type GroupRow, type TagMemberSortKey } from './assetgroups.store'
+import {
+  createTag,
+  deleteGroup,
+  listGroups,
+  listTagMembers,
+  selectorCountsByTag,
+  updateTag,
+  type GroupRow,
+  type TagMemberSortKey,
+} from './assetgroups.store'
+import { SYSTEM_GROUP_DELETE } from './assetgroups.routes'
 import {
   createTagSelector,
   deleteTagSelector,
@@ -85,19 +95,22 @@ export const AssetGroupTagSelectorSchema = z
   })
   .meta({ id: 'AssetGroupTagSelector' })
 
+const tagType = (id: number) => (id === 1 ? TYPE_TIER : id === 2 ? TYPE_OWNED : TYPE_LABEL)
+const TIER_ZERO_DESCRIPTION = 'Tier Zero: the objects whose control means control of the environment'
+
 function tagJson(g: GroupRow) {
-  const type = g.id === 1 ? TYPE_TIER : g.id === 2 ? TYPE_OWNED : TYPE_LABEL
+  const type = tagType(g.id)
   return {
     id: g.id,
     type,
     kind_id: 0,
     // BloodHound's names; the kinds Tag_Tier_Zero and Tag_Owned are "Tag_" + the name
     name: g.id === 1 ? 'Tier Zero' : g.id === 2 ? 'Owned' : g.name,
-    description: g.id === 1 ? 'Tier Zero: the objects whose control means control of the environment' : '',
+    description: g.description !== '' ? g.description : g.id === 1 ? TIER_ZERO_DESCRIPTION : '',
     created_at: g.created_at,
-    created_by: g.system_group === 1 ? 'SYSTEM' : '',
+    created_by: g.created_by !== '' ? g.created_by : g.system_group === 1 ? 'SYSTEM' : '',
     updated_at: g.updated_at,
-    updated_by: g.system_group === 1 ? 'SYSTEM' : '',
+    updated_by: g.updated_by !== '' ? g.updated_by : g.system_group === 1 ? 'SYSTEM' : '',
     deleted_at: NOT_SET_TIME,
     deleted_by: { string: '', valid: false },
     position: type === TYPE_TIER ? { int32: 1, valid: true } : { int32: 0, valid: false },
@@ -183,6 +196,77 @@ const TypeFilter = z
     return { op: (m[1] ?? 'eq') as 'eq' | 'neq', value: Number(m[2]) as 1 | 2 }
   })
 
+type TagFilterOp = 'eq' | 'neq' | 'contains'
+/** Repeatable tag-list filters `col=eq:x` / `neq:x` / `~eq:x` (where allowed); a bare value is `eq:`. */
+function tagFilter(col: string, ops: readonly TagFilterOp[], integer = false) {
+  return z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined
+      const out: { op: TagFilterOp; value: string }[] = []
+      for (const raw of Array.isArray(v) ? v : [v]) {
+        const m = /^(~eq|eq|neq):(.*)$/s.exec(raw)
+        const op: TagFilterOp | null = m ? (m[1] === '~eq' ? 'contains' : (m[1] as 'eq' | 'neq')) : /^[a-z~]+:/.test(raw) ? null : 'eq'
+        if (op === null || !ops.includes(op)) {
+          ctx.addIssue({ code: 'custom', message: `the filter predicate is not supported: ${col} ${m ? m[1] : raw.split(':')[0]}` })
+          return z.NEVER
+        }
+        const value = m ? m[2] : raw
+        if (integer && !/^-?\d+$/.test(value)) {
+          ctx.addIssue({ code: 'custom', message: `${col} must be an integer` })
+          return z.NEVER
+        }
+        out.push({ op, value })
+      }
+      return out
+    })
+}
+/** Every filter of one column holds (BloodHound ANDs the filters of the tag list). */
+function matches(value: string, filters: { op: TagFilterOp; value: string }[] | undefined): boolean {
+  for (const f of filters ?? []) {
+    if (f.op === 'eq' && value !== f.value) return false
+    if (f.op === 'neq' && value === f.value) return false
+    if (f.op === 'contains' && !value.toLowerCase().includes(f.value.toLowerCase())) return false
+  }
+  return true
+}
+
+/** BloodHound's HasValidTagName, and its messages. */
+const TAG_NAME = /^[a-zA-Z0-9 _]+$/
+const INVALID_TAG_NAME = 'asset group tag name must contain only alphanumeric characters, spaces, and underscores'
+const TAG_NAME_TOO_LONG = 'asset group tag name is limited to 250 characters'
+const DUPLICATE_TAG = 'asset group tag name must be unique'
+function checkTagName(name: string): void {
+  if (name.length > 250) throw new ApiError(400, TAG_NAME_TOO_LONG, 'name')
+  if (!TAG_NAME.test(name)) throw new ApiError(400, INVALID_TAG_NAME, 'name')
+}
+/** The system tag the members of a created tag carry (as the older API's `tag`): its name, lower case, `_` for spaces. */
+const systemTagOf = (name: string) => name.trim().toLowerCase().replace(/ /g, '_')
+
+const TagCreateBody = z.object({
+  name: z.string({ error: 'name must be a string' }),
+  description: z.string({ error: 'description must be a string' }).max(10_000, 'description is at most 10000 characters').optional(),
+  type: z.number({ error: 'valid tag_type is required' }).int('valid tag_type is required'),
+  position: z.number().int().nullable().optional(),
+  require_certify: z.boolean().nullable().optional(),
+  glyph: z.string().nullable().optional(),
+})
+const TagPatchBody = z.object({
+  name: z.string({ error: 'name must be a string' }).optional(),
+  description: z.string({ error: 'description must be a string' }).max(10_000, 'description is at most 10000 characters').optional(),
+  position: z.number().int().nullable().optional(),
+  require_certify: z.boolean().nullable().optional(),
+  analysis_enabled: z.boolean().nullable().optional(),
+  glyph: z.string().nullable().optional(),
+})
+const tagBodyFields = (input: AuditInput) => {
+  const b = (input.body ?? {}) as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const k of ['name', 'description', 'type', 'position', 'require_certify', 'analysis_enabled', 'glyph']) if (b[k] !== undefined) out[k] = b[k]
+  return out
+}
+
 /** Repeatable member filters `col=eq:x` / `neq:x` (and `~eq:x`, contains, where allowed); a bare value is `eq:`. */
 function memberFilter(col: string, ops: readonly MemberFilterOp[]) {
   const list = z.union([z.string(), z.array(z.string())]).optional()
@@ -252,13 +336,86 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       path: '/api/v2/asset-group-tags',
       operationId: 'GetAssetGroupTags',
       summary: 'Asset group tags: Tier Zero (type 1), Owned (type 3) and created groups (type 2)',
+      description:
+        '`counts=true` adds `counts: {selectors, members}` (members: the tag\u2019s members in the caller\u2019s environments, as the last ' +
+        'analysis run computed them). Filters as BloodHound\u2019s: `type` (`eq:` / `neq:`, an integer), `name` and `description` ' +
+        '(`eq:`, `neq:`, `~eq:` contains, case-insensitive); several values of one filter are ANDed.',
       tags: ['Asset Isolation'],
       auth: 'graph/Read',
-      responses: { 200: { description: 'the tags', schema: z.object({ data: z.object({ tags: z.array(AssetGroupTagSchema) }) }) } },
+      query: z.object({
+        counts: OptionalBool(false, 'counts'),
+        type: tagFilter('type', ['eq', 'neq'], true),
+        name: tagFilter('name', ['eq', 'neq', 'contains']),
+        description: tagFilter('description', ['eq', 'neq', 'contains']),
+      }),
+      responses: {
+        200: {
+          description: 'the tags',
+          schema: z.object({
+            data: z.object({
+              tags: z.array(
+                AssetGroupTagSchema.extend({
+                  counts: z.object({ selectors: z.number().int(), members: z.number().int() }).optional().describe('with `counts=true`'),
+                }),
+              ),
+            }),
+          }),
+        },
+      },
     },
-    async (c) => {
+    async (c, { query }) => {
       const groups = await listGroups(c.env.DB, c.var.principal.environmentAccess)
-      return c.json({ data: { tags: groups.map(tagJson) } })
+      const tags = groups.map((g) => ({ json: tagJson(g), members: g.member_count }))
+      const keep = tags.filter(
+        ({ json }) =>
+          matches(String(json.type), query.type) && matches(json.name, query.name) && matches(json.description, query.description),
+      )
+      const selectors = query.counts ? await selectorCountsByTag(c.env.DB) : null
+      return c.json({
+        data: {
+          tags: keep.map(({ json, members }) => (selectors ? { ...json, counts: { selectors: selectors.get(json.id) ?? 0, members } } : json)),
+        },
+      })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v2/asset-group-tags',
+      operationId: 'CreateAssetGroupTag',
+      summary: 'Create a tag (a label, type 2); its selectors decide its members from the next analysis run on',
+      description:
+        'Body `{name, type, description?}` (BloodHound Enterprise\u2019s). `name`: letters, digits, spaces and `_`, at most 250 ' +
+        'characters, unique as BloodHound\u2019s kind `Tag_<name>` (409 `asset group tag name must be unique`). EdgeHound has one ' +
+        'zone (Tier Zero) and one owned tag, so `type` must be 2; `position` and `require_certify` are for zones only (400), ' +
+        'a `glyph` too. Members carry the tag\u2019s name in lower case (spaces as `_`) in `system_tags`. Needs access to every environment.',
+      tags: ['Asset Isolation'],
+      auth: 'graph/ManageAssetGroups',
+      audit: { action: 'CreateAssetGroupTag', fields: (input) => tagBodyFields(input) },
+      body: { kind: 'json', schema: TagCreateBody, maxBytes: 64 * 1024 },
+      responses: { 201: { description: 'the new tag', schema: z.object({ data: AssetGroupTagSchema }) } },
+    },
+    async (c, { body }) => {
+      requireAllEnvironments(c)
+      if (![TYPE_TIER, TYPE_LABEL, TYPE_OWNED].includes(body.type)) throw new ApiError(400, 'valid tag_type is required', 'type')
+      if (body.type !== TYPE_LABEL)
+        throw new ApiError(400, 'EdgeHound creates labels (tag_type 2) only: Tier Zero is its one zone and Owned its one owned tag', 'type')
+      if ((body.position ?? null) !== null || (body.require_certify ?? null) !== null)
+        throw new ApiError(400, 'position and require_certify are only allowed for tiers', 'position')
+      if (body.glyph) throw new ApiError(400, 'only zones support custom glyphs', 'glyph')
+      const name = body.name.trim()
+      if (name === '') throw new ApiError(400, 'name can not be empty', 'name')
+      checkTagName(name)
+      const now = rfc3339(c.var.now())
+      const tag = await createTag(
+        c.env.DB,
+        { name, description: body.description ?? '', tag: systemTagOf(name) },
+        c.var.principal.userId,
+        now,
+        auditOf(c).write(),
+      )
+      if (!tag) throw new ApiError(409, DUPLICATE_TAG, 'name')
+      return c.json({ data: tagJson(tag) }, 201)
     },
   ),
   defineRoute(
@@ -273,6 +430,100 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       responses: { 200: { description: 'the tag', schema: z.object({ data: z.object({ tag: AssetGroupTagSchema }) }) } },
     },
     async (c, { params }) => c.json({ data: { tag: tagJson(await tagOr404(c, params.asset_group_tag_id)) } }),
+  ),
+  defineRoute(
+    {
+      method: 'patch',
+      path: '/api/v2/asset-group-tags/:asset_group_tag_id',
+      operationId: 'UpdateAssetGroupTag',
+      summary: 'Change a tag: name, description (BloodHound\u2019s UpdateAssetGroupTag and its refusals)',
+      description:
+        'At least one of `name`, `description`, `position`, `require_certify`, `analysis_enabled`, `glyph` (else 400 `no valid ' +
+        'fields specified`). Tier Zero and Owned cannot be renamed (400 `renaming default tags is forbidden currently`); ' +
+        '`position`, `require_certify`, `analysis_enabled` and `glyph` are for zones, and Tier Zero\u2019s position, ' +
+        'analysis_enabled and glyph cannot change (BloodHound\u2019s 400 / 403 messages); `require_certify` is accepted on Tier Zero ' +
+        'and changes nothing (no certification, as BloodHound Community). A request that changes nothing answers the tag as it is. ' +
+        'Needs access to every environment.',
+      tags: ['Asset Isolation'],
+      auth: 'graph/ManageAssetGroups',
+      audit: { action: 'UpdateAssetGroupTag', fields: (input) => ({ ...ids(input), ...tagBodyFields(input) }) },
+      params: TagId,
+      body: { kind: 'json', schema: TagPatchBody, maxBytes: 64 * 1024 },
+      responses: { 200: { description: 'the tag as changed', schema: z.object({ data: AssetGroupTagSchema }) } },
+    },
+    async (c, { params, body }) => {
+      requireAllEnvironments(c)
+      const current = await tagOr404(c, params.asset_group_tag_id)
+      const type = tagType(current.id)
+      const tierZero = current.id === 1
+      const shown = tagJson(current)
+      let fieldMatched = false
+      const patch: { name?: string; description?: string } = {}
+      if (body.name !== undefined) {
+        fieldMatched = true
+        if (body.name === '') throw new ApiError(400, 'name can not be empty', 'name')
+        if (tierZero || type === TYPE_OWNED) throw new ApiError(400, 'renaming default tags is forbidden currently', 'name')
+        checkTagName(body.name)
+        if (body.name !== shown.name) patch.name = body.name
+      }
+      if (body.description !== undefined) {
+        fieldMatched = true
+        if (body.description !== shown.description) patch.description = body.description
+      }
+      if (body.require_certify != null) {
+        if (type !== TYPE_TIER) throw new ApiError(400, 'only zones support modifying require_certify', 'require_certify')
+        fieldMatched = true
+      }
+      if (body.position != null) {
+        if (type !== TYPE_TIER) throw new ApiError(400, 'only zones support modifying position', 'position')
+        if (tierZero) throw new ApiError(403, 'tier zero position cannot be modified', 'position')
+      }
+      if (body.analysis_enabled != null) {
+        if (type !== TYPE_TIER) throw new ApiError(400, 'only zones support modifying analysis_enabled', 'analysis_enabled')
+        if (tierZero) throw new ApiError(403, 'tier zero analysis_enabled cannot be modified', 'analysis_enabled')
+      }
+      if (body.glyph != null) {
+        if (body.glyph !== '') {
+          if (type !== TYPE_TIER) throw new ApiError(400, 'only zones support custom glyphs', 'glyph')
+          if (tierZero) throw new ApiError(400, 'tier zero glyph cannot be modified', 'glyph')
+        }
+        fieldMatched = true
+      }
+      if (!fieldMatched) throw new ApiError(400, 'no valid fields specified', 'body')
+      if (patch.name === undefined && patch.description === undefined) {
+        auditOf(c).markUnchanged()
+        return c.json({ data: shown })
+      }
+      const r = await updateTag(c.env.DB, current.id, patch, c.var.principal.userId, rfc3339(c.var.now()), auditOf(c).write())
+      if (r === 'duplicate') throw new ApiError(409, DUPLICATE_TAG, 'name')
+      if (!r) throw new ApiError(404, 'asset group tag not found', 'asset_group_tag_id')
+      return c.json({ data: tagJson(r) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'delete',
+      path: '/api/v2/asset-group-tags/:asset_group_tag_id',
+      operationId: 'DeleteAssetGroupTag',
+      summary: 'Delete a created tag with its selectors and members; Tier Zero and Owned cannot be deleted',
+      description:
+        'Deletes the tag, its selectors (with their seeds) and its members in one batch; 204. Tier Zero and Owned: 409 `Cannot ' +
+        'delete a system defined asset group.` (BloodHound\u2019s answer for its system groups). Its members lose its system tag ' +
+        'at the next analysis run. Needs access to every environment.',
+      tags: ['Asset Isolation'],
+      auth: 'graph/ManageAssetGroups',
+      audit: { action: 'DeleteAssetGroupTag', fields: (input) => ids(input) },
+      params: TagId,
+      responses: { 204: { description: 'deleted' } },
+    },
+    async (c, { params }) => {
+      requireAllEnvironments(c)
+      const current = await tagOr404(c, params.asset_group_tag_id)
+      if (current.system_group === 1) throw new ApiError(409, SYSTEM_GROUP_DELETE, 'asset_group_tag_id')
+      if (!(await deleteGroup(c.env.DB, current.id, auditOf(c).write({ name: tagJson(current).name }))))
+        throw new ApiError(404, 'asset group tag not found', 'asset_group_tag_id')
+      return c.body(null, 204)
+    },
   ),
   defineRoute(
     {

@@ -124,6 +124,8 @@ export interface AssetGroupTagJson {
   position: { int32: number; valid: boolean }
   require_certify: { bool: boolean; valid: boolean }
   analysis_enabled: { bool: boolean; valid: boolean }
+  /** with `counts=true` */
+  counts?: { selectors: number; members: number }
 }
 
 /** 1 = object id, 2 = Cypher */
@@ -172,8 +174,45 @@ export interface SelectorsQuery {
 /** The id of BloodHound's Tier Zero tag (type 1, position 1). */
 export const TIER_ZERO_TAG_ID = 1
 
-export function listAssetGroupTags(c: EdgeHoundClient) {
-  return c.call<{ data: { tags: AssetGroupTagJson[] } }>('GET', '/api/v2/asset-group-tags')
+export interface TagsQuery {
+  counts?: boolean
+  /** `eq:N` / `neq:N` */
+  type?: string[]
+  /** `eq:x`, `neq:x`, `~eq:x` (contains) */
+  name?: string[]
+  description?: string[]
+}
+
+export function listAssetGroupTags(c: EdgeHoundClient, q: TagsQuery = {}) {
+  const p = new URLSearchParams()
+  for (const [k, v] of Object.entries(q)) {
+    if (v === undefined) continue
+    if (Array.isArray(v)) for (const e of v) p.append(k, e)
+    else p.set(k, String(v))
+  }
+  const s = p.toString()
+  return c.call<{ data: { tags: AssetGroupTagJson[] } }>('GET', `/api/v2/asset-group-tags${s ? `?${s}` : ''}`)
+}
+
+export interface TagInput {
+  name: string
+  /** 2 (a label): the only type EdgeHound creates */
+  type: number
+  description?: string
+}
+
+/** Creates a tag (201). */
+export function createAssetGroupTag(c: EdgeHoundClient, t: TagInput) {
+  return c.call<{ data: AssetGroupTagJson }>('POST', '/api/v2/asset-group-tags', t as unknown as Record<string, unknown>)
+}
+
+export function updateAssetGroupTag(c: EdgeHoundClient, tagId: number, patch: { name?: string; description?: string }) {
+  return c.call<{ data: AssetGroupTagJson }>('PATCH', `/api/v2/asset-group-tags/${tagId}`, patch as Record<string, unknown>)
+}
+
+/** Deletes a created tag with its selectors and members (204). */
+export async function deleteAssetGroupTag(c: EdgeHoundClient, tagId: number): Promise<void> {
+  await c.call<unknown>('DELETE', `/api/v2/asset-group-tags/${tagId}`)
 }
 
 export function getAssetGroupTag(c: EdgeHoundClient, tagId: number) {

@@ -10,7 +10,10 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { adminToken, client, expectEnvelope, userWithRole } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
 import {
+  createAssetGroupTag,
   createTagSelector,
+  deleteAssetGroupTag,
+  updateAssetGroupTag,
   deleteTagSelector,
   getAssetGroup,
   getTagSelector,
@@ -291,6 +294,115 @@ describe('analysis evaluates the Cypher rules', () => {
     await expectEnvelope(await tenantAdmin.raw('POST', SEL, { name: 'mine', seeds: [{ type: 1, value: ID.AZ_U4 }] }), 403, 'user does not have access to this resource')
     await expectEnvelope(await tenantAdmin.raw('DELETE', `${SEL}/${rule.data.id}`), 403)
     await deleteTagSelector(admin, 1, rule.data.id)
+    await runAnalysisDirect(db)
+  })
+})
+
+describe('tags: counts, filters, create, update, delete', () => {
+  it('counts=true adds selectors and members per tag (members in the caller\'s environments); filters as BloodHound', async () => {
+    const sel = await createTagSelector(admin, 1, { name: 'count me', seeds: [{ type: 1, value: ID.BOB }] })
+    const plain = (await listAssetGroupTags(admin)).data.tags
+    expect(plain.every((t) => t.counts === undefined)).toBe(true)
+    const counted = (await listAssetGroupTags(admin, { counts: true })).data.tags
+    const t0 = counted.find((t) => t.id === 1)!
+    expect(t0.counts).toEqual({ selectors: 1, members: (await getAssetGroup(admin, 1)).data.member_count })
+    expect(counted.find((t) => t.id === 2)!.counts!.selectors).toBe(0)
+    const tenantOnly = (await userWithRole('Read-Only', { all_environments: false, environment_access: [T] })).client
+    const tenantT0 = (await listAssetGroupTags(tenantOnly, { counts: true })).data.tags.find((t) => t.id === 1)!
+    expect(tenantT0.counts!.members).toBe((await listAssetGroupMembers(admin, 1, { environment_id: `eq:${T}`, limit: 1000 })).count)
+    expect(tenantT0.counts!.members).toBeLessThan(t0.counts!.members)
+    expect((await listAssetGroupTags(admin, { type: ['eq:3'] })).data.tags.map((t) => t.name)).toEqual(['Owned'])
+    expect((await listAssetGroupTags(admin, { type: ['neq:3'] })).data.tags.map((t) => t.id)).not.toContain(2)
+    expect((await listAssetGroupTags(admin, { name: ['~eq:tier'] })).data.tags.map((t) => t.id)).toEqual([1])
+    expect((await listAssetGroupTags(admin, { name: ['eq:Owned'], description: ['eq:'] })).data.tags.map((t) => t.id)).toEqual([2])
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-group-tags?type=~eq:1'), 400, /not supported/)
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-group-tags?type=eq:x'), 400, 'type must be an integer')
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-group-tags?counts=maybe'), 400)
+    await deleteTagSelector(admin, 1, sel.data.id)
+  })
+
+  it('creates a label, renames and describes it, refuses what BloodHound refuses, deletes it with its selectors; system tags stay', async () => {
+    const created = await admin.raw('POST', '/api/v2/asset-group-tags', { name: 'Crown Jewels', type: 2, description: 'the databases' })
+    expect(created.status).toBe(201)
+    const tag = ((await created.json()) as { data: { id: number; name: string; type: number; description: string; created_by: string } }).data
+    expect(tag).toMatchObject({ name: 'Crown Jewels', type: 2, description: 'the databases', created_by: expect.stringMatching(/^[0-9a-f-]{36}$/) })
+    expect(await auditRows(created)).toEqual([
+      ['CreateAssetGroupTag', 'intent', { name: 'Crown Jewels', type: 2, description: 'the databases' }],
+      ['CreateAssetGroupTag', 'success', { name: 'Crown Jewels', type: 2, description: 'the databases' }],
+    ])
+    // the older API sees the same group, its members carrying the system tag crown_jewels
+    expect((await getAssetGroup(admin, tag.id)).data).toMatchObject({ name: 'Crown Jewels', tag: 'crown_jewels', system_group: false })
+    // an object-id selector on it makes its node a member at the next run
+    const sel = await createTagSelector(admin, tag.id, { name: 'db', seeds: [{ type: 1, value: ID.CAROL }] })
+    await runAnalysisDirect(db)
+    expect((await listTagMembers(admin, tag.id)).data.members.map((m) => m.object_id)).toEqual([ID.CAROL])
+
+    // refusals (envelopes with BloodHound's messages), nothing written
+    await expectEnvelope(await admin.raw('POST', '/api/v2/asset-group-tags', { name: 'crown_jewels', type: 2 }), 409, 'asset group tag name must be unique')
+    await expectEnvelope(await admin.raw('POST', '/api/v2/asset-group-tags', { name: 'Crown_Jewels', type: 2 }), 409, 'asset group tag name must be unique')
+    await expectEnvelope(await admin.raw('POST', '/api/v2/asset-group-tags', { name: 'Tier Zero', type: 2 }), 409, 'asset group tag name must be unique')
+    await expectEnvelope(
+      await admin.raw('POST', '/api/v2/asset-group-tags', { name: 'bad-name!', type: 2 }),
+      400,
+      'asset group tag name must contain only alphanumeric characters, spaces, and underscores',
+    )
+    await expectEnvelope(await admin.raw('POST', '/api/v2/asset-group-tags', { name: 'x'.repeat(251), type: 2 }), 400, 'asset group tag name is limited to 250 characters')
+    await expectEnvelope(await admin.raw('POST', '/api/v2/asset-group-tags', { name: 'x', type: 7 }), 400, 'valid tag_type is required')
+    await expectEnvelope(await admin.raw('POST', '/api/v2/asset-group-tags', { name: 'x', type: 1 }), 400, /labels \(tag_type 2\) only/)
+    await expectEnvelope(await admin.raw('POST', '/api/v2/asset-group-tags', { name: 'x', type: 2, position: 2 }), 400, 'position and require_certify are only allowed for tiers')
+    await expectEnvelope(await admin.raw('POST', '/api/v2/asset-group-tags', { name: '  ', type: 2 }), 400, 'name can not be empty')
+
+    // PATCH: name and description; the system tag its members carry does not change
+    const renamed = await updateAssetGroupTag(admin, tag.id, { name: 'Crown Jewels 2', description: 'and the backups' })
+    expect(renamed.data).toMatchObject({ id: tag.id, name: 'Crown Jewels 2', description: 'and the backups' })
+    expect((await getAssetGroup(admin, tag.id)).data.tag).toBe('crown_jewels')
+    const same = await admin.raw('PATCH', `/api/v2/asset-group-tags/${tag.id}`, { description: 'and the backups' })
+    expect(same.status).toBe(200)
+    expect((await auditRows(same)).map((r) => [r[0], r[1]])).toEqual([
+      ['UpdateAssetGroupTag', 'intent'],
+      ['UpdateAssetGroupTag', 'success'],
+    ])
+    const p = (id: number, b: unknown) => admin.raw('PATCH', `/api/v2/asset-group-tags/${id}`, b as Record<string, unknown>)
+    await expectEnvelope(await p(tag.id, {}), 400, 'no valid fields specified')
+    await expectEnvelope(await p(tag.id, { name: '' }), 400, 'name can not be empty')
+    await expectEnvelope(await p(tag.id, { name: 'Owned' }), 409, 'asset group tag name must be unique')
+    await expectEnvelope(await p(1, { name: 'Tier One' }), 400, 'renaming default tags is forbidden currently')
+    await expectEnvelope(await p(2, { name: 'Pwned' }), 400, 'renaming default tags is forbidden currently')
+    await expectEnvelope(await p(1, { position: 2 }), 403, 'tier zero position cannot be modified')
+    await expectEnvelope(await p(1, { analysis_enabled: false }), 403, 'tier zero analysis_enabled cannot be modified')
+    await expectEnvelope(await p(1, { glyph: 'star' }), 400, 'tier zero glyph cannot be modified')
+    await expectEnvelope(await p(tag.id, { position: 3 }), 400, 'only zones support modifying position')
+    await expectEnvelope(await p(tag.id, { require_certify: true }), 400, 'only zones support modifying require_certify')
+    await expectEnvelope(await p(tag.id, { glyph: 'star' }), 400, 'only zones support custom glyphs')
+    await expectEnvelope(await p(999, { name: 'x' }), 404, 'asset group tag not found')
+    const t0 = await updateAssetGroupTag(admin, 1, { description: 'our crown' })
+    expect(t0.data).toMatchObject({ id: 1, name: 'Tier Zero', description: 'our crown' })
+
+    // permissions: readers and restricted administrators may not write tags
+    const reader = (await userWithRole('Read-Only')).client
+    await expectEnvelope(await reader.raw('POST', '/api/v2/asset-group-tags', { name: 'nope', type: 2 }), 403)
+    await expectEnvelope(await reader.raw('DELETE', `/api/v2/asset-group-tags/${tag.id}`), 403)
+    const tenantAdmin = (await userWithRole('Administrator', { all_environments: false, environment_access: [T] })).client
+    await expectEnvelope(await tenantAdmin.raw('PATCH', `/api/v2/asset-group-tags/${tag.id}`, { name: 'mine' }), 403, 'user does not have access to this resource')
+
+    // DELETE: system tags stay (409), a created tag goes with its selectors, seeds and members
+    await expectEnvelope(await admin.raw('DELETE', '/api/v2/asset-group-tags/1'), 409, 'Cannot delete a system defined asset group.')
+    await expectEnvelope(await admin.raw('DELETE', '/api/v2/asset-group-tags/2'), 409, 'Cannot delete a system defined asset group.')
+    const del = await admin.raw('DELETE', `/api/v2/asset-group-tags/${tag.id}`)
+    expect(del.status).toBe(204)
+    expect((await auditRows(del)).map((r) => [r[0], r[1]])).toEqual([
+      ['DeleteAssetGroupTag', 'intent'],
+      ['DeleteAssetGroupTag', 'success'],
+    ])
+    await expectEnvelope(await admin.raw('GET', `/api/v2/asset-group-tags/${tag.id}`), 404, 'asset group tag not found')
+    for (const table of ['asset_group_tag_selectors', 'asset_group_tag_selector_seeds', 'asset_group_members'])
+      expect((await db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE asset_group_id = ?1`).bind(tag.id).first<{ n: number }>())!.n).toBe(0)
+    expect((await db.prepare('SELECT COUNT(*) AS n FROM asset_group_tag_selector_nodes WHERE selector_id = ?1').bind(sel.data.id).first<{ n: number }>())!.n).toBe(0)
+    await expectEnvelope(await admin.raw('DELETE', `/api/v2/asset-group-tags/${tag.id}`), 404)
+    // the name is free again
+    const again = await createAssetGroupTag(admin, { name: 'Crown Jewels', type: 2 })
+    await deleteAssetGroupTag(admin, again.data.id)
+    await updateAssetGroupTag(admin, 1, { description: '' })
     await runAnalysisDirect(db)
   })
 })
