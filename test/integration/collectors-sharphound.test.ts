@@ -702,6 +702,62 @@ describe('SharpHound: BloodHound\'s first post-processing steps (own fixture: WK
   })
 })
 
+describe('SharpHound: DC registry and GPO status as BloodHound writes them (own fixture: REG.EXAMPLE)', () => {
+  // BloodHound's ParseDCRegistryData (every computer) and ParseGPOData: display forms beside the raw values.
+  const R = 'S-1-5-21-88-88-88'
+  const base = (id: string, props: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ ObjectIdentifier: id, Properties: props, Aces: [], IsDeleted: false, IsACLProtected: false, ...extra })
+  beforeAll(async () => {
+    const job = (await startUploadJob(admin)).data.id
+    const dc = base(`${R}-1000`, { name: 'DC.REG.EXAMPLE', domain: 'REG.EXAMPLE', domainsid: R }, {
+      DCRegistryData: {
+        CertificateMappingMethods: { Collected: true, FailureReason: null, Value: 0x1c },
+        StrongCertificateBindingEnforcement: { Collected: true, FailureReason: null, Value: 1 },
+        VulnerableNetlogonSecurityDescriptor: { Collected: true, FailureReason: null, Value: 'O:SYG:SYD:(A;;RC;;;WD)' },
+      },
+    })
+    const old = base(`${R}-1001`, { name: 'OLD.REG.EXAMPLE', domain: 'REG.EXAMPLE', domainsid: R }, {
+      DCRegistryData: { CertificateMappingMethods: { Collected: true, Value: -1 }, StrongCertificateBindingEnforcement: { Collected: true, Value: -1 } },
+    })
+    const ws = base(`${R}-1101`, { name: 'WS.REG.EXAMPLE', domain: 'REG.EXAMPLE', domainsid: R })
+    const gpo = (guid: string, status?: unknown) => base(guid, { name: `${guid}@REG.EXAMPLE`, domain: 'REG.EXAMPLE', domainsid: R, ...(status === undefined ? {} : { gpostatus: status }) })
+    const res = await uploadFile(admin, job, zip({
+      reg_computers: file('computers', [dc, old, ws]),
+      reg_gpos: file('gpos', [gpo('C0000000-0000-0000-0000-000000000003', '3'), gpo('C0000000-0000-0000-0000-000000000000', 0), gpo('C0000000-0000-0000-0000-000000000007', '7'), gpo('C0000000-0000-0000-0000-0000000000FF')]),
+    }), { contentType: 'application/zip', fileName: 'reg.zip' })
+    expect(res.data).toMatchObject({ errors: [] })
+    await endUploadJob(admin, job)
+  })
+
+  it('DC registry: raw values, their display forms, and whether the Netlogon descriptor was collected', async () => {
+    expect((await node(`${R}-1000`))!.props).toMatchObject({
+      certificatemappingmethodsraw: 0x1c,
+      certificatemappingmethods: ['0x04: User principal name (UPN/SAN)', '0x08: Kerberos service-for-user (S4U) certificate', '0x10: Kerberos service-for-user (S4U) explicit certificate'],
+      strongcertificatebindingenforcementraw: 1,
+      strongcertificatebindingenforcement: 'Compatibility mode',
+      vulnerablenetlogonsecuritydescriptorcollected: true,
+      vulnerablenetlogonsecuritydescriptor: 'O:SYG:SYD:(A;;RC;;;WD)',
+    })
+    expect((await node(`${R}-1001`))!.props).toMatchObject({
+      certificatemappingmethodsraw: -1,
+      certificatemappingmethods: ['Registry value does not exist'],
+      strongcertificatebindingenforcementraw: -1,
+      strongcertificatebindingenforcement: 'Registry value does not exist',
+      vulnerablenetlogonsecuritydescriptorcollected: false,
+    })
+    const ws = (await node(`${R}-1101`))!.props
+    expect(ws.vulnerablenetlogonsecuritydescriptorcollected).toBe(false)
+    expect(ws).not.toHaveProperty('certificatemappingmethods')
+    expect(ws).not.toHaveProperty('vulnerablenetlogonsecuritydescriptor')
+  })
+
+  it('GPO status: the written value as text in gpostatusraw, its display text in gpostatus', async () => {
+    expect((await node('C0000000-0000-0000-0000-000000000003'))!.props).toMatchObject({ gpostatusraw: '3', gpostatus: 'Disabled' })
+    expect((await node('C0000000-0000-0000-0000-000000000000'))!.props).toMatchObject({ gpostatusraw: '0', gpostatus: 'Enabled' })
+    expect((await node('C0000000-0000-0000-0000-000000000007'))!.props).toMatchObject({ gpostatusraw: '7', gpostatus: 'GPO Status does not exist' })
+    expect((await node('C0000000-0000-0000-0000-0000000000FF'))!.props).not.toHaveProperty('gpostatus')
+  })
+})
+
 describe('SharpHound: `deleted` and `localgroups` files are accepted and write nothing (as BloodHound)', () => {
   // BloodHound accepts both meta.type values (its ingest model lists them) and converts nothing from them; its own
   // ingest test uploads a `deleted` file (the ids of deleted objects) with each SharpHound set. Refusing them

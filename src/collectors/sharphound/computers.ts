@@ -145,12 +145,53 @@ function computerProperties(o: AdObject, out: Emitter): void {
     p.ldapsavailable = p.ldapsenabled
     delete p.ldapsenabled
   }
-  const dc = obj(o.item, 'DCRegistryData', o.path, out)
-  if (dc) {
-    for (const [key, prop] of [['CertificateMappingMethods', 'certificatemappingmethodsraw'], ['StrongCertificateBindingEnforcement', 'strongcertificatebindingenforcementraw']] as const) {
-      const r = get(dc, key)
-      if (isObject(r) && get(r, 'Collected') === true && typeof get(r, 'Value') === 'number') p[prop] = get(r, 'Value') as number
-    }
+  dcRegistryProperties(p, obj(o.item, 'DCRegistryData', o.path, out))
+}
+
+/** The value of a collected DC registry entry `{Collected, Value}` when it is a number, else null. */
+function registryNumber(dc: Record<string, unknown> | null, key: string): number | null {
+  const r = dc ? get(dc, key) : undefined
+  return isObject(r) && get(r, 'Collected') === true && typeof get(r, 'Value') === 'number' ? (get(r, 'Value') as number) : null
+}
+
+/** BloodHound's display text for a registry value SharpHound found missing (-1). */
+const REGISTRY_VALUE_MISSING = 'Registry value does not exist'
+
+/** CertificateMappingMethods bits (Schannel), in BloodHound's display text. */
+const CERTIFICATE_MAPPING_BITS: readonly [number, string][] = [
+  [0x01, '0x01: One-to-one (subject/issuer)'],
+  [0x02, '0x02: Many-to-one (issuer certificate)'],
+  [0x04, '0x04: User principal name (UPN/SAN)'],
+  [0x08, '0x08: Kerberos service-for-user (S4U) certificate'],
+  [0x10, '0x10: Kerberos service-for-user (S4U) explicit certificate'],
+]
+
+const STRONG_BINDING: Readonly<Record<number, string>> = { [-1]: REGISTRY_VALUE_MISSING, 0: 'Disabled', 1: 'Compatibility mode', 2: 'Full enforcement mode' }
+
+/**
+ * DC registry data as BloodHound's ParseDCRegistryData writes it on every computer: the raw values the ADCS
+ * rules read (`certificatemappingmethodsraw`, `strongcertificatebindingenforcementraw`), their display
+ * forms (`certificatemappingmethods`: the names of the bits set, `strongcertificatebindingenforcement`), and
+ * `vulnerablenetlogonsecuritydescriptorcollected` (false when SharpHound wrote nothing) with
+ * `vulnerablenetlogonsecuritydescriptor` when collected.
+ */
+function dcRegistryProperties(p: Record<string, PropertyValue>, dc: Record<string, unknown> | null): void {
+  const mapping = registryNumber(dc, 'CertificateMappingMethods')
+  if (mapping !== null) {
+    p.certificatemappingmethodsraw = mapping
+    p.certificatemappingmethods = mapping === -1 ? [REGISTRY_VALUE_MISSING] : CERTIFICATE_MAPPING_BITS.filter(([bit]) => (mapping & bit) !== 0).map(([, name]) => name)
+  }
+  const binding = registryNumber(dc, 'StrongCertificateBindingEnforcement')
+  if (binding !== null) {
+    p.strongcertificatebindingenforcementraw = binding
+    if (STRONG_BINDING[binding] !== undefined) p.strongcertificatebindingenforcement = STRONG_BINDING[binding]
+  }
+  const netlogon = dc ? get(dc, 'VulnerableNetlogonSecurityDescriptor') : undefined
+  const netlogonCollected = isObject(netlogon) && get(netlogon, 'Collected') === true
+  p.vulnerablenetlogonsecuritydescriptorcollected = netlogonCollected
+  if (netlogonCollected) {
+    const v = get(netlogon, 'Value')
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') p.vulnerablenetlogonsecuritydescriptor = v
   }
 }
 
