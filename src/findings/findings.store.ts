@@ -386,6 +386,13 @@ export async function listSparklines(db: D1Database, environmentId: string, find
   return results
 }
 
+/**
+ * The latest complete analysis run as one value (`id:completed_at`, NULL before the first run), for a
+ * caller's own statement. A run's sparklines are written in the batch that marks it complete and never
+ * change afterwards, so this value names `compositeRisksStatement`'s answer. Uses analysis_runs_status.
+ */
+export const LATEST_COMPLETE_RUN_SQL = `(SELECT id || ':' || completed_at FROM analysis_runs WHERE status = 'complete' ORDER BY completed_at DESC, id DESC LIMIT 1)`
+
 /** Highest CompositeRisk per environment in the latest complete run, as a statement for the caller's batch. */
 export function compositeRisksStatement(db: D1Database): D1PreparedStatement {
   return db.prepare(

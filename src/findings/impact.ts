@@ -3,7 +3,13 @@
  * Returns, per environment id, its highest CompositeRisk in the latest completed analysis run, rounded to
  * the nearest integer (CompositeRisk is 0..100). Environments without data are absent (callers use 0).
  */
-import { compositeRisksOf, compositeRisksStatement } from './findings.store'
+import { compositeRisksOf, compositeRisksStatement, LATEST_COMPLETE_RUN_SQL } from './findings.store'
+
+/**
+ * SQL value naming the latest complete run (`id:completed_at`): `impactValues` changes only when it does.
+ * For a caller's own statement (available-domains' isolate cache, src/graph/environments.ts).
+ */
+export const IMPACT_STAMP_SQL = LATEST_COMPLETE_RUN_SQL
 
 export async function impactValues(db: D1Database): Promise<Map<string, number>> {
   return impactValuesOf(await impactValuesStatement(db).all())

@@ -182,6 +182,43 @@ export function environmentsOf(result: D1Result): EnvironmentRow[] {
   return result.results as EnvironmentRow[]
 }
 
+/**
+ * A stamp of everything available-domains' answer is made of, read in one statement of a few index
+ * lookups (no scan of nodes, edges or findings), for the isolate cache of src/graph/environments.ts.
+ * Equal stamps ⇒ equal answers, because of where those rows are written (reasoning kept here, next to the
+ * SQL it depends on; test/integration/available-domains-cache.test.ts checks each writer):
+ *  - `nodes` rows (environment names, kinds) are written only by an upload's commit batch
+ *    (ingest.store.ts commitUpload), which the commit guard admits only while its job is running and which
+ *    always adds 1 to that job's `total_files` and sets its `updated_at`. So: a job created since the last
+ *    stamp changes `last_job` (ids are AUTOINCREMENT, never reused); a commit into a job that was running
+ *    then changes `running` (its total_files and updated_at); a job that stopped running changes the
+ *    running count.
+ *  - `environment_collections` is written only when a job ends (jobs.store.ts endJob), which takes the job
+ *    out of the running set; its own count, latest time and job ids are in `collections` as well.
+ *  - environment nodes' count and highest id come from the partial index nodes_environments alone.
+ *  - impactValue is the latest complete run's (`run`); the `type` names come from the kind catalogue,
+ *    whose random version is `catalog`.
+ * Timestamps ride along with the ids so that a database restored to an earlier point (ids reused with
+ * other contents) does not match a stamp read before the restore.
+ */
+export function environmentsStampStatement(db: D1Database, catalogVersionSql: string, latestRunSql: string): D1PreparedStatement {
+  return db.prepare(
+    `SELECT ${catalogVersionSql} || '|' ||
+       coalesce(${latestRunSql}, '-') || '|' ||
+       coalesce((SELECT id || ':' || updated_at FROM ingest_jobs ORDER BY id DESC LIMIT 1), '-') || '|' ||
+       (SELECT count(*) || ':' || total(total_files) || ':' || coalesce(max(updated_at), '-') FROM ingest_jobs WHERE status = 1) || '|' ||
+       (SELECT count(*) || ':' || coalesce(max(id), 0) FROM nodes INDEXED BY nodes_environments WHERE environment_kind IS NOT NULL) || '|' ||
+       (SELECT count(*) || ':' || coalesce(max(collected_at), '-') || ':' || total(job_id) FROM environment_collections)
+       AS stamp`,
+  )
+}
+
+export function environmentsStampOf(result: D1Result): string {
+  const stamp = (result.results[0] as { stamp: string | null } | undefined)?.stamp
+  if (typeof stamp !== 'string') throw new Error('available-domains stamp: no row (is every migration applied?)')
+  return stamp
+}
+
 // ---- related entities -------------------------------------------------------------------------------------
 
 /** A traversal step: the edge column it leaves from (`near`) and the one it arrives at (`far`). */

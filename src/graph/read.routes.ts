@@ -4,10 +4,11 @@ import { ApiError } from '../http/errors'
 import { overBudget } from '../http/budget'
 import { WEIGHT } from '../ratelimit/cost'
 import { canSeeEnvironment } from '../auth/permissions'
-import { catalogVersionOf, catalogVersionStatement, kindCatalogAt, loadKindCatalog } from '../extensions/catalog'
-import { impactValuesOf, impactValuesStatement } from '../findings/impact'
+import { loadKindCatalog } from '../extensions/catalog'
+import { primaryDb } from '../http/d1-session'
+import { availableEnvironments, visibleTo } from './environments'
 import { graphKinds, KIND_PATTERN, parseRelationshipKinds } from './kinds'
-import { accessParam, edgeDetails, environmentsOf, environmentsStatement, expandFrontier, getNodeByObjectId, nodesByIds, searchNodes } from './graph.store'
+import { accessParam, edgeDetails, expandFrontier, getNodeByObjectId, nodesByIds, searchNodes } from './graph.store'
 import { allShortestPaths, PathSearchTooLarge } from './path'
 import { GraphEdgeSchema, GraphNodeSchema, pathNode, searchItem } from './present'
 import { Limit, SkipUpTo } from './params'
@@ -62,26 +63,10 @@ export const readRoutes: RouteEntry[] = [
       responses: { 200: { description: 'environments, by name', schema: z.object({ data: z.array(EnvironmentSchema) }) } },
     },
     async (c) => {
-      const db = c.env.DB
-      // One round trip: the catalogue version rides along (the rows do not depend on the catalogue, which
-      // only names the environment types), so a current isolate copy costs no statement of its own.
-      const [version, envs, impact] = await db.batch([
-        catalogVersionStatement(db),
-        environmentsStatement(db, accessParam(c.var.principal.environmentAccess)),
-        impactValuesStatement(db),
-      ])
-      const kinds = graphKinds(await kindCatalogAt(db, catalogVersionOf(version)))
-      const impactOf = impactValuesOf(impact)
-      return c.json({
-        data: environmentsOf(envs).map((e) => ({
-          id: e.objectid,
-          name: e.name ?? e.objectid,
-          type: kinds.environmentTypes.get(e.environment_kind) ?? e.environment_kind,
-          collected: e.collected_at !== null,
-          collected_at: e.collected_at,
-          impactValue: Math.trunc(impactOf.get(e.objectid) ?? 0),
-        })),
-      })
+      // From the isolate's copy while its stamp is current (one small statement), else read and kept:
+      // src/graph/environments.ts. The caller's access is applied here, per request.
+      const all = await availableEnvironments(c.env.DB, primaryDb(c.env.DB))
+      return c.json({ data: visibleTo(all, c.var.principal.environmentAccess) })
     },
   ),
   defineRoute(

@@ -1,0 +1,86 @@
+/**
+ * available-domains' answer, with an isolate cache that is never stale.
+ *
+ * The list (every environment node, its collection time, its type name and its impactValue) changes only
+ * when an upload commits, a job ends, an analysis run completes or the kind catalogue changes, while
+ * connectors poll it all the time. Each request therefore reads one small stamp of those writers
+ * (graph.store.ts `environmentsStampStatement`: a few index lookups, no rows of the graph) and answers
+ * from the isolate's copy when the stamp is the one the copy was read with; otherwise it reads the list,
+ * its catalogue version, the impact values and the stamp again in one batch (one transaction, so the
+ * stamp names exactly those rows) and keeps them.
+ *
+ * - Exact, not time-bounded: the stamp is read in the request's own D1 session, so the answer is the one a
+ *   fresh read in that session would give (a replica that lags simply has an older stamp and misses).
+ * - The copy holds every environment; the caller's environment access is applied to it per request
+ *   (`visibleTo`), from the principal of that request, so a change of access never meets a cached
+ *   filter, and one caller's view never reaches another.
+ * - One copy per database binding (WeakMap on the primary binding), so two databases in one isolate
+ *   (the test pool) never share one.
+ */
+import { canSeeEnvironment, type EnvironmentAccess } from '../auth/permissions'
+import { CATALOG_VERSION_SQL, catalogVersionOf, catalogVersionStatement, kindCatalogAt } from '../extensions/catalog'
+import { IMPACT_STAMP_SQL, impactValuesOf, impactValuesStatement } from '../findings/impact'
+import { environmentsOf, environmentsStampOf, environmentsStampStatement, environmentsStatement } from './graph.store'
+import { graphKinds } from './kinds'
+
+export interface AvailableEnvironment {
+  id: string
+  name: string
+  type: string
+  collected: boolean
+  collected_at: string | null
+  impactValue: number
+}
+
+interface Copy {
+  stamp: string
+  items: readonly AvailableEnvironment[]
+}
+
+const copies = new WeakMap<object, Copy>()
+
+/** Counts for tests and the bench: how often the copy answered and how often the list was read. */
+export const environmentsCacheStats = { hits: 0, misses: 0 }
+
+/**
+ * Every environment, by name then id (the caller filters by access with `visibleTo`). `db` is the
+ * request's binding (its D1 session); `owner` the binding the copy belongs to (the primary one).
+ */
+export async function availableEnvironments(db: D1Database, owner: object): Promise<readonly AvailableEnvironment[]> {
+  const stampStatement = () => environmentsStampStatement(db, CATALOG_VERSION_SQL, IMPACT_STAMP_SQL)
+  const copy = copies.get(owner)
+  if (copy) {
+    const stamp = environmentsStampOf(await stampStatement().all())
+    if (stamp === copy.stamp) {
+      environmentsCacheStats.hits++
+      return copy.items
+    }
+  }
+  environmentsCacheStats.misses++
+  const [stampResult, version, envs, impact] = await db.batch([
+    stampStatement(),
+    catalogVersionStatement(db),
+    environmentsStatement(db, null),
+    impactValuesStatement(db),
+  ])
+  const kinds = graphKinds(await kindCatalogAt(db, catalogVersionOf(version)))
+  const impactOf = impactValuesOf(impact)
+  const items = environmentsOf(envs).map((e) =>
+    Object.freeze({
+      id: e.objectid,
+      name: e.name ?? e.objectid,
+      type: kinds.environmentTypes.get(e.environment_kind) ?? e.environment_kind,
+      collected: e.collected_at !== null,
+      collected_at: e.collected_at,
+      impactValue: Math.trunc(impactOf.get(e.objectid) ?? 0),
+    }),
+  )
+  Object.freeze(items)
+  copies.set(owner, { stamp: environmentsStampOf(stampResult), items })
+  return items
+}
+
+/** The environments `access` may see, in the same order (what the SQL filter `accessParam` did before). */
+export function visibleTo(items: readonly AvailableEnvironment[], access: EnvironmentAccess): readonly AvailableEnvironment[] {
+  return access.all ? items : items.filter((e) => canSeeEnvironment(access, e.id))
+}

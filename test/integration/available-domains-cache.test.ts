@@ -1,0 +1,95 @@
+/**
+ * available-domains answers from an isolate copy while nothing it is made of has changed
+ * (src/graph/environments.ts). These tests keep that copy warm (every read goes to the same worker) and
+ * check that each writer makes the very next answer current: an upload committed into a running job, the
+ * job's end, an analysis run's commit, an extension write; and that the caller's environment access is
+ * applied to the shared copy per request. (test/integration/read-paths.test.ts counts the statements.)
+ */
+import { env } from 'cloudflare:workers'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { adminToken, userWithRole } from '../helpers'
+import type { EdgeHoundClient } from '../../src/client'
+import { upsertExtension } from '../../src/client/extensions'
+import { endUploadJob, startUploadJob, uploadFile, type OpenGraphPayload } from '../../src/client/graph'
+import { listRuns } from '../../src/findings/analysis.store'
+import { D, EDGES, EXPECTED_IMPACT_VALUES, G, GH_EXTENSION, NODES, T, environmentProperty } from '../fixtures/findings/known-graph'
+import { waitForRun } from '../fixtures/findings/helpers'
+
+interface Domain {
+  id: string
+  name: string
+  type: string
+  collected: boolean
+  collected_at: string | null
+  impactValue: number
+}
+
+const payload: OpenGraphPayload = {
+  graph: {
+    nodes: NODES.map((n) => ({ id: n.objectid, kinds: n.kinds, properties: { ...n.properties, ...environmentProperty(n.environment_id) } })),
+    edges: EDGES.map((e) => ({ start: { value: e.start }, end: { value: e.end }, kind: e.kind, properties: e.properties ?? {} })),
+  },
+}
+
+const domains = async (c: EdgeHoundClient) => (await c.call<{ data: Domain[] }>('GET', '/api/v2/available-domains')).data
+const ours = (list: Domain[]) => list.filter((d) => [D, T, G].includes(d.id)).sort((a, b) => a.id.localeCompare(b.id))
+
+let admin: EdgeHoundClient
+
+beforeAll(async () => {
+  admin = await adminToken({ paced: true })
+  await upsertExtension(admin, GH_EXTENSION)
+})
+
+describe('available-domains from the isolate copy is never stale', () => {
+  it('after an upload commits, after its job ends, after the analysis run commits', async () => {
+    const empty = await domains(admin)
+    expect(ours(empty)).toEqual([])
+    expect(await domains(admin)).toEqual(empty) // warm copy, nothing changed
+
+    // An upload committed into a running job: its environments are listed at once, not yet collected.
+    const job = (await startUploadJob(admin)).data
+    expect((await uploadFile(admin, job.id, payload)).data).toBeTruthy()
+    const uploaded = ours(await domains(admin))
+    expect(uploaded.map((d) => d.id)).toEqual([D, T, G].sort())
+    expect(uploaded.every((d) => !d.collected && d.collected_at === null && d.impactValue === 0)).toBe(true)
+    expect(ours(await domains(admin))).toEqual(uploaded)
+
+    // The job ends: every environment it carried is collected (the analysis run it requests is not done yet
+    // or is: impact is checked below, once the run is known to be complete).
+    await endUploadJob(admin, job.id)
+    const ended = ours(await domains(admin))
+    expect(ended.every((d) => d.collected && typeof d.collected_at === 'string')).toBe(true)
+
+    // The run commits: impactValue of the new run.
+    const { runs } = await listRuns(env.DB, 0, 1)
+    expect((await waitForRun(env.DB, runs[0].id)).status).toBe('complete')
+    const analysed = ours(await domains(admin))
+    expect(Object.fromEntries(analysed.map((d) => [d.id, d.impactValue]))).toEqual(EXPECTED_IMPACT_VALUES)
+    expect(ours(await domains(admin))).toEqual(analysed)
+
+    // A later job renames an environment: no new environment node, no job ended, no run; only the commit.
+    const d = NODES.find((n) => n.objectid === D)!
+    const rename = (await startUploadJob(admin)).data
+    await uploadFile(admin, rename.id, {
+      graph: { nodes: [{ id: D, kinds: d.kinds, properties: { ...d.properties, ...environmentProperty(D), name: 'RENAMED.LOCAL' } }], edges: [] },
+    })
+    expect(ours(await domains(admin)).find((e) => e.id === D)!.name).toBe('RENAMED.LOCAL')
+  })
+
+  it('an extension write renames the environment type at once', async () => {
+    const before = ours(await domains(admin)).find((d) => d.id === G)!
+    expect(before.type).toBe(GH_EXTENSION.schema.display_name)
+    await upsertExtension(admin, { ...GH_EXTENSION, schema: { ...GH_EXTENSION.schema, version: 'v9.9.9', display_name: 'Renamed GitHub' } })
+    expect(ours(await domains(admin)).find((d) => d.id === G)!.type).toBe('Renamed GitHub')
+  })
+
+  it("applies each caller's environment access to the shared copy, per request", async () => {
+    expect(ours(await domains(admin)).map((d) => d.id)).toEqual([D, T, G].sort()) // copy warm with every environment
+    const onlyD = (await userWithRole('Read-Only', { all_environments: false, environment_access: [D] })).client
+    const onlyTG = (await userWithRole('Read-Only', { all_environments: false, environment_access: [T, G] })).client
+    expect((await domains(onlyD)).map((d) => d.id)).toEqual([D])
+    expect((await domains(onlyTG)).map((d) => d.id).sort()).toEqual([T, G].sort())
+    expect(ours(await domains(admin)).map((d) => d.id)).toEqual([D, T, G].sort())
+  })
+})
