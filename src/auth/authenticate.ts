@@ -10,7 +10,8 @@ import { verifySession } from './jwt'
 import { permissionsOf, type Permission } from './permissions'
 import type { Principal } from './principal'
 import { isMutating, offsetRangeError } from './request-date'
-import { importTokenKey, parseRfc3339WithOffset, requestTarget, skewError, verifySignature } from './signature'
+import { importTokenKey, parseRfc3339WithOffset, requestTarget, skewError } from './signature'
+import { verifyRequestSignature } from './signature-verify'
 import type { LimitResult, PrincipalSnapshot, SignedRequestFacts } from '../ratelimit/limiter.do'
 import { openTokenKey } from './token-crypto'
 import { getSealedKey } from './tokens.store'
@@ -182,7 +183,7 @@ async function verifyCredential(c: Context<AppEnv>, header: string, readOnly = f
   const skew = skewError(date, now)
   if (skew) return fail(c, skew)
   const body = await c.req.arrayBuffer()
-  const ok = await verifySignature(key, c.req.method, requestTarget(c.req.url), dateText, body, sig)
+  const ok = await verifyRequestSignature(key, c.req.method, requestTarget(c.req.url), dateText, body, sig)
   if (!ok) return fail(c, 'signature digest mismatch')
   // The token's object checks the offset against the ones this token used, and a mutation against the
   // ones already admitted (auth/request-date.ts). The replay key is the signature as decoded, re-encoded
