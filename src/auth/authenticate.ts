@@ -85,11 +85,11 @@ function unavailable(): ApiError {
 
 async function spendIp(c: Context<AppEnv>, kind: 'ip' | 'login'): Promise<RateLimitOutcome> {
   const ip = clientIp(c)
-  const now = c.var.now().getTime()
+  const now = c.get('now')().getTime()
   const key = `${kind}:${ip}`
   const blocked = blockedIps.get(key)
   if (blocked && blocked.untilMs > now) return { ...blocked.o, allowed: false, remaining: 0 }
-  const o = await consumeIp(c.env, c.var.config, ip, kind, now)
+  const o = await consumeIp(c.env, c.get('config'), ip, kind, now)
   if (!o.allowed) {
     if (blockedIps.size > 10_000) blockedIps.clear()
     blockedIps.set(key, { untilMs: now + o.retryAfterSeconds * 1000, o })
@@ -154,8 +154,8 @@ async function verifyCredential(c: Context<AppEnv>, header: string, readOnly = f
   const sp = header.indexOf(' ')
   const scheme = (sp === -1 ? header : header.slice(0, sp)).toLowerCase()
   const param = sp === -1 ? '' : header.slice(sp + 1).trim()
-  const cfg = c.var.config
-  const now = c.var.now()
+  const cfg = c.get('config')
+  const now = c.get('now')()
 
   if (scheme === 'bearer') {
     if (!param) return fail(c, 'Authorization header has no bearer token')
@@ -213,8 +213,8 @@ export function authenticate(
       const header = c.req.header('authorization')
       if (!header || !header.trim()) return fail(c, 'authentication required: no Authorization header')
       const cred = await verifyCredential(c, header.trim(), opts.readOnly)
-      const cfg = c.var.config
-      const nowMs = c.var.now().getTime()
+      const cfg = c.get('config')
+      const nowMs = c.get('now')().getTime()
       const weight = cfg.RATE_LIMIT_COST === 'on' && opts.cost ? Math.max(1, Math.ceil(opts.cost(c))) : 1
       // A weighted request needs an in-flight slot in the object, so it always goes there (one call, as
       // with LIMITER_LEASE_MS = 0); a weight-1 request may be admitted from this isolate's lease
@@ -278,9 +278,9 @@ export function authenticate(
       // Writes pay their declared, size-scaled weight only: ingest is heavy by nature and bounded by its
       // budgets (docs/budgets.md); charging its time would only slow collectors down.
       const elapsed = Date.now() - started
-      const cfg = c.var.config
+      const cfg = c.get('config')
       const extra = c.req.method === 'GET' ? measuredExtra(elapsed, cfg.RATE_LIMIT_MS_PER_TOKEN, cfg.RATE_LIMIT_FREE_MS) : 0
-      for (const [name, lease] of admitted.slots) afterwards(c, releaseSlot(c.env, c.var.config, name, lease, admitted.nowMs + elapsed, extra))
+      for (const [name, lease] of admitted.slots) afterwards(c, releaseSlot(c.env, c.get('config'), name, lease, admitted.nowMs + elapsed, extra))
     }
   }
 }
@@ -288,7 +288,7 @@ export function authenticate(
 /** Permission check after authentication: 403 envelope when the caller's roles lack it. */
 export function permit(permission: Permission): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (!c.var.principal?.permissions.includes(permission))
+    if (!c.get('principal')?.permissions.includes(permission))
       throw new ApiError(403, `not authorized: this operation needs the ${permission} permission`, 'auth')
     return next()
   }

@@ -66,7 +66,7 @@ export const readRoutes: RouteEntry[] = [
       // From the isolate's copy while its stamp is current (one small statement), else read and kept:
       // src/graph/environments.ts. The caller's access is applied here, per request.
       const all = await availableEnvironments(c.env.DB, primaryDb(c.env.DB))
-      return c.json({ data: visibleTo(all, c.var.principal.environmentAccess) })
+      return c.json({ data: visibleTo(all, c.get('principal').environmentAccess) })
     },
   ),
   defineRoute(
@@ -94,7 +94,7 @@ export const readRoutes: RouteEntry[] = [
       const nodes = await searchNodes(c.env.DB, {
         q: query.q,
         types: query.type,
-        access: accessParam(c.var.principal.environmentAccess),
+        access: accessParam(c.get('principal').environmentAccess),
         skip: query.skip,
         limit: query.limit,
       })
@@ -127,7 +127,7 @@ export const readRoutes: RouteEntry[] = [
       const kinds = graphKinds(await loadKindCatalog(db))
       const parsed = parseRelationshipKinds(query.relationship_kinds, kinds)
       if (!parsed.ok) throw new ApiError(400, parsed.message, 'query.relationship_kinds')
-      const access = c.var.principal.environmentAccess
+      const access = c.get('principal').environmentAccess
       const [start, end] = await Promise.all([getNodeByObjectId(db, query.start_node), getNodeByObjectId(db, query.end_node)])
       // Nodes outside the caller's environments are absent, exactly like nodes that do not exist.
       if (!start || !canSeeEnvironment(access, start.environment_id)) throw new ApiError(404, 'Path not found: no node matches start_node', 'query.start_node')

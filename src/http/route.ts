@@ -247,7 +247,7 @@ async function runAudited(
       try {
         await writeAuditRow(scope.row(db, 'failure', { error: failureMessage(err) }))
       } catch (e) {
-        console.error(JSON.stringify({ level: 'error', request_id: c.var.requestId, error: `audit failure row not written: ${String((e as Error)?.message ?? e)}` }))
+        console.error(JSON.stringify({ level: 'error', request_id: c.get('requestId'), error: `audit failure row not written: ${String((e as Error)?.message ?? e)}` }))
       }
     }
     throw err
@@ -257,7 +257,7 @@ async function runAudited(
   } else if (res.status < 400 && !scope.committed && scope.unchanged) {
     await writeAuditRow(scope.row(db, 'success', { changed: false }))
   } else if (res.status < 400 && !scope.committed) {
-    console.error(JSON.stringify({ level: 'error', request_id: c.var.requestId, route: path, error: AUDIT_OUTSIDE_BATCH }))
+    console.error(JSON.stringify({ level: 'error', request_id: c.get('requestId'), route: path, error: AUDIT_OUTSIDE_BATCH }))
     await writeAuditRow(scope.row(db, 'success'))
   } else if (res.status >= 400 && !scope.committed) {
     await writeAuditRow(scope.row(db, 'failure', { http_status: res.status }))

@@ -31,7 +31,8 @@ export function securityHeaders(): MiddlewareHandler<AppEnv> {
     const h = c.res.headers
     h.set('X-Content-Type-Options', 'nosniff')
     if (!h.has('Cache-Control')) h.set('Cache-Control', 'no-store')
-    if (new URL(c.req.url).protocol === 'https:') h.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains')
+    // the runtime hands over a normalised URL (lower-case scheme), so its prefix is its protocol: no parse
+    if (c.req.url.startsWith('https:')) h.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains')
     if (origin && allowed()) {
       h.set('Access-Control-Allow-Origin', origin)
       h.set('Access-Control-Expose-Headers', 'RequestID, RateLimit, RateLimit-Policy, Retry-After, X-D1-Bookmark, X-Capped-Counts')

@@ -26,7 +26,7 @@ function specHandler(path: string, operationId: string, hidden = false) {
       responses: { 200: { description: 'OpenAPI document', schema: z.record(z.string(), z.unknown()) } },
     },
     (c) => {
-      const base = c.var.config.PUBLIC_BASE_URL ?? new URL(c.req.url).origin
+      const base = c.get('config').PUBLIC_BASE_URL ?? new URL(c.req.url).origin
       if (specCache?.key !== base) specCache = { key: base, body: JSON.stringify(buildOpenApi(ROUTES, base)) }
       c.header('Content-Type', 'application/json')
       c.header('Cache-Control', 'public, max-age=300')
