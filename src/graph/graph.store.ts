@@ -195,7 +195,12 @@ export function environmentsOf(result: D1Result): EnvironmentRow[] {
  *    running count.
  *  - `environment_collections` is written only when a job ends (jobs.store.ts endJob), which takes the job
  *    out of the running set; its own count, latest time and job ids are in `collections` as well.
- *  - environment nodes' count and highest id come from the partial index nodes_environments alone.
+ *  - The only other writer of `nodes`, collector post-processing inside an analysis run
+ *    (src/collectors/wellknown.store.ts), changes an existing node's name only where it was NULL
+ *    (RunDomainAssociations), and adds kinds or non-environment nodes: the count of environment nodes
+ *    without a name is in the stamp (with their count and highest id, read through the partial index
+ *    nodes_environments: one row per environment, not per node). A new writer of environment nodes'
+ *    names or kinds, or of environment_collections, must be reflected here.
  *  - impactValue is the latest complete run's (`run`); the `type` names come from the kind catalogue,
  *    whose random version is `catalog`.
  * Timestamps ride along with the ids so that a database restored to an earlier point (ids reused with
@@ -207,7 +212,7 @@ export function environmentsStampStatement(db: D1Database, catalogVersionSql: st
        coalesce(${latestRunSql}, '-') || '|' ||
        coalesce((SELECT id || ':' || updated_at FROM ingest_jobs ORDER BY id DESC LIMIT 1), '-') || '|' ||
        (SELECT count(*) || ':' || total(total_files) || ':' || coalesce(max(updated_at), '-') FROM ingest_jobs WHERE status = 1) || '|' ||
-       (SELECT count(*) || ':' || coalesce(max(id), 0) FROM nodes INDEXED BY nodes_environments WHERE environment_kind IS NOT NULL) || '|' ||
+       (SELECT count(*) || ':' || coalesce(max(id), 0) || ':' || total(name IS NULL) FROM nodes INDEXED BY nodes_environments WHERE environment_kind IS NOT NULL) || '|' ||
        (SELECT count(*) || ':' || coalesce(max(collected_at), '-') || ':' || total(job_id) FROM environment_collections)
        AS stamp`,
   )

@@ -14,6 +14,7 @@ import { endUploadJob, startUploadJob, uploadFile, type OpenGraphPayload } from 
 import { listRuns } from '../../src/findings/analysis.store'
 import { D, EDGES, EXPECTED_IMPACT_VALUES, G, GH_EXTENSION, NODES, T, environmentProperty } from '../fixtures/findings/known-graph'
 import { waitForRun } from '../fixtures/findings/helpers'
+import { linkWellKnownNodes } from '../../src/collectors/wellknown.store'
 
 interface Domain {
   id: string
@@ -82,6 +83,23 @@ describe('available-domains from the isolate copy is never stale', () => {
     expect(before.type).toBe(GH_EXTENSION.schema.display_name)
     await upsertExtension(admin, { ...GH_EXTENSION, schema: { ...GH_EXTENSION.schema, version: 'v9.9.9', display_name: 'Renamed GitHub' } })
     expect(ours(await domains(admin)).find((d) => d.id === G)!.type).toBe('Renamed GitHub')
+  })
+
+  it('collector post-processing naming an unnamed environment node (inside an analysis run) shows at once', async () => {
+    const NOW = new Date().toISOString()
+    const insert = env.DB.prepare(
+      `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
+       VALUES (?1, ?2, ?3, ?4, ?1, ?2, ?5, ?6, ?6)`,
+    )
+    // storage contract (migrations/0004): a named domain, and an environment node without a name whose id
+    // extends the domain's SID, which RunDomainAssociations names "(DOMAIN) <id>"
+    await env.DB.batch([
+      insert.bind('S-1-5-21-9090', 'Domain', '["Domain","Base"]', 'PP.LOCAL', '{"name":"PP.LOCAL"}', NOW),
+      insert.bind('S-1-5-21-9090-77', 'Domain', '["Domain","Base"]', null, '{}', NOW),
+    ])
+    expect((await domains(admin)).find((d) => d.id === 'S-1-5-21-9090-77')!.name).toBe('S-1-5-21-9090-77')
+    await linkWellKnownNodes(env.DB, NOW)
+    expect((await domains(admin)).find((d) => d.id === 'S-1-5-21-9090-77')!.name).toBe('(PP.LOCAL) S-1-5-21-9090-77')
   })
 
   it("applies each caller's environment access to the shared copy, per request", async () => {
