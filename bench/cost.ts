@@ -2,7 +2,8 @@
 /**
  * The worst requests and fairness (issue 19), as regression cases with budgets:
  *
- *   npm run bench:cost -- [--edges 20000 | --edges 1m] [--fair-seconds 10] [--only id,id]
+ *   npm run bench:cost -- [--edges 20000 | --edges 1m] [--fair-seconds 10] [--only id,id] [--profile id,id]
+ *                          [--state DIR] [--no-analysis]
  *
  * 1. Load: the benchmark's generated AD + Azure graph at `--edges` (bench/lib/generate.ts, as bench/run.ts)
  *    is ingested the way bench/run.ts does it (OpenGraph files of ≤ 20 000 elements through the file-upload
@@ -26,6 +27,10 @@
  *    graph) at its full allowed rate and concurrency (4 in flight, its token's cap; 429 → wait Retry-After),
  *    while another user's cheap read (available-domains) is timed; its p50 must stay within 3× of its
  *    p50 without the abuser (same run, same worker).
+ *
+ * Diagnosis (environment): COST_HEAP_PARTS=1 logs JS heap and backing stores apart; COST_MID_GC=<ms> forces
+ * a full GC (heap snapshot) that long into each request and logs what is live; COST_UPLOAD_MIB sizes the
+ * realistic upload (20). Each changes what is measured: never for reported figures.
  *
  * Prints a Markdown table and the JSON; writes bench/results/cost-latest.json. Exit status: 1 when the
  * harness fails; 2 when it ran and a budget was missed (each such row is marked FAIL); 0 otherwise.
@@ -266,7 +271,7 @@ async function main(): Promise<number> {
         }
         await sleep(500)
       }
-      log(`loaded and analysed in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+      log(`loaded${noAnalysis ? ' (job left open: no analysis)' : ' and analysed'} in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
       const upJob = (await api.ok<{ data: { id: number } }>('POST', '/api/v2/file-upload/start')).body!.data.id
       // one Read-Only user with one API token per case: no bucket carries over from another case
       const readers: Record<string, TokenCred> = {}

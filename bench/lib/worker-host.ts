@@ -36,7 +36,7 @@ const WRANGLER = path.join(ROOT, 'node_modules', '.bin', 'wrangler')
  * case), so the cap on API tokens per user (25 shipped) is lifted; and cost-aware admission is off
  * (every request weighs 1, as the HTTP cases' routes do anyway), because the graph cases time queries
  * back to back with one user, which admission would rightly slow down. The worst-requests and fairness
- * cases (bench/lib/cost-cases.ts) run with admission on, as shipped.
+ * cases (bench/cost.ts) run with admission on, as shipped.
  */
 export const BENCH_VARS: Record<string, string> = { MAX_API_TOKENS_PER_USER: '1000000', RATE_LIMIT_COST: 'off' }
 
