@@ -82,13 +82,36 @@ async function withSeeds(db: D1Database, rows: TagSelectorRow[]): Promise<TagSel
   return rows.map((r) => ({ ...r, seeds: by.get(r.id) ?? [] }))
 }
 
+/** Columns of BloodHound's selector filters (AssetGroupTagSelector.ValidFilters) and their SQL. */
+export const SELECTOR_FILTER_COLUMNS = {
+  name: 's.name',
+  description: 's.description',
+  created_at: 's.created_at',
+  updated_at: 's.updated_at',
+  disabled_at: 's.disabled_at',
+  created_by: 's.created_by',
+  updated_by: 's.updated_by',
+  disabled_by: 's.disabled_by',
+  auto_certify: 's.auto_certify',
+  is_default: 's.is_default',
+} as const
+export type SelectorFilterColumn = keyof typeof SELECTOR_FILTER_COLUMNS
+export type SelectorFilterOp = 'eq' | 'neq' | 'gt' | 'gte' | 'lt' | 'lte' | 'contains'
+/** One filter; several are ANDed. Values are already normalised (times as RFC 3339 UTC with ms, booleans as 0/1). */
+export interface SelectorFilter {
+  column: SelectorFilterColumn
+  op: SelectorFilterOp
+  value: string | number
+}
+const SQL_OP: Record<Exclude<SelectorFilterOp, 'contains'>, string> = { eq: '=', neq: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' }
+
 export interface SelectorListQuery {
   groupId: number
   skip: number
   limit: number
   /** only selectors whose seeds are of this type */
   type?: { op: 'eq' | 'neq'; value: SeedType }
-  name?: { op: 'eq' | 'neq' | 'contains'; value: string }
+  filters?: SelectorFilter[]
   sortDesc?: boolean
   sortKey?: 'id' | 'name' | 'created_at' | 'updated_at'
 }
@@ -100,11 +123,11 @@ export async function listTagSelectors(db: D1Database, q: SelectorListQuery): Pr
     binds.push(q.type.value)
     where.push(`${q.type.op === 'neq' ? 'NOT ' : ''}EXISTS (SELECT 1 FROM asset_group_tag_selector_seeds d WHERE d.selector_id = s.id AND d.type = ?${binds.length})`)
   }
-  if (q.name) {
-    binds.push(q.name.op === 'contains' ? q.name.value.toLowerCase() : q.name.value)
-    where.push(
-      q.name.op === 'contains' ? `instr(lower(s.name), ?${binds.length}) > 0` : `s.name ${q.name.op === 'neq' ? '<>' : '='} ?${binds.length}`,
-    )
+  for (const f of q.filters ?? []) {
+    const col = SELECTOR_FILTER_COLUMNS[f.column]
+    binds.push(f.op === 'contains' ? String(f.value).toLowerCase() : f.value)
+    // a NULL column (an enabled selector's disabled_at / disabled_by) matches no comparison, as in SQL
+    where.push(f.op === 'contains' ? `instr(lower(${col}), ?${binds.length}) > 0` : `${col} ${SQL_OP[f.op]} ?${binds.length}`)
   }
   const key = q.sortKey ?? 'id'
   const dir = q.sortDesc ? 'DESC' : 'ASC'

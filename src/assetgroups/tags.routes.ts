@@ -31,6 +31,9 @@ import {
   listTagSelectors,
   updateTagSelector,
   type MemberFilterOp,
+  type SelectorFilter,
+  type SelectorFilterColumn,
+  type SelectorFilterOp,
   type SelectorMemberFilters,
   type SelectorMemberSortKey,
   SEED_CYPHER,
@@ -169,20 +172,55 @@ const PatchBody = z.object({
   disabled: z.boolean({ error: 'disabled must be a boolean' }).optional(),
 })
 
-/** `name=eq:x` / `neq:x` / `~eq:x` (contains, case-insensitive); a bare value is `eq:`. */
-const NameFilter = z
-  .string()
-  .optional()
-  .transform((v, ctx) => {
-    if (v === undefined) return undefined
-    const m = /^(~eq|eq|neq):(.*)$/s.exec(v)
-    if (!m && /^[a-z~]+:/.test(v)) {
-      ctx.addIssue({ code: 'custom', message: 'filter predicate is not supported: use eq:, neq: or ~eq:' })
-      return z.NEVER
+/**
+ * BloodHound's selector filters (AssetGroupTagSelector.ValidFilters): `col=<op>:<value>`, repeatable (ANDed); a bare
+ * value is `eq:`. Strings `eq`/`neq`/`~eq` (contains, case-insensitive) on name and description, `eq`/`neq` on the
+ * author columns; times `eq`/`neq`/`gt`/`gte`/`lt`/`lte` (RFC 3339); `auto_certify` (0–2) and `is_default` (boolean)
+ * `eq`/`neq`.
+ */
+const TIME_OPS: SelectorFilterOp[] = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte']
+const SELECTOR_FILTERS: Record<SelectorFilterColumn, { ops: SelectorFilterOp[]; kind: 'string' | 'time' | 'int' | 'bool' }> = {
+  name: { ops: ['eq', 'neq', 'contains'], kind: 'string' },
+  description: { ops: ['eq', 'neq', 'contains'], kind: 'string' },
+  created_by: { ops: ['eq', 'neq'], kind: 'string' },
+  updated_by: { ops: ['eq', 'neq'], kind: 'string' },
+  disabled_by: { ops: ['eq', 'neq'], kind: 'string' },
+  created_at: { ops: TIME_OPS, kind: 'time' },
+  updated_at: { ops: TIME_OPS, kind: 'time' },
+  disabled_at: { ops: TIME_OPS, kind: 'time' },
+  auto_certify: { ops: ['eq', 'neq'], kind: 'int' },
+  is_default: { ops: ['eq', 'neq'], kind: 'bool' },
+}
+const RawFilter = z.union([z.string(), z.array(z.string())]).optional()
+
+function selectorFilters(q: Record<string, string | string[] | undefined>): SelectorFilter[] {
+  const out: SelectorFilter[] = []
+  for (const [column, spec] of Object.entries(SELECTOR_FILTERS) as [SelectorFilterColumn, (typeof SELECTOR_FILTERS)[SelectorFilterColumn]][]) {
+    const v = q[column]
+    if (v === undefined) continue
+    for (const raw of Array.isArray(v) ? v : [v]) {
+      const m = /^(~eq|eq|neq|gte|gt|lte|lt):(.*)$/s.exec(raw)
+      const op: SelectorFilterOp | null = m ? (m[1] === '~eq' ? 'contains' : (m[1] as SelectorFilterOp)) : /^[a-z~]+:/.test(raw) ? null : 'eq'
+      if (op === null || !spec.ops.includes(op))
+        throw new ApiError(400, `the filter predicate is not supported: ${column} ${m ? m[1] : raw.split(':')[0]}`, `query.${column}`)
+      const text = m ? m[2] : raw
+      let value: string | number = text
+      if (spec.kind === 'time') {
+        const t = Date.parse(text)
+        if (!/^\d{4}-\d{2}-\d{2}T/.test(text) || !Number.isFinite(t)) throw new ApiError(400, `${column} must be an RFC 3339 date-time`, `query.${column}`)
+        value = new Date(t).toISOString()
+      } else if (spec.kind === 'int') {
+        if (!/^[0-2]$/.test(text)) throw new ApiError(400, 'auto_certify must be an input value of 0 to 2', `query.${column}`)
+        value = Number(text)
+      } else if (spec.kind === 'bool') {
+        if (text !== 'true' && text !== 'false') throw new ApiError(400, `${column} must be true or false`, `query.${column}`)
+        value = text === 'true' ? 1 : 0
+      }
+      out.push({ column, op, value })
     }
-    if (!m) return { op: 'eq' as const, value: v }
-    return { op: m[1] === '~eq' ? ('contains' as const) : (m[1] as 'eq' | 'neq'), value: m[2] }
-  })
+  }
+  return out
+}
 const TypeFilter = z
   .string()
   .optional()
@@ -590,8 +628,10 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       operationId: 'GetAssetGroupTagSelectors',
       summary: 'Selectors of a tag: object-id selectors and Cypher rules (callers with access to every environment)',
       description:
-        '`skip`, `limit` (default 50, at most 1000); `name` with `eq:`, `neq:` or `~eq:` (contains); `type` `1` (object id) or ' +
-        '`2` (Cypher) with `eq:` / `neq:`; `sort_by` `id`, `name`, `created_at`, `updated_at` (`-` descending); `counts=true` adds ' +
+        '`skip`, `limit` (default 50, at most 1000); BloodHound\u2019s filters (repeatable, ANDed): `name`, `description` with `eq:`, `neq:` or ' +
+        '`~eq:` (contains); `created_by`, `updated_by`, `disabled_by` with `eq:` / `neq:`; `created_at`, `updated_at`, `disabled_at` (RFC 3339) ' +
+        'with `eq:`, `neq:`, `gt:`, `gte:`, `lt:`, `lte:`; `auto_certify` (0\u20132) and `is_default` (true/false) with `eq:` / `neq:`; the ' +
+        'seed `type` `1` (object id) or `2` (Cypher) with `eq:` / `neq:`; `sort_by` `id`, `name`, `created_at`, `updated_at` (`-` descending); `counts=true` adds ' +
         '`counts.members`, the nodes the selector selected in the last analysis run. A caller restricted to some environments ' +
         'gets 403 (rules speak of the whole graph).',
       tags: ['Asset Isolation'],
@@ -600,8 +640,8 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       query: z.object({
         skip: Skip,
         limit: Limit(50, 1_000),
-        name: NameFilter,
         type: TypeFilter,
+        ...(Object.fromEntries(Object.keys(SELECTOR_FILTERS).map((k) => [k, RawFilter])) as Record<SelectorFilterColumn, typeof RawFilter>),
         counts: OptionalBool(false, 'counts'),
         sort_by: z.enum(['id', '-id', 'name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at']).optional(),
       }),
@@ -625,8 +665,8 @@ export const assetGroupTagRoutes: RouteEntry[] = [
         groupId: params.asset_group_tag_id,
         skip: query.skip,
         limit: query.limit,
-        name: query.name,
         type: query.type,
+        filters: selectorFilters(query as unknown as Record<string, string | string[] | undefined>),
         sortKey: sort.replace(/^-/, '') as 'id' | 'name' | 'created_at' | 'updated_at',
         sortDesc: sort.startsWith('-'),
       })

@@ -165,7 +165,17 @@ export interface SelectorInput {
 export interface SelectorsQuery {
   skip?: number
   limit?: number
+  /** BloodHound's filters, `<op>:<value>` (`eq`, `neq`, `~eq` on strings; `gt`, `gte`, `lt`, `lte` on times) */
   name?: string
+  description?: string
+  created_by?: string
+  updated_by?: string
+  disabled_by?: string
+  created_at?: string
+  updated_at?: string
+  disabled_at?: string
+  auto_certify?: string
+  is_default?: string
   type?: string
   counts?: boolean
   sort_by?: string

@@ -298,6 +298,38 @@ describe('analysis evaluates the Cypher rules', () => {
   })
 })
 
+describe('selector list filters (BloodHound\'s AssetGroupTagSelector filters)', () => {
+  it('filters on description, authors, times, disabled state, auto_certify and is_default; bad predicates are 400', async () => {
+    const other = (await userWithRole('Administrator')).client
+    const a = await createTagSelector(admin, 2, { name: 'filter a', description: 'Finance servers', seeds: [{ type: 1, value: ID.BOB }], auto_certify: 1 })
+    await new Promise((r) => setTimeout(r, 5))
+    const b = await createTagSelector(other, 2, { name: 'filter b', description: 'helpdesk', seeds: [{ type: 1, value: ID.CAROL }], disabled: true })
+    const names = async (q: Record<string, string>) => (await listTagSelectors(admin, 2, q)).data.selectors.map((x) => x.name).sort()
+    expect(await names({ description: '~eq:finance' })).toEqual(['filter a'])
+    expect(await names({ description: 'neq:helpdesk', name: '~eq:filter' })).toEqual(['filter a'])
+    expect(await names({ created_by: `eq:${b.data.created_by}` })).toEqual(['filter b'])
+    expect(await names({ created_by: `neq:${b.data.created_by}`, name: '~eq:filter' })).toEqual(['filter a'])
+    expect(await names({ updated_by: `eq:${a.data.updated_by}`, name: '~eq:filter' })).toEqual(['filter a'])
+    expect(await names({ disabled_by: `eq:${b.data.created_by}` })).toEqual(['filter b'])
+    expect(await names({ created_at: `gt:${a.data.created_at}`, name: '~eq:filter' })).toEqual(['filter b'])
+    expect(await names({ created_at: `lte:${a.data.created_at}`, name: '~eq:filter' })).toEqual(['filter a'])
+    // XSOAR-style offsets parse: the same instant written with +02:00
+    const shifted = new Date(Date.parse(a.data.created_at) + 2 * 3600_000).toISOString().replace('Z', '+02:00')
+    expect(await names({ created_at: `eq:${shifted}` })).toEqual(['filter a'])
+    expect(await names({ disabled_at: `gte:2000-01-01T00:00:00Z` })).toEqual(['filter b'])
+    expect(await names({ auto_certify: 'eq:1' })).toEqual(['filter a'])
+    expect(await names({ is_default: 'eq:false', name: '~eq:filter' })).toEqual(['filter a', 'filter b'])
+    expect(await names({ is_default: 'eq:true' })).toEqual([])
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-group-tags/2/selectors?created_by=~eq:x'), 400, 'the filter predicate is not supported: created_by ~eq')
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-group-tags/2/selectors?name=gt:x'), 400, 'the filter predicate is not supported: name gt')
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-group-tags/2/selectors?created_at=gt:yesterday'), 400, 'created_at must be an RFC 3339 date-time')
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-group-tags/2/selectors?auto_certify=eq:5'), 400, 'auto_certify must be an input value of 0 to 2')
+    await expectEnvelope(await admin.raw('GET', '/api/v2/asset-group-tags/2/selectors?is_default=eq:maybe'), 400, 'is_default must be true or false')
+    await deleteTagSelector(admin, 2, a.data.id)
+    await deleteTagSelector(admin, 2, b.data.id)
+  })
+})
+
 describe('tags: counts, filters, create, update, delete', () => {
   it('counts=true adds selectors and members per tag (members in the caller\'s environments); filters as BloodHound', async () => {
     const sel = await createTagSelector(admin, 1, { name: 'count me', seeds: [{ type: 1, value: ID.BOB }] })
