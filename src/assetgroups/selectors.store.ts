@@ -419,3 +419,28 @@ export async function listSelectorMembers(
   ])
   return { count: (count.results[0] as { n: number }).n, rows: page.results as SelectorMemberRow[] }
 }
+
+/**
+ * BloodHound's `counts.members` of a selector list: per selector, the nodes it picked in the last complete run that
+ * are members of its tag, optionally in `environments` only. Selectors without rows are absent (0).
+ */
+export async function selectorMemberCounts(
+  db: D1Database,
+  groupId: number,
+  selectorIds: number[],
+  environments: string[] | null,
+): Promise<Map<number, number>> {
+  if (selectorIds.length === 0) return new Map()
+  const { results } = await db
+    .prepare(
+      `SELECT sn.selector_id AS id, COUNT(*) AS n FROM asset_group_tag_selector_nodes sn
+       JOIN asset_group_members m ON m.asset_group_id = ?1 AND m.objectid = sn.objectid
+       JOIN nodes n ON n.objectid = sn.objectid
+       WHERE sn.selector_id IN (SELECT value FROM json_each(?2))
+         AND (?3 IS NULL OR n.environment_id IN (SELECT value FROM json_each(?3)))
+       GROUP BY sn.selector_id`,
+    )
+    .bind(groupId, JSON.stringify(selectorIds), environments ? JSON.stringify(environments) : null)
+    .all<{ id: number; n: number }>()
+  return new Map(results.map((r) => [r.id, r.n]))
+}

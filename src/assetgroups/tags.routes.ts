@@ -29,6 +29,7 @@ import {
   getTagSelector,
   listSelectorMembers,
   listTagSelectors,
+  selectorMemberCounts,
   updateTagSelector,
   type MemberFilterOp,
   type SelectorFilter,
@@ -122,7 +123,7 @@ function tagJson(g: GroupRow) {
   }
 }
 
-function selectorJson(s: TagSelector, counts = false) {
+function selectorJson(s: TagSelector, counts?: Map<number, number>) {
   return {
     id: s.id,
     asset_group_tag_id: s.asset_group_id,
@@ -138,7 +139,7 @@ function selectorJson(s: TagSelector, counts = false) {
     is_default: s.is_default === 1,
     allow_disable: s.allow_disable === 1,
     seeds: s.seeds.map((d) => ({ type: d.type, value: d.value })),
-    ...(counts ? { counts: { members: s.disabled_at ? 0 : (s.eval_members ?? 0) } } : {}),
+    ...(counts ? { counts: { members: s.disabled_at ? 0 : (counts.get(s.id) ?? 0) } } : {}),
     evaluation: { evaluated_at: s.eval_at, members: s.eval_members, error: s.eval_error },
   }
 }
@@ -632,7 +633,7 @@ export const assetGroupTagRoutes: RouteEntry[] = [
         '`~eq:` (contains); `created_by`, `updated_by`, `disabled_by` with `eq:` / `neq:`; `created_at`, `updated_at`, `disabled_at` (RFC 3339) ' +
         'with `eq:`, `neq:`, `gt:`, `gte:`, `lt:`, `lte:`; `auto_certify` (0\u20132) and `is_default` (true/false) with `eq:` / `neq:`; the ' +
         'seed `type` `1` (object id) or `2` (Cypher) with `eq:` / `neq:`; `sort_by` `id`, `name`, `created_at`, `updated_at` (`-` descending); `counts=true` adds ' +
-        '`counts.members`, the nodes the selector selected in the last analysis run. A caller restricted to some environments ' +
+        '`counts.members`, the tag\u2019s members the selector picked in the last analysis run (`environments`, repeatable, narrows the count to those ids; a disabled selector counts 0). A caller restricted to some environments ' +
         'gets 403 (rules speak of the whole graph).',
       tags: ['Asset Isolation'],
       auth: 'graph/Read',
@@ -643,6 +644,7 @@ export const assetGroupTagRoutes: RouteEntry[] = [
         type: TypeFilter,
         ...(Object.fromEntries(Object.keys(SELECTOR_FILTERS).map((k) => [k, RawFilter])) as Record<SelectorFilterColumn, typeof RawFilter>),
         counts: OptionalBool(false, 'counts'),
+        environments: z.union([z.string(), z.array(z.string())]).optional(),
         sort_by: z.enum(['id', '-id', 'name', '-name', 'created_at', '-created_at', 'updated_at', '-updated_at']).optional(),
       }),
       responses: {
@@ -670,7 +672,10 @@ export const assetGroupTagRoutes: RouteEntry[] = [
         sortKey: sort.replace(/^-/, '') as 'id' | 'name' | 'created_at' | 'updated_at',
         sortDesc: sort.startsWith('-'),
       })
-      return c.json({ count: page.count, skip: query.skip, limit: query.limit, data: { selectors: page.rows.map((s) => selectorJson(s, query.counts)) } })
+      const counts = query.counts
+        ? await selectorMemberCounts(c.env.DB, params.asset_group_tag_id, page.rows.map((s) => s.id), environmentsOf(query.environments))
+        : undefined
+      return c.json({ count: page.count, skip: query.skip, limit: query.limit, data: { selectors: page.rows.map((s) => selectorJson(s, counts)) } })
     },
   ),
   defineRoute(

@@ -176,6 +176,8 @@ export interface SelectorsQuery {
   disabled_at?: string
   auto_certify?: string
   is_default?: string
+  /** with `counts`: count members of these environment ids only (comma-separated) */
+  environments?: string
   type?: string
   counts?: boolean
   sort_by?: string

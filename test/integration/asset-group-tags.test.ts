@@ -465,6 +465,11 @@ describe('per-selector members (GET …/selectors/{id}/members)', () => {
     expect(all.count).toBe(2)
     expect(all.data.members.map((m) => m.object_id).sort()).toEqual([ID.AZ_U4, ID.FAKE_TAG].sort())
     expect(all.data.members.every((m) => m.source === 1 && m.asset_group_tag_id === 1)).toBe(true)
+    // counts.members of the selector list: the same members, `environments` narrows the count
+    const counted = Object.fromEntries((await listTagSelectors(admin, 1, { counts: true })).data.selectors.map((x) => [x.id, x.counts!.members]))
+    expect([counted[ids.data.id], counted[rule.data.id]]).toEqual([1, 2])
+    const inTenant = Object.fromEntries((await listTagSelectors(admin, 1, { counts: true, environments: T })).data.selectors.map((x) => [x.id, x.counts!.members]))
+    expect([inTenant[ids.data.id], inTenant[rule.data.id]]).toEqual([0, 1])
     const nodeIds = all.data.members.map((m) => m.id)
     expect(nodeIds).toEqual([...nodeIds].sort((a, b) => a - b))
     expect((await listTagSelectorMembers(admin, 1, rule.data.id, { sort_by: '-id' })).data.members.map((m) => m.id)).toEqual([...nodeIds].reverse())
