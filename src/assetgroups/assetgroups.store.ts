@@ -245,18 +245,37 @@ export type TagMemberSortKey = keyof typeof TAG_MEMBER_SORT
  */
 export async function listTagMembers(
   db: D1Database,
-  q: { groupId: number; access: EnvironmentAccess; environments: string[] | null; sort: { key: TagMemberSortKey; desc: boolean }; skip: number; limit: number },
+  q: {
+    groupId: number
+    access: EnvironmentAccess
+    environments: string[] | null
+    sort: { key: TagMemberSortKey; desc: boolean }
+    skip: number
+    limit: number
+    /** BloodHound's member filters: one column's values ORed, columns ANDed */
+    filters?: Partial<Record<'name' | 'object_id' | 'primary_kind', { op: 'eq' | 'neq' | 'contains'; value: string }[]>>
+  },
 ): Promise<{ count: number; rows: TagMemberRow[] }> {
-  const from = `FROM asset_group_members m JOIN nodes n ON n.objectid = m.objectid
-                WHERE m.asset_group_id = ?1 AND ${visible('n.environment_id', '?2')} AND ${visible('n.environment_id', '?3')}`
+  const binds: unknown[] = [q.groupId, accessJson(q.access), q.environments ? JSON.stringify(q.environments) : null]
+  const where = [`m.asset_group_id = ?1`, visible('n.environment_id', '?2'), visible('n.environment_id', '?3')]
+  const cols = { name: "coalesce(n.name, '')", object_id: 'm.objectid', primary_kind: 'n.kind' } as const
+  for (const [col, list] of Object.entries(q.filters ?? {}) as [keyof typeof cols, { op: 'eq' | 'neq' | 'contains'; value: string }[] | undefined][]) {
+    if (!list || list.length === 0) continue
+    const ors = list.map((f) => {
+      binds.push(f.op === 'contains' ? f.value.toLowerCase() : f.value)
+      const p = `?${binds.length}`
+      return f.op === 'contains' ? `instr(lower(${cols[col]}), ${p}) > 0` : `${cols[col]} ${f.op === 'neq' ? '<>' : '='} ${p}`
+    })
+    where.push(`(${ors.join(' OR ')})`)
+  }
+  const from = `FROM asset_group_members m JOIN nodes n ON n.objectid = m.objectid WHERE ${where.join(' AND ')}`
   const dir = q.sort.desc ? 'DESC' : 'ASC'
-  const binds = [q.groupId, accessJson(q.access), q.environments ? JSON.stringify(q.environments) : null]
   const [count, page] = await db.batch([
     db.prepare(`SELECT COUNT(*) AS n ${from}`).bind(...binds),
     db
       .prepare(
         `SELECT n.id, m.objectid AS object_id, n.kind AS primary_kind, n.name, m.custom_member ${from}
-         ORDER BY ${TAG_MEMBER_SORT[q.sort.key]} ${dir}, n.id ${dir} LIMIT ?4 OFFSET ?5`,
+         ORDER BY ${TAG_MEMBER_SORT[q.sort.key]} ${dir}, n.id ${dir} LIMIT ?${binds.length + 1} OFFSET ?${binds.length + 2}`,
       )
       .bind(...binds, q.limit, q.skip),
   ])

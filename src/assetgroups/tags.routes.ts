@@ -572,7 +572,9 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       summary: 'Members of a tag as the last analysis run computed them (the caller\u2019s environments only)',
       description:
         '`environments` (repeatable) narrows to those environment ids; `skip`, `limit` (default 50, at most 1000); `sort_by` ' +
-        '`node_id`, `node_object_id`, `node_name` (`-` descending). `source` is 1 (a seed: EdgeHound selects members directly, ' +
+        '`id`, `objectid`, `name` (BloodHound\u2019s; also `node_id`, `node_object_id`, `node_name`; `-` descending); filters `name`, ' +
+        '`object_id` (`eq:`, `neq:`, `~eq:` contains) and `primary_kind` (`eq:`, `neq:`), one filter\u2019s values ORed. ' +
+        '`source` is 1 (a seed: EdgeHound selects members directly, ' +
         'it does not expand them to children or parents as BloodHound\'s zones can).',
       tags: ['Asset Isolation'],
       auth: 'graph/Read',
@@ -580,8 +582,14 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       query: z.object({
         skip: Skip,
         limit: Limit(50, 1_000),
-        sort_by: z.enum(['node_id', '-node_id', 'node_object_id', '-node_object_id', 'node_name', '-node_name']).optional(),
+        sort_by: z
+          .string()
+          .optional()
+          .refine((v) => v === undefined || MEMBER_SORT[v.replace(/^-/, '')] !== undefined, 'column format does not support sorting'),
         environments: z.union([z.string(), z.array(z.string())]).optional(),
+        name: memberFilter('name', ['eq', 'neq', 'contains']),
+        object_id: memberFilter('object_id', ['eq', 'neq', 'contains']),
+        primary_kind: memberFilter('primary_kind', ['eq', 'neq']),
       }),
       responses: {
         200: {
@@ -609,12 +617,14 @@ export const assetGroupTagRoutes: RouteEntry[] = [
     async (c, { params, query }) => {
       await tagOr404(c, params.asset_group_tag_id)
       const envs = query.environments === undefined ? null : (Array.isArray(query.environments) ? query.environments : [query.environments]).flatMap((e) => e.split(',')).filter(Boolean)
-      const sort = query.sort_by ?? 'node_id'
+      const sort = query.sort_by ?? 'id'
+      const key = ({ id: 'node_id', object_id: 'node_object_id', name: 'node_name' } as const)[MEMBER_SORT[sort.replace(/^-/, '')]] as TagMemberSortKey
       const page = await listTagMembers(c.env.DB, {
         groupId: params.asset_group_tag_id,
         access: c.var.principal.environmentAccess,
         environments: envs,
-        sort: { key: sort.replace(/^-/, '') as TagMemberSortKey, desc: sort.startsWith('-') },
+        filters: { name: query.name, object_id: query.object_id, primary_kind: query.primary_kind },
+        sort: { key, desc: sort.startsWith('-') },
         skip: query.skip,
         limit: query.limit,
       })

@@ -280,7 +280,11 @@ export interface AssetGroupTagMemberJson {
   custom_member: boolean
 }
 
-export function listTagMembers(c: EdgeHoundClient, tagId: number, q: { skip?: number; limit?: number; sort_by?: string; environments?: string[] } = {}) {
+export function listTagMembers(
+  c: EdgeHoundClient,
+  tagId: number,
+  q: { skip?: number; limit?: number; sort_by?: string; environments?: string[]; name?: string[]; object_id?: string[]; primary_kind?: string[] } = {},
+) {
   const p = new URLSearchParams()
   for (const [k, v] of Object.entries(q)) {
     if (v === undefined) continue
