@@ -67,6 +67,15 @@ export class Budget {
       )
   }
 
+  /**
+   * `n` bytes charged earlier are no longer held (a store answer compacted into ids, then dropped): the
+   * memory limit bounds what is held at any one time, so a search that reads far more than it keeps is
+   * charged its peak, not its total. Steps are never given back.
+   */
+  releaseBytes(n: number): void {
+    this.bytes = Math.max(0, this.bytes - n)
+  }
+
   checkTime(): void {
     if (this.clock() > this.deadline)
       throw new CypherError(`the query was stopped: it ran longer than ${this.limits.maxMillis} ms (time limit); narrow it or add a LIMIT`)

@@ -124,6 +124,22 @@ export function d1GraphSource(db: D1Database, access: string | null): GraphSourc
       return results.flatMap((r) => (r.results as NodeRow[]).map(toNodeRecord))
     },
 
+    async edgesByIds(ids: number[], withProperties: boolean): Promise<EdgeRecord[]> {
+      if (ids.length === 0) return []
+      const results = await db.batch(
+        chunks(ids, IDS_PER_STATEMENT).map((c) =>
+          db
+            .prepare(
+              `SELECT e.id, e.start_id, e.end_id, e.kind, ${withProperties ? 'e.properties, ' : ''}e.updated_at FROM json_each(?1) f JOIN edges e ON e.id = f.value
+               ${access === null ? '' : `JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id
+               WHERE ${visible('s.environment_id', '?2')} AND ${visible('t.environment_id', '?2')}`}`,
+            )
+            .bind(...[JSON.stringify(c), ...(access === null ? [] : [access])]),
+        ),
+      )
+      return results.flatMap((r) => (r.results as EdgeRow[]).map(toEdge))
+    },
+
     async edgeProperties(ids: number[]): Promise<Map<number, Record<string, unknown>>> {
       const out = new Map<number, Record<string, unknown>>()
       if (ids.length === 0) return out

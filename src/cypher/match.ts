@@ -405,21 +405,208 @@ export async function* matchPart(ctx: RunContext, part: PatternPart, rows: Row[]
 
 // ---- shortest paths ------------------------------------------------------------------------------------------
 
+/**
+ * Heap estimates of the searches' compact state (charged to the memory budget): a node reached (its entry
+ * in a Map of depths and one in a Map of parents, with a small array) and one more parent link (two numbers).
+ * A relationship read during the search is held only until its store answer is compacted (charged, then
+ * given back): the search keeps numbers, never relationship records, and reads the records of the paths it
+ * returns at the end (edgesByIds).
+ */
+const SEARCH_NODE_BYTES = 160
+const PARENT_BYTES = 16
+/** One entry of a level's adjacency: the node's array slot pair (relationship id, far node). */
+const ADJ_PAIR_BYTES = 16
+const ADJ_NODE_BYTES = 80
+
+/** Compact adjacency: node → flat [relationship id, far node, …] (an empty array: read, none). */
+type Adj = Map<number, number[]>
+
+/**
+ * Adjacency kept across the levels of one lockstep search (several sources reach the same nodes at
+ * different levels: each is read once) while it stays under ADJ_CACHE_BYTES; past that, a level's
+ * adjacency is dropped once the level is walked (read again if needed: more round trips, bounded memory).
+ */
+interface AdjCache {
+  adj: Adj
+  bytes: number
+}
+const ADJ_CACHE_BYTES = 16 * 1024 * 1024
+
+/** A level's adjacency and the bytes charged for it that are given back once the level is walked. */
+interface Level {
+  get: (n: number) => number[] | undefined
+  transient: number
+}
+
+/**
+ * The relationships at `ids` (direction from them), as ids only: the nodes not in `cache` are read
+ * EXPAND_CHUNK per store call, every relationship charged as a step, the call's records charged while
+ * they are compacted and then given back. `keep` filters relationships (the pattern's property map).
+ * Access filtering is the store's (a relationship to a node the caller may not see is never returned,
+ * so never walked).
+ */
+async function adjacency(
+  ctx: RunContext,
+  ids: number[],
+  direction: 'out' | 'in' | 'both',
+  kinds: string[] | null,
+  keep: (e: EdgeRecord) => boolean,
+  cache: AdjCache | null,
+): Promise<Level> {
+  const missing = cache ? ids.filter((id) => !cache.adj.has(id)) : ids
+  const local: Adj = new Map()
+  let transient = 0
+  for (let i = 0; i < missing.length; i += EXPAND_CHUNK) {
+    ctx.budget.checkTime()
+    const part = missing.slice(i, i + EXPAND_CHUNK)
+    const edges = await ctx.source.expand(part, direction, kinds, ctx.relProperties)
+    let bytes = 0
+    for (const e of edges) bytes += e.bytes ?? EDGE_BYTES
+    ctx.budget.chargeBytes(bytes)
+    ctx.budget.chargeSteps(edges.length)
+    const into = cache && cache.bytes < ADJ_CACHE_BYTES ? cache.adj : local
+    const wanted = new Set(part)
+    let held = 0
+    for (const id of part) {
+      into.set(id, [])
+      held += ADJ_NODE_BYTES
+    }
+    for (const e of edges) {
+      if (!keep(e)) continue
+      if ((direction === 'out' || direction === 'both') && wanted.has(e.start)) {
+        into.get(e.start)!.push(e.id, e.end)
+        held += ADJ_PAIR_BYTES
+      }
+      if ((direction === 'in' || direction === 'both') && wanted.has(e.end) && !(direction === 'both' && e.start === e.end)) {
+        into.get(e.end)!.push(e.id, e.start)
+        held += ADJ_PAIR_BYTES
+      }
+    }
+    ctx.budget.chargeBytes(held)
+    ctx.budget.releaseBytes(bytes)
+    if (into === local) transient += held
+    else cache!.bytes += held
+  }
+  return { get: (n) => local.get(n) ?? cache?.adj.get(n), transient }
+}
+
+/** A breadth-first search's state, numbers only. */
+interface Search {
+  source: number
+  /** node → flat [previous node, relationship id, …]: every link from the level before its own */
+  parents: Map<number, number[]>
+  depth: Map<number, number>
+  frontier: number[]
+  /** levels done */
+  level: number
+  /** targets not reached yet (multi-target search) */
+  left: number
+}
+
+function newSearch(ctx: RunContext, source: number, left: number): Search {
+  ctx.budget.chargeBytes(SEARCH_NODE_BYTES)
+  return { source, parents: new Map([[source, []]]), depth: new Map([[source, 0]]), frontier: [source], level: 0, left }
+}
+
+/**
+ * One more level of `search` over `adj`: every node first reached gets every link from the level before
+ * (so the parents of a level are complete when the level is). Returns the nodes of the new level.
+ */
+function step(ctx: RunContext, search: Search, level: Level): number[] {
+  const d = search.level + 1
+  const next: number[] = []
+  let links = 0
+  for (const at of search.frontier) {
+    const l = level.get(at)
+    if (!l) continue
+    for (let i = 0; i < l.length; i += 2) {
+      const rel = l[i]
+      const to = l[i + 1]
+      const seen = search.depth.get(to)
+      if (seen === undefined) {
+        search.depth.set(to, d)
+        search.parents.set(to, [at, rel])
+        next.push(to)
+      } else if (seen === d) {
+        search.parents.get(to)!.push(at, rel)
+        links++
+      }
+    }
+  }
+  ctx.budget.chargeRows(next.length)
+  ctx.budget.chargeSteps(next.length)
+  ctx.budget.chargeBytes(next.length * SEARCH_NODE_BYTES + links * PARENT_BYTES)
+  search.frontier = next
+  search.level = d
+  return next
+}
+
+/** A path as ids: nodes, and the relationship ids between them (search order). */
+interface IdPath {
+  nodes: number[]
+  rels: number[]
+}
+
+/** Paths from the search's source to `t` along recorded parents: one (the first links), or all of them. */
+function walksBack(ctx: RunContext, parents: Map<number, number[]>, t: number, all: boolean): IdPath[] {
+  const out: IdPath[] = []
+  const walk = (at: number, nodes: number[], rels: number[]): void => {
+    const ps = parents.get(at) ?? []
+    if (ps.length === 0) {
+      out.push({ nodes: [at, ...nodes], rels })
+      ctx.budget.chargeRows(1)
+      return
+    }
+    for (let i = 0; i < (all ? ps.length : 2); i += 2) walk(ps[i], [at, ...nodes], [ps[i + 1], ...rels])
+  }
+  walk(t, [], [])
+  return out
+}
+
+/** Reads the records of relationships `ids` not held yet (the paths a search returns), charged as read. */
+async function loadRels(ctx: RunContext, ids: Iterable<number>): Promise<void> {
+  const missing = [...new Set(ids)].filter((id) => !ctx.rels.has(id))
+  if (missing.length === 0) return
+  ctx.budget.chargeSteps(missing.length)
+  for (let i = 0; i < missing.length; i += EXPAND_CHUNK) {
+    const edges = await ctx.source.edgesByIds(missing.slice(i, i + EXPAND_CHUNK), ctx.relProperties)
+    let bytes = 0
+    for (const e of edges) {
+      bytes += e.bytes ?? EDGE_BYTES
+      ctx.rels.set(e.id, e)
+    }
+    ctx.budget.chargeBytes(bytes)
+  }
+}
+
 async function candidates(ctx: RunContext, plan: PartPlan, row: Row): Promise<number[]> {
   const out: number[] = []
   for await (const batch of starts(ctx, plan, [row])) for (const s of batch) out.push(s.seq[0])
   return out
 }
 
+const reverse = (d: 'out' | 'in' | 'both'): 'out' | 'in' | 'both' => (d === 'out' ? 'in' : d === 'in' ? 'out' : 'both')
+
 /**
- * shortestPath / allShortestPaths between every pair of the two end sets: one breadth-first search per
- * node of the smaller set, each a multi-target search (it reaches every node of the other set it can in
- * one pass, and stops once it has reached them all). The searches run level by level in lockstep, so a
- * level costs one store round trip for the union of all their frontiers (batched frontier expansion),
- * however many sources there are. Every parent is recorded at the first level a node is reached, so a
- * target's paths are complete when its level ends: they are yielded right then, and a LIMIT downstream
- * stops the searches early (shortest answers first). shortestPath yields one path per reachable pair,
- * allShortestPaths every path of the shortest length.
+ * shortestPath / allShortestPaths between every pair of the two end sets. shortestPath yields one path
+ * per reachable pair, allShortestPaths every path of the shortest length; shortest answers come first.
+ *
+ * One start and one end (different nodes): a bidirectional breadth-first search. It extends the side
+ * whose frontier is smaller by one whole level and stops at the first level where the two sides meet.
+ * Why that is exact: before a level the sides share no node; a node m first shared after side X reached
+ * depth dX must be at depth dY (the other side's last level) on side Y — were it nearer to Y, its parent
+ * on X (depth dX − 1) would be within dY of Y, hence already seen by both, a contradiction. So every
+ * shared node lies on a path of length dX + dY, no shorter path exists (the sides met no earlier), and
+ * every shortest path passes, at position dX, through a node of the new level seen by Y: its paths are
+ * (start → m along X's parents) + (m → end along Y's parents), all of them for allShortestPaths.
+ *
+ * Otherwise: one multi-target search per node of the smaller set (it reaches every node of the other set
+ * it can in one pass and stops once it has reached them all), run level by level in lockstep so a level
+ * costs one store round trip for the union of their frontiers. A target's paths are complete when its
+ * level ends: they are yielded right then, and a LIMIT downstream stops the searches early.
+ *
+ * Both keep numbers only while searching (search state and each level's adjacency, see adjacency()),
+ * so a search that cannot stop early (targets partly reachable) holds ids, not relationship records.
  */
 async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], where: Expr | null, bound: Set<string>): AsyncGenerator<Row[]> {
   if (part.rels.length !== 1) throw new CypherError('shortestPath and allShortestPaths take a pattern with exactly one relationship')
@@ -428,6 +615,7 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
   if (min > 1) throw new CypherError('shortestPath and allShortestPaths support a minimum length of 0 or 1 only')
   const maxDepth = Math.min(rp.range ? (rp.range.max ?? MAX_SHORTEST_DEPTH) : 1, MAX_SHORTEST_DEPTH)
   const kinds = relationshipKinds(rp.types)
+  const all = part.shortest === 'all'
   const single = (np: NodePattern) => planPart({ variable: null, shortest: null, nodes: [np], rels: [] }, bound, where)
   const startPlan = single(part.nodes[0])
   const endPlan = single(part.nodes[1])
@@ -436,103 +624,104 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
     if (a.length === 0) continue
     const b = await candidates(ctx, endPlan, row)
     if (b.length === 0) continue
+    const keep = (e: EdgeRecord) => relOk(ctx, e, rp, row)
+    /** Rows for id paths in pattern order (start node first). */
+    const toRows = async (paths: IdPath[]): Promise<Row[]> => {
+      await loadRels(
+        ctx,
+        paths.flatMap((p) => p.rels),
+      )
+      await loadNodes(
+        ctx,
+        paths.flatMap((p) => (part.variable ? p.nodes : [p.nodes[0], p.nodes[p.nodes.length - 1]])),
+      )
+      const out: Row[] = []
+      for (const p of paths) {
+        const recs = p.rels.map((id) => ctx.rels.get(id))
+        // a relationship gone from the store between the search and this read: the path is not returned
+        if (recs.some((e) => e === undefined)) continue
+        const rels = (recs as EdgeRecord[]).map(relRef)
+        const r: Row = { ...row }
+        if (part.nodes[0].variable) r[part.nodes[0].variable] = new NodeRef(p.nodes[0])
+        if (part.nodes[1].variable) r[part.nodes[1].variable] = new NodeRef(p.nodes[p.nodes.length - 1])
+        if (rp.variable) r[rp.variable] = rels
+        if (part.variable) r[part.variable] = new PathVal(p.nodes, rels)
+        out.push(r)
+      }
+      return out
+    }
+
+    if (a.length === 1 && b.length === 1 && a[0] !== b[0]) {
+      if (ctx.plans.length < 32) ctx.plans.push(`${all ? 'allShortestPaths' : 'shortestPath'}: 1 x 1, bidirectional search`)
+      const fw = newSearch(ctx, a[0], 1)
+      const bw = newSearch(ctx, b[0], 1)
+      const dirOf = (s: Search) => (s === fw ? rp.direction : reverse(rp.direction))
+      while (fw.level + bw.level < maxDepth && fw.frontier.length > 0 && bw.frontier.length > 0) {
+        const side = fw.frontier.length <= bw.frontier.length ? fw : bw
+        const other = side === fw ? bw : fw
+        const level = await adjacency(ctx, side.frontier, dirOf(side), kinds, keep, null)
+        const next = step(ctx, side, level)
+        ctx.budget.releaseBytes(level.transient)
+        const meet = next.filter((n) => other.depth.has(n)).sort((x, y) => x - y)
+        if (meet.length === 0) continue
+        const paths: IdPath[] = []
+        for (const m of all ? meet : meet.slice(0, 1)) {
+          const heads = walksBack(ctx, fw.parents, m, all) // start … m
+          const tails = walksBack(ctx, bw.parents, m, all) // end … m
+          for (const h of heads)
+            for (const t of tails) {
+              ctx.budget.chargeRows(1)
+              paths.push({ nodes: [...h.nodes, ...t.nodes.slice(0, -1).reverse()], rels: [...h.rels, ...[...t.rels].reverse()] })
+            }
+        }
+        const out = await toRows(paths)
+        for (let i = 0; i < out.length; i += BATCH) yield out.slice(i, i + BATCH)
+        break
+      }
+      continue
+    }
+
     // search from the smaller side; `dir` is the direction walked from it
     const fromA = a.length <= b.length
     const sources = [...new Set(fromA ? a : b)]
     const targets = new Set(fromA ? b : a)
-    const dir = fromA ? rp.direction : rp.direction === 'out' ? 'in' : rp.direction === 'in' ? 'out' : 'both'
+    const dir = fromA ? rp.direction : reverse(rp.direction)
     if (ctx.plans.length < 32)
       ctx.plans.push(
-        `${part.shortest === 'all' ? 'allShortestPaths' : 'shortestPath'}: ${a.length} x ${b.length}, multi-target search from the ${fromA ? 'start' : 'end'} side, ${sources.length} source(s) in lockstep`,
+        `${all ? 'allShortestPaths' : 'shortestPath'}: ${a.length} x ${b.length}, multi-target search from the ${fromA ? 'start' : 'end'} side, ${sources.length} source(s) in lockstep`,
       )
-    /** Rows for the paths from `s` to each of `ends` (search order: s first). */
-    const pathRows = async (search: Search, ends: number[]): Promise<Row[]> => {
-      const out: Row[] = []
-      for (const t of ends)
-        for (const w of walksBack(ctx, search.parents, t, part.shortest === 'all')) {
-          const nodes = fromA ? w.nodes : [...w.nodes].reverse()
-          const rels = fromA ? w.rels : [...w.rels].reverse()
-          const r: Row = { ...row }
-          if (part.nodes[0].variable) r[part.nodes[0].variable] = new NodeRef(nodes[0])
-          if (part.nodes[1].variable) r[part.nodes[1].variable] = new NodeRef(nodes[nodes.length - 1])
-          if (rp.variable) r[rp.variable] = rels
-          if (part.variable) r[part.variable] = new PathVal(nodes, rels)
-          out.push(r)
-        }
-      await loadNodes(ctx, [search.source, ...ends, ...out.flatMap((r) => (part.variable ? (r[part.variable] as PathVal).nodes : []))])
-      return out
-    }
-    const searches: Search[] = sources.map((s) => ({
-      source: s,
-      parents: new Map([[s, []]]),
-      depth: new Map([[s, 0]]),
-      frontier: [s],
-      left: targets.has(s) ? targets.size - 1 : targets.size,
-    }))
+    /** Paths of `search` to each of `ends`, in pattern order. */
+    const pathsTo = (search: Search, ends: number[]): IdPath[] =>
+      ends.flatMap((t) =>
+        walksBack(ctx, search.parents, t, all).map((w) => (fromA ? w : { nodes: [...w.nodes].reverse(), rels: [...w.rels].reverse() })),
+      )
+    const cache: AdjCache = { adj: new Map(), bytes: 0 }
+    const searches: Search[] = sources.map((s) => newSearch(ctx, s, targets.has(s) ? targets.size - 1 : targets.size))
     if (min === 0)
       for (const search of searches)
         if (targets.has(search.source)) {
-          const out = await pathRows(search, [search.source])
+          const out = await toRows(pathsTo(search, [search.source]))
           if (out.length) yield out
         }
     for (let d = 1; d <= maxDepth; d++) {
       const active = searches.filter((x) => x.frontier.length > 0 && x.left > 0)
       if (active.length === 0) break
-      const edgesAt = await expand(ctx, [...new Set(active.flatMap((x) => x.frontier))], dir, kinds)
+      const level = await adjacency(ctx, [...new Set(active.flatMap((x) => x.frontier))], dir, kinds, keep, cache)
+      const found: [Search, number[]][] = []
       for (const search of active) {
-        const next: number[] = []
-        const reached: number[] = []
-        for (const at of search.frontier)
-          for (const e of edgesAt.get(at) ?? []) {
-            if (!relOk(ctx, e, rp, row)) continue
-            const to = farEnd(e, at)
-            const seen = search.depth.get(to)
-            if (seen === undefined) {
-              search.depth.set(to, d)
-              search.parents.set(to, [{ prev: at, rel: relRef(e) }])
-              next.push(to)
-              if (targets.has(to) && to !== search.source) reached.push(to)
-            } else if (seen === d) search.parents.get(to)!.push({ prev: at, rel: relRef(e) })
-          }
-        ctx.budget.chargeRows(next.length)
-        ctx.budget.chargeSteps(next.length)
-        search.frontier = next
+        const reached = step(ctx, search, level).filter((to) => targets.has(to) && to !== search.source)
         search.left -= reached.length
-        if (reached.length === 0) continue
-        // parents at depth d are complete once the whole level is expanded (done above for this search)
-        const out = await pathRows(
-          search,
-          reached.sort((x, y) => x - y),
-        )
+        if (reached.length) found.push([search, reached.sort((x, y) => x - y)])
+      }
+      ctx.budget.releaseBytes(level.transient)
+      // parents at depth d are complete once the whole level is expanded (done above for every search)
+      for (const [search, reached] of found) {
+        const out = await toRows(pathsTo(search, reached))
         for (let i = 0; i < out.length; i += BATCH) yield out.slice(i, i + BATCH)
       }
     }
+    ctx.budget.releaseBytes(cache.bytes)
   }
-}
-
-interface Search {
-  source: number
-  parents: Map<number, { prev: number; rel: RelRef }[]>
-  depth: Map<number, number>
-  frontier: number[]
-  /** targets not reached yet */
-  left: number
-}
-
-/** Paths from the search's source to `t` along recorded parents: one, or all of them. */
-function walksBack(ctx: RunContext, parents: Map<number, { prev: number; rel: RelRef }[]>, t: number, all: boolean): { nodes: number[]; rels: RelRef[] }[] {
-  const out: { nodes: number[]; rels: RelRef[] }[] = []
-  const walk = (at: number, nodes: number[], rels: RelRef[]): void => {
-    const ps = parents.get(at) ?? []
-    if (ps.length === 0) {
-      out.push({ nodes: [at, ...nodes], rels })
-      ctx.budget.chargeRows(1)
-      return
-    }
-    for (const p of all ? ps : ps.slice(0, 1)) walk(p.prev, [at, ...nodes], [p.rel, ...rels])
-  }
-  walk(t, [], [])
-  return out
 }
 
 export type { Value }

@@ -66,6 +66,11 @@ export interface GraphSource {
    * visibility of the other end), without reading any: pattern predicates such as `(u)-[:MemberOf]->()`.
    */
   connected(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null): Promise<Set<number>>
+  /**
+   * The visible relationships among `ids` (both ends visible; any order), with their properties when
+   * `withProperties`: shortest-path searches keep ids only and read the records of the paths they return.
+   */
+  edgesByIds(ids: number[], withProperties: boolean): Promise<EdgeRecord[]>
   /** the properties of the visible relationships among `ids` */
   edgeProperties(ids: number[]): Promise<Map<number, Record<string, unknown>>>
 }

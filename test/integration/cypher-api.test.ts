@@ -159,6 +159,14 @@ describe('environment access', () => {
     await expectEnvelope(await post(corpOnly, { query: "MATCH (n {objectid: 'U-CAROL'}) RETURN n" }), 404, 'resource not found')
     await expectEnvelope(await post(corpOnly, { query: "MATCH (n)-[*0..]-(m) WHERE m.objectid IN ['U-CAROL', 'AZ-ALICE', $x] RETURN m" }), 400)
     await expectEnvelope(await post(corpOnly, { query: "MATCH (n)-[*0..]-(m) WHERE m.objectid IN ['U-CAROL', 'AZ-ALICE', 'S-1-5-21-2'] RETURN m" }), 404)
+    // one-to-one shortest paths (bidirectional search, relationship records read at the end) through D1
+    const toCarol = "MATCH p = shortestPath((a {objectid: 'U-ALICE'})-[*1..]-(c {objectid: 'U-CAROL'})) RETURN p"
+    const seen = await cypherQuery(admin, toCarol)
+    expect(seen.data.edges).toHaveLength(3)
+    expect(seen.data.edges.every((e) => typeof e.lastSeen === 'string' && e.lastSeen !== '')).toBe(true)
+    await expectEnvelope(await post(corpOnly, { query: toCarol }), 404, 'resource not found')
+    const toDa = await cypherQuery(corpOnly, "MATCH p = allShortestPaths((a {objectid: 'U-ALICE'})-[:MemberOf*1..]->(g {objectid: 'S-1-5-21-1-512'})) RETURN p")
+    expect(toDa.data.edges).toHaveLength(4)
     const t0 = await cypherQuery(corpOnly, 'MATCH (n:Tag_Tier_Zero) RETURN count(n) AS c')
     expect(t0.data.literals).toEqual([{ key: 'c', value: 2 }])
     const none = await userWithRole('Read-Only', { all_environments: false, environment_access: [] })

@@ -84,6 +84,13 @@ export function memorySource(access: string[] | null = null, nodes = NODES, edge
       src.calls++
       return ids.map((id) => byId.get(id)).filter((n): n is NodeRecord => visible(n))
     },
+    async edgesByIds(ids: number[], withProperties: boolean) {
+      src.calls++
+      const want = new Set(ids)
+      return edges
+        .filter((e) => want.has(e.id) && visible(byId.get(e.start)) && visible(byId.get(e.end)))
+        .map((e) => (withProperties ? e : withoutProperties({ id: e.id, start: e.start, end: e.end, kind: e.kind, updated_at: e.updated_at })))
+    },
     async edgeProperties(ids: number[]) {
       src.calls++
       const want = new Set(ids)

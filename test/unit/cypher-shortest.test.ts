@@ -1,0 +1,157 @@
+/**
+ * shortestPath / allShortestPaths against an independent answer: on small random graphs (fast-check),
+ * every walk is enumerated by brute force (no relationship twice, depth by depth) and the shortest ones
+ * kept; the engine (bidirectional search for one start and one end, multi-target lockstep search for
+ * sets) must give exactly those (allShortestPaths) or one of them per pair (shortestPath), with and
+ * without environment access. Then the memory charging of a search that cannot stop early.
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { parseCypher } from '../../src/cypher/parse'
+import { runQuery } from '../../src/cypher/run'
+import type { CypherLimits } from '../../src/cypher/budget'
+import type { EdgeRecord, NodeRecord } from '../../src/cypher/source'
+import { PathVal } from '../../src/cypher/values'
+import { memorySource } from './cypher-graph'
+
+const node = (id: number, env: string, kinds: string[]): NodeRecord => ({
+  id,
+  objectid: `N${id}`,
+  kind: kinds[0],
+  kinds,
+  name: `N${id}`,
+  environment_id: env,
+  properties: { name: `N${id}` },
+  updated_at: '2026-01-01T00:00:00.000Z',
+})
+const edge = (id: number, start: number, kind: string, end: number): EdgeRecord => ({ id, start, end, kind, properties: {}, updated_at: '2026-01-02T00:00:00.000Z' })
+
+type Dir = 'out' | 'in' | 'both'
+const arrow = (d: Dir, kinds: string) => (d === 'out' ? `-[:${kinds}*1..]->` : d === 'in' ? `<-[:${kinds}*1..]-` : `-[:${kinds}*1..]-`)
+
+/** Every shortest walk from s to t as "n r n r … n" (brute force: all trails by length until t is reached). */
+function bruteShortest(nodes: NodeRecord[], edges: EdgeRecord[], access: string[] | null, s: number, t: number, dir: Dir, kinds: string[]): string[] {
+  const vis = new Set(nodes.filter((n) => access === null || access.includes(n.environment_id!)).map((n) => n.id))
+  if (!vis.has(s) || !vis.has(t)) return []
+  const usable = edges.filter((e) => kinds.includes(e.kind) && vis.has(e.start) && vis.has(e.end))
+  let walks: { at: number; text: string; used: Set<number> }[] = [{ at: s, text: `${s}`, used: new Set() }]
+  for (let len = 1; len <= nodes.length && walks.length; len++) {
+    const next: typeof walks = []
+    for (const w of walks)
+      for (const e of usable) {
+        if (w.used.has(e.id)) continue
+        const tos: number[] = []
+        if ((dir === 'out' || dir === 'both') && e.start === w.at) tos.push(e.end)
+        if ((dir === 'in' || dir === 'both') && e.end === w.at && !(dir === 'both' && e.start === e.end)) tos.push(e.start)
+        for (const to of tos) next.push({ at: to, text: `${w.text} ${e.id} ${to}`, used: new Set([...w.used, e.id]) })
+      }
+    const done = next.filter((w) => w.at === t).map((w) => w.text)
+    if (done.length) return [...new Set(done)].sort()
+    walks = next
+  }
+  return []
+}
+
+const text = (p: PathVal) => p.nodes.map((n, i) => (i === 0 ? `${n}` : `${p.rels[i - 1].id} ${n}`)).join(' ')
+
+const graphArb = fc
+  .record({
+    n: fc.integer({ min: 2, max: 8 }),
+    raw: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.constantFrom('A', 'B')), { maxLength: 18 }),
+    envs: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+    marks: fc.array(fc.constantFrom('X', 'Y', 'Z'), { minLength: 8, maxLength: 8 }),
+    dir: fc.constantFrom<Dir>('out', 'in', 'both'),
+    restricted: fc.boolean(),
+    s: fc.nat(),
+    t: fc.nat(),
+  })
+  .map(({ n, raw, envs, marks, dir, restricted, s, t }) => ({
+    nodes: Array.from({ length: n }, (_, i) => node(i + 1, envs[i] ? 'E1' : 'E2', ['Base', marks[i]])),
+    edges: raw.map(([a, b, k], i) => edge(i + 1, (a % n) + 1, k, (b % n) + 1)),
+    dir,
+    access: restricted ? ['E1'] : null,
+    s: (s % n) + 1,
+    t: (t % n) + 1,
+  }))
+
+describe('shortest paths equal a brute-force answer', () => {
+  it('one start, one end (bidirectional search): allShortestPaths all of them, shortestPath one of them', async () => {
+    await fc.assert(
+      fc.asyncProperty(graphArb, async ({ nodes, edges, dir, access, s, t }) => {
+        fc.pre(s !== t)
+        const src = memorySource(access, nodes, edges)
+        const want = bruteShortest(nodes, edges, access, s, t, dir, ['A'])
+        const pattern = `((a {objectid: 'N${s}'})${arrow(dir, 'A')}(b {objectid: 'N${t}'}))`
+        const all = await runQuery(parseCypher(`MATCH p = allShortestPaths${pattern} RETURN p`), src)
+        expect(all.rows.map((r) => text(r[0] as PathVal)).sort()).toEqual(want)
+        if (want.length) expect(all.ctx.plans.join()).toContain('bidirectional')
+        const one = await runQuery(parseCypher(`MATCH p = shortestPath${pattern} RETURN p`), src)
+        expect(one.rows.length).toBe(want.length ? 1 : 0)
+        if (want.length) expect(want).toContain(text(one.rows[0][0] as PathVal))
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('sets of starts and ends (multi-target search): per pair, the same answers', async () => {
+    await fc.assert(
+      fc.asyncProperty(graphArb, async ({ nodes, edges, dir, access }) => {
+        const src = memorySource(access, nodes, edges)
+        const all = await runQuery(parseCypher(`MATCH p = allShortestPaths((a:X)${arrow(dir, 'A|B')}(b:Y)) RETURN p`), src)
+        const one = await runQuery(parseCypher(`MATCH p = shortestPath((a:X)${arrow(dir, 'A|B')}(b:Y)) RETURN p`), src)
+        const want: string[] = []
+        const pairs: string[][] = []
+        for (const a of nodes.filter((n) => n.kinds.includes('X')))
+          for (const b of nodes.filter((n) => n.kinds.includes('Y'))) {
+            const w = bruteShortest(nodes, edges, access, a.id, b.id, dir, ['A', 'B'])
+            want.push(...w)
+            if (w.length) pairs.push(w)
+          }
+        expect(all.rows.map((r) => text(r[0] as PathVal)).sort()).toEqual(want.sort())
+        const got = one.rows.map((r) => text(r[0] as PathVal))
+        expect(got.length).toBe(pairs.length)
+        for (const g of got) expect(pairs.some((p) => p.includes(g))).toBe(true)
+      }),
+      { numRuns: 200 },
+    )
+  })
+})
+
+describe('shortest-path searches: access and memory', () => {
+  it('a restricted caller never takes a shortcut through a node it may not see', async () => {
+    // S -> X (other environment) -> T is shorter than S -> A -> B -> T
+    const nodes = [node(1, 'E1', ['Base']), node(2, 'E2', ['Base']), node(3, 'E1', ['Base']), node(4, 'E1', ['Base']), node(5, 'E1', ['Base'])]
+    const edges = [edge(1, 1, 'A', 2), edge(2, 2, 'A', 5), edge(3, 1, 'A', 3), edge(4, 3, 'A', 4), edge(5, 4, 'A', 5)]
+    const query = parseCypher("MATCH p = shortestPath((a {objectid: 'N1'})-[:A*1..]->(b {objectid: 'N5'})) RETURN p")
+    const open = await runQuery(query, memorySource(null, nodes, edges))
+    expect(text(open.rows[0][0] as PathVal)).toBe('1 1 2 2 5')
+    const restricted = await runQuery(query, memorySource(['E1'], nodes, edges))
+    expect(text(restricted.rows[0][0] as PathVal)).toBe('1 3 3 4 4 5 5')
+  })
+
+  it('a search that cannot stop early holds ids, not relationship records, and is charged every relationship read', async () => {
+    // 12 layers of 40 nodes, each node linked to every node of the next layer (17,600 relationships);
+    // two targets: the last layer's first node and an isolated node, so the search walks everything.
+    const layers = 12
+    const width = 40
+    const nodes: NodeRecord[] = [node(1, 'E1', ['Base'])]
+    for (let l = 0; l < layers; l++) for (let i = 0; i < width; i++) nodes.push(node(2 + l * width + i, 'E1', ['Base']))
+    const last = 2 + (layers - 1) * width
+    const isolated = 2 + layers * width
+    nodes.push(node(isolated, 'E1', ['Base']))
+    nodes.find((n) => n.id === last)!.kinds.push('Target')
+    nodes.find((n) => n.id === isolated)!.kinds.push('Target')
+    const edges: EdgeRecord[] = []
+    for (let i = 0; i < width; i++) edges.push(edge(edges.length + 1, 1, 'A', 2 + i))
+    for (let l = 0; l + 1 < layers; l++)
+      for (let i = 0; i < width; i++) for (let j = 0; j < width; j++) edges.push(edge(edges.length + 1, 2 + l * width + i, 'A', 2 + (l + 1) * width + j))
+    const query = parseCypher("MATCH p = shortestPath((a {objectid: 'N1'})-[:A*1..]->(t:Target)) RETURN length(p)")
+    // every relationship held as a record (200 bytes each, as before) would be ~3.5 MB: 1.5 MB is enough now
+    const limits: CypherLimits = { maxRows: 1e6, maxResultRows: 1e6, maxSteps: 1e7, maxMillis: 60_000, maxBytes: 1_500_000 }
+    const r = await runQuery(query, memorySource(null, nodes, edges), { limits })
+    expect(r.rows).toEqual([[layers]])
+    expect(r.ctx.budget.used.steps).toBeGreaterThanOrEqual(edges.length)
+    // ...and the memory it does hold is charged: a budget below one level's records refuses it
+    await expect(runQuery(query, memorySource(null, nodes, edges), { limits: { ...limits, maxBytes: 200_000 } })).rejects.toThrow(/memory limit/)
+  })
+})
