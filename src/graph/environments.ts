@@ -39,9 +39,6 @@ interface Copy {
 
 const copies = new WeakMap<object, Copy>()
 
-/** Counts for tests and the bench: how often the copy answered and how often the list was read. */
-export const environmentsCacheStats = { hits: 0, misses: 0 }
-
 /**
  * Every environment, by name then id (the caller filters by access with `visibleTo`). `db` is the
  * request's binding (its D1 session); `owner` the binding the copy belongs to (the primary one).
@@ -51,12 +48,8 @@ export async function availableEnvironments(db: D1Database, owner: object): Prom
   const copy = copies.get(owner)
   if (copy) {
     const stamp = environmentsStampOf(await stampStatement().all())
-    if (stamp === copy.stamp) {
-      environmentsCacheStats.hits++
-      return copy.items
-    }
+    if (stamp === copy.stamp) return copy.items
   }
-  environmentsCacheStats.misses++
   const [stampResult, version, envs, impact] = await db.batch([
     stampStatement(),
     catalogVersionStatement(db),
