@@ -181,6 +181,27 @@ export function d1GraphSource(db: D1Database, access: string | null): GraphSourc
       return out
     },
 
+    async countRelationships(ids: number[], direction: 'out' | 'in', kinds: string[] | null): Promise<Map<number, number>> {
+      const out = new Map<number, number>()
+      if (ids.length === 0) return out
+      const [near, far] = direction === 'out' ? ['start_id', 'end_id'] : ['end_id', 'start_id']
+      // a correlated count per id, answered from an index (edges' unique (start_id, kind, end_id), edges_end_kind)
+      const results = await db.batch(
+        chunks(ids, IDS_PER_STATEMENT).map((c) =>
+          db
+            .prepare(
+              `SELECT f.value AS id, (SELECT count(*) FROM edges e ${access === null ? '' : `JOIN nodes v ON v.id = e.${far}`}
+                 WHERE e.${near} = f.value AND (?2 IS NULL OR e.kind IN (SELECT value FROM json_each(?2)))
+                 ${access === null ? '' : `AND ${visible('v.environment_id', '?3')}`}) AS c
+               FROM json_each(?1) f`,
+            )
+            .bind(...[JSON.stringify(c), kinds ? JSON.stringify(kinds) : null, ...(access === null ? [] : [access])]),
+        ),
+      )
+      for (const r of results) for (const row of r.results as { id: number; c: number }[]) if (row.c > 0) out.set(row.id, row.c)
+      return out
+    },
+
     async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean): Promise<EdgeRecord[]> {
       if (ids.length === 0) return []
       const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =

@@ -71,6 +71,11 @@ export interface GraphSource {
    * `withProperties`: shortest-path searches keep ids only and read the records of the paths they return.
    */
   edgesByIds(ids: number[], withProperties: boolean): Promise<EdgeRecord[]>
+  /**
+   * For each of `ids`, how many relationships `expand` would return there (same direction, kinds and
+   * visibility of the other end), counted by the store without reading them; ids with none are left out.
+   */
+  countRelationships(ids: number[], direction: 'out' | 'in', kinds: string[] | null): Promise<Map<number, number>>
   /** the properties of the visible relationships among `ids` */
   edgeProperties(ids: number[]): Promise<Map<number, Record<string, unknown>>>
 }

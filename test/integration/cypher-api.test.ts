@@ -83,6 +83,22 @@ describe('answers', () => {
     expect(counts.data.literals.map((l) => l.value)).toEqual(['DOMAIN ADMINS@CORP.LOCAL', 2, 'HELPDESK@CORP.LOCAL', 1, 'IT@CORP.LOCAL', 1])
   })
 
+  it('count per node answered by the store: the same answers as the walk, for every caller', async () => {
+    for (const client of [admin, corpOnly]) {
+      const pushed = await post(client, { query: 'MATCH (g:Group)<-[:MemberOf]-(m) WITH g, count(m) AS c RETURN g.name, c ORDER BY c DESC, g.name' })
+      expect(pushed.status).toBe(200)
+      expect(pushed.headers.get('x-cypher-plan')).toMatch(/count of incoming MemberOf relationships per node, in the store/)
+      // a labelled m is walked (every AD node is Base)
+      const walked = await cypherQuery(client, 'MATCH (g:Group)<-[:MemberOf]-(m:Base) WITH g, count(m) AS c RETURN g.name, c ORDER BY c DESC, g.name')
+      expect(((await pushed.json()) as typeof walked).data.literals).toEqual(walked.data.literals)
+    }
+    const corp = await cypherQuery(corpOnly, 'MATCH (g:Group)<-[:MemberOf]-(m) WITH g, count(m) AS c RETURN g.name, c ORDER BY c DESC, g.name LIMIT 1')
+    const all = await cypherQuery(admin, 'MATCH (g:Group)<-[:MemberOf]-(m) WITH g, count(m) AS c RETURN g.name, c ORDER BY c DESC, g.name LIMIT 1')
+    // CAROL (LAB) is a member of DOMAIN ADMINS: counted for the administrator only
+    expect(all.data.literals.map((l) => l.value)).toEqual(['DOMAIN ADMINS@CORP.LOCAL', 4])
+    expect(corp.data.literals.map((l) => l.value)).toEqual(['DOMAIN ADMINS@CORP.LOCAL', 3])
+  })
+
   it('shortest paths and the plan header', async () => {
     const res = await post(admin, { query: "MATCH p = allShortestPaths((a {objectid: 'U-ALICE'})-[:MemberOf*1..]->(g {objectid: 'S-1-5-21-1-512'})) RETURN p" })
     expect(res.status).toBe(200)

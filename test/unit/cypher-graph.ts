@@ -91,6 +91,17 @@ export function memorySource(access: string[] | null = null, nodes = NODES, edge
         .filter((e) => want.has(e.id) && visible(byId.get(e.start)) && visible(byId.get(e.end)))
         .map((e) => (withProperties ? e : withoutProperties({ id: e.id, start: e.start, end: e.end, kind: e.kind, updated_at: e.updated_at })))
     },
+    async countRelationships(ids: number[], direction: 'out' | 'in', kinds: string[] | null) {
+      src.calls++
+      const set = new Set(ids)
+      const out = new Map<number, number>()
+      for (const e of edges) {
+        if (kinds && !kinds.includes(e.kind)) continue
+        const [near, far] = direction === 'out' ? [e.start, e.end] : [e.end, e.start]
+        if (set.has(near) && visible(byId.get(far))) out.set(near, (out.get(near) ?? 0) + 1)
+      }
+      return out
+    },
     async edgeProperties(ids: number[]) {
       src.calls++
       const want = new Set(ids)

@@ -246,6 +246,35 @@ describe('level 4: WITH, aggregation, OPTIONAL MATCH, quantifiers, UNWIND, CASE'
     ])
   })
 
+  it('count per node pushed to the store (one typed hop, WITH g, count(m)): same answers as the walk, with access', async () => {
+    // DOMAIN ADMINS has four MemberOf members (HELPDESK, BOB, CAROL, IT); HELPDESK and IT one (ALICE)
+    const query = 'MATCH (g:Group)<-[:MemberOf]-(m) WITH g, count(m) AS c RETURN g.name, c ORDER BY c DESC, g.name LIMIT 2'
+    const r = await q(query)
+    expect(r.rows).toEqual([
+      ['DOMAIN ADMINS@CORP.LOCAL', 4],
+      ['HELPDESK@CORP.LOCAL', 1],
+    ])
+    expect(r.raw.ctx.plans.join()).toMatch(/count of incoming MemberOf relationships per node, in the store/)
+    expect(r.raw.ctx.rels.size).toBe(0)
+    // the same counts from the walk (a labelled m is not pushed down; every AD node is Base: labels.ts)
+    const walked = await q('MATCH (g:Group)<-[:MemberOf]-(m:Base) WITH g, count(m) AS c RETURN g.name, c ORDER BY c DESC, g.name')
+    expect(walked.raw.ctx.plans.join()).not.toMatch(/in the store/)
+    expect(walked.rows).toEqual([
+      ['DOMAIN ADMINS@CORP.LOCAL', 4],
+      ['HELPDESK@CORP.LOCAL', 1],
+      ['IT@CORP.LOCAL', 1],
+    ])
+    // a restricted caller's count leaves out members it may not see (CAROL is in LAB); count(*), other direction
+    expect((await q('MATCH (m)-[:MemberOf]->(g:Group) WITH g, count(*) AS c RETURN g.name, c ORDER BY c DESC, g.name', [CORP])).rows).toEqual([
+      ['DOMAIN ADMINS@CORP.LOCAL', 3],
+      ['HELPDESK@CORP.LOCAL', 1],
+      ['IT@CORP.LOCAL', 1],
+    ])
+    // outgoing, and nodes without any relationship make no row (as MATCH): ALICE is in two groups
+    expect((await q("MATCH (u:User)-[:MemberOf]->(g) WITH u, count(g) AS n WHERE n > 1 RETURN u.name, n")).rows).toEqual([['ALICE@CORP.LOCAL', 2]])
+    expect((await q("MATCH (u:User {objectid: 'U-DAVE'})-[:MemberOf]->(g) WITH u, count(g) AS n RETURN n")).rows).toEqual([])
+  })
+
   it('WITH collect / size / WHERE on the aggregate; collect(DISTINCT)', async () => {
     const r = await q('MATCH (g:Group)<-[:MemberOf]-(m) WITH g, collect(m.name) AS members WHERE size(members) > 1 RETURN g.name, members')
     expect(r.rows).toHaveLength(1)
