@@ -19,6 +19,7 @@ import {
   listTagMembers,
   selectorCountsByTag,
   updateTag,
+  visibleObjectIds,
   type GroupRow,
   type TagMemberSortKey,
 } from './assetgroups.store'
@@ -617,6 +618,15 @@ export const assetGroupTagRoutes: RouteEntry[] = [
     async (c, { params, query }) => {
       await tagOr404(c, params.asset_group_tag_id)
       const envs = query.environments === undefined ? null : (Array.isArray(query.environments) ? query.environments : [query.environments]).flatMap((e) => e.split(',')).filter(Boolean)
+      // A restricted caller naming (eq:) an object that is not a node of its environments gets the 404 an absent
+      // object gets, as for every object of a hidden environment (docs/permissions.md): no existence oracle, and
+      // the same rule as the older API's environment_id filter.
+      const access = c.var.principal.environmentAccess
+      const named = (query.object_id ?? []).filter((f) => f.op === 'eq').map((f) => f.value)
+      if (!access.all && named.length > 0) {
+        const seen = await visibleObjectIds(c.env.DB, named, access)
+        if (named.some((id) => !seen.has(id))) throw new ApiError(404, 'object not found', 'query.object_id')
+      }
       const sort = query.sort_by ?? 'id'
       const key = ({ id: 'node_id', object_id: 'node_object_id', name: 'node_name' } as const)[MEMBER_SORT[sort.replace(/^-/, '')]] as TagMemberSortKey
       const page = await listTagMembers(c.env.DB, {

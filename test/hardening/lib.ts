@@ -397,6 +397,9 @@ export const SEMANTIC_SAMPLES: Record<string, () => string> = {
   finding_type: () => BUILTIN_FINDINGS[0].type,
   asset: () => 'title',
   entity_type: () => 'az-base',
+  // Owned (type 3), not Tier Zero: BloodHound answers an administrator 403 for Tier Zero's position and
+  // analysis_enabled (a refused change, not a permission), which this harness would read as an auth failure.
+  asset_group_tag_id: () => '2',
 }
 
 const CANDIDATES = ['1', '42', 'sample', 'S-1-5-21-1000-2000-3000', 'title', 'a', 'A', 'x.md', 'users', 'true', 'sample@example.com', 'https://example.com/x', '2026-01-01T00:00:00.000Z']

@@ -282,6 +282,11 @@ describe('analysis evaluates the Cypher rules', () => {
     expect(tenantMembers.data.members.map((x) => x.object_id)).toContain(ID.AZ_U4)
     expect(tenantMembers.data.members.map((x) => x.object_id)).not.toContain(ID.FAKE_TAG)
     expect((await listTagMembers(tenantOnly, 1, { environments: [D] })).count).toBe(0)
+    // naming an object of a hidden environment is the 404 of an absent one; its own objects filter as usual
+    await expectEnvelope(await tenantOnly.raw('GET', `/api/v2/asset-group-tags/1/members?object_id=eq:${ID.FAKE_TAG}`), 404, 'object not found')
+    await expectEnvelope(await tenantOnly.raw('GET', '/api/v2/asset-group-tags/1/members?object_id=eq:S-1-5-21-404-1'), 404, 'object not found')
+    expect((await listTagMembers(tenantOnly, 1, { object_id: [`eq:${ID.AZ_U4}`] })).data.members.map((x) => x.object_id)).toEqual([ID.AZ_U4])
+    expect((await listTagMembers(admin, 1, { object_id: ['eq:S-1-5-21-404-1'] })).count).toBe(0)
     const inD = all.data.members.filter((x) => NODES.find((n) => n.objectid === x.object_id)?.environment_id === D).length
     expect(inD).toBeGreaterThan(1)
     expect((await listTagMembers(admin, 1, { environments: [D], limit: 1000 })).count).toBe(inD)
