@@ -4,7 +4,8 @@
  * keeps an ingested edge of the same (start, kind, end) as it is (it stays ingested, never derived).
  *
  * The set-based statements expand in SQL, so nothing proportional to the graph passes through the
- * isolate: only the replication-right holders (DCSync, SyncLAPSPassword) are computed in JavaScript.
+ * isolate: only the replication-right holders (DCSync, SyncLAPSPassword, with the membership below them) and
+ * the Citrix CanRDP are computed in JavaScript.
  */
 
 import { azureDerivedStatements } from './azurehound/post.store'
@@ -209,38 +210,76 @@ WITH tr(domain, account) AS (
 ${INSERT_PREFIX}
 SELECT DISTINCT domain, account, 'HasTrustKeys', ${DERIVED_PROPS}, ?1, ?1, 1 FROM tr WHERE account IS NOT NULL`
 
-/** One row of the replication-right membership: `id` holds `right` on `domain`, itself or through `parent`. */
-export interface ReplicationRow {
+/** A holder of a replication right on a collected domain: `holder` holds `right` on `domain` directly. */
+export interface ReplicationHolder {
   domain: number
   domainsid: string | null
   right: 'GetChanges' | 'GetChangesAll' | 'GetChangesInFilteredSet'
-  id: number
-  /** the group through which `id` holds the right (null: directly) */
-  parent: number | null
+  holder: number
+}
+
+export interface ReplicationData {
+  holders: ReplicationHolder[]
+  /** membership edges (MemberOf / MemberOfLocalGroup) below the holders: [member, group] */
+  membership: [number, number][]
+  /** the holders and every member met below them, with their object ids and kinds (JSON) */
+  nodes: { id: number; objectid: string; kinds: string }[]
 }
 
 /**
- * Holders of GetChanges / GetChangesAll / GetChangesInFilteredSet on every collected domain
- * (`collected: true`, as BloodHound's fetchCollectedDomainNodes), expanded to the members of holder
- * groups through MemberOf (transitively), with the group each member came through.
+ * Everyone (…S-1-1-0) and Authenticated Users (…S-1-5-11) groups, as `isAuthUsersOrEveryone` in adcs.ts:
+ * the membership walk stops there. The cross product never needs what lies below them: a set that reaches
+ * one of them (as a holder or a member of a holder group) constrains nothing and its expansion is not used,
+ * and a set that does not never meets their members through them. Stopping keeps "Everyone holds
+ * GetChanges" from reading every user of the domain (Domain Users → Authenticated Users → Everyone).
  */
-export async function loadReplicationMembership(db: D1Database): Promise<ReplicationRow[]> {
-  const r = await db
-    .prepare(
-      `WITH RECURSIVE
-         dom(id, sid) AS (
-           SELECT id, json_extract(properties, '$.domainsid') FROM nodes
-           WHERE kind = 'Domain' AND json_extract(properties, '$.collected') IS 1),
-         member(domain, sid, rightk, id, parent) AS (
-           SELECT d.id, d.sid, e.kind, e.start_id, NULL
-           FROM dom d JOIN edges e ON e.end_id = d.id AND e.kind IN ('GetChanges', 'GetChangesAll', 'GetChangesInFilteredSet')
+const SPECIAL_GROUP = (n: string) =>
+  `((${n}.objectid LIKE '%S-1-1-0' OR ${n}.objectid LIKE '%S-1-5-11') AND EXISTS (SELECT 1 FROM json_each(${n}.kinds) WHERE value = 'Group'))`
+
+/**
+ * What DCSync and SyncLAPSPassword need (BloodHound's getDCSyncers / getLAPSSyncers): the first-degree
+ * holders of GetChanges / GetChangesAll / GetChangesInFilteredSet on every collected domain (`collected:
+ * true`, its fetchCollectedDomainNodes), and the membership subgraph inbound from them (MemberOf and
+ * MemberOfLocalGroup, transitively, as its group membership cache), with the kinds and object ids of every
+ * node in it. Two statements in one batch; each walks from the domains through the inbound edge index and
+ * reads nothing else.
+ */
+export async function loadReplicationData(db: D1Database): Promise<ReplicationData> {
+  const DOM = `dom(id, sid) AS (
+      SELECT id, json_extract(properties, '$.domainsid') FROM nodes
+      WHERE kind = 'Domain' AND json_extract(properties, '$.collected') IS 1)`
+  const RIGHTS = `('GetChanges', 'GetChangesAll', 'GetChangesInFilteredSet')`
+  const [holders, membership] = await db.batch([
+    db.prepare(
+      `WITH ${DOM}
+       SELECT d.id AS domain, d.sid AS domainsid, e.kind AS "right", e.start_id AS holder, n.objectid, n.kinds
+       FROM dom d JOIN edges e ON e.end_id = d.id AND e.kind IN ${RIGHTS} JOIN nodes n ON n.id = e.start_id`,
+    ),
+    db.prepare(
+      `WITH RECURSIVE ${DOM},
+         down(id) AS (
+           SELECT e.start_id FROM dom d JOIN edges e ON e.end_id = d.id AND e.kind IN ${RIGHTS}
            UNION
-           SELECT m.domain, m.sid, m.rightk, e.start_id, m.id
-           FROM member m JOIN edges e ON e.end_id = m.id AND e.kind = 'MemberOf')
-       SELECT domain, sid AS domainsid, rightk AS "right", id, parent FROM member`,
-    )
-    .all<ReplicationRow>()
-  return r.results
+           SELECT m.start_id FROM down JOIN nodes g ON g.id = down.id
+           JOIN edges m ON m.end_id = down.id AND m.kind IN ('MemberOf', 'MemberOfLocalGroup')
+           WHERE NOT ${SPECIAL_GROUP('g')})
+       SELECT m.start_id AS member, m.end_id AS grp, n.objectid, n.kinds
+       FROM down JOIN nodes g ON g.id = down.id
+       JOIN edges m ON m.end_id = down.id AND m.kind IN ('MemberOf', 'MemberOfLocalGroup')
+       JOIN nodes n ON n.id = m.start_id
+       WHERE NOT ${SPECIAL_GROUP('g')}`,
+    ),
+  ])
+  type H = ReplicationHolder & { objectid: string; kinds: string }
+  type M = { member: number; grp: number; objectid: string; kinds: string }
+  const nodes = new Map<number, ReplicationData['nodes'][number]>()
+  for (const h of holders.results as H[]) nodes.set(h.holder, { id: h.holder, objectid: h.objectid, kinds: h.kinds })
+  for (const r of membership.results as M[]) nodes.set(r.member, { id: r.member, objectid: r.objectid, kinds: r.kinds })
+  return {
+    holders: (holders.results as H[]).map(({ domain, domainsid, right, holder }) => ({ domain, domainsid, right, holder })),
+    membership: (membership.results as M[]).map((r) => [r.member, r.grp] as [number, number]),
+    nodes: [...nodes.values()],
+  }
 }
 
 /** A computer with the Citrix group: its Remote Desktop Users (-555) and Direct Access Users local groups. */

@@ -5,9 +5,9 @@
  * whole in one batch, so it always reflects the graph as it is now (a removed ACE removes its DCSync).
  *
  *   DCSync             principals holding GetChanges AND GetChangesAll on a collected domain, directly or
- *                      through group membership (BloodHound's CalculateCrossProductNodeSets): a group that
- *                      holds both gets the relationship, its members reach the domain through MemberOf;
- *                      a principal that gets the two rights through different groups gets it itself
+ *                      through group membership: the cross product of the two sets of first-degree holders
+ *                      (BloodHound's CalculateCrossProductNodeSets, `crossProductNodeSets` in
+ *                      src/collectors/adcs.ts, the one implementation shared with the ADCS and Citrix rules)
  *   SyncLAPSPassword   the same with GetChanges AND GetChangesInFilteredSet, to every computer of the
  *                      domain with `haslaps: true`
  *   AdminTo, CanRDP, CanPSRemote, ExecuteDCOM   from the computers' local groups (SQL, postprocess.store.ts)
@@ -22,41 +22,12 @@
  *                      ExtendedByPolicy, EnrollOnBehalfOf, GoldenCert and the ADCSESC* relationships
  *                      (src/collectors/adcs.ts, pure; reads in adcs.store.ts)
  *
- * The set arithmetic is pure (`crossProduct`), unit-tested; the store does the I/O.
+ * The set arithmetic is pure (`replicationHolders`, `citrixCanRdp`, adcs.ts), unit-tested; the store does the I/O.
  */
 import { crossProductNodeSets, deriveAdcs, Membership, type AdcsNode } from './adcs'
 import { loadAdcsFacts } from './adcs.store'
-import { loadCitrixData, loadReplicationMembership, replaceDerivedEdges, type CitrixData, type ReplicationRow } from './postprocess.store'
+import { loadCitrixData, loadReplicationData, replaceDerivedEdges, type CitrixData, type ReplicationData } from './postprocess.store'
 import { linkWellKnownNodes } from './wellknown.store'
-
-/**
- * The principals that hold both rights: every node reached (directly or as a transitive member) from both
- * `a` and `b`, minus those that are members (transitively) of another such node, since they reach the
- * target through that node's MemberOf path anyway. `parents` maps a node to the groups it was reached through.
- */
-export function crossProduct(a: ReadonlySet<number>, b: ReadonlySet<number>, parents: ReadonlyMap<number, ReadonlySet<number>>): number[] {
-  const both = new Set<number>()
-  for (const x of a) if (b.has(x)) both.add(x)
-  const out: number[] = []
-  for (const x of both) {
-    // Is any ancestor of x (through the groups it was reached by) also in `both`?
-    const seen = new Set<number>([x])
-    const stack = [...(parents.get(x) ?? [])]
-    let covered = false
-    while (stack.length > 0) {
-      const p = stack.pop()!
-      if (seen.has(p)) continue
-      seen.add(p)
-      if (both.has(p)) {
-        covered = true
-        break
-      }
-      for (const q of parents.get(p) ?? []) stack.push(q)
-    }
-    if (!covered) out.push(x)
-  }
-  return out.sort((p, q) => p - q)
-}
 
 export interface DomainHolders {
   domain: number
@@ -65,27 +36,34 @@ export interface DomainHolders {
   lapsSyncers: number[]
 }
 
-/** Per collected domain: who gets DCSync and SyncLAPSPassword. Pure. */
-export function replicationHolders(rows: readonly ReplicationRow[]): DomainHolders[] {
-  const byDomain = new Map<number, { sid: string | null; sets: Map<string, Set<number>>; parents: Map<number, Set<number>> }>()
-  for (const r of rows) {
-    let d = byDomain.get(r.domain)
-    if (!d) byDomain.set(r.domain, (d = { sid: r.domainsid, sets: new Map(), parents: new Map() }))
-    let s = d.sets.get(r.right)
-    if (!s) d.sets.set(r.right, (s = new Set()))
-    s.add(r.id)
-    if (r.parent !== null) {
-      let p = d.parents.get(r.id)
-      if (!p) d.parents.set(r.id, (p = new Set()))
-      p.add(r.parent)
-    }
+/** The membership of a loaded subgraph (DCSync and Citrix data), as the cross product reads it. */
+function membershipOf(nodes: readonly { id: number; objectid: string; kinds: string }[], membership: readonly [number, number][]): Membership {
+  const byId = new Map<number, AdcsNode>(nodes.map((n) => [n.id, { id: n.id, objectid: n.objectid, kinds: JSON.parse(n.kinds) as string[], props: {} }]))
+  return new Membership(byId, membership.map(([start, end]) => ({ start, end, kind: 'MemberOf' })))
+}
+
+/**
+ * Per collected domain: who gets DCSync (GetChanges × GetChangesAll) and SyncLAPSPassword (GetChanges ×
+ * GetChangesInFilteredSet), BloodHound's getDCSyncers / getLAPSSyncers: the cross product
+ * (`crossProductNodeSets`, src/collectors/adcs.ts) of the first-degree holders of the two rights. Pure.
+ */
+export function replicationHolders(d: ReplicationData): DomainHolders[] {
+  const m = membershipOf(d.nodes, d.membership)
+  const byDomain = new Map<number, { sid: string | null; sets: Map<string, number[]> }>()
+  for (const h of d.holders) {
+    let x = byDomain.get(h.domain)
+    if (!x) byDomain.set(h.domain, (x = { sid: h.domainsid, sets: new Map() }))
+    const s = x.sets.get(h.right)
+    if (s) s.push(h.holder)
+    else x.sets.set(h.right, [h.holder])
   }
-  const empty = new Set<number>()
-  return [...byDomain].map(([domain, d]) => ({
+  const cross = (x: { sets: Map<string, number[]> }, a: string, b: string) =>
+    [...crossProductNodeSets(m, [x.sets.get(a) ?? [], x.sets.get(b) ?? []])].sort((p, q) => p - q)
+  return [...byDomain].map(([domain, x]) => ({
     domain,
-    domainsid: d.sid,
-    dcsync: crossProduct(d.sets.get('GetChanges') ?? empty, d.sets.get('GetChangesAll') ?? empty, d.parents),
-    lapsSyncers: crossProduct(d.sets.get('GetChanges') ?? empty, d.sets.get('GetChangesInFilteredSet') ?? empty, d.parents),
+    domainsid: x.sid,
+    dcsync: cross(x, 'GetChanges', 'GetChangesAll'),
+    lapsSyncers: cross(x, 'GetChanges', 'GetChangesInFilteredSet'),
   }))
 }
 
@@ -96,8 +74,7 @@ export function replicationHolders(rows: readonly ReplicationRow[]): DomainHolde
  * of {Remote Desktop Users}, {Direct Access Users} and the RemoteInteractiveLogonRight holders. Pure.
  */
 export function citrixCanRdp(d: CitrixData): [number, number][] {
-  const nodes = new Map<number, AdcsNode>(d.nodes.map((n) => [n.id, { id: n.id, objectid: n.objectid, kinds: JSON.parse(n.kinds) as string[], props: {} }]))
-  const m = new Membership(nodes, d.membership.map(([start, end]) => ({ start, end, kind: 'MemberOf' })))
+  const m = membershipOf(d.nodes, d.membership)
   const holders = new Map<number, number[]>()
   for (const [computer, holder] of d.logonRight) holders.set(computer, [...(holders.get(computer) ?? []), holder])
   const out: [number, number][] = []
@@ -119,7 +96,7 @@ export async function postProcess(db: D1Database, now: string): Promise<PostProc
   const started = Date.now()
   // BloodHound's first three steps; every read below sees their result (e.g. Domain Users -MemberOf-> Everyone).
   await linkWellKnownNodes(db, now)
-  const holders = replicationHolders(await loadReplicationMembership(db))
+  const holders = replicationHolders(await loadReplicationData(db))
   const t0 = Date.now()
   const facts = await loadAdcsFacts(db)
   const t1 = Date.now()

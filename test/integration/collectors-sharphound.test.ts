@@ -846,3 +846,109 @@ describe('SharpHound: bad input writes nothing of the file', () => {
     expect(await count()).toBe(before)
   })
 })
+
+describe('SharpHound: DCSync and SyncLAPSPassword by BloodHound\'s cross product (own fixture: SYNCA/SYNCB/SYNCC.EXAMPLE)', () => {
+  // Three collected domains, each with its replication ACEs; expected relationships worked out by hand from
+  // BloodHound's CalculateCrossProductNodeSets (docs/collectors.md, "Cross product"):
+  //   SYNCA  OUTER ∋ INNER ∋ U1, OUTER and INNER hold GetChanges + GetChangesAll → DCSync OUTER, INNER (not U1);
+  //          U2 holds GetChanges itself and GetChangesAll through GRP → DCSync U2 (not GRP);
+  //          ONLYGC ∋ U3 holds GetChanges only, U4 GetChangesAll only → nothing;
+  //          LAPSG ∋ LAPSIN, both hold GetChanges + GetChangesInFilteredSet → SyncLAPSPassword from both to the
+  //          LAPS computer C1, not to C2 (no LAPS)
+  //   SYNCB  Everyone holds GetChanges, ALLG ∋ V1 and V2 hold GetChangesAll → DCSync ALLG, V2 (not V1);
+  //          Authenticated Users holds GetChangesInFilteredSet → SyncLAPSPassword from Everyone and
+  //          Authenticated Users to the LAPS computer C3
+  //   SYNCC  Authenticated Users holds GetChangesAll, HOLD ∋ W1 holds GetChanges → DCSync HOLD (not W1)
+  // The two-set rule used before gave OUTER only, LAPSG only, V1 and V2, Authenticated Users only, and W1.
+  const SA = 'S-1-5-21-7171-7272-7301'
+  const SB = 'S-1-5-21-7171-7272-7302'
+  const SC = 'S-1-5-21-7171-7272-7303'
+  const NAME: Record<string, string> = { [SA]: 'SYNCA.EXAMPLE', [SB]: 'SYNCB.EXAMPLE', [SC]: 'SYNCC.EXAMPLE' }
+  const base = (id: string, sid: string, name: string, props: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+    ObjectIdentifier: id,
+    Properties: { name: `${name}@${NAME[sid]}`, domain: NAME[sid], domainsid: sid, ...props },
+    Aces: [],
+    IsDeleted: false,
+    IsACLProtected: false,
+    ...extra,
+  })
+  const ace = (sid: string, type: string, right: string) => ({ PrincipalSID: sid, PrincipalType: type, RightName: right, IsInherited: false })
+  const member = (id: string, type: string) => ({ ObjectIdentifier: id, ObjectType: type })
+  const user = (id: string, sid: string, name: string) => base(id, sid, name, { enabled: true }, { PrimaryGroupSID: `${sid}-513` })
+  const group = (id: string, sid: string, name: string, members: [string, string][] = []) =>
+    base(id, sid, name, {}, { Members: members.map(([m, t]) => member(m, t)) })
+  const computer = (id: string, sid: string, name: string, haslaps: boolean) =>
+    base(id, sid, name, { enabled: true, haslaps }, { PrimaryGroupSID: `${sid}-515`, DomainSID: sid })
+  const domain = (sid: string, aces: ReturnType<typeof ace>[]) => base(sid, sid, '', { name: NAME[sid], collected: true }, { Aces: aces, Trusts: [], Links: [], ChildObjects: [] })
+  const A = { outer: `${SA}-2001`, inner: `${SA}-2002`, grp: `${SA}-2003`, onlygc: `${SA}-2004`, lapsg: `${SA}-2005`, lapsin: `${SA}-2006`, u1: `${SA}-1101`, u2: `${SA}-1102`, u3: `${SA}-1103`, u4: `${SA}-1104`, c1: `${SA}-1201`, c2: `${SA}-1202` }
+  const B = { allg: `${SB}-2001`, v1: `${SB}-1101`, v2: `${SB}-1102`, c3: `${SB}-1201`, everyone: 'SYNCB.EXAMPLE-S-1-1-0', auth: 'SYNCB.EXAMPLE-S-1-5-11' }
+  const C = { hold: `${SC}-2001`, w1: `${SC}-1101`, auth: 'SYNCC.EXAMPLE-S-1-5-11' }
+
+  beforeAll(async () => {
+    const job = (await startUploadJob(admin)).data.id
+    const res = await uploadFile(admin, job, zip({
+      'sync_domains.json': file('domains', [
+        domain(SA, [
+          ...['GetChanges', 'GetChangesAll'].flatMap((r) => [ace(A.outer, 'Group', r), ace(A.inner, 'Group', r)]),
+          ace(A.u2, 'User', 'GetChanges'), ace(A.grp, 'Group', 'GetChangesAll'),
+          ace(A.onlygc, 'Group', 'GetChanges'), ace(A.u4, 'User', 'GetChangesAll'),
+          ...['GetChanges', 'GetChangesInFilteredSet'].flatMap((r) => [ace(A.lapsg, 'Group', r), ace(A.lapsin, 'Group', r)]),
+        ]),
+        domain(SB, [ace(B.everyone, 'Group', 'GetChanges'), ace(B.allg, 'Group', 'GetChangesAll'), ace(B.v2, 'User', 'GetChangesAll'), ace(B.auth, 'Group', 'GetChangesInFilteredSet')]),
+        domain(SC, [ace(C.auth, 'Group', 'GetChangesAll'), ace(C.hold, 'Group', 'GetChanges')]),
+      ]),
+      'sync_groups.json': file('groups', [
+        group(A.outer, SA, 'OUTER', [[A.inner, 'Group']]), group(A.inner, SA, 'INNER', [[A.u1, 'User']]),
+        group(A.grp, SA, 'GRP', [[A.u2, 'User']]), group(A.onlygc, SA, 'ONLYGC', [[A.u3, 'User']]),
+        group(A.lapsg, SA, 'LAPSG', [[A.lapsin, 'Group']]), group(A.lapsin, SA, 'LAPSIN'),
+        ...[SA, SB, SC].map((s) => group(`${s}-513`, s, 'DOMAIN USERS')),
+        group(B.allg, SB, 'ALLG', [[B.v1, 'User']]),
+        group(C.hold, SC, 'HOLD', [[C.w1, 'User']]),
+      ]),
+      'sync_users.json': file('users', [
+        user(A.u1, SA, 'U1'), user(A.u2, SA, 'U2'), user(A.u3, SA, 'U3'), user(A.u4, SA, 'U4'),
+        user(B.v1, SB, 'V1'), user(B.v2, SB, 'V2'), user(C.w1, SC, 'W1'),
+      ]),
+      'sync_computers.json': file('computers', [computer(A.c1, SA, 'C1$', true), computer(A.c2, SA, 'C2$', false), computer(B.c3, SB, 'C3$', true)]),
+    }), { contentType: 'application/zip', fileName: 'sync.zip' })
+    expect(res.data).toMatchObject({ files: 4, errors: [] })
+    await endUploadJob(admin, job)
+    for (const until = Date.now() + 20_000; Date.now() < until; ) {
+      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
+      if (busy!.n === 0) break
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    await runAnalysisDirect(db())
+  })
+
+  /** The derived `kind` relationships into `end`: their start object ids, sorted. */
+  async function starts(kind: string, end: string): Promise<string[]> {
+    const r = await db()
+      .prepare(`SELECT s.objectid FROM edges e JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id WHERE t.objectid = ?1 AND e.kind = ?2 AND e.derived = 1 ORDER BY s.objectid`)
+      .bind(end, kind)
+      .all<{ objectid: string }>()
+    return r.results.map((x) => x.objectid)
+  }
+
+  it('nested groups that both hold both rights both get DCSync; one right directly and one through a group; one right only gets nothing', async () => {
+    expect(await starts('DCSync', SA)).toEqual([A.u2, A.outer, A.inner].sort())
+    expect(await rel(A.inner, 'DCSync', SA)).toEqual({ isacl: false })
+  })
+
+  it('nested groups both holding GetChanges + GetChangesInFilteredSet both get SyncLAPSPassword, to LAPS computers only', async () => {
+    expect(await starts('SyncLAPSPassword', A.c1)).toEqual([A.lapsg, A.lapsin].sort())
+    expect(await starts('SyncLAPSPassword', A.c2)).toEqual([])
+  })
+
+  it('Everyone holding GetChanges constrains nothing: the GetChangesAll holders get DCSync as they hold it', async () => {
+    expect(await starts('DCSync', SB)).toEqual([B.allg, B.v2].sort())
+  })
+
+  it('Everyone and Authenticated Users holding one right each: both get SyncLAPSPassword', async () => {
+    expect(await starts('SyncLAPSPassword', B.c3)).toEqual([B.everyone, B.auth].sort())
+  })
+
+  it('Authenticated Users holding GetChangesAll: the GetChanges holder group gets DCSync, not its member', async () => {
+    expect(await starts('DCSync', SC)).toEqual([C.hold])
+  })
+})

@@ -1,41 +1,81 @@
 import { describe, expect, it } from 'vitest'
-import { crossProduct, replicationHolders } from '../../src/collectors/postprocess'
+import { replicationHolders } from '../../src/collectors/postprocess'
 import { citrixCanRdp } from '../../src/collectors/postprocess'
-import type { ReplicationRow } from '../../src/collectors/postprocess.store'
+import type { ReplicationData } from '../../src/collectors/postprocess.store'
 
-describe('post-processing set arithmetic (DCSync, SyncLAPSPassword)', () => {
-  const parents = (pairs: [number, number][]) => {
-    const m = new Map<number, Set<number>>()
-    for (const [child, parent] of pairs) m.set(child, new Set([...(m.get(child) ?? []), parent]))
-    return m
-  }
+describe('DCSync / SyncLAPSPassword holders: BloodHound\'s cross product of the first-degree holders', () => {
+  // Domain 1 (S-1-5-21-9). Groups 10, 11, 12; users 21, 22, 23; Domain Users 97, Authenticated Users 99 and
+  // Everyone 98 linked as BloodHound's well-known step links them (97 -MemberOf-> 99 -MemberOf-> 98), 21 and
+  // 22 members of Domain Users. Expected sets worked out by hand from the rule (docs/collectors.md).
+  const node = (id: number, kinds: string[], objectid = `S-1-5-21-9-${id}`) => ({ id, objectid, kinds: JSON.stringify(kinds) })
+  const nodes = [
+    node(10, ['Base', 'Group']), node(11, ['Base', 'Group']), node(12, ['Base', 'Group']),
+    node(21, ['Base', 'User']), node(22, ['Base', 'User']), node(23, ['Base', 'User']),
+    node(97, ['Base', 'Group'], 'S-1-5-21-9-513'), node(99, ['Base', 'Group'], 'TESTLAB.LOCAL-S-1-5-11'), node(98, ['Base', 'Group'], 'TESTLAB.LOCAL-S-1-1-0'),
+  ]
+  const wellKnown: [number, number][] = [[97, 99], [99, 98], [21, 97], [22, 97]]
+  type Right = 'GetChanges' | 'GetChangesAll' | 'GetChangesInFilteredSet'
+  const data = (held: [number, Right][], membership: [number, number][]): ReplicationData => ({
+    holders: held.map(([holder, right]) => ({ domain: 1, domainsid: 'S-1-5-21-9', right, holder })),
+    membership: [...wellKnown, ...membership],
+    nodes,
+  })
+  const dcsync = (held: [number, Right][], membership: [number, number][] = []) => replicationHolders(data(held, membership))[0].dcsync
 
-  it('a group holding both rights gets the relationship, its members do not', () => {
-    // group 10 holds both; 11 is its member; 12 is a member of 11
-    expect(crossProduct(new Set([10, 11, 12]), new Set([10, 11, 12]), parents([[11, 10], [12, 11]]))).toEqual([10])
+  it('nested groups that both hold both rights: both get DCSync (the older rule kept only the outer one), their user does not', () => {
+    // 11 is a member of 10, 21 of 11; 10 and 11 hold both rights
+    expect(dcsync([[10, 'GetChanges'], [10, 'GetChangesAll'], [11, 'GetChanges'], [11, 'GetChangesAll']], [[11, 10], [21, 11]])).toEqual([10, 11])
   })
 
-  it('a principal holding the rights through two different groups gets it itself', () => {
-    // 20 holds A, 21 holds B, user 5 is a member of both
-    expect(crossProduct(new Set([20, 5]), new Set([21, 5]), parents([[5, 20], [5, 21]]))).toEqual([5])
+  it('a group holding both rights gets it, its members do not', () => {
+    expect(dcsync([[10, 'GetChanges'], [10, 'GetChangesAll']], [[11, 10], [21, 11]])).toEqual([10])
   })
 
-  it('one right only: nothing; membership cycles terminate', () => {
-    expect(crossProduct(new Set([1]), new Set([2]), new Map())).toEqual([])
-    expect(crossProduct(new Set([1, 2]), new Set([1, 2]), parents([[1, 2], [2, 1]]))).toEqual([])
+  it('Everyone holding GetChanges constrains nothing: the GetChangesAll holders get it as they are (group 12, not its member)', () => {
+    // older rule: 21 and 22 (members of both sides through Domain Users) instead of 12 and 21
+    expect(dcsync([[98, 'GetChanges'], [21, 'GetChangesAll'], [12, 'GetChangesAll']], [[22, 12]])).toEqual([12, 21])
   })
 
-  it('groups rows per domain and right', () => {
-    const rows: ReplicationRow[] = [
-      { domain: 1, domainsid: 'S-1', right: 'GetChanges', id: 7, parent: null },
-      { domain: 1, domainsid: 'S-1', right: 'GetChangesAll', id: 7, parent: null },
-      { domain: 1, domainsid: 'S-1', right: 'GetChangesInFilteredSet', id: 8, parent: null },
-      { domain: 1, domainsid: 'S-1', right: 'GetChanges', id: 8, parent: null },
-      { domain: 2, domainsid: 'S-2', right: 'GetChangesAll', id: 7, parent: null },
-    ]
-    expect(replicationHolders(rows)).toEqual([
-      { domain: 1, domainsid: 'S-1', dcsync: [7], lapsSyncers: [8] },
-      { domain: 2, domainsid: 'S-2', dcsync: [], lapsSyncers: [] },
+  it('Authenticated Users holding GetChangesAll: the GetChanges holders get it (group 10, not its member)', () => {
+    expect(dcsync([[10, 'GetChanges'], [99, 'GetChangesAll']], [[21, 10]])).toEqual([10])
+  })
+
+  it('a holder group with Authenticated Users among its members counts as everyone too', () => {
+    expect(dcsync([[12, 'GetChanges'], [23, 'GetChangesAll']], [[99, 12]])).toEqual([23])
+  })
+
+  it('Everyone and Authenticated Users holding one right each: both get DCSync', () => {
+    expect(dcsync([[98, 'GetChanges'], [99, 'GetChangesAll']])).toEqual([98, 99])
+  })
+
+  it('Domain Users is an ordinary group here: holding both, it gets DCSync and its members do not', () => {
+    expect(dcsync([[97, 'GetChanges'], [97, 'GetChangesAll']])).toEqual([97])
+    expect(dcsync([[97, 'GetChanges'], [23, 'GetChangesAll']])).toEqual([]) // 23 is no Domain Users member here
+  })
+
+  it('a user holding one right directly and the other through a group gets it itself', () => {
+    expect(dcsync([[21, 'GetChanges'], [12, 'GetChangesAll']], [[21, 12]])).toEqual([21])
+    expect(dcsync([[12, 'GetChanges'], [21, 'GetChangesAll']], [[21, 12]])).toEqual([21])
+  })
+
+  it('a user holding the rights through two different groups gets it; a member group holding the other right gets it', () => {
+    expect(dcsync([[10, 'GetChanges'], [11, 'GetChangesAll']], [[23, 10], [23, 11]])).toEqual([23])
+    expect(dcsync([[10, 'GetChanges'], [11, 'GetChangesAll']], [[11, 10], [21, 11]])).toEqual([11])
+  })
+
+  it('negatives: one right only, disjoint holders, nobody', () => {
+    expect(dcsync([[21, 'GetChanges']])).toEqual([])
+    expect(dcsync([[10, 'GetChanges'], [11, 'GetChangesAll']], [[21, 10], [23, 11]])).toEqual([])
+    expect(dcsync([[21, 'GetChanges'], [21, 'GetChangesInFilteredSet']])).toEqual([]) // that is SyncLAPSPassword
+    expect(dcsync([[98, 'GetChanges']])).toEqual([]) // Everyone with one right, nobody with the other
+  })
+
+  it('SyncLAPSPassword uses the same cross product with GetChangesInFilteredSet; rows are grouped per domain', () => {
+    const d = data([[98, 'GetChanges'], [12, 'GetChangesInFilteredSet'], [21, 'GetChangesAll']], [[22, 12]])
+    d.holders.push({ domain: 2, domainsid: 'S-1-5-21-8', right: 'GetChangesAll', holder: 21 })
+    expect(replicationHolders(d)).toEqual([
+      { domain: 1, domainsid: 'S-1-5-21-9', dcsync: [21], lapsSyncers: [12] },
+      { domain: 2, domainsid: 'S-1-5-21-8', dcsync: [], lapsSyncers: [] },
     ])
   })
 })
