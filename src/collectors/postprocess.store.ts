@@ -133,9 +133,14 @@ WHERE u.node = u.rdp AND u.member <> u.rdp`
  * `distinguishedname`, its ingestDNRelationship). They are ingested as a placeholder whose object id is the
  * `DN=` string, holding the MemberOf; here every node whose `distinguishedname` (compared upper-cased, as
  * BloodHound upper-cases both) is that DN gets the same MemberOf to the same group. The placeholders are
- * found through the object id index (the range of ids starting with `DN=`), so nothing is read when there
- * are none (CROSS JOIN keeps that order: with a plain JOIN SQLite scanned every node first and built an
- * automatic index over the edges at each run, ~1.3 s at 1,000 users with no placeholder at all). This runs first in the batch so that the local-group and CanRDP statements below see the
+ * found through the object id index (the range of ids starting with `DN=`); with none, the constant
+ * `EXISTS` is false before any loop and nothing else is read. With some, the nodes are read ONCE (no index
+ * orders them by distinguishedname), each looked up in the placeholders (an automatic index over `dnm`), and
+ * a match's MemberOf through `edges (start_id, kind, end_id)`: |nodes| + matches, whatever the number of
+ * placeholders. CROSS JOIN keeps that order. The two earlier orders were superlinear: a plain JOIN scanned
+ * every node and, for each, the MemberOf edges (an automatic index over the edges): at the 1 M-edge benchmark
+ * graph, with no placeholder at all, the analysis held D1 for over 10 minutes; placeholders first scanned
+ * every node per placeholder edge. This runs first in the batch so that the local-group and CanRDP statements below see the
  * memberships (DCSync / SyncLAPSPassword, computed before the batch, see them from the next run on).
  */
 const DN_MEMBERS = `
@@ -143,9 +148,10 @@ WITH dnm(pid, dn) AS (
   SELECT id, upper(substr(objectid, 4)) FROM nodes WHERE objectid >= 'DN=' AND objectid < 'DN>')
 ${INSERT_PREFIX}
 SELECT n.id, e.end_id, 'MemberOf', '{"isacl":false,"isprimarygroup":false}', ?1, ?1, 1
-FROM dnm
+FROM nodes n
+CROSS JOIN dnm ON dnm.dn = upper(json_extract(n.properties, '$.distinguishedname')) AND n.id <> dnm.pid
 CROSS JOIN edges e ON e.start_id = dnm.pid AND e.kind = 'MemberOf'
-CROSS JOIN nodes n ON upper(json_extract(n.properties, '$.distinguishedname')) = dnm.dn AND n.id <> dnm.pid`
+WHERE EXISTS (SELECT 1 FROM dnm)`
 
 /**
  * OwnsRaw / WriteOwnerRaw → Owns / WriteOwner (each read through its partial index, migrations/0013), except where the owner's implicit rights are blocked:

@@ -161,8 +161,8 @@ SELECT role, target, 'AZResetPassword', '{}', ?1, ?1, 1 FROM (
     SELECT l.role, g.id FROM lesser l JOIN rag g ON g.tenant = l.tenant
     EXCEPT
     SELECT l.role, x.member FROM lesser l JOIN rm x ON x.tenant = l.tenant AND x.tpl IS NOT NULL
-    LEFT JOIN tier t ON t.role_tpl = l.tpl AND t.target_tpl = x.tpl
-    WHERE t.role_tpl IS NULL))`
+    LEFT JOIN tier ti ON ti.role_tpl = l.tpl AND ti.target_tpl = x.tpl
+    WHERE ti.role_tpl IS NULL))`
 
 const ADD_MEMBERS_ALL = [R.globalAdministrator, R.privilegedRoleAdministrator]
 const ADD_MEMBERS_NOT_ROLE_ASSIGNABLE = [
@@ -241,8 +241,8 @@ WITH
     SELECT DISTINCT tenant, tenant, 'tenant-with-roles' FROM tc WHERE kind = 'AZRole'),
   rules(grant_kind, class, kind) AS (VALUES ${MG_RULES.map(([g, c, k]) => `('${g}', '${c}', '${k}')`).join(', ')})
 ${INSERT}
-SELECT DISTINCT s.sp, t.id, r.kind, '{}', ?1, ?1, 1
-FROM src s JOIN rules r ON r.grant_kind = s.grant_kind JOIN tgt t ON t.tenant = s.tenant AND t.class = r.class`
+SELECT DISTINCT sg.sp, tg.id, ru.kind, '{}', ?1, ?1, 1
+FROM src sg JOIN rules ru ON ru.grant_kind = sg.grant_kind JOIN tgt tg ON tg.tenant = sg.tenant AND tg.class = ru.class`
 
 /**
  * Hybrid users (BloodHound's PostHybrid): an Entra user the tenant contains, synchronised from AD
