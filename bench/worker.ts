@@ -14,6 +14,8 @@
  *                           under D1's 100 KB statement limit) into a separate database `FLOOR_DB`.
  *   POST /__bench/floor-reset  empties FLOOR_DB's graph tables.
  *   GET  /__bench/d1-stats  statements sent to D1 so far (see the census below).
+ *   POST /__bench/d1-trace?on=1|0  logs (console.log) the start and the end, with its wall time, of every D1
+ *                           statement and batch from now on: a statement that holds D1 shows as started, not ended.
  *   POST /__bench/postprocess  runs collector post-processing (src/collectors/postprocess.ts) once, alone,
  *                           and answers its summary (bench/sharphound.ts times it).
  *   GET  /__bench/limiter-stats  limiter calls so far: admission's census (src/ratelimit/admission.ts: object
@@ -45,6 +47,25 @@ type BenchEnv = Env & { FLOOR_DB?: D1Database }
  * to hand them the same wrapped binding. GET /__bench/d1-stats reads the counters.
  */
 const d1 = { statements: 0, batches: 0, bySql: {} as Record<string, number> }
+/**
+ * D1 trace (POST /__bench/d1-trace?on=1|0): each statement or batch logged (console.log, the runtime's stdout)
+ * when it starts and, with its wall time, when it ends, so a statement that holds D1 shows in the log as
+ * started and not ended. Off by default.
+ */
+let traceD1 = false
+let traceSeq = 0
+async function traced<T>(what: string, call: () => Promise<T>): Promise<T> {
+  if (!traceD1) return call()
+  const n = ++traceSeq
+  const t0 = Date.now()
+  console.log(`d1-trace start #${n} ${what}`)
+  try {
+    return await call()
+  } finally {
+    console.log(`d1-trace end #${n} ${Date.now() - t0} ms`)
+  }
+}
+const short = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 300)
 const noteSql = (sql: string) => {
   const k = sql.replace(/\s+/g, ' ').trim().slice(0, 90)
   if (d1.bySql[k] !== undefined || Object.keys(d1.bySql).length < 200) d1.bySql[k] = (d1.bySql[k] ?? 0) + 1
@@ -62,7 +83,8 @@ function countingDb(db: D1Database): D1Database {
       if (prop === 'batch')
         return (stmts: D1PreparedStatement[]) => {
           d1.batches++
-          return target.batch(stmts.map((x) => (x as unknown as { [RAW]?: D1PreparedStatement })[RAW] ?? x))
+          const raw = stmts.map((x) => (x as unknown as { [RAW]?: D1PreparedStatement })[RAW] ?? x)
+          return traced(`batch of ${stmts.length}: ${stmts.map((x) => short((x as unknown as { [SQL]?: string })[SQL] ?? '?')).join(' ;; ')}`, () => target.batch(raw))
         }
       // Every request runs in a D1 session (src/http/d1-session.ts): count the session's statements too.
       if (prop === 'withSession')
@@ -80,9 +102,11 @@ function countingDb(db: D1Database): D1Database {
   return proxy
 }
 const RAW = Symbol('raw statement')
+const SQL = Symbol('statement text')
 function countingStatement(stmt: D1PreparedStatement, sql: string): D1PreparedStatement {
   return new Proxy(stmt, {
     get(target, prop) {
+      if (prop === SQL) return sql
       if (prop === RAW) {
         d1.statements++ // executed as part of a batch
         noteSql(sql)
@@ -95,7 +119,7 @@ function countingStatement(stmt: D1PreparedStatement, sql: string): D1PreparedSt
         return (...args: unknown[]) => {
           d1.statements++
           noteSql(sql)
-          return (v as (...a: unknown[]) => unknown).apply(target, args)
+          return traced(`${String(prop)}: ${short(sql)}`, () => (v as (...a: unknown[]) => Promise<unknown>).apply(target, args))
         }
       return v.bind(target)
     },
@@ -221,6 +245,10 @@ export default {
     if (url.includes('/__bench/')) {
       const path = new URL(url).pathname
       if (path === '/__bench/d1-stats') return Response.json(d1)
+      if (path === '/__bench/d1-trace' && req.method === 'POST') {
+        traceD1 = new URL(url).searchParams.get('on') === '1'
+        return Response.json({ trace: traceD1 })
+      }
       if (path === '/__bench/limiter-stats') return Response.json({ ...census, stubCalls: limiter.calls, delayMs: limiter.delayMs })
       if (path === '/__bench/limiter-delay' && req.method === 'POST') {
         limiter.delayMs = Math.max(0, Number(new URL(url).searchParams.get('ms') ?? 0) || 0)

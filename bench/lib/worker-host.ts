@@ -133,6 +133,8 @@ export interface StartOptions {
    * one deployment. Their URLs are `isolateUrls` (the first is `url`).
    */
   extraIsolates?: number
+  /** receives the runtime's stdout (the worker's console.log lines), e.g. for a D1 trace */
+  onStdout?: (chunk: Buffer) => void
 }
 
 export async function startMiniflare(opts: StartOptions): Promise<HostedWorker> {
@@ -152,6 +154,7 @@ export async function startMiniflare(opts: StartOptions): Promise<HostedWorker> 
     defaultPersistRoot: opts.persistDir,
     handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
       count(stdout)
+      if (opts.onStdout) stdout.on('data', opts.onStdout)
       stderr.on('data', (d: Buffer) => {
         errText += d.toString('utf8')
         if (errText.length > 20_000) errText = errText.slice(-10_000)
