@@ -248,7 +248,8 @@ const SPECIAL_GROUP = (n: string) =>
  * true`, its fetchCollectedDomainNodes), and the membership subgraph inbound from them (MemberOf and
  * MemberOfLocalGroup, transitively, as its group membership cache), with the kinds and object ids of every
  * node in it. Two statements in one batch; each walks from the domains through the inbound edge index and
- * reads nothing else.
+ * reads nothing else (CROSS JOIN keeps the walk outermost: with plain JOINs SQLite read every MemberOf edge
+ * through the whole edges_end_kind index and looked the walk up per edge; test/integration/postprocess-plans.test.ts).
  */
 export async function loadReplicationData(db: D1Database): Promise<ReplicationData> {
   const DOM = `dom(id, sid) AS (
@@ -270,9 +271,9 @@ export async function loadReplicationData(db: D1Database): Promise<ReplicationDa
            JOIN edges m ON m.end_id = down.id AND m.kind IN ('MemberOf', 'MemberOfLocalGroup')
            WHERE NOT ${SPECIAL_GROUP('g')})
        SELECT m.start_id AS member, m.end_id AS grp, n.objectid, n.kinds
-       FROM down JOIN nodes g ON g.id = down.id
-       JOIN edges m ON m.end_id = down.id AND m.kind IN ('MemberOf', 'MemberOfLocalGroup')
-       JOIN nodes n ON n.id = m.start_id
+       FROM down CROSS JOIN nodes g ON g.id = down.id
+       CROSS JOIN edges m ON m.end_id = down.id AND m.kind IN ('MemberOf', 'MemberOfLocalGroup')
+       CROSS JOIN nodes n ON n.id = m.start_id
        WHERE NOT ${SPECIAL_GROUP('g')}`,
     ),
   ])
