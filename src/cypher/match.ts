@@ -531,11 +531,13 @@ interface Search {
   level: number
   /** targets not reached yet (multi-target search) */
   left: number
+  /** bytes charged for this search's state (given back when a pairwise search is done) */
+  bytes: number
 }
 
 function newSearch(ctx: RunContext, source: number, left: number): Search {
   ctx.budget.chargeBytes(SEARCH_NODE_BYTES)
-  return { source, parents: new Map([[source, []]]), depth: new Map([[source, 0]]), frontier: [source], level: 0, left }
+  return { source, parents: new Map([[source, []]]), depth: new Map([[source, 0]]), frontier: [source], level: 0, left, bytes: SEARCH_NODE_BYTES }
 }
 
 /**
@@ -565,7 +567,9 @@ function step(ctx: RunContext, search: Search, level: Level): number[] {
   }
   ctx.budget.chargeRows(next.length)
   ctx.budget.chargeSteps(next.length)
-  ctx.budget.chargeBytes(next.length * SEARCH_NODE_BYTES + links * PARENT_BYTES)
+  const bytes = next.length * SEARCH_NODE_BYTES + links * PARENT_BYTES
+  ctx.budget.chargeBytes(bytes)
+  search.bytes += bytes
   search.frontier = next
   search.level = d
   return next
@@ -607,6 +611,59 @@ async function loadRels(ctx: RunContext, ids: Iterable<number>): Promise<void> {
     }
     ctx.budget.chargeBytes(bytes)
   }
+}
+
+/**
+ * One start and up to this many ends (or the reverse): one bidirectional search per pair (a pair whose
+ * ends both have large reaches costs little: the sides meet in the middle; a multi-target search from the
+ * single node walks all it reaches whenever one end is unreachable). Otherwise multi-target searches.
+ */
+const PAIRWISE_MAX = 16
+
+/**
+ * Shortest paths from the source of `shared` to `y` (a different node) by bidirectional breadth-first
+ * search (see matchShortest), in search order (shared's source first): one, or all of them. `shared` is
+ * the search from the single node of a 1 x N pattern, kept across its N pairs: its levels only grow, each
+ * read once; a pair starts with `y` alone on its side and first checks whether `shared` already reached y
+ * (its parents are complete: their level is done). The proof in matchShortest needs no balance between the
+ * sides, only that they share no node before each level, which that check makes true. `yCache` keeps the
+ * other side's adjacency across the pairs.
+ */
+async function bidirectional(
+  ctx: RunContext,
+  shared: Search,
+  sharedDir: 'out' | 'in' | 'both',
+  y: number,
+  maxDepth: number,
+  kinds: string[] | null,
+  keep: (e: EdgeRecord) => boolean,
+  all: boolean,
+  yCache: AdjCache,
+): Promise<IdPath[]> {
+  if (shared.depth.has(y)) return walksBack(ctx, shared.parents, y, all)
+  const other = newSearch(ctx, y, 1)
+  const paths: IdPath[] = []
+  while (shared.level + other.level < maxDepth && shared.frontier.length > 0 && other.frontier.length > 0) {
+    const side = shared.frontier.length <= other.frontier.length ? shared : other
+    const rest = side === shared ? other : shared
+    const level = await adjacency(ctx, side.frontier, side === shared ? sharedDir : reverse(sharedDir), kinds, keep, side === shared ? null : yCache)
+    const next = step(ctx, side, level)
+    ctx.budget.releaseBytes(level.transient)
+    const meet = next.filter((n) => rest.depth.has(n)).sort((a, b) => a - b)
+    if (meet.length === 0) continue
+    for (const m of all ? meet : meet.slice(0, 1)) {
+      const heads = walksBack(ctx, shared.parents, m, all) // x … m
+      const tails = walksBack(ctx, other.parents, m, all) // y … m
+      for (const h of heads)
+        for (const w of tails) {
+          ctx.budget.chargeRows(1)
+          paths.push({ nodes: [...h.nodes, ...w.nodes.slice(0, -1).reverse()], rels: [...h.rels, ...[...w.rels].reverse()] })
+        }
+    }
+    break
+  }
+  ctx.budget.releaseBytes(other.bytes)
+  return paths
 }
 
 async function candidates(ctx: RunContext, plan: PartPlan, row: Row): Promise<number[]> {
@@ -681,33 +738,31 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
       return out
     }
 
-    if (a.length === 1 && b.length === 1 && a[0] !== b[0]) {
-      if (ctx.plans.length < 32) ctx.plans.push(`${all ? 'allShortestPaths' : 'shortestPath'}: 1 x 1, bidirectional search`)
-      const fw = newSearch(ctx, a[0], 1)
-      const bw = newSearch(ctx, b[0], 1)
-      const dirOf = (s: Search) => (s === fw ? rp.direction : reverse(rp.direction))
-      while (fw.level + bw.level < maxDepth && fw.frontier.length > 0 && bw.frontier.length > 0) {
-        const side = fw.frontier.length <= bw.frontier.length ? fw : bw
-        const other = side === fw ? bw : fw
-        const level = await adjacency(ctx, side.frontier, dirOf(side), kinds, keep, null)
-        const next = step(ctx, side, level)
-        ctx.budget.releaseBytes(level.transient)
-        const meet = next.filter((n) => other.depth.has(n)).sort((x, y) => x - y)
-        if (meet.length === 0) continue
-        const paths: IdPath[] = []
-        for (const m of all ? meet : meet.slice(0, 1)) {
-          const heads = walksBack(ctx, fw.parents, m, all) // start … m
-          const tails = walksBack(ctx, bw.parents, m, all) // end … m
-          for (const h of heads)
-            for (const t of tails) {
-              ctx.budget.chargeRows(1)
-              paths.push({ nodes: [...h.nodes, ...t.nodes.slice(0, -1).reverse()], rels: [...h.rels, ...[...t.rels].reverse()] })
-            }
+    const as = [...new Set(a)]
+    const bs = [...new Set(b)]
+    if (Math.min(as.length, bs.length) === 1 && as.length * bs.length <= PAIRWISE_MAX) {
+      if (ctx.plans.length < 32)
+        ctx.plans.push(`${all ? 'allShortestPaths' : 'shortestPath'}: ${as.length} x ${bs.length}, bidirectional search per pair (${as.length * bs.length})`)
+      // the single node's search is shared by every pair; `fromStart`: it is the pattern's start
+      const fromStart = as.length === 1
+      const x = fromStart ? as[0] : bs[0]
+      const ys = fromStart ? bs : as
+      const sharedDir = fromStart ? rp.direction : reverse(rp.direction)
+      const shared = newSearch(ctx, x, ys.length)
+      const yCache: AdjCache = { adj: new Map(), bytes: 0 }
+      const found: IdPath[] = []
+      for (const y of ys) {
+        if (y === x) {
+          if (min === 0) found.push({ nodes: [x], rels: [] })
+          continue
         }
-        const out = await toRows(paths)
-        for (let i = 0; i < out.length; i += BATCH) yield out.slice(i, i + BATCH)
-        break
+        for (const p of await bidirectional(ctx, shared, sharedDir, y, maxDepth, kinds, keep, all, yCache))
+          found.push(fromStart ? p : { nodes: [...p.nodes].reverse(), rels: [...p.rels].reverse() })
       }
+      ctx.budget.releaseBytes(yCache.bytes + shared.bytes)
+      // shortest answers first, as the multi-target search gives them
+      const out = await toRows(found.sort((x, y) => x.rels.length - y.rels.length))
+      for (let i = 0; i < out.length; i += BATCH) yield out.slice(i, i + BATCH)
       continue
     }
 
