@@ -27,17 +27,20 @@ const node = (id: number, env: string, kinds: string[]): NodeRecord => ({
 const edge = (id: number, start: number, kind: string, end: number): EdgeRecord => ({ id, start, end, kind, properties: {}, updated_at: '2026-01-02T00:00:00.000Z' })
 
 type Dir = 'out' | 'in' | 'both'
-const arrow = (d: Dir, kinds: string) => (d === 'out' ? `-[:${kinds}*1..]->` : d === 'in' ? `<-[:${kinds}*1..]-` : `-[:${kinds}*1..]-`)
+const arrow = (d: Dir, kinds: string, max: number | null = null) => {
+  const r = `[:${kinds}*1..${max ?? ''}]`
+  return d === 'out' ? `-${r}->` : d === 'in' ? `<-${r}-` : `-${r}-`
+}
 
 /** Every shortest walk from s to t as "n r n r … n" (brute force: all trails by length until t is reached). */
-function bruteShortest(nodes: NodeRecord[], edges: EdgeRecord[], access: string[] | null, s: number, t: number, dir: Dir, kinds: string[]): string[] {
+function bruteShortest(nodes: NodeRecord[], edges: EdgeRecord[], access: string[] | null, s: number, t: number, dir: Dir, kinds: string[], max: number | null = null): string[] {
   // the engine, as Neo4j, gives no shortest path from a node to itself unless the minimum length is 0
   if (s === t) return []
   const vis = new Set(nodes.filter((n) => access === null || access.includes(n.environment_id!)).map((n) => n.id))
   if (!vis.has(s) || !vis.has(t)) return []
   const usable = edges.filter((e) => kinds.includes(e.kind) && vis.has(e.start) && vis.has(e.end))
   let walks: { at: number; text: string; used: Set<number> }[] = [{ at: s, text: `${s}`, used: new Set() }]
-  for (let len = 1; len <= nodes.length && walks.length; len++) {
+  for (let len = 1; len <= Math.min(nodes.length, max ?? Infinity) && walks.length; len++) {
     const next: typeof walks = []
     for (const w of walks)
       for (const e of usable) {
@@ -64,10 +67,12 @@ const graphArb = fc
     marks: fc.array(fc.subarray(['X', 'Y']), { minLength: 9, maxLength: 9 }),
     dir: fc.constantFrom<Dir>('out', 'in', 'both'),
     restricted: fc.boolean(),
+    max: fc.constantFrom<number | null>(null, null, 1, 2, 3),
     s: fc.nat(),
     t: fc.nat(),
   })
-  .map(({ n, raw, envs, marks, dir, restricted, s, t }) => ({
+  .map(({ n, raw, envs, marks, dir, restricted, max, s, t }) => ({
+    max,
     nodes: Array.from({ length: n }, (_, i) => node(i + 1, envs[i] ? 'E1' : 'E2', ['Base', ...marks[i]])),
     edges: raw.map(([a, b, k], i) => edge(i + 1, (a % n) + 1, k, (b % n) + 1)),
     dir,
@@ -79,11 +84,11 @@ const graphArb = fc
 describe('shortest paths equal a brute-force answer', () => {
   it('one start, one end (bidirectional search): allShortestPaths all of them, shortestPath one of them', async () => {
     await fc.assert(
-      fc.asyncProperty(graphArb, async ({ nodes, edges, dir, access, s, t }) => {
+      fc.asyncProperty(graphArb, async ({ nodes, edges, dir, access, max, s, t }) => {
         fc.pre(s !== t)
         const src = memorySource(access, nodes, edges)
-        const want = bruteShortest(nodes, edges, access, s, t, dir, ['A'])
-        const pattern = `((a {objectid: 'N${s}'})${arrow(dir, 'A')}(b {objectid: 'N${t}'}))`
+        const want = bruteShortest(nodes, edges, access, s, t, dir, ['A'], max)
+        const pattern = `((a {objectid: 'N${s}'})${arrow(dir, 'A', max)}(b {objectid: 'N${t}'}))`
         const all = await runQuery(parseCypher(`MATCH p = allShortestPaths${pattern} RETURN p`), src)
         expect(all.rows.map((r) => text(r[0] as PathVal)).sort()).toEqual(want)
         if (want.length) expect(all.ctx.plans.join()).toContain('bidirectional')
@@ -98,15 +103,15 @@ describe('shortest paths equal a brute-force answer', () => {
   it('sets of starts and ends (a bidirectional search per pair up to 16 pairs, else multi-target searches): per pair, the same answers', async () => {
     const plans = new Set<string>()
     await fc.assert(
-      fc.asyncProperty(graphArb, async ({ nodes, edges, dir, access }) => {
+      fc.asyncProperty(graphArb, async ({ nodes, edges, dir, access, max }) => {
         const src = memorySource(access, nodes, edges)
-        const all = await runQuery(parseCypher(`MATCH p = allShortestPaths((a:X)${arrow(dir, 'A|B')}(b:Y)) RETURN p`), src)
-        const one = await runQuery(parseCypher(`MATCH p = shortestPath((a:X)${arrow(dir, 'A|B')}(b:Y)) RETURN p`), src)
+        const all = await runQuery(parseCypher(`MATCH p = allShortestPaths((a:X)${arrow(dir, 'A|B', max)}(b:Y)) RETURN p`), src)
+        const one = await runQuery(parseCypher(`MATCH p = shortestPath((a:X)${arrow(dir, 'A|B', max)}(b:Y)) RETURN p`), src)
         const want: string[] = []
         const pairs: string[][] = []
         for (const a of nodes.filter((n) => n.kinds.includes('X')))
           for (const b of nodes.filter((n) => n.kinds.includes('Y'))) {
-            const w = bruteShortest(nodes, edges, access, a.id, b.id, dir, ['A', 'B'])
+            const w = bruteShortest(nodes, edges, access, a.id, b.id, dir, ['A', 'B'], max)
             want.push(...w)
             if (w.length) pairs.push(w)
           }
