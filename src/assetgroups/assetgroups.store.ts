@@ -16,7 +16,7 @@ export interface GroupRow {
   system_group: number
   created_at: string
   updated_at: string
-  /** migration 0028 (asset group tag fields) */
+  /** migration 0029 (asset group tag fields) */
   description: string
   created_by: string
   updated_by: string

@@ -55,7 +55,7 @@ async function auditRows(res: Response) {
 }
 
 beforeAll(async () => {
-  admin = await adminToken()
+  admin = await adminToken({ paced: true })
   await insertGraph(db)
   await runAnalysisDirect(db)
 })
