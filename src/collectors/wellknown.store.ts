@@ -26,7 +26,8 @@
  * changes nothing) and a later upload of the real object fills the node in as usual.
  *
  * Not done: BloodHound's newest LinkWellKnownNodes also creates Network, This Organization, the
- * authentication-assertion and NTLM / SChannel special identities with Everyone -ClaimSpecialIdentity-> each.
+ * authentication-assertion and NTLM / SChannel special identities with Everyone -ClaimSpecialIdentity-> each
+ * (SIDs confirmed from its source, node names not: docs/collectors.md, Not done).
  */
 
 /** BloodHound's FixWellKnownNodeTypes suffixes (wellknown.*GroupSIDSuffix). */

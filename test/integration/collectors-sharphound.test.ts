@@ -789,6 +789,39 @@ describe('SharpHound: `deleted` and `localgroups` files are accepted and write n
     await endUploadJob(admin, job)
   })
 
+  it('the AD site types (`sites`, `siteservers`, `sitesubnets`): accepted alone and as zip members, writing nothing', async () => {
+    // Valid original types of BloodHound's newest ingest model; refused with a 400 before, which failed the whole zip.
+    const job = (await startUploadJob(admin)).data.id
+    const site = 'D3E4F5A6-0000-0000-0000-00000000517E'
+    const sites = { meta: { methods: 0, type: 'sites', count: 1, version: 6 }, data: [{ ObjectIdentifier: site, Properties: { name: 'DEFAULT-FIRST-SITE-NAME@GONE.LOCAL' }, Aces: [] }] }
+    const alone = await uploadFile(admin, job, JSON.stringify(sites), { fileName: '20260101_sites.json' })
+    expect(alone.data).toMatchObject({ files: 1, nodes: 0, edges: 0, errors: [] })
+    expect(await node(site)).toBeNull()
+    const before = await total()
+    const siteservers = { meta: { methods: 0, type: 'siteservers', count: 0, version: 6 }, data: [] }
+    const sitesubnets = { meta: { methods: 0, type: 'sitesubnets', count: 1, version: 6 }, data: [{ ObjectIdentifier: 'D3E4F5A6-0000-0000-0000-0000000005B7' }] }
+    const other = 'S-1-5-21-66-66-67'
+    const u = { ...(users()[0] as Record<string, unknown>), ObjectIdentifier: `${other}-1103`, Properties: { name: 'SITED@GONE.LOCAL', domainsid: other, enabled: true }, PrimaryGroupSID: null, ContainedBy: null, SPNTargets: [], AllowedToDelegate: [], HasSIDHistory: [], Aces: [] }
+    const res = await uploadFile(
+      admin,
+      job,
+      zip({ 'x_sites.json': sites, 'x_siteservers.json': siteservers, 'x_sitesubnets.json': sitesubnets, 'x_users.json': file('users', [u]) }),
+      { contentType: 'application/zip', fileName: 'sites.zip' },
+    )
+    expect(res.data).toMatchObject({ files: 4, nodes: 1, errors: [] })
+    expect(await node(`${other}-1103`)).toMatchObject({ kind: 'User', name: 'SITED@GONE.LOCAL' })
+    expect(await total()).toBe(before + 1)
+    await endUploadJob(admin, job)
+  })
+
+  it('the header rules still apply to the site types: a `sitesubnets` file whose count disagrees is refused', async () => {
+    const job = (await startUploadJob(admin)).data.id
+    const res = await admin.raw('POST', `/api/v2/file-upload/${job}`, JSON.stringify({ meta: { type: 'sitesubnets', version: 6, count: 3 }, data: [] }), {
+      contentType: 'application/json',
+    })
+    await expectEnvelope(res, 400, /meta.count is 3 but data holds 0/)
+  })
+
   it('the header rules still apply to them: a `deleted` file whose count disagrees is refused', async () => {
     const job = (await startUploadJob(admin)).data.id
     const res = await admin.raw('POST', `/api/v2/file-upload/${job}`, JSON.stringify({ meta: { type: 'deleted', version: 6, count: 5 }, data: gone }), {
