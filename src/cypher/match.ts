@@ -639,14 +639,30 @@ async function bidirectional(
   keep: (e: EdgeRecord) => boolean,
   all: boolean,
   yCache: AdjCache,
+  dead: Dead,
 ): Promise<IdPath[]> {
   if (shared.depth.has(y)) return walksBack(ctx, shared.parents, y, all)
+  if (dead.nodes.has(y)) return []
   const other = newSearch(ctx, y, 1)
   const paths: IdPath[] = []
   while (shared.level + other.level < maxDepth && shared.frontier.length > 0 && other.frontier.length > 0) {
     const side = shared.frontier.length <= other.frontier.length ? shared : other
     const rest = side === shared ? other : shared
-    const level = await adjacency(ctx, side.frontier, side === shared ? sharedDir : reverse(sharedDir), kinds, keep, side === shared ? null : yCache)
+    const read = await adjacency(ctx, side.frontier, side === shared ? sharedDir : reverse(sharedDir), kinds, keep, side === shared ? null : yCache)
+    // y's side never enters a dead node (see Dead): no path from x passes through one
+    const level: Level =
+      side === other && dead.nodes.size > 0
+        ? {
+            transient: read.transient,
+            get: (n) => {
+              const l = read.get(n)
+              if (!l) return l
+              const out: number[] = []
+              for (let i = 0; i < l.length; i += 2) if (!dead.nodes.has(l[i + 1])) out.push(l[i], l[i + 1])
+              return out
+            },
+          }
+        : read
     const next = step(ctx, side, level)
     ctx.budget.releaseBytes(level.transient)
     const meet = next.filter((n) => rest.depth.has(n)).sort((a, b) => a - b)
@@ -662,9 +678,33 @@ async function bidirectional(
     }
     break
   }
+  // y's side ended without meeting x's: every node it reached cannot be reached from x
+  if (paths.length === 0 && other.frontier.length === 0) {
+    for (const n of other.depth.keys()) dead.nodes.add(n)
+    ctx.budget.chargeBytes(other.depth.size * DEAD_NODE_BYTES)
+    dead.bytes += other.depth.size * DEAD_NODE_BYTES
+  }
   ctx.budget.releaseBytes(other.bytes)
   return paths
 }
+
+/**
+ * Nodes the single node x of a 1 x N search cannot reach (in its search direction), learnt from the
+ * pairs whose other side ended without meeting x's: that side's search reached every node that reaches y
+ * (walking backwards; nodes already dead left out, see below), and none of them was reached from x — had x
+ * reached one, x's own node would have been among them, and the sides would have met. The set is closed
+ * under "reaches": a node that reaches a dead node is dead (had x reached it, x would reach the dead node).
+ * So for a later y: y dead → no path; and y's side may leave dead nodes out, since no path from x passes
+ * through one (every node of such a path is reached from x). Its nodes stay dead when that side ends
+ * (the nodes it left out are dead already), so the set stays closed. At 1 M edges this turns one user →
+ * the 13 Tier Zero nodes (four of them in another domain, each reached backwards by the same ~21 000 nodes)
+ * from four backward searches of that size into one. Charged to the memory budget while the query runs.
+ */
+interface Dead {
+  nodes: Set<number>
+  bytes: number
+}
+const DEAD_NODE_BYTES = 24
 
 async function candidates(ctx: RunContext, plan: PartPlan, row: Row): Promise<number[]> {
   const out: number[] = []
@@ -750,16 +790,17 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
       const sharedDir = fromStart ? rp.direction : reverse(rp.direction)
       const shared = newSearch(ctx, x, ys.length)
       const yCache: AdjCache = { adj: new Map(), bytes: 0 }
+      const dead: Dead = { nodes: new Set(), bytes: 0 }
       const found: IdPath[] = []
       for (const y of ys) {
         if (y === x) {
           if (min === 0) found.push({ nodes: [x], rels: [] })
           continue
         }
-        for (const p of await bidirectional(ctx, shared, sharedDir, y, maxDepth, kinds, keep, all, yCache))
+        for (const p of await bidirectional(ctx, shared, sharedDir, y, maxDepth, kinds, keep, all, yCache, dead))
           found.push(fromStart ? p : { nodes: [...p.nodes].reverse(), rels: [...p.rels].reverse() })
       }
-      ctx.budget.releaseBytes(yCache.bytes + shared.bytes)
+      ctx.budget.releaseBytes(yCache.bytes + shared.bytes + dead.bytes)
       // shortest answers first, as the multi-target search gives them
       const out = await toRows(found.sort((x, y) => x.rels.length - y.rels.length))
       for (let i = 0; i < out.length; i += BATCH) yield out.slice(i, i + BATCH)

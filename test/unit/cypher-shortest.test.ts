@@ -129,6 +129,29 @@ describe('shortest paths equal a brute-force answer', () => {
     expect(plans).toContain('pairwise')
     expect(plans).toContain('multi')
   })
+
+  it('one start and several ends (pairs searched bidirectionally, unreachable ends learnt and left out): per pair, the same answers', async () => {
+    await fc.assert(
+      fc.asyncProperty(graphArb, async ({ nodes, edges, dir, access, max, s }) => {
+        const src = memorySource(access, nodes, edges)
+        const pattern = `((a {objectid: 'N${s}'})${arrow(dir, 'A|B', max)}(b:Y))`
+        const all = await runQuery(parseCypher(`MATCH p = allShortestPaths${pattern} RETURN p`), src)
+        const one = await runQuery(parseCypher(`MATCH p = shortestPath${pattern} RETURN p`), src)
+        const want: string[] = []
+        const pairs: string[][] = []
+        for (const b of nodes.filter((n) => n.kinds.includes('Y'))) {
+          const w = bruteShortest(nodes, edges, access, s, b.id, dir, ['A', 'B'], max)
+          want.push(...w)
+          if (w.length) pairs.push(w)
+        }
+        expect(all.rows.map((r) => text(r[0] as PathVal)).sort()).toEqual(want.sort())
+        const got = one.rows.map((r) => text(r[0] as PathVal))
+        expect(got.length).toBe(pairs.length)
+        for (const g of got) expect(pairs.some((p) => p.includes(g))).toBe(true)
+      }),
+      { numRuns: 400 },
+    )
+  })
 })
 
 describe('shortest-path searches: access and memory', () => {
@@ -141,6 +164,30 @@ describe('shortest-path searches: access and memory', () => {
     expect(text(open.rows[0][0] as PathVal)).toBe('1 1 2 2 5')
     const restricted = await runQuery(query, memorySource(['E1'], nodes, edges))
     expect(text(restricted.rows[0][0] as PathVal)).toBe('1 3 3 4 4 5 5')
+  })
+
+  it('one start, several ends out of its reach with a shared backward reach: the reach is searched once, not once per end', async () => {
+    // x -> 3 000 nodes (one of them a target, reached in one hop); targets t1 <- t2 <- t3 <- t4 <- 1 000
+    // feeders, none reached from x. Each unreachable end's backward search would walk ~1 000 nodes again
+    // (~7 000 rows in all); the first one learns that those nodes are out of x's reach.
+    const nodes: NodeRecord[] = [node(1, 'E1', ['Base'])]
+    const edges: EdgeRecord[] = []
+    for (let i = 0; i < 3000; i++) {
+      nodes.push(node(2 + i, 'E1', i === 1500 ? ['Base', 'Target'] : ['Base']))
+      edges.push(edge(edges.length + 1, 1, 'A', 2 + i))
+    }
+    const t = [5001, 5002, 5003, 5004]
+    for (const id of t) nodes.push(node(id, 'E1', ['Base', 'Target']))
+    for (let i = 1; i < t.length; i++) edges.push(edge(edges.length + 1, t[i], 'A', t[i - 1]))
+    for (let i = 0; i < 1000; i++) {
+      nodes.push(node(6000 + i, 'E1', ['Base']))
+      edges.push(edge(edges.length + 1, 6000 + i, 'A', t[3]))
+    }
+    const query = parseCypher("MATCH p = shortestPath((a {objectid: 'N1'})-[:A*1..]->(t:Target)) RETURN length(p)")
+    const limits: CypherLimits = { maxRows: 5_000, maxResultRows: 1e6, maxSteps: 1e7, maxMillis: 60_000, maxBytes: 48 * 1024 * 1024 }
+    const r = await runQuery(query, memorySource(null, nodes, edges), { limits })
+    expect(r.rows).toEqual([[1]])
+    expect(r.ctx.plans.join()).toMatch(/per pair/)
   })
 
   it('a search that cannot stop early holds ids, not relationship records, and is charged every relationship read', async () => {
