@@ -6,6 +6,7 @@ import { ApiError, sendError, type ErrorDetail } from './http/errors'
 import { pathMatcher, type RouteEntry } from './http/route'
 import { securityHeaders } from './http/security-headers'
 import { d1Session } from './http/d1-session'
+import { noteLocalWrite } from './graph/environments'
 import { requestLog } from './http/request-log'
 import { systemRoutes } from './system/system.routes'
 import { authRoutes } from './auth/auth.routes'
@@ -55,6 +56,17 @@ export function createApp(routes: RouteEntry[] = ROUTES) {
   })
   // 4. D1 session: replicas for reads, read-your-writes by bookmark (http/d1-session.ts)
   app.use('*', d1Session())
+  // 5. a mutating request writes through this isolate: its isolate copies that may answer without a read
+  //    (available-domains: src/graph/environments.ts) are revalidated, at its start and at its end
+  app.use('*', async (c, next) => {
+    if (c.req.method === 'GET' || c.req.method === 'HEAD' || c.req.method === 'OPTIONS') return next()
+    noteLocalWrite()
+    try {
+      await next()
+    } finally {
+      noteLocalWrite()
+    }
+  })
 
   for (const r of routes) app.on(r.def.method.toUpperCase(), [r.def.path], ...r.handlers)
 

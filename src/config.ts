@@ -58,6 +58,11 @@ const schema = z.object({
   MAX_API_TOKENS_PER_USER: intFrom(25),
   /** admission by lease (ratelimit/lease.ts): a lease's lifetime in ms; 0 = one limiter call per request */
   LIMITER_LEASE_MS: intFrom(1000, 0),
+  /**
+   * available-domains' isolate copy answers without its stamp read for this long after a validation (no
+   * bookmark sent, no write by this isolate since: src/graph/environments.ts); 0 = the stamp on every request
+   */
+  AVAILABLE_DOMAINS_FRESH_MS: intFrom(1000, 0),
   PUBLIC_BASE_URL: z
     .string()
     .optional()

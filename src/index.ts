@@ -1,6 +1,7 @@
 import { createApp } from './app'
 import { sweepIdleJobs } from './graph/job-timeout'
 import { pruneAudit } from './audit/retention'
+import { noteLocalWrite } from './graph/environments'
 
 export { RateLimiter } from './ratelimit/limiter.do'
 export { Analyzer } from './findings/analyzer.do'
@@ -11,7 +12,9 @@ export default {
   fetch: app.fetch,
   /** Cron triggers (wrangler.toml [triggers]): periodic work off the request path. */
   scheduled(controller, env, ctx) {
-    ctx.waitUntil(sweepIdleJobs(env, controller.scheduledTime))
+    // the sweep may end jobs: available-domains' copy in this isolate is revalidated (graph/environments.ts)
+    noteLocalWrite()
+    ctx.waitUntil(sweepIdleJobs(env, controller.scheduledTime).finally(noteLocalWrite))
     ctx.waitUntil(pruneAudit(env, controller.scheduledTime))
   },
 } satisfies ExportedHandler<Env>

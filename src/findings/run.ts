@@ -31,6 +31,7 @@ import { memberRows } from '../assetgroups/members'
 import { evaluateRules, outcomes, type RuleResult } from '../assetgroups/rules'
 import { evaluationStatements, replaceSelectorNodesStatements, type SelectorNodeRow } from '../assetgroups/selectors.store'
 import type { CypherLimits } from '../cypher/budget'
+import { noteLocalWrite } from '../graph/environments'
 
 export interface RunOptions {
   nodePageSize?: number
@@ -166,7 +167,13 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
   const selectorNodes: SelectorNodeRow[] = selection.objectSeeds.map((s) => [s.selectorId, s.value] as SelectorNodeRow)
   for (const r of ruleResults) for (const id of r.objectids) selectorNodes.push([r.rule.selectorId, id])
   const evaluation = [...evaluationStatements(db, completedAt, outcomes(ruleResults)), ...replaceSelectorNodesStatements(db, chunkJson(selectorNodes))]
-  await commitRun(db, runId, completedAt, { stats: result.stats, plan: counts, durationMs, posture: postureRows(result) }, members, evaluation)
+  // impact values change: an available-domains copy in this isolate is revalidated (graph/environments.ts)
+  noteLocalWrite()
+  try {
+    await commitRun(db, runId, completedAt, { stats: result.stats, plan: counts, durationMs, posture: postureRows(result) }, members, evaluation)
+  } finally {
+    noteLocalWrite()
+  }
   const ruleSummary = ruleResults.map((r) => ({ selectorId: r.rule.selectorId, members: r.objectids.length, error: r.error }))
   return { runId, completedAt, stats: result.stats, plan: counts, durationMs, postProcessing: post, rules: ruleSummary }
 }

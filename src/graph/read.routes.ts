@@ -5,7 +5,7 @@ import { overBudget } from '../http/budget'
 import { WEIGHT } from '../ratelimit/cost'
 import { canSeeEnvironment } from '../auth/permissions'
 import { loadKindCatalog } from '../extensions/catalog'
-import { primaryDb } from '../http/d1-session'
+import { BOOKMARK_HEADER, primaryDb } from '../http/d1-session'
 import { availableEnvironments, visibleTo } from './environments'
 import { graphKinds, KIND_PATTERN, parseRelationshipKinds } from './kinds'
 import { accessParam, edgeDetails, expandFrontier, getNodeByObjectId, nodesByIds, searchNodes } from './graph.store'
@@ -63,9 +63,13 @@ export const readRoutes: RouteEntry[] = [
       responses: { 200: { description: 'environments, by name', schema: z.object({ data: z.array(EnvironmentSchema) }) } },
     },
     async (c) => {
-      // From the isolate's copy while its stamp is current (one small statement), else read and kept:
-      // src/graph/environments.ts. The caller's access is applied here, per request.
-      const all = await availableEnvironments(c.env.DB, primaryDb(c.env.DB))
+      // From the isolate's copy while its stamp is current (one small statement, or none while the copy
+      // is fresh and no bookmark was sent), else read and kept: src/graph/environments.ts. The caller's
+      // access is applied here, per request, from the principal.
+      const all = await availableEnvironments(c.env.DB, primaryDb(c.env.DB), {
+        freshMs: c.get('config').AVAILABLE_DOMAINS_FRESH_MS,
+        bookmarked: Boolean(c.req.header(BOOKMARK_HEADER)?.trim()),
+      })
       return c.json({ data: visibleTo(all, c.get('principal').environmentAccess) })
     },
   ),

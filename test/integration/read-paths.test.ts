@@ -8,8 +8,9 @@
  */
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { adminToken, expectEnvelope } from '../helpers'
-import type { EdgeHoundClient } from '../../src/client'
+import { adminToken, BASE, expectEnvelope } from '../helpers'
+import { EdgeHoundClient } from '../../src/client'
+import { endUploadJob, startUploadJob, uploadFile } from '../../src/client/graph'
 import { createApp } from '../../src/app'
 import { kindCatalogAt, loadKindCatalog } from '../../src/extensions/catalog'
 import { upsertExtension as storeUpsert } from '../../src/extensions/extensions.store'
@@ -229,6 +230,92 @@ describe('available-domains', () => {
     const p = await plan(rec.calls[0].sql[0], [null])
     expect(p.join('\n')).toMatch(/(SCAN|SEARCH) n USING INDEX nodes_environments/)
     expect(p.join('\n')).not.toMatch(/nodes_name_nocase/)
+  })
+})
+
+describe('available-domains within AVAILABLE_DOMAINS_FRESH_MS (the default 1000; the suites run with 0)', () => {
+  const FRESH = 'S-1-5-21-4242'
+
+  /** A token client whose requests go through the app on `rec`'s binding with these vars; no bookmarks unless sent. */
+  function through(rec: ReturnType<typeof recording>, vars: Record<string, string>) {
+    const fetchVia = async (req: Request) => {
+      req.headers.set('CF-Connecting-IP', '10.77.0.2')
+      return createApp().fetch(req, { ...env, DB: rec.db, ...vars } as unknown as Env, ctx)
+    }
+    const c = new EdgeHoundClient({ baseUrl: BASE, credentials: admin.credentials, bookmarks: false, fetch: fetchVia })
+    /** GET available-domains: the response, its ids, and the route's D1 calls (authentication's left out) */
+    const read = async (bookmark?: string) => {
+      const from = rec.calls.length
+      const res = await c.raw('GET', '/api/v2/available-domains', undefined, bookmark ? { headers: { 'X-D1-Bookmark': bookmark } } : {})
+      expect(res.status).toBe(200)
+      const ids = ((await res.json()) as { data: { id: string }[] }).data.map((d) => d.id)
+      const calls = rec.calls.slice(from).filter((k) => !k.sql.every((q) => AUTH_SQL.test(q)))
+      return { res, ids, calls: calls.map((k) => [k.via, k.sql.length]) }
+    }
+    return { c, read }
+  }
+
+  it('answers again within the window with no D1 statement; a request with a bookmark validates in its session', async () => {
+    const rec = recording(env.DB)
+    const { read } = through(rec, { AVAILABLE_DOMAINS_FRESH_MS: '1000' })
+    const first = await read()
+    expect(first.calls).toEqual([['batch', 4]]) // no copy yet: read with its stamp
+    const again = await read()
+    expect(again.calls).toEqual([]) // fresh: not one statement
+    expect(again.ids).toEqual(first.ids)
+
+    // another isolate writes an environment: without a bookmark the fresh copy may answer (bounded staleness) ...
+    await env.DB.prepare(
+      `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
+       VALUES (?1, 'Domain', '["Domain","Base"]', 'ELSEWHERE.LOCAL', ?1, 'Domain', '{}', ?2, ?2)`,
+    )
+      .bind('S-1-5-21-4343', NOW)
+      .run()
+    expect((await read()).calls).toEqual([])
+    // ... a client that sends a bookmark asked for read-your-writes: the stamp is read in its session, and misses
+    const bookmark = first.res.headers.get('X-D1-Bookmark')
+    expect(bookmark).toBeTruthy()
+    const validated = await read(bookmark!)
+    expect(validated.calls).toEqual([['all', 1], ['batch', 4]])
+    expect(validated.ids).toContain('S-1-5-21-4343')
+    // the bookmark's validation refreshed the copy; with an unchanged stamp a bookmarked read is the stamp alone
+    expect((await read(bookmark!)).calls).toEqual([['all', 1]])
+  })
+
+  it("a write through this isolate (an upload) is seen by the very next read, without waiting for the window", async () => {
+    const rec = recording(env.DB)
+    const { c, read } = through(rec, { AVAILABLE_DOMAINS_FRESH_MS: '60000' })
+    expect((await read()).ids).not.toContain(FRESH)
+    expect((await read()).calls).toEqual([]) // warm and fresh
+    const job = (await startUploadJob(c)).data
+    await uploadFile(c, job.id, {
+      graph: { nodes: [{ id: FRESH, kinds: ['Domain', 'Base'], properties: { name: 'FRESH.LOCAL', domainsid: FRESH } }], edges: [] },
+    })
+    const after = await read()
+    expect(after.calls).toEqual([['all', 1], ['batch', 4]]) // validated: the stamp moved, the list read again
+    expect(after.ids).toContain(FRESH)
+    expect((await read()).calls).toEqual([]) // fresh again
+    await endUploadJob(c, job.id)
+    expect((await read()).calls).toEqual([['all', 1], ['batch', 4]]) // the job's end (a write here) too
+  })
+
+  it('validates again once the window has passed', async () => {
+    const rec = recording(env.DB)
+    const { read } = through(rec, { AVAILABLE_DOMAINS_FRESH_MS: '150' })
+    expect((await read()).calls).toEqual([['batch', 4]])
+    expect((await read()).calls).toEqual([])
+    await new Promise((r) => setTimeout(r, 200))
+    // validated: the stamp (then the list, if the analysis run the upload test's job asked for committed meanwhile)
+    expect((await read()).calls[0]).toEqual(['all', 1])
+    expect((await read()).calls).toEqual([]) // fresh again
+  })
+
+  it('0 is the stamp on every request', async () => {
+    const rec = recording(env.DB)
+    const { read } = through(rec, { AVAILABLE_DOMAINS_FRESH_MS: '0' })
+    expect((await read()).calls).toEqual([['batch', 4]])
+    expect((await read()).calls).toEqual([['all', 1]])
+    expect((await read()).calls).toEqual([['all', 1]])
   })
 })
 
