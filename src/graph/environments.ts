@@ -1,5 +1,6 @@
 /**
- * available-domains' answer, with an isolate cache that is never stale.
+ * available-domains' answer, with an isolate cache: exact when validated, otherwise at most
+ * AVAILABLE_DOMAINS_FRESH_MS old for requests without a bookmark.
  *
  * The list (every environment node, its collection time, its type name and its impactValue) changes only
  * when an upload commits, a job ends, an analysis run completes or the kind catalogue changes, while
