@@ -63,11 +63,29 @@ const SELECTED_TAGS = SELECTED_TAGS_COLUMN.replace(/\s+AS selected_tags\s*$/, ''
  * Text conditions compare with substr / instr (exact, case-sensitive unless `anyCase`), never LIKE. The
  * `name` column is the `name` property as stored (ingest.store.ts), so a Cypher string test on it is exact.
  */
-function conditionSql(conditions: ScanCondition[], first: number): { sql: string; params: string[] } {
+function conditionSql(conditions: ScanCondition[], first: number, access: string | null): { sql: string; params: (string | null)[] } {
   const parts: string[] = []
-  const params: string[] = []
+  const params: (string | null)[] = []
   for (const c of conditions) {
-    if (c.type === 'tierZero')
+    if (c.type === 'related') {
+      // exactly the existence test of connected() with n as the near end (the engine checks it again)
+      const k = `?${first + params.length}`
+      params.push(c.kinds ? JSON.stringify(c.kinds) : null)
+      // the access parameter only where the statement uses it (D1 refuses a binding it does not use)
+      const a = `?${first + params.length}`
+      if (access !== null) params.push(access)
+      const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =
+        c.direction === 'out' ? [['start_id', 'end_id']] : c.direction === 'in' ? [['end_id', 'start_id']] : [['start_id', 'end_id'], ['end_id', 'start_id']]
+      const exists = sides
+        .map(
+          ([near, far]) =>
+            `EXISTS (SELECT 1 FROM edges e ${access === null ? '' : `JOIN nodes v ON v.id = e.${far}`}
+             WHERE e.${near} = n.id AND (${k} IS NULL OR e.kind IN (SELECT value FROM json_each(${k})))
+             ${access === null ? '' : `AND ${visible('v.environment_id', a)}`})`,
+        )
+        .join(' OR ')
+      parts.push(`${c.negated ? 'NOT ' : ''}(${exists})`)
+    } else if (c.type === 'tierZero')
       parts.push(`(n.kind IN ('Domain', 'AZTenant') OR instr(n.kinds, '"AZRole"') > 0 OR instr(n.kinds, '"Tag_Tier_Zero"') > 0
         OR substr(n.objectid, -4) IN ('-512', '-516', '-518', '-519', '-544')
         OR instr(n.properties, 'admin_tier_0') > 0 OR instr(lower(n.properties), 'istierzero') > 0
@@ -94,7 +112,7 @@ export function d1GraphSource(db: D1Database, access: string | null): GraphSourc
   return {
     async scanNodes(scan: NodeScan, afterId: number, limit: number): Promise<NodeRecord[]> {
       // ?1 after, ?2 kinds (JSON or NULL), ?3 objectid, ?4 name, ?5 access, ?6 limit, ?7… conditions
-      const cond = conditionSql(scan.where ?? [], 7)
+      const cond = conditionSql(scan.where ?? [], 7, access)
       const rows = await db
         .prepare(
           `SELECT ${NODE_COLUMNS} FROM nodes n

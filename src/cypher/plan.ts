@@ -9,7 +9,7 @@
  */
 import type { Expr, NodePattern, PatternPart, RelPattern } from './ast'
 import type { NodeScan, ScanCondition } from './source'
-import { scanKindsFor } from './labels'
+import { relationshipKinds, scanKindsFor } from './labels'
 import { variablesOf } from './eval'
 
 export interface PartPlan {
@@ -134,6 +134,34 @@ function conditionsFor(node: NodePattern, filters: Expr[]): ScanCondition[] {
   return out
 }
 
+/**
+ * `[NOT] (v)-[:K]->()` (or `()-[:K]->(v)`, `EXISTS { … }` without WHERE): one relationship without variable,
+ * properties or range, `v` without labels or properties there, the other end anonymous and unconstrained —
+ * the shape run.ts existenceTest answers per batch. As a conjunct of the WHERE it is a necessary condition
+ * of every result, so the scan of `v` may take it to the store (the engine still tests every node).
+ */
+function relatedCondition(f: Expr, v: string): ScanCondition | null {
+  let e = f
+  let negated = false
+  if (e.type === 'not') {
+    negated = true
+    e = e.expr
+  }
+  const parts = e.type === 'patternPredicate' ? [e.pattern] : e.type === 'exists' && e.where === null ? e.patterns : null
+  if (!parts || parts.length !== 1) return null
+  const part = parts[0]
+  if (part.variable || part.shortest || part.rels.length !== 1) return null
+  const rel = part.rels[0]
+  if (rel.variable || rel.properties || rel.range) return null
+  const free = (n: NodePattern) => n.variable === null && n.labels.length === 0 && n.properties === null
+  const self = (n: NodePattern) => n.variable === v && n.labels.length === 0 && n.properties === null
+  const [a, b] = part.nodes
+  const kinds = relationshipKinds(rel.types)
+  if (self(a) && free(b)) return { type: 'related', direction: rel.direction, kinds, negated }
+  if (free(a) && self(b)) return { type: 'related', direction: rel.direction === 'out' ? 'in' : rel.direction === 'in' ? 'out' : 'both', kinds, negated }
+  return null
+}
+
 function scanFor(node: NodePattern, filters: Expr[]): NodeScan {
   let kinds: string[] | null = null
   for (const l of node.labels) {
@@ -186,6 +214,11 @@ export function planPart(part: PatternPart, bound: ReadonlySet<string>, where: E
   const rels = reversed ? [...part.rels].reverse().map(flip) : part.rels
   const filters = reversed ? [...all].reverse() : all
   const scan = scanFor(nodes[0], filters[0])
+  const v = nodes[0].variable
+  if (v && !bound.has(v)) {
+    const related = conjuncts(where).flatMap((c) => relatedCondition(c, v) ?? [])
+    if (related.length) scan.where = [...(scan.where ?? []), ...related]
+  }
   const start = nodes[0].variable && bound.has(nodes[0].variable) ? `bound ${nodes[0].variable}` : `scan ${JSON.stringify(scan)}`
   return { part, reversed, nodes, rels, filters, scan, describe: `${start}; ${rels.length} hop(s)${reversed ? ' from the last node' : ''}` }
 }

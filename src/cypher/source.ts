@@ -39,6 +39,11 @@ export type ScanCondition =
   | { type: 'tierZero' }
   | { type: 'owned' }
   | { type: 'text'; column: 'objectid' | 'name'; op: 'startsWith' | 'endsWith' | 'contains'; value: string; anyCase: boolean }
+  /**
+   * the node has (negated: has no) relationship of these kinds (null: any) in this direction to a node the
+   * caller may see: `WHERE [NOT] (n)-[:K]->()` read by the scan itself (plan.ts relatedCondition)
+   */
+  | { type: 'related'; direction: 'out' | 'in' | 'both'; kinds: string[] | null; negated: boolean }
 
 export interface NodeScan {
   /** necessary conditions (all of them), pushed to the store; absent or empty: none */

@@ -168,6 +168,34 @@ describe('environment access', () => {
     }
   })
 
+  it('a scan takes [NOT] (n)-[:K]->() to the store (one statement, access applied), with the answers of a walk', async () => {
+    const names = async (client: EdgeHoundClient, query: string) => {
+      const res = await post(client, { query })
+      if (res.status === 404) return { plan: res.headers.get('x-cypher-plan') ?? '', names: [] as string[] }
+      expect(res.status, query).toBe(200)
+      const body = (await res.json()) as { data: { literals: { value: string }[] } }
+      return { plan: res.headers.get('x-cypher-plan') ?? '', names: body.data.literals.map((l) => l.value) }
+    }
+    for (const client of [admin, corpOnly])
+      for (const [test, walk] of [
+        ['NOT (n)-[:MemberOf]->()', 'NOT EXISTS { MATCH (n)-[:MemberOf]->() WHERE true }'],
+        ['(n)-[:MemberOf]->()', 'EXISTS { MATCH (n)-[:MemberOf]->() WHERE true }'],
+        ['NOT ()-[:MemberOf|AdminTo]->(n)', 'NOT EXISTS { MATCH ()-[:MemberOf|AdminTo]->(n) WHERE true }'],
+        ['(n)-[]-()', 'EXISTS { MATCH (n)-[]-() WHERE true }'],
+        ['NOT (n)-[]-()', 'NOT EXISTS { MATCH (n)-[]-() WHERE true }'],
+      ]) {
+        const pushed = await names(client, `MATCH (n) WHERE ${test} RETURN n.objectid AS o ORDER BY o`)
+        const walked = await names(client, `MATCH (n) WHERE ${walk} RETURN n.objectid AS o ORDER BY o`)
+        expect(pushed.names, test).toEqual(walked.names)
+        if (pushed.plan) expect(pushed.plan, test).toContain('"type":"related"')
+        expect(walked.plan).not.toContain('"type":"related"')
+      }
+    // the restricted caller: a relationship to a node it may not see does not count
+    const admins = await names(admin, 'MATCH (n) WHERE NOT (n)-[]-() RETURN n.objectid AS o ORDER BY o')
+    const corp = await names(corpOnly, 'MATCH (n) WHERE NOT (n)-[]-() RETURN n.objectid AS o ORDER BY o')
+    expect(corp.names).not.toEqual(admins.names)
+  })
+
   it('a restricted caller neither sees nor traverses nodes of other environments', async () => {
     const r = await cypherQuery(corpOnly, "MATCH p = (u:User)-[:MemberOf*1..]->(g:Group) WHERE g.objectid ENDS WITH '-512' RETURN p")
     expect(Object.values(r.data.nodes).map((n) => n.objectId)).not.toContain('U-CAROL')
