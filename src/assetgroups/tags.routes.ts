@@ -326,6 +326,32 @@ function memberFilter(col: string, ops: readonly MemberFilterOp[]) {
   })
 }
 const MEMBER_SORT: Record<string, SelectorMemberSortKey> = { id: 'id', node_id: 'id', objectid: 'object_id', object_id: 'object_id', node_object_id: 'object_id', name: 'name', node_name: 'name' }
+
+/** The query of both member lists (a tag's, a selector's): paging, BloodHound's member sort keys, `environments`
+ *  and the name / object_id / primary_kind filters. A fresh schema per route, as each route had its own. */
+function memberQuery() {
+  return z.object({
+    skip: Skip,
+    limit: Limit(50, 1_000),
+    sort_by: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || MEMBER_SORT[v.replace(/^-/, '')] !== undefined, 'column format does not support sorting'),
+    environments: z.union([z.string(), z.array(z.string())]).optional(),
+    name: memberFilter('name', ['eq', 'neq', 'contains']),
+    object_id: memberFilter('object_id', ['eq', 'neq', 'contains']),
+    primary_kind: memberFilter('primary_kind', ['eq', 'neq']),
+  })
+}
+/** The 200 body of both member lists: one page `{count, skip, limit, data: {members}}` of the given member shape. */
+function memberPage<T extends z.ZodRawShape>(member: T) {
+  return z.object({
+    count: z.number().int(),
+    skip: z.number().int(),
+    limit: z.number().int(),
+    data: z.object({ members: z.array(z.object(member)) }),
+  })
+}
 const environmentsOf = (v: string | string[] | undefined): string[] | null =>
   v === undefined ? null : (Array.isArray(v) ? v : [v]).flatMap((e) => e.split(',')).filter(Boolean)
 
@@ -580,44 +606,24 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       tags: ['Asset Isolation'],
       auth: 'graph/Read',
       params: TagId,
-      query: z.object({
-        skip: Skip,
-        limit: Limit(50, 1_000),
-        sort_by: z
-          .string()
-          .optional()
-          .refine((v) => v === undefined || MEMBER_SORT[v.replace(/^-/, '')] !== undefined, 'column format does not support sorting'),
-        environments: z.union([z.string(), z.array(z.string())]).optional(),
-        name: memberFilter('name', ['eq', 'neq', 'contains']),
-        object_id: memberFilter('object_id', ['eq', 'neq', 'contains']),
-        primary_kind: memberFilter('primary_kind', ['eq', 'neq']),
-      }),
+      query: memberQuery(),
       responses: {
         200: {
           description: 'one page of members',
-          schema: z.object({
-            count: z.number().int(),
-            skip: z.number().int(),
-            limit: z.number().int(),
-            data: z.object({
-              members: z.array(
-                z.object({
-                  id: z.number().int(),
-                  object_id: z.string(),
-                  primary_kind: z.string(),
-                  name: z.string(),
-                  source: z.number().int(),
-                  custom_member: z.boolean().describe('EdgeHound: named by a selector of the tag (object id or Cypher rule)'),
-                }),
-              ),
-            }),
+          schema: memberPage({
+            id: z.number().int(),
+            object_id: z.string(),
+            primary_kind: z.string(),
+            name: z.string(),
+            source: z.number().int(),
+            custom_member: z.boolean().describe('EdgeHound: named by a selector of the tag (object id or Cypher rule)'),
           }),
         },
       },
     },
     async (c, { params, query }) => {
       await tagOr404(c, params.asset_group_tag_id)
-      const envs = query.environments === undefined ? null : (Array.isArray(query.environments) ? query.environments : [query.environments]).flatMap((e) => e.split(',')).filter(Boolean)
+      const envs = environmentsOf(query.environments)
       // A restricted caller naming (eq:) an object that is not a node of its environments gets the 404 an absent
       // object gets, as for every object of a hidden environment (docs/permissions.md): no existence oracle, and
       // the same rule as the older API's environment_id filter.
@@ -765,38 +771,18 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       tags: ['Asset Isolation'],
       auth: 'graph/Read',
       params: SelectorIds,
-      query: z.object({
-        skip: Skip,
-        limit: Limit(50, 1_000),
-        sort_by: z
-          .string()
-          .optional()
-          .refine((v) => v === undefined || MEMBER_SORT[v.replace(/^-/, '')] !== undefined, 'column format does not support sorting'),
-        environments: z.union([z.string(), z.array(z.string())]).optional(),
-        name: memberFilter('name', ['eq', 'neq', 'contains']),
-        object_id: memberFilter('object_id', ['eq', 'neq', 'contains']),
-        primary_kind: memberFilter('primary_kind', ['eq', 'neq']),
-      }),
+      query: memberQuery(),
       responses: {
         200: {
           description: 'one page of the selector\u2019s members',
-          schema: z.object({
-            count: z.number().int(),
-            skip: z.number().int(),
-            limit: z.number().int(),
-            data: z.object({
-              members: z.array(
-                z.object({
-                  id: z.number().int(),
-                  object_id: z.string(),
-                  environment_id: z.string(),
-                  primary_kind: z.string(),
-                  name: z.string(),
-                  source: z.number().int().describe('1 seed, 2 child, 3 parent (EdgeHound: always 1)'),
-                  asset_group_tag_id: z.number().int(),
-                }),
-              ),
-            }),
+          schema: memberPage({
+            id: z.number().int(),
+            object_id: z.string(),
+            environment_id: z.string(),
+            primary_kind: z.string(),
+            name: z.string(),
+            source: z.number().int().describe('1 seed, 2 child, 3 parent (EdgeHound: always 1)'),
+            asset_group_tag_id: z.number().int(),
           }),
         },
       },
