@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { run, COMMANDS } from '../../src/cli/main'
-import { envelope, FakeServer, formOf, testIO } from './fake-server'
+import { envelope, FakeServer, formOf, testIO, startFakeServer } from './fake-server'
 
 const TOKEN_ID = '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f'
 const TOKEN_KEY = 'c2VjcmV0LXRva2VuLWtleS1mb3ItdGhlLWNsaS10ZXN0cw=='
@@ -11,9 +11,7 @@ const USER_ID = 'aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee'
 
 let srv: FakeServer
 beforeEach(async () => {
-  srv = new FakeServer()
-  srv.tokens.set(TOKEN_ID, TOKEN_KEY)
-  await srv.start()
+  srv = await startFakeServer(TOKEN_ID, TOKEN_KEY)
 })
 afterEach(() => srv.close())
 

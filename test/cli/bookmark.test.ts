@@ -3,16 +3,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { run } from '../../src/cli/main'
-import { FakeServer, testIO } from './fake-server'
+import { FakeServer, testIO, startFakeServer } from './fake-server'
 
 const TOKEN_ID = '6b1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f'
 const TOKEN_KEY = 'bookmark-test-key'
 
 let srv: FakeServer
 beforeEach(async () => {
-  srv = new FakeServer()
-  srv.tokens.set(TOKEN_ID, TOKEN_KEY)
-  await srv.start()
+  srv = await startFakeServer(TOKEN_ID, TOKEN_KEY)
 })
 afterEach(() => srv.close())
 

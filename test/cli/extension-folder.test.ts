@@ -9,7 +9,7 @@ import { cp, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { run } from '../../src/cli/main'
 import { FolderProblems, planFolder } from '../../src/cli/extension-folder'
-import { envelope, FakeServer, testIO } from './fake-server'
+import { envelope, FakeServer, testIO, startFakeServer } from './fake-server'
 
 const TOKEN_ID = '6a1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e70'
 const TOKEN_KEY = 'folder-test-key'
@@ -81,9 +81,7 @@ function folderServer(srv: FakeServer) {
 
 let srv: FakeServer
 beforeEach(async () => {
-  srv = new FakeServer()
-  srv.tokens.set(TOKEN_ID, TOKEN_KEY)
-  await srv.start()
+  srv = await startFakeServer(TOKEN_ID, TOKEN_KEY)
 })
 afterEach(() => srv.close())
 const env = () => ({ EDGEHOUND_URL: srv.url, EDGEHOUND_TOKEN_ID: TOKEN_ID, EDGEHOUND_TOKEN_KEY: TOKEN_KEY })

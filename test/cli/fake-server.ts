@@ -36,6 +36,13 @@ export function envelope(status: number, message: string, context = '') {
   return { http_status: status, timestamp: new Date().toISOString(), request_id: '00000000-0000-4000-8000-000000000000', errors: [{ context, message }] }
 }
 
+/** A started fake server that accepts the given token (the CLI tests' common `beforeEach`). */
+export function startFakeServer(tokenId: string, tokenKey: string): Promise<FakeServer> {
+  const srv = new FakeServer()
+  srv.tokens.set(tokenId, tokenKey)
+  return srv.start()
+}
+
 export class FakeServer {
   readonly requests: Recorded[] = []
   readonly tokens = new Map<string, string>()

@@ -10,16 +10,14 @@ import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { zipSync, strToU8 } from 'fflate'
 import { run } from '../../src/cli/main'
-import { envelope, FakeServer, testIO, type Recorded } from './fake-server'
+import { envelope, FakeServer, testIO, type Recorded, startFakeServer } from './fake-server'
 
 const TOKEN_ID = '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f'
 const TOKEN_KEY = 'another-test-key'
 
 let srv: FakeServer
 beforeEach(async () => {
-  srv = new FakeServer()
-  srv.tokens.set(TOKEN_ID, TOKEN_KEY)
-  await srv.start()
+  srv = await startFakeServer(TOKEN_ID, TOKEN_KEY)
 })
 afterEach(() => srv.close())
 const env = () => ({ EDGEHOUND_URL: srv.url, EDGEHOUND_TOKEN_ID: TOKEN_ID, EDGEHOUND_TOKEN_KEY: TOKEN_KEY })

@@ -5,16 +5,14 @@ import path from 'node:path'
 import { run } from '../../src/cli/main'
 
 const run_ = run
-import { envelope, FakeServer, formOf, testIO, type Recorded } from './fake-server'
+import { envelope, FakeServer, formOf, testIO, type Recorded, startFakeServer } from './fake-server'
 
 const TOKEN_ID = '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f'
 const TOKEN_KEY = 'another-test-key'
 
 let srv: FakeServer
 beforeEach(async () => {
-  srv = new FakeServer()
-  srv.tokens.set(TOKEN_ID, TOKEN_KEY)
-  await srv.start()
+  srv = await startFakeServer(TOKEN_ID, TOKEN_KEY)
 })
 afterEach(() => srv.close())
 const env = () => ({ EDGEHOUND_URL: srv.url, EDGEHOUND_TOKEN_ID: TOKEN_ID, EDGEHOUND_TOKEN_KEY: TOKEN_KEY })
