@@ -94,7 +94,11 @@ export function createApp(routes: RouteEntry[] = ROUTES) {
       status = err.status
       details = err.details
       headers = err.headers
-      if (status >= 500) console.error(JSON.stringify({ level: 'error', request_id: requestId, error: err.message }))
+      if (status >= 500) {
+        // the cause (a limiter or D1 failure behind a 503) is logged with the request id, never sent
+        const cause = err.cause === undefined ? {} : { cause: String((err.cause as Error)?.message ?? err.cause) }
+        console.error(JSON.stringify({ level: 'error', request_id: requestId, error: err.message, ...cause }))
+      }
     } else if (err instanceof HTTPException && err.status < 500) {
       status = err.status
       details = [{ context: '', message: err.message || 'bad request' }]

@@ -79,8 +79,24 @@ function afterwards(c: Context<AppEnv>, p: Promise<unknown>) {
   }
 }
 
-function unavailable(): ApiError {
-  return new ApiError(503, 'the rate limiter is unavailable; retry shortly', 'middleware', { 'Retry-After': '1' })
+function unavailable(cause?: unknown): ApiError {
+  const err = new ApiError(503, 'the rate limiter is unavailable; retry shortly', 'middleware', { 'Retry-After': '1' })
+  if (cause !== undefined) err.cause = cause // logged with the request id by app.onError, never sent
+  return err
+}
+
+/**
+ * The token key could not be read (D1 overloaded, unreachable, timed out). Not the client's fault and
+ * transient, so 503 with `Retry-After: 1`, like an unreachable limiter; never an admission (nothing is
+ * verified without the key) and never a bare 500. The failure is not cached (tokenKey), so the next
+ * request reads again.
+ */
+export class TokenStoreUnavailable extends Error {}
+
+function storeUnavailable(cause: unknown): ApiError {
+  const err = new ApiError(503, 'the credential store is unavailable; retry shortly', 'auth', { 'Retry-After': '1' })
+  err.cause = cause
+  return err
 }
 
 async function spendIp(c: Context<AppEnv>, kind: 'ip' | 'login'): Promise<RateLimitOutcome> {
@@ -103,7 +119,7 @@ async function fail(c: Context<AppEnv>, message: string): Promise<never> {
   try {
     o = await spendIp(c, 'ip')
   } catch (e) {
-    if (e instanceof LimiterUnavailable) throw unavailable()
+    if (e instanceof LimiterUnavailable) throw unavailable(e)
     throw e
   }
   applyLimitHeaders(c, o)
@@ -178,7 +194,12 @@ async function verifyCredential(c: Context<AppEnv>, header: string, readOnly = f
   if (!sigText) return fail(c, 'missing Signature header')
   const sig = fromBase64Strict(sigText.trim())
   if (!sig) return fail(c, 'malformed Signature header: expected standard base64')
-  const key = await tokenKey({ DB: primaryDb(c.env.DB) }, cfg.TOKEN_ENCRYPTION_KEY, param)
+  let key: CryptoKey | null
+  try {
+    key = await tokenKey({ DB: primaryDb(c.env.DB) }, cfg.TOKEN_ENCRYPTION_KEY, param)
+  } catch (e) {
+    throw new TokenStoreUnavailable(String((e as Error)?.message ?? e))
+  }
   if (key === null) return fail(c, 'unknown or revoked token')
   const skew = skewError(date, now)
   if (skew) return fail(c, skew)
@@ -266,7 +287,8 @@ export function authenticate(
       c.set('principal', principal)
       admitted = { weight, nowMs, slots: [...(subjectLease ? [[subjectName, subjectLease]] : []), ...(userLease ? [[`user:${p.userId}`, userLease]] : [])] as [string, string][] }
     } catch (e) {
-      if (e instanceof LimiterUnavailable) throw unavailable()
+      if (e instanceof LimiterUnavailable) throw unavailable(e)
+      if (e instanceof TokenStoreUnavailable) throw storeUnavailable(e)
       throw e
     }
     if (admitted.slots.length === 0) return next()

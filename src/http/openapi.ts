@@ -27,7 +27,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: 'Unsupported Media Type',
   429: 'Too Many Requests (RateLimit, RateLimit-Policy and Retry-After headers)',
   500: 'Internal Server Error',
-  503: 'Service Unavailable (the rate limiter could not be reached; retry after Retry-After)',
+  503: 'Service Unavailable (the rate limiter or the credential store could not be reached; retry after Retry-After)',
 }
 
 type Json = Record<string, unknown>

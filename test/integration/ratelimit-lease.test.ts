@@ -1,6 +1,6 @@
 import { env } from 'cloudflare:workers'
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createApp } from '../../src/app'
 import { EdgeHoundClient } from '../../src/client'
 import { census, dropAllLeases } from '../../src/ratelimit/admission'
@@ -148,6 +148,48 @@ describe('admission by lease', () => {
     expect((await admin.raw('POST', '/api/v2/logout')).status).toBeLessThan(300)
     await expectEnvelope(await admin.raw('GET', '/api/version'), 401)
   })
+
+  for (const leaseMs of ['0', '1000']) {
+    it(`D1 failing on the token key read → 503 envelope with Retry-After: 1, cause logged, never 500 nor an admission (leases ${leaseMs === '0' ? 'off' : 'on'})`, async () => {
+      dropAllLeases()
+      const vars = { LIMITER_LEASE_MS: leaseMs }
+      // a fresh token: its key is not cached in this isolate, so authentication must read D1
+      const t = await tokenClient(vars)
+      let reads = 0
+      // The worker's D1 binding fails every statement as D1 does when overloaded; no Sessions API, so
+      // the request runs on this binding directly (the limiter object keeps its own, working binding).
+      const failing = {
+        prepare: () => {
+          throw new Error('D1_ERROR: D1 DB is overloaded. Requests queued for too long. (injected)')
+        },
+        batch: () => Promise.reject(new Error('D1_ERROR: overloaded (injected)')),
+      }
+      const counting = new Proxy(failing, {
+        get: (target, prop) => {
+          if (prop === 'prepare') reads++
+          return Reflect.get(target, prop)
+        },
+      })
+      const cut = new EdgeHoundClient({ baseUrl: BASE, credentials: t.credentials, fetch: workerWith({ ...vars, DB: counting }) })
+      const logged: string[] = []
+      const spy = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void logged.push(a.map(String).join(' ')))
+      let res: Response
+      try {
+        res = await cut.raw('GET', '/api/version')
+      } finally {
+        spy.mockRestore()
+      }
+      expect(reads).toBeGreaterThan(0)
+      expect(res.headers.get('retry-after')).toBe('1')
+      const body = (await res.clone().json()) as { request_id: string; errors: { message: string }[] }
+      await expectEnvelope(res, 503, 'credential store is unavailable')
+      expect(JSON.stringify(body)).not.toContain('D1_ERROR')
+      // the cause is in the worker's log, under the answer's request id
+      expect(logged.some((l) => l.includes(body.request_id) && l.includes('D1_ERROR'))).toBe(true)
+      // the failure is not cached: with D1 back, the same token is admitted
+      expect((await t.raw('GET', '/api/version')).status).toBe(200)
+    })
+  }
 
   it('fail closed: limiter unreachable and no lease held → 503; a valid lease keeps admitting until it runs out', async () => {
     dropAllLeases()
