@@ -3,7 +3,7 @@
  * EdgeHound benchmarks. `npm run bench` (full) or `npm run bench:smoke` (tiny sizes, short runs; CI).
  *
  *   tsx bench/run.ts [--smoke] [--sizes 10k,100k,1m] [--duration S] [--rounds N] [--connections N]
- *                    [--http-only | --graph-only | --scale-only] [--no-scale] [--no-wrangler-dev] [--profile] [--large-file MIB] [--out DIR] [--update-doc]
+ *                    [--http-only | --graph-only | --scale-only [--scale-case exactness]] [--no-scale] [--no-wrangler-dev] [--profile] [--large-file MIB] [--out DIR] [--update-doc]
  *
  * Writes bench/results/<timestamp>.json, bench/results/latest.json and bench/results/latest.md, and
  * prints the Markdown table. Exit status: 0 when the harness ran (goals met or not, endpoints present or
@@ -37,6 +37,8 @@ export interface BenchConfig {
   graph: boolean
   /** issue 17's lease cases (bench/lib/scale-cases.ts) */
   scale: boolean
+  /** `--scale-case exactness`: only the scale bench's exactness case (leases on and off) */
+  scaleExactnessOnly?: boolean
   profile: boolean
   /** graph latency sample sizes */
   pairs: number
@@ -82,6 +84,7 @@ function config(): { cfg: BenchConfig; out: string } {
       'http-only': { type: 'boolean', default: false },
       'graph-only': { type: 'boolean', default: false },
       'scale-only': { type: 'boolean', default: false },
+      'scale-case': { type: 'string' },
       'no-scale': { type: 'boolean', default: false },
       'no-wrangler-dev': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
@@ -103,6 +106,7 @@ function config(): { cfg: BenchConfig; out: string } {
     wranglerDev: values['no-wrangler-dev'] !== true && values['graph-only'] !== true && values['scale-only'] !== true,
     http: values['graph-only'] !== true && values['scale-only'] !== true,
     graph: values['http-only'] !== true && values['scale-only'] !== true,
+    scaleExactnessOnly: values['scale-case'] === 'exactness',
     scale: values['graph-only'] !== true && values['http-only'] !== true && values['no-scale'] !== true,
     profile: values.profile === true,
     pairs: smoke ? 10 : 100,
@@ -161,8 +165,10 @@ async function main(): Promise<number> {
       results.scale = await runScaleBench({
         bundle, tmp, username, password, smoke: cfg.mode === 'smoke', log,
         connections: cfg.connections, durationSeconds: cfg.durationSeconds, warmupSeconds: cfg.warmupSeconds,
-        probeCount: cfg.probeCount, poolSize: cfg.poolSize, rounds: cfg.rounds,
+        probeCount: cfg.probeCount, poolSize: cfg.poolSize, rounds: cfg.rounds, exactnessOnly: cfg.scaleExactnessOnly,
       })
+      for (const e of results.scale.exactness)
+        for (const se of e.serverErrors ?? []) log(`scale: exactness (leases ${e.leaseMs ? 'on' : 'off'}) answered ${se.status}: ${se.body}${se.log ? `\n  worker log: ${se.log}` : ''}`)
     }
 
     if (cfg.wranglerDev) {

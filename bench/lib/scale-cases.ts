@@ -41,6 +41,8 @@ export interface ScaleOptions {
   rounds: number
   smoke: boolean
   log: (m: string) => void
+  /** run only the exactness case (`--scale-case exactness`; throughput, census and far limiter skipped) */
+  exactnessOnly?: boolean
 }
 
 export interface ThroughputCase {
@@ -90,6 +92,8 @@ export interface ExactRow {
   admitted: number
   bound: number
   statuses: Record<string, number>
+  /** the first few 5xx answers (status and body, which carries the request_id) and the worker's log lines for them */
+  serverErrors?: { status: number; body: string; log?: string }[]
   perIsolateAdmitted: number[]
 }
 
@@ -131,12 +135,16 @@ const setVars = (urls: string[], vars: Record<string, string>) => Promise.all(ur
 const setDelay = (urls: string[], ms: number) => Promise.all(urls.map((u) => post(u, `/__bench/limiter-delay?ms=${ms}`)))
 
 /** One request on a keep-alive agent, timed from send to the last body byte (µs clock). */
-function send(agent: http.Agent, base: URL, r: { method: string; path: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; ms: number }> {
+function send(agent: http.Agent, base: URL, r: { method: string; path: string; headers: Record<string, string>; body?: string }): Promise<{ status: number; ms: number; body?: string }> {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint()
     const req = http.request({ host: base.hostname, port: base.port, method: r.method, path: r.path, headers: r.headers, agent }, (res) => {
-      res.resume()
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: Number(process.hrtime.bigint() - t0) / 1e6 }))
+      const status = res.statusCode ?? 0
+      // 5xx bodies are kept (they name the request_id the worker logged the cause with); others are drained.
+      const chunks: Buffer[] = []
+      if (status >= 500) res.on('data', (c: Buffer) => chunks.push(c))
+      else res.resume()
+      res.on('end', () => resolve({ status, ms: Number(process.hrtime.bigint() - t0) / 1e6, ...(status >= 500 ? { body: Buffer.concat(chunks).toString('utf8').slice(0, 2000) } : {}) }))
       res.on('error', reject)
     })
     req.on('error', reject)
@@ -197,6 +205,7 @@ async function ingestSmallGraph(url: string, cred: TokenCred): Promise<{ nodes: 
 /** Several keep-alive loops per isolate replaying one signed read for `seconds`; every answer counted. */
 async function hammer(urls: string[], r: LoadRequest, perIsolate: number, seconds: number) {
   const statuses: Record<string, number> = {}
+  const serverErrors: { status: number; body: string }[] = []
   const perIsolateAdmitted = urls.map(() => 0)
   let sent = 0
   const agents = urls.map(() => new http.Agent({ keepAlive: true, maxSockets: perIsolate }))
@@ -212,6 +221,7 @@ async function hammer(urls: string[], r: LoadRequest, perIsolate: number, second
             const res = await send(agents[i], base, r)
             count(statuses, res.status)
             if (res.status === 200) perIsolateAdmitted[i]++
+            if (res.status >= 500 && serverErrors.length < 5) serverErrors.push({ status: res.status, body: res.body ?? '' })
           }
         }),
       ),
@@ -220,13 +230,26 @@ async function hammer(urls: string[], r: LoadRequest, perIsolate: number, second
     for (const a of agents) a.destroy()
   }
   // The window runs from the first request sent to the last answer received: every admission is inside it.
-  return { statuses, perIsolateAdmitted, sent, seconds: (performance.now() - t0) / 1000 }
+  return { statuses, serverErrors, perIsolateAdmitted, sent, seconds: (performance.now() - t0) / 1000 }
 }
 
 export async function runScaleBench(o: ScaleOptions): Promise<ScaleRun> {
   const isolates = 4
   o.log(`scale: starting workerd with ${isolates} isolates of the worker sharing one limiter namespace`)
-  const w = await startMiniflare({ bundle: o.bundle, persistDir: path.join(o.tmp, 'scale-state'), migrate: true, extraIsolates: isolates - 1 })
+  // The worker's log lines that are not plain request lines (errors, causes), kept to match 5xx request_ids.
+  const workerErrorLines: string[] = []
+  const rest = { out: '', err: '' }
+  const keepLines = (which: 'out' | 'err') => (d: Buffer) => {
+    const parts = (rest[which] + d.toString('utf8')).split('\n')
+    rest[which] = parts.pop() ?? ''
+    for (const l of parts) if (/error|cause|exception|"status":5\d\d/i.test(l) && workerErrorLines.length < 200) workerErrorLines.push(l.slice(0, 4000))
+  }
+  // The worker's log lines naming a 5xx answer's request_id (its cause is logged with it).
+  const matchLog = (body: string) => {
+    const id = /"request_id"\s*:\s*"([^"]+)"/.exec(body)?.[1]
+    return id ? workerErrorLines.filter((l) => l.includes(id)).join('\n').slice(0, 4000) || undefined : undefined
+  }
+  const w = await startMiniflare({ bundle: o.bundle, persistDir: path.join(o.tmp, 'scale-state'), migrate: true, extraIsolates: isolates - 1, onStdout: keepLines('out'), onStderr: keepLines('err') })
   const urls = w.isolateUrls ?? [w.url]
   const url = w.url
   const gen = new LoadGenerator()
@@ -236,6 +259,43 @@ export async function runScaleBench(o: ScaleOptions): Promise<ScaleRun> {
     const graph = await ingestSmallGraph(url, setup)
     o.log(`scale: small graph ingested (${graph.nodes} nodes, ${graph.edges} edges)`)
 
+    // ---- 4. exactness under concurrency (a function: `exactnessOnly` runs just this) -------------------
+    const exactnessCase = async (): Promise<ExactRow[]> => {
+      const exactness: ExactRow[] = []
+      const seconds = o.smoke ? 2 : 10
+      const perIsolate = o.smoke ? 2 : 4
+      for (const leaseMs of [1000, 0]) {
+        await setVars(urls, leaseMs === 1000 ? {} : { LIMITER_LEASE_MS: '0' })
+        const [t] = await createTokens(url, jwt, 1, `scale-exact-${leaseMs}`)
+        const r = await prepared(url, { kind: 'token', ...t }, 'GET', '/api/version')
+        // Let the new token's bucket fill (a fresh bucket starts full; this only makes it explicit).
+        await sleep(100)
+        o.log(`scale: exactness, ${urls.length} isolates × ${perIsolate} connections on one token for ${seconds}s, leases ${leaseMs ? 'on' : 'off'}`)
+        const h = await hammer(urls, r, perIsolate, seconds)
+        const { rate, burst } = shippedBudget()
+        const admitted = h.perIsolateAdmitted.reduce((a, b) => a + b, 0)
+        exactness.push({
+          leaseMs,
+          isolates: urls.length,
+          connectionsPerIsolate: perIsolate,
+          seconds: h.seconds,
+          rate,
+          burst,
+          sent: h.sent,
+          admitted,
+          bound: Math.floor(rate * h.seconds + burst),
+          statuses: h.statuses,
+        serverErrors: h.serverErrors.map((e) => ({ ...e, log: matchLog(e.body) })),
+          perIsolateAdmitted: h.perIsolateAdmitted,
+        })
+      }
+  return exactness
+    }
+    if (o.exactnessOnly) {
+      const exactness = await exactnessCase()
+      await setVars(urls, {})
+      return { throughput: [], census: [], far: [], farRequests: 0, farRounds: 0, exactness, graph }
+    }
     // ---- 1. throughput, leases on and off, interleaved rounds ------------------------------------------
     // One token per connection, as 16 connectors polling steadily (spreading the load over 64 tokens, as
     // the general HTTP cases do, gives each token ~1 request/s on a busy machine: leases of 1, which is
@@ -369,34 +429,7 @@ export async function runScaleBench(o: ScaleOptions): Promise<ScaleRun> {
     await setDelay(urls, 0)
     await setVars(urls, {})
 
-    // ---- 4. exactness under concurrency ------------------------------------------------------------------
-    const exactness: ExactRow[] = []
-    const seconds = o.smoke ? 2 : 10
-    const perIsolate = o.smoke ? 2 : 4
-    for (const leaseMs of [1000, 0]) {
-      await setVars(urls, leaseMs === 1000 ? {} : { LIMITER_LEASE_MS: '0' })
-      const [t] = await createTokens(url, jwt, 1, `scale-exact-${leaseMs}`)
-      const r = await prepared(url, { kind: 'token', ...t }, 'GET', '/api/version')
-      // Let the new token's bucket fill (a fresh bucket starts full; this only makes it explicit).
-      await sleep(100)
-      o.log(`scale: exactness, ${urls.length} isolates × ${perIsolate} connections on one token for ${seconds}s, leases ${leaseMs ? 'on' : 'off'}`)
-      const h = await hammer(urls, r, perIsolate, seconds)
-      const { rate, burst } = shippedBudget()
-      const admitted = h.perIsolateAdmitted.reduce((a, b) => a + b, 0)
-      exactness.push({
-        leaseMs,
-        isolates: urls.length,
-        connectionsPerIsolate: perIsolate,
-        seconds: h.seconds,
-        rate,
-        burst,
-        sent: h.sent,
-        admitted,
-        bound: Math.floor(rate * h.seconds + burst),
-        statuses: h.statuses,
-        perIsolateAdmitted: h.perIsolateAdmitted,
-      })
-    }
+    const exactness = await exactnessCase()
     await setVars(urls, {})
     return { throughput, census, far, farRequests, farRounds, exactness, graph }
   } finally {

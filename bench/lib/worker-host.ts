@@ -135,6 +135,8 @@ export interface StartOptions {
   extraIsolates?: number
   /** receives the runtime's stdout (the worker's console.log lines), e.g. for a D1 trace */
   onStdout?: (chunk: Buffer) => void
+  /** receives the runtime's stderr (the worker's console.error lines: 5xx causes with their request_id) */
+  onStderr?: (chunk: Buffer) => void
 }
 
 export async function startMiniflare(opts: StartOptions): Promise<HostedWorker> {
@@ -155,6 +157,7 @@ export async function startMiniflare(opts: StartOptions): Promise<HostedWorker> 
     handleRuntimeStdio(stdout: NodeJS.ReadableStream, stderr: NodeJS.ReadableStream) {
       count(stdout)
       if (opts.onStdout) stdout.on('data', opts.onStdout)
+      if (opts.onStderr) stderr.on('data', opts.onStderr)
       stderr.on('data', (d: Buffer) => {
         errText += d.toString('utf8')
         if (errText.length > 20_000) errText = errText.slice(-10_000)
