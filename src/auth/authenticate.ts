@@ -86,7 +86,7 @@ function unavailable(cause?: unknown): ApiError {
 }
 
 /**
- * The token key could not be read (D1 overloaded, unreachable, timed out). Not the client's fault and
+ * The token key could not be read from D1 (overloaded, unreachable, timed out). Not the client's fault and
  * transient, so 503 with `Retry-After: 1`, like an unreachable limiter; never an admission (nothing is
  * verified without the key) and never a bare 500. The failure is not cached (tokenKey), so the next
  * request reads again.
@@ -153,7 +153,14 @@ export function tokenKey(env: Pick<Env, 'DB'>, secret: string, tokenId: string):
 }
 
 async function openKey(env: Pick<Env, 'DB'>, secret: string, tokenId: string): Promise<CryptoKey | null> {
-  const row = await getSealedKey(env.DB, tokenId)
+  // Only the D1 read is a store failure (503); a key that does not open (wrong TOKEN_ENCRYPTION_KEY)
+  // stays an internal error (500), as retrying would not help.
+  let row: Awaited<ReturnType<typeof getSealedKey>>
+  try {
+    row = await getSealedKey(env.DB, tokenId)
+  } catch (e) {
+    throw new TokenStoreUnavailable(String((e as Error)?.message ?? e))
+  }
   if (!row) return null
   return importTokenKey(await openTokenKey(secret, tokenId, row.key_sealed))
 }
@@ -194,12 +201,7 @@ async function verifyCredential(c: Context<AppEnv>, header: string, readOnly = f
   if (!sigText) return fail(c, 'missing Signature header')
   const sig = fromBase64Strict(sigText.trim())
   if (!sig) return fail(c, 'malformed Signature header: expected standard base64')
-  let key: CryptoKey | null
-  try {
-    key = await tokenKey({ DB: primaryDb(c.env.DB) }, cfg.TOKEN_ENCRYPTION_KEY, param)
-  } catch (e) {
-    throw new TokenStoreUnavailable(String((e as Error)?.message ?? e))
-  }
+  const key = await tokenKey({ DB: primaryDb(c.env.DB) }, cfg.TOKEN_ENCRYPTION_KEY, param)
   if (key === null) return fail(c, 'unknown or revoked token')
   const skew = skewError(date, now)
   if (skew) return fail(c, skew)
