@@ -285,11 +285,11 @@ export async function runScaleBench(o: ScaleOptions): Promise<ScaleRun> {
           admitted,
           bound: Math.floor(rate * h.seconds + burst),
           statuses: h.statuses,
-        serverErrors: h.serverErrors.map((e) => ({ ...e, log: matchLog(e.body) })),
+          serverErrors: h.serverErrors.map((e) => ({ ...e, log: matchLog(e.body) })),
           perIsolateAdmitted: h.perIsolateAdmitted,
         })
       }
-  return exactness
+      return exactness
     }
     if (o.exactnessOnly) {
       const exactness = await exactnessCase()

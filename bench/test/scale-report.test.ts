@@ -39,4 +39,12 @@ describe('scale goals', () => {
     const g = scaleGoals(run({ versionRps: 400, farOn30: 13, admitted: 661, census: 0.06 }))
     assert.deepEqual(g.map((x) => x.met), [false, false, false, false])
   })
+
+  it('exactness missed when any answer is a 5xx, even within the bound', () => {
+    const r = run({ versionRps: 600, farOn30: 11, admitted: 650, census: 0.04 })
+    r.exactness[0].statuses = { 200: 650, 429: 4347, 500: 3 }
+    const g = scaleGoals(r).find((x) => x.id === 'exactness-1000')!
+    assert.equal(g.met, false)
+    assert.match(g.measured, /3 × 5xx/)
+  })
 })
