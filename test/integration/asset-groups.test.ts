@@ -52,7 +52,7 @@ async function tierZeroByCypher(objectid: string) {
 }
 
 beforeAll(async () => {
-  admin = await adminToken()
+  admin = await adminToken({ paced: true })
   await insertGraph(db)
   await runAnalysisDirect(db)
 })
