@@ -196,13 +196,7 @@ export interface TagsQuery {
 }
 
 export function listAssetGroupTags(c: EdgeHoundClient, q: TagsQuery = {}) {
-  const p = new URLSearchParams()
-  for (const [k, v] of Object.entries(q)) {
-    if (v === undefined) continue
-    if (Array.isArray(v)) for (const e of v) p.append(k, e)
-    else p.set(k, String(v))
-  }
-  const s = p.toString()
+  const s = queryString(q)
   return c.call<{ data: { tags: AssetGroupTagJson[] } }>('GET', `/api/v2/asset-group-tags${s ? `?${s}` : ''}`)
 }
 
@@ -285,13 +279,7 @@ export function listTagMembers(
   tagId: number,
   q: { skip?: number; limit?: number; sort_by?: string; environments?: string[]; name?: string[]; object_id?: string[]; primary_kind?: string[] } = {},
 ) {
-  const p = new URLSearchParams()
-  for (const [k, v] of Object.entries(q)) {
-    if (v === undefined) continue
-    if (Array.isArray(v)) for (const e of v) p.append(k, e)
-    else p.set(k, String(v))
-  }
-  const s = p.toString()
+  const s = queryString(q)
   return c.call<{ count: number; skip: number; limit: number; data: { members: AssetGroupTagMemberJson[] } }>(
     'GET',
     `/api/v2/asset-group-tags/${tagId}/members${s ? `?${s}` : ''}`,
@@ -323,15 +311,20 @@ export interface SelectorMembersQuery {
 
 /** The members of a tag that one selector picked in the last analysis run. */
 export function listTagSelectorMembers(c: EdgeHoundClient, tagId: number, selectorId: number, q: SelectorMembersQuery = {}) {
-  const p = new URLSearchParams()
-  for (const [k, v] of Object.entries(q)) {
-    if (v === undefined) continue
-    if (Array.isArray(v)) for (const e of v) p.append(k, e)
-    else p.set(k, String(v))
-  }
-  const s = p.toString()
+  const s = queryString(q)
   return c.call<{ count: number; skip: number; limit: number; data: { members: AssetGroupTagSelectorMemberJson[] } }>(
     'GET',
     `/api/v2/asset-group-tags/${tagId}/selectors/${selectorId}/members${s ? `?${s}` : ''}`,
   )
+}
+
+/** A list's query string: arrays repeat their parameter, undefined values are left out. */
+function queryString(q: object): string {
+  const p = new URLSearchParams()
+  for (const [k, v] of Object.entries(q) as [string, unknown][]) {
+    if (v === undefined) continue
+    if (Array.isArray(v)) for (const e of v) p.append(k, String(e))
+    else p.set(k, String(v))
+  }
+  return p.toString()
 }
