@@ -22,20 +22,48 @@ const suites = [
 // file: harmless, and not ours. It is counted and hidden so that a real error stands out; nothing else is.
 const SHUTDOWN_NOISE = /^exception = workerd\/api\/web-socket\.c\+\+:\d+: disconnected: WebSocket peer disconnected$/
 let hidden = 0
-// findings-analyzer.test.ts renames finding_sparklines on purpose so that an analysis attempt fails: the
-// Analyzer's alarm then throws (the runtime retries it, which the test asserts), and workerd prints that
-// throw as an uncaught exception with its stack. That one injected fault is hidden (and counted); any other
-// uncaught exception is printed.
-const INJECTED_FAULT = /^uncaught exception;.*no such table: finding_sparklines\b/
+// Uncaught-exception reports of faults that tests inject on purpose. workerd prints each as one header line
+// `uncaught exception; source = …; stack = Error: …` followed by its stack frames. Each fault is recognised
+// precisely (its message, and where that needs it the test file that throws it), so that a real error with a
+// similar text is still printed; the matched report (header and stack) is hidden and counted per fault.
+//  - findings-analyzer.test.ts renames finding_sparklines so that an analysis attempt fails: the Analyzer's
+//    alarm then throws (the runtime retries it, which the test asserts). The table name is the test's own.
+//  - auth-tokens.test.ts replaces a rate-limiter object's DB by one whose read throws `D1 unavailable`
+//    (fail closed: the request gets 503); the object's read rejects after the worker has answered, and workerd
+//    reports that rejection. The message alone is too plain, so the report is hidden only when its first frame
+//    is the test's fake `first` in auth-tokens.test.ts: a real D1 failure has frames in src/ or workerd.
+const INJECTED_FAULTS = [
+  { name: 'the analyzer fault findings-analyzer.test.ts injects', header: /^uncaught exception;.*no such table: finding_sparklines\b/ },
+  {
+    name: 'the D1 fault auth-tokens.test.ts injects',
+    header: /^uncaught exception; source = Uncaught \(in promise\); stack = Error: D1 unavailable$/,
+    firstFrame: /^\s+at Object\.first \(\S*\/test\/integration\/auth-tokens\.test\.ts:\d+:\d+\)$/,
+  },
+]
 const STACK_LINE = /^(\s+at |stack: )/
+const hiddenFaults = new Map() // fault name -> reports hidden
 let inInjected = false
-let hiddenFaults = 0
-function hide(line) {
-  if (SHUTDOWN_NOISE.test(line)) return (hidden++, true)
-  if (INJECTED_FAULT.test(line)) return (hiddenFaults++, (inInjected = true))
-  if (inInjected && STACK_LINE.test(line)) return true
+/** a header line that matched a fault needing its first frame, held back until that frame is seen */
+let held = null
+
+/** Decides what of one line of output is printed: the raw lines to write (a held header is written late, or never). */
+function filter(l) {
+  if (held) {
+    const h = held
+    held = null
+    if (h.fault.firstFrame.test(l.plain)) return (count(h.fault), (inInjected = true), [])
+    return [h.raw, ...filter(l)]
+  }
+  if (SHUTDOWN_NOISE.test(l.plain)) return (hidden++, [])
+  if (inInjected && STACK_LINE.test(l.plain)) return []
   inInjected = false
-  return false
+  const fault = INJECTED_FAULTS.find((f) => f.header.test(l.plain))
+  if (!fault) return [l.raw]
+  if (fault.firstFrame) return ((held = { fault, raw: l.raw }), [])
+  return (count(fault), (inInjected = true), [])
+}
+function count(fault) {
+  hiddenFaults.set(fault.name, (hiddenFaults.get(fault.name) ?? 0) + 1)
 }
 
 /** Runs vitest with stdout streamed line by line (minus the shutdown noise); resolves with its exit status. */
@@ -48,10 +76,12 @@ function runVitest(argv) {
       const lines = (rest + chunk).split('\n')
       rest = lines.pop() ?? ''
       for (const line of lines) {
-        if (!hide(line.replace(/\x1b\[[0-9;]*m/g, '').trimEnd())) process.stdout.write(line + '\n')
+        for (const raw of filter({ raw: line + '\n', plain: line.replace(/\x1b\[[0-9;]*m/g, '').trimEnd() })) process.stdout.write(raw)
       }
     })
     child.on('close', (status) => {
+      if (held) process.stdout.write(held.raw)
+      held = null
       if (rest) process.stdout.write(rest)
       resolve({ status })
     })
@@ -81,6 +111,6 @@ for (const s of suites) {
   console.log(`suite ${s.name}: ${res.numPassedTests} passed, ${res.numFailedTests} failed`)
 }
 if (hidden) console.log(`(${hidden} workerd "WebSocket peer disconnected" lines at test-runner shutdown hidden)`)
-if (hiddenFaults) console.log(`(${hiddenFaults} uncaught-exception report(s) of the analyzer fault findings-analyzer.test.ts injects hidden)`)
+for (const [name, n] of hiddenFaults) console.log(`(${n} uncaught-exception report(s) of ${name} hidden)`)
 console.log(`${passed} passed, ${failed} failed`)
 process.exit(failed > 0 || crashed || passed === 0 ? 1 : 0)
