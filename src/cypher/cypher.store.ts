@@ -6,21 +6,12 @@
  */
 import { toNodeRecord, type NodeRow } from '../graph/present'
 import { withoutProperties, type EdgeRecord, type GraphSource, type NodeRecord, type NodeScan, type ScanCondition } from './source'
+import { chunks } from '../chunks'
+import { NODE_COLUMNS, visible } from '../graph/graph.store'
 import { SELECTED_TAGS_COLUMN } from '../assetgroups/assetgroups.store'
 
-const NODE_COLUMNS = `n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.properties, n.updated_at, ${SELECTED_TAGS_COLUMN}`
 /** ids per statement (one JSON parameter of at most ~60 KB) */
 const IDS_PER_STATEMENT = 5_000
-
-function visible(col: string, param: string): string {
-  return `(${param} IS NULL OR ${col} IN (SELECT value FROM json_each(${param})))`
-}
-
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
-}
 
 interface EdgeRow {
   id: number

@@ -13,6 +13,7 @@ import { referencedNodes, referencedRels } from './present'
 import type { GraphSource } from './source'
 import { keyOf, NodeRef, orderCompare, type Value } from './values'
 import { relationshipKinds } from './labels'
+import { chunks } from '../chunks'
 
 type Stream = AsyncGenerator<Row[]>
 
@@ -132,11 +133,6 @@ async function* countStream(ctx: RunContext, push: CountPushdown, input: Stream)
   for await (const batch of input) for (const rows of chunks(batch, MATCH_BATCH)) yield* matchCounts(ctx, push.grouped, push.direction, push.kinds, rows)
 }
 
-function chunks<T>(xs: T[], n: number): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n))
-  return out
-}
 
 /** Every part of a MATCH, one after the other (later parts see the earlier parts' variables). */
 async function* matchAll(ctx: RunContext, patterns: PatternPart[], rows: Row[], where: Expr | null, i = 0): Stream {

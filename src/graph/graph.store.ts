@@ -6,12 +6,14 @@
  * environment ids; nodes outside it are filtered out as if they did not exist.
  */
 import type { EnvironmentAccess } from '../auth/permissions'
+import { chunks } from '../chunks'
 import { SELECTED_TAGS_COLUMN } from '../assetgroups/assetgroups.store'
 import type { Plan } from './entities'
 import type { PathEdge } from './path'
 import { toNodeRecord, type NodeRecord, type NodeRow } from './present'
 
-const NODE_COLUMNS = `n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.properties, n.updated_at, ${SELECTED_TAGS_COLUMN}`
+/** the node columns toNodeRecord reads (alias `n` for nodes); the Cypher engine's store reads the same */
+export const NODE_COLUMNS = `n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, n.properties, n.updated_at, ${SELECTED_TAGS_COLUMN}`
 
 /** JSON list of ids bound as one parameter: at most this many per statement (~80 KB). */
 const IDS_PER_STATEMENT = 8_000
@@ -20,14 +22,9 @@ export function accessParam(access: EnvironmentAccess): string | null {
   return access.all ? null : JSON.stringify(access.ids)
 }
 
-function visible(col: string, param: string): string {
+/** `col` is in the environments of `param`, a bound access parameter (see accessParam: NULL sees all). */
+export function visible(col: string, param: string): string {
   return `(${param} IS NULL OR ${col} IN (SELECT value FROM json_each(${param})))`
-}
-
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
 }
 
 /**
