@@ -14,6 +14,7 @@ import { CypherError } from './parse'
 import { planPart, type PartPlan } from './plan'
 import type { EdgeRecord, GraphSource, NodeRecord } from './source'
 import { equals, fromJson, NodeRef, PathVal, RelRef, type Value } from './values'
+import { chunks } from '../chunks'
 
 export const BATCH = 500
 /** Input rows a MATCH stage takes at once (its first hop expands them in EXPAND_CHUNK calls). */
@@ -103,6 +104,21 @@ export async function loadRelProperties(ctx: RunContext, ids: Iterable<number>):
   }
 }
 
+/**
+ * One store call for the relationships at `part` (at most EXPAND_CHUNK nodes): the time is checked before
+ * it, and its records are charged (their bytes, and a step each) before the caller holds them. Returns the
+ * bytes charged, for a caller that gives them back once it has compacted the records.
+ */
+async function expandCharged(ctx: RunContext, part: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null): Promise<{ edges: EdgeRecord[]; bytes: number }> {
+  ctx.budget.checkTime()
+  const edges = await ctx.source.expand(part, direction, kinds, ctx.relProperties)
+  let bytes = 0
+  for (const e of edges) bytes += e.bytes ?? EDGE_BYTES
+  ctx.budget.chargeBytes(bytes)
+  ctx.budget.chargeSteps(edges.length)
+  return { edges, bytes }
+}
+
 /** Relationships at each of `ids` (near end), fetched once per query and direction/kinds. */
 async function expand(ctx: RunContext, ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null): Promise<Map<number, EdgeRecord[]>> {
   const key = `${direction}|${kinds ? kinds.join(',') : '*'}`
@@ -113,14 +129,8 @@ async function expand(ctx: RunContext, ids: number[], direction: 'out' | 'in' | 
   // A few thousand nodes per store call, each charged before the next: a whole frontier in one call
   // (tens of thousands of nodes deep in a shortest-path search at 1 M edges) returned ~400 000
   // relationships at once, held in full before the budget could refuse them (measured: ~380 MB of heap).
-  for (let i = 0; i < missing.length; i += EXPAND_CHUNK) {
-    ctx.budget.checkTime()
-    const part = missing.slice(i, i + EXPAND_CHUNK)
-    const edges = await ctx.source.expand(part, direction, kinds, ctx.relProperties)
-    let bytes = 0
-    for (const e of edges) bytes += e.bytes ?? EDGE_BYTES
-    ctx.budget.chargeBytes(bytes)
-    ctx.budget.chargeSteps(edges.length)
+  for (const part of chunks(missing, EXPAND_CHUNK)) {
+    const { edges } = await expandCharged(ctx, part, direction, kinds)
     const wanted = new Set(part)
     for (const e of edges) {
       ctx.rels.set(e.id, e)
@@ -486,14 +496,8 @@ async function adjacency(
   const missing = cache ? ids.filter((id) => !cache.adj.has(id)) : ids
   const local: Adj = new Map()
   let transient = 0
-  for (let i = 0; i < missing.length; i += EXPAND_CHUNK) {
-    ctx.budget.checkTime()
-    const part = missing.slice(i, i + EXPAND_CHUNK)
-    const edges = await ctx.source.expand(part, direction, kinds, ctx.relProperties)
-    let bytes = 0
-    for (const e of edges) bytes += e.bytes ?? EDGE_BYTES
-    ctx.budget.chargeBytes(bytes)
-    ctx.budget.chargeSteps(edges.length)
+  for (const part of chunks(missing, EXPAND_CHUNK)) {
+    const { edges, bytes } = await expandCharged(ctx, part, direction, kinds)
     const into = cache && cache.bytes < ADJ_CACHE_BYTES ? cache.adj : local
     const wanted = new Set(part)
     let held = 0
