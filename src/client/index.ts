@@ -81,6 +81,17 @@ export class EdgeHoundError extends Error {
     super(envelope?.errors?.map((e) => e.message).join('; ') || `HTTP ${status}`)
     this.name = 'EdgeHoundError'
   }
+
+  /** The error for a non-2xx answer whose body was read as `text` (its envelope when the body is JSON, else none). */
+  static of(res: Response, text: string): EdgeHoundError {
+    let envelope: ErrorEnvelope | null = null
+    try {
+      envelope = JSON.parse(text) as ErrorEnvelope
+    } catch {
+      /* not JSON */
+    }
+    return new EdgeHoundError(res.status, envelope, res)
+  }
 }
 
 export type Body = string | Uint8Array | ArrayBuffer | FormData | Record<string, unknown> | unknown[] | undefined
@@ -188,15 +199,7 @@ export class EdgeHoundClient {
   async call<T = unknown>(method: string, target: string, body?: Body, opts?: RequestOptions): Promise<T> {
     const res = await this.raw(method, target, body, opts)
     const text = await res.text()
-    if (!res.ok) {
-      let env: ErrorEnvelope | null = null
-      try {
-        env = JSON.parse(text) as ErrorEnvelope
-      } catch {
-        /* not JSON */
-      }
-      throw new EdgeHoundError(res.status, env, res)
-    }
+    if (!res.ok) throw EdgeHoundError.of(res, text)
     if (!text) return undefined as T
     return (res.headers.get('content-type') ?? '').includes('json') ? (JSON.parse(text) as T) : (text as T)
   }

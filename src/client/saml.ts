@@ -2,7 +2,7 @@
  * Typed wrappers for the SAML / SSO provider endpoints (src/saml/saml.routes.ts, docs/saml.md).
  * Functions over an EdgeHoundClient, so the client class itself stays small.
  */
-import { EdgeHoundError, type EdgeHoundClient, type ErrorEnvelope } from './index'
+import { EdgeHoundError, type EdgeHoundClient } from './index'
 
 export interface SamlProviderJson {
   id: number
@@ -115,15 +115,7 @@ export function deleteSsoProvider(c: EdgeHoundClient, ssoProviderId: number) {
 export async function getSpMetadata(c: EdgeHoundClient, slug: string): Promise<{ contentType: string | null; xml: string }> {
   const res = await c.raw('GET', `/api/v2/sso/${encodeURIComponent(slug)}/metadata`)
   const xml = await res.text()
-  if (!res.ok) {
-    let envelope: ErrorEnvelope | null = null
-    try {
-      envelope = JSON.parse(xml) as ErrorEnvelope
-    } catch {
-      /* not JSON */
-    }
-    throw new EdgeHoundError(res.status, envelope, res)
-  }
+  if (!res.ok) throw EdgeHoundError.of(res, xml)
   return { contentType: res.headers.get('content-type'), xml }
 }
 
@@ -136,14 +128,7 @@ export type SamlLoginStart =
   | { binding: 'HTTP-POST'; html: string; csp: string | null; response: Response }
 
 async function failure(res: Response): Promise<EdgeHoundError> {
-  const text = await res.text()
-  let envelope: ErrorEnvelope | null = null
-  try {
-    envelope = JSON.parse(text) as ErrorEnvelope
-  } catch {
-    /* not JSON */
-  }
-  return new EdgeHoundError(res.status, envelope, res)
+  return EdgeHoundError.of(res, await res.text())
 }
 
 /**

@@ -1,7 +1,7 @@
 /// <reference types="node" />
 import path from 'node:path'
 import { readFile } from 'node:fs/promises'
-import { EdgeHoundError, type ErrorEnvelope } from '../../client'
+import { EdgeHoundError } from '../../client'
 import type { Command } from '../command'
 import { CliError, UsageError } from '../errors'
 
@@ -98,15 +98,7 @@ export const request: Command = {
       }
       if (res.ok || opts.include) if (text) ctx.io.stdout.write(text.endsWith('\n') ? text : text + '\n')
     }
-    if (!res.ok) {
-      let env: ErrorEnvelope | null = null
-      try {
-        env = JSON.parse(text) as ErrorEnvelope
-      } catch {
-        /* not an envelope */
-      }
-      throw new EdgeHoundError(res.status, env, res)
-    }
+    if (!res.ok) throw EdgeHoundError.of(res, text)
     return 0
   },
 }
