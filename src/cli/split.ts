@@ -22,6 +22,7 @@
  * Safe on raw UTF-8 for the same reason as src/graph/json-scan.ts: multi-byte characters never contain
  * ASCII structural bytes. Malformed JSON is reported with its byte offset; nothing is guessed.
  */
+import { BACKSLASH, COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from '../json-bytes'
 
 export type SplitFormat = 'collector' | 'opengraph'
 
@@ -51,14 +52,6 @@ const enc = new TextEncoder()
 const dec = new TextDecoder()
 const MAX_HEADER_BYTES = 1024 * 1024
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const LBRACE = 0x7b
-const RBRACE = 0x7d
-const LBRACKET = 0x5b
-const RBRACKET = 0x5d
-const COMMA = 0x2c
-const COLON = 0x3a
 const isWs = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d
 
 type Role = 'top' | 'graph' | 'target' | 'other'

@@ -13,6 +13,7 @@
  *
  * Pure: bytes in, spans out.
  */
+import { BACKSLASH, COLON, COMMA, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from '../json-bytes'
 
 export class JsonSyntaxError extends Error {
   constructor(
@@ -46,14 +47,6 @@ export interface OpenGraphLayout {
 
 const WS = new Uint8Array(256)
 WS[0x20] = WS[0x09] = WS[0x0a] = WS[0x0d] = 1
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const LBRACE = 0x7b
-const RBRACE = 0x7d
-const LBRACKET = 0x5b
-const RBRACKET = 0x5d
-const COMMA = 0x2c
-const COLON = 0x3a
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
