@@ -8,6 +8,7 @@ import { z } from 'zod'
 import type { AppEnv } from '../env'
 import { ApiError, rfc3339 } from '../http/errors'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { NullTime } from '../http/null-types'
 import { auditOf } from '../audit/audit'
 import { canSeeEnvironment } from '../auth/permissions'
 import { parseBoolFilter, parseIntFilter, parseStringFilter, type Filter } from '../findings/query'
@@ -26,7 +27,6 @@ import {
   type SelectorRow,
 } from './assetgroups.store'
 
-const NullTime = z.object({ time: z.string(), valid: z.boolean() })
 const NOT_DELETED = { time: '0001-01-01T00:00:00Z', valid: false }
 
 export const AssetGroupSelector = z.object({

@@ -10,6 +10,7 @@ import { z } from 'zod'
 import type { AppEnv } from '../env'
 import { ApiError, rfc3339 } from '../http/errors'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { NullTime } from '../http/null-types'
 import { auditOf, type AuditInput } from '../audit/audit'
 import { Limit, NumericId, OptionalBool, Skip } from '../graph/params'
 import {
@@ -45,7 +46,6 @@ import {
 } from './selectors.store'
 import { validateSeeds } from './seeds'
 
-const NullTime = z.object({ time: z.string(), valid: z.boolean() })
 const NullString = z.object({ string: z.string(), valid: z.boolean() })
 const NOT_SET_TIME = { time: '0001-01-01T00:00:00Z', valid: false }
 const nullTime = (t: string | null) => (t ? { time: t, valid: true } : NOT_SET_TIME)

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { NullTime } from '../http/null-types'
 import { auditOf } from '../audit/audit'
 import { ApiError, rfc3339 } from '../http/errors'
 import { overBudget } from '../http/budget'
@@ -9,7 +10,6 @@ import { newTokenKey, sealTokenKey } from './token-crypto'
 import { deleteToken, getToken, insertToken, listTokens, type TokenRecord } from './tokens.store'
 import { getUser } from './users.store'
 
-const NullTime = z.object({ time: z.string(), valid: z.boolean() })
 
 export const TokenSchema = z
   .object({

@@ -7,6 +7,7 @@ import { z } from 'zod'
 import type { Context } from 'hono'
 import type { AppEnv } from '../env'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { NullTime } from '../http/null-types'
 import { auditOf } from '../audit/audit'
 import { ApiError, rfc3339 } from '../http/errors'
 import { Limit, NumericId, Skip } from '../graph/params'
@@ -30,7 +31,6 @@ const DUPLICATE = 'duplicate name for saved query: please choose a different nam
 const EMPTY = 'the name and/or query field is empty'
 const NO_DELETE = 'User does not have permission to delete this query'
 
-const NullTime = z.object({ time: z.string(), valid: z.boolean() })
 
 const SavedQuerySchema = z
   .object({

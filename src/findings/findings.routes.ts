@@ -7,6 +7,7 @@ import { ApiError, rfc3339 } from '../http/errors'
 import { overBudget } from '../http/budget'
 import { WEIGHT } from '../ratelimit/cost'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { NullTime } from '../http/null-types'
 import { auditOf } from '../audit/audit'
 import { getRun, listRuns } from './analysis.store'
 import { requestRun } from './analyzer.client'
@@ -26,7 +27,6 @@ import { parseDetailsFilters, parseSort, parseTime, parseWindow, type DetailsFil
 
 // ---- schemas (validation and the OpenAPI document) -----------------------------------------------------
 
-const NullTime = z.object({ time: z.string(), valid: z.boolean() })
 const NullInt64 = z.object({ int64: z.number().int(), valid: z.boolean() })
 const Props = z.record(z.string(), z.unknown()).describe('node properties; always has objectid and name (both "" for an end hidden from the caller)')
 const EndId = z.string().describe('object id; "" when the end lies in an environment the caller may not see (docs/permissions.md)')

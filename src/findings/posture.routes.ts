@@ -6,6 +6,7 @@ import { z } from 'zod'
 import { ApiError, rfc3339 } from '../http/errors'
 import { overBudget } from '../http/budget'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { NullTime } from '../http/null-types'
 import { nullTime } from './details'
 import { loadKindCatalog } from '../extensions/catalog'
 import { canSeeEnvironment } from '../auth/permissions'
@@ -40,7 +41,7 @@ const PostureStat = z
     id: z.number().int(),
     created_at: z.string(),
     updated_at: z.string(),
-    deleted_at: z.object({ time: z.string(), valid: z.boolean() }),
+    deleted_at: NullTime,
     domain_sid: z.string(),
     exposure_index: z.number().describe('0..1, docs/findings.md "Posture"'),
     tier_zero_count: z.number().int(),

@@ -16,6 +16,7 @@ import type { Context } from 'hono'
 import { z } from 'zod'
 import type { AppEnv } from '../env'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { NullTime } from '../http/null-types'
 import { auditOf } from '../audit/audit'
 import { ApiError, rfc3339 } from '../http/errors'
 import { autoProvisionPatch, CreateProviderForm, signInPatch, UpdateProviderForm, type CreateProviderInput } from './form'
@@ -68,7 +69,7 @@ export const SamlProviderSchema = z
     id: z.number().int(),
     created_at: z.string(),
     updated_at: z.string(),
-    deleted_at: z.object({ time: z.string(), valid: z.boolean() }),
+    deleted_at: NullTime,
     name: z.string(),
     display_name: z.string(),
     idp_issuer_uri: z.string(),
