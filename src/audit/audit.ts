@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import type { AppEnv } from '../env'
 import { ApiError, rfc3339 } from '../http/errors'
 import { auditInsert, type AuditRowInput } from './audit.store'
+import type { AuditAction } from './actions'
 
 /**
  * Audit entries (docs/audit.md). Auditing is declared on the route definition (`audit` in
@@ -19,45 +20,7 @@ import { auditInsert, type AuditRowInput } from './audit.store'
  * (passwords, keys, tokens, private parts of certificates) before the row is written.
  */
 
-/** BloodHound's action names (cmd/api/src/model/audit.go) plus EdgeHound's own for what BloodHound lacks. */
-export const AUDIT_ACTIONS = [
-  'LoginAttempt',
-  'Logout',
-  'CreateUser',
-  'UpdateUser',
-  'DeleteUser',
-  'CreateAuthToken',
-  'DeleteAuthToken',
-  'CreateSAMLIdentityProvider',
-  'UpdateSAMLIdentityProvider',
-  'DeleteSAMLIdentityProvider',
-  'UpdateSSOIdentityProvider',
-  'DeleteSSOIdentityProvider',
-  'CreateGraphSchemaExtension',
-  'DeleteGraphSchemaExtension',
-  'AcceptRisk',
-  'UnacceptRisk',
-  'RequestAnalysis',
-  'CreateFileUploadJob',
-  'AppendFileUploadJob',
-  'EndFileUploadJob',
-  'CreateAssetGroup',
-  'UpdateAssetGroup',
-  'DeleteAssetGroup',
-  'CreateAssetGroupSelector',
-  'DeleteAssetGroupSelector',
-  'CreateAssetGroupTag',
-  'UpdateAssetGroupTag',
-  'DeleteAssetGroupTag',
-  'CreateAssetGroupTagSelector',
-  'UpdateAssetGroupTagSelector',
-  'DeleteAssetGroupTagSelector',
-  'CreateSavedQuery',
-  'UpdateSavedQuery',
-  'DeleteSavedQuery',
-  'UpdateSavedQueryPermissions',
-] as const
-export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+export { AUDIT_ACTIONS, type AuditAction } from './actions'
 export type AuditStatus = 'intent' | 'success' | 'failure'
 
 export type AuditFields = Record<string, unknown>

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { run } from '../../src/cli/main'
 import { sinceDate } from '../../src/cli/commands/audit'
 import { UsageError } from '../../src/cli/errors'
+import { AUDIT_ACTIONS } from '../../src/audit/actions'
 import { FakeServer, testIO, startFakeServer } from './fake-server'
 
 const TOKEN_ID = '3f1c2d4e-5a6b-4c7d-8e9f-0a1b2c3d4e5f'
@@ -76,6 +77,18 @@ describe('edgehound audit', () => {
     expect(io.err()).toContain('--status must be one of intent, success, failure')
     expect(await run(['audit', '--actor', ' '], await testIO(env()))).toBe(2)
     expect(srv.requests.filter((r) => r.path === '/api/v2/audit')).toEqual([])
+  })
+
+  it('--action takes an audit action name in any letter case (sent as the log spells it); an unknown one is a usage error naming the actions, and nothing is asked of the server', async () => {
+    srv.on('GET', '/api/v2/audit', () => ({ status: 200, json: { count: 0, skip: 0, limit: 1000, data: { logs: [] } } }))
+    expect(await run(['audit', '--action', 'createauthtoken'], await testIO(env()))).toBe(0)
+    expect(srv.requests.at(-1)!.query.get('action')).toBe('eq:CreateAuthToken')
+    const asked = srv.requests.length
+    const io = await testIO(env())
+    expect(await run(['audit', '--action', 'CreateToken'], io)).toBe(2)
+    expect(io.err()).toContain('--action "CreateToken" is not an audit action')
+    for (const a of AUDIT_ACTIONS) expect(io.err()).toContain(a)
+    expect(srv.requests.length).toBe(asked)
   })
 
   it('reads every page of the window (same after/before on each) and prints all entries; --json prints them as an array', async () => {

@@ -1,3 +1,4 @@
+import { AUDIT_ACTIONS, type AuditAction } from '../../audit/actions'
 import { listAuditLogs, type AuditLogJson } from '../../client/audit'
 import type { Command } from '../command'
 import { UsageError } from '../errors'
@@ -36,7 +37,7 @@ export function auditFilters(opts: Record<string, string | boolean | string[] | 
   const email = text('actor-email')
   if (email) filters.actor_email = `eq:${email}`
   const action = text('action')
-  if (action) filters.action = `eq:${action}`
+  if (action) filters.action = `eq:${auditAction(action)}`
   const status = text('status')
   if (status) {
     if (!STATUSES.includes(status.toLowerCase())) throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, not "${status}"`)
@@ -47,6 +48,17 @@ export function auditFilters(opts: Record<string, string | boolean | string[] | 
   return filters
 }
 
+/**
+ * `--action`: one of the log's action names (src/audit/actions.ts), in any letter case. The API, like
+ * BloodHound's, takes any text and compares it exactly, so a misspelt or miscased name would print
+ * "No audit entries." as if nothing had happened; the CLI refuses it instead, naming the actions.
+ */
+export function auditAction(raw: string): AuditAction {
+  const found = AUDIT_ACTIONS.find((a) => a.toLowerCase() === raw.toLowerCase())
+  if (!found) throw new UsageError(`--action "${raw}" is not an audit action; the actions (docs/audit.md says which request writes which): ${AUDIT_ACTIONS.join(', ')}`)
+  return found
+}
+
 export const audit: Command = {
   name: 'audit',
   summary: 'Show the audit log (oldest first): who changed what, with intent / success / failure',
@@ -55,7 +67,7 @@ export const audit: Command = {
     since: { type: 'string', value: 'WHEN', description: 'entries after this: 30m, 12h, 1d (default), 2w or an RFC 3339 date-time' },
     actor: { type: 'string', value: 'WHO', description: 'only entries of this user: a user id (UUID) or a principal name' },
     'actor-email': { type: 'string', value: 'EMAIL', description: "only entries of the user with this e-mail address" },
-    action: { type: 'string', value: 'ACTION', description: 'only this action, e.g. CreateAuthToken' },
+    action: { type: 'string', value: 'ACTION', description: 'only this action, e.g. CreateAuthToken (any letter case; an unknown name is refused with the list)' },
     status: { type: 'string', value: 'STATUS', description: 'only intent, success or failure' },
     'request-id': { type: 'string', value: 'ID', description: 'only the entries of one request (the request_id an error printed)' },
   },
