@@ -5,7 +5,7 @@
  * Sets of ids travel as one JSON parameter (json_each), never as long IN lists.
  */
 import { toNodeRecord, type NodeRow } from '../graph/present'
-import { withoutProperties, type EdgeRecord, type GraphSource, type NodeRecord, type NodeScan, type ScanCondition } from './source'
+import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeRecord, type NodeScan, type ScanCondition } from './source'
 import { chunks } from '../chunks'
 import { NODE_COLUMNS, visible } from '../graph/graph.store'
 import { SELECTED_TAGS_COLUMN } from '../assetgroups/assetgroups.store'
@@ -94,6 +94,30 @@ function conditionSql(conditions: ScanCondition[], first: number, access: string
     }
   }
   return { sql: parts.map((x) => `AND ${x}`).join('\n'), params }
+}
+
+/** A property key written into a JSON path as is (anything else is not pushed down: counts.ts). */
+export const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/**
+ * SQL tests on node `v` that hold exactly when the engine's would (source.ts FarNodeTest): a label is one of
+ * its stored kinds (json_each over the kinds array, as hasLabel's includes); `objectid` is the column (as
+ * nodeProperty); another key is the stored property, whose JSON type must be a string (a number, list or
+ * map is never equal to a string in Cypher) or the boolean itself.
+ */
+function farNodeSql(far: FarNodeTest, v: string, param: (x: string) => string): string[] {
+  const out: string[] = []
+  for (const any of far.kinds) out.push(`EXISTS (SELECT 1 FROM json_each(${v}.kinds) k WHERE k.value IN (SELECT value FROM json_each(${param(JSON.stringify(any))})))`)
+  for (const { key, value } of far.properties) {
+    if (key === 'objectid') {
+      out.push(typeof value === 'string' ? `${v}.objectid = ${param(value)}` : '0')
+      continue
+    }
+    if (!PLAIN_KEY.test(key)) throw new Error(`property key ${JSON.stringify(key)} is not pushed down`)
+    const path = param(`$.${key}`)
+    out.push(typeof value === 'string' ? `json_type(${v}.properties, ${path}) = 'text' AND json_extract(${v}.properties, ${path}) = ${param(value)}` : `json_type(${v}.properties, ${path}) = '${value ? 'true' : 'false'}'`)
+  }
+  return out
 }
 
 /** Rough heap cost of one relationship record and its cache entries (object, strings, map slots). */
@@ -190,22 +214,31 @@ export function d1GraphSource(db: D1Database, access: string | null): GraphSourc
       return out
     },
 
-    async countRelationships(ids: number[], direction: 'out' | 'in', kinds: string[] | null): Promise<Map<number, number>> {
+    async countRelationships(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, far: FarNodeTest | null, distinct: boolean): Promise<Map<number, number>> {
       const out = new Map<number, number>()
       if (ids.length === 0) return out
-      const [near, far] = direction === 'out' ? ['start_id', 'end_id'] : ['end_id', 'start_id']
-      // a correlated count per id, answered from an index (edges' unique (start_id, kind, end_id), edges_end_kind)
+      const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =
+        direction === 'out' ? [['start_id', 'end_id']] : direction === 'in' ? [['end_id', 'start_id']] : [['start_id', 'end_id'], ['end_id', 'start_id']]
+      if (distinct && sides.length > 1) throw new Error('a distinct count is counted in one direction')
+      // A correlated count per id, answered from an index (edges' unique (start_id, kind, end_id),
+      // edges_end_kind); the other end, when it is tested, by its primary key. `both` adds the incoming
+      // side without self-loops (expand returns a self-loop once).
       const results = await db.batch(
-        chunks(ids, IDS_PER_STATEMENT).map((c) =>
-          db
-            .prepare(
-              `SELECT f.value AS id, (SELECT count(*) FROM edges e ${access === null ? '' : `JOIN nodes v ON v.id = e.${far}`}
-                 WHERE e.${near} = f.value AND (?2 IS NULL OR e.kind IN (SELECT value FROM json_each(?2)))
-                 ${access === null ? '' : `AND ${visible('v.environment_id', '?3')}`}) AS c
-               FROM json_each(?1) f`,
-            )
-            .bind(...[JSON.stringify(c), kinds ? JSON.stringify(kinds) : null, ...(access === null ? [] : [access])]),
-        ),
+        chunks(ids, IDS_PER_STATEMENT).map((c) => {
+          const params: (string | number)[] = [JSON.stringify(c)]
+          const param = (v: string | number) => (params.push(v), `?${params.length}`)
+          const k = kinds ? param(JSON.stringify(kinds)) : null
+          const a = access !== null ? param(access) : null
+          const tests = far ? farNodeSql(far, 'v', param) : []
+          const join = a !== null || tests.length > 0
+          const counts = sides.map(
+            ([near, other], i) =>
+              `(SELECT ${distinct ? `count(DISTINCT e.${other})` : 'count(*)'} FROM edges e ${join ? `JOIN nodes v ON v.id = e.${other}` : ''}
+                WHERE e.${near} = f.value ${k ? `AND e.kind IN (SELECT value FROM json_each(${k}))` : ''} ${i === 1 ? 'AND e.start_id <> f.value' : ''}
+                ${a ? `AND ${visible('v.environment_id', a)}` : ''} ${tests.map((t) => `AND ${t}`).join(' ')})`,
+          )
+          return db.prepare(`SELECT f.value AS id, ${counts.join(' + ')} AS c FROM json_each(?1) f`).bind(...params)
+        }),
       )
       for (const r of results) for (const row of r.results as { id: number; c: number }[]) if (row.c > 0) out.set(row.id, row.c)
       return out

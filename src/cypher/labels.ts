@@ -70,6 +70,18 @@ export function scanKindsFor(label: string): string[] | null {
   return [label]
 }
 
+/**
+ * Stored kinds of which a node must carry one for `label` to hold, exactly as hasLabel decides (the label
+ * itself, and for Base / AZBase every AD / Azure kind), or null when the label is derived from more than
+ * the kinds (Tag_Tier_Zero, Tag_Owned).
+ */
+export function exactKindsFor(label: string): string[] | null {
+  if (label === 'Base') return ['Base', ...AD_KINDS]
+  if (label === 'AZBase') return ['AZBase', ...AZ_KINDS]
+  if (label === 'Tag_Tier_Zero' || label === 'Tag_Owned') return null
+  return [label]
+}
+
 const TRAVERSABLE = [...BUILTIN_RELATIONSHIPS].filter(([, t]) => t).map(([k]) => k)
 const isAzure = (k: string) => k.startsWith('AZ') || k === 'SyncedToADUser'
 

@@ -191,7 +191,7 @@ interface State {
 }
 
 /** Start nodes for a batch of rows: the bound node, or a scan (streamed page by page). */
-async function* starts(ctx: RunContext, plan: PartPlan, rows: Row[]): AsyncGenerator<State[]> {
+export async function* starts(ctx: RunContext, plan: PartPlan, rows: Row[]): AsyncGenerator<State[]> {
   const np = plan.nodes[0]
   const boundVar = np.variable !== null && np.variable in rows[0] ? np.variable : null
   if (boundVar) {
@@ -411,36 +411,6 @@ export async function* matchPart(ctx: RunContext, part: PatternPart, rows: Row[]
   const plan = planPart(part, bound, where)
   if (ctx.plans.length < 32) ctx.plans.push(plan.describe)
   for await (const batch of starts(ctx, plan, rows)) yield* hops(ctx, plan, batch, 0)
-}
-
-// ---- counts per node in the store ------------------------------------------------------------------------------
-
-/** Where the hidden count of a pushed-down `count` goes in a row (run.ts projects it under its alias). */
-export const COUNT_VAR = '\u0000count'
-
-/**
- * `MATCH (g …)<-[:K]-(m) WITH g, count(m)` (see run.ts countPushdown): the nodes matching g's pattern are
- * scanned as usual (page by page, environment access applied), and the store counts each one's
- * relationships of the kinds whose other end the caller may see, without reading them. Rows `{g, COUNT_VAR}`
- * for nodes with at least one (MATCH makes no row for the others). Each relationship counted is charged as
- * a traversal step, as a walk over it would be.
- */
-export async function* matchCounts(ctx: RunContext, grouped: NodePattern, direction: 'out' | 'in', kinds: string[] | null, rows: Row[]): AsyncGenerator<Row[]> {
-  const plan = planPart({ variable: null, shortest: null, nodes: [grouped], rels: [] }, new Set(Object.keys(rows[0] ?? {})), null)
-  if (ctx.plans.length < 32) ctx.plans.push(`${plan.describe}; count of ${direction === 'out' ? 'outgoing' : 'incoming'} ${kinds ? kinds.join('|') : 'any'} relationships per node, in the store`)
-  for await (const batch of starts(ctx, plan, rows)) {
-    ctx.budget.checkTime()
-    const counts = await ctx.source.countRelationships([...new Set(batch.map((s) => s.seq[0]))], direction, kinds)
-    const out: Row[] = []
-    for (const s of batch) {
-      const c = counts.get(s.seq[0])
-      if (c === undefined) continue
-      ctx.budget.chargeSteps(c)
-      out.push({ ...s.row, [grouped.variable!]: new NodeRef(s.seq[0]), [COUNT_VAR]: c })
-    }
-    ctx.budget.chargeRows(out.length)
-    if (out.length) yield out
-  }
 }
 
 // ---- shortest paths ------------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@
 import type { Clause, Expr, NodePattern, PatternPart, Projection, Query } from './ast'
 import { Budget, DEFAULT_LIMITS, type CypherLimits } from './budget'
 import { children, containsAggregate, evaluate, isAggregate, type Row } from './eval'
-import { BATCH, COUNT_VAR, MATCH_BATCH, loadNodes, loadRelProperties, matchCounts, matchPart, newContext, type RunContext } from './match'
+import { BATCH, MATCH_BATCH, loadNodes, loadRelProperties, matchPart, newContext, type RunContext } from './match'
+import { countPushdown, countStream, projectionNames } from './counts'
 import { readsRelationshipProperties } from './needs'
 import { CypherError } from './parse'
 import { referencedNodes, referencedRels } from './present'
@@ -27,6 +28,8 @@ export interface RunOptions {
   limits?: CypherLimits
   now?: number
   clock?: () => number
+  /** false: counts are never answered by the store (counts.ts), every match is walked (equivalence tests) */
+  countPushdown?: boolean
 }
 
 export async function runQuery(query: Query, source: GraphSource, opts: RunOptions = {}): Promise<QueryResult> {
@@ -39,11 +42,11 @@ export async function runQuery(query: Query, source: GraphSource, opts: RunOptio
   for (let i = 0; i < query.clauses.length; i++) {
     const clause = query.clauses[i]
     if (clause.type === 'return') columns = projectionNames(clause)
-    const push = i === 0 ? countPushdown(clause, query.clauses[1]) : null
+    const push = opts.countPushdown === false ? null : countPushdown(query.clauses, i)
     if (push) {
-      // the MATCH and the WITH's count become one stage; the WITH projects the count under its alias
-      const counts = countStream(ctx, push, stream)
-      stream = stage(ctx, push.with, counts)
+      // the MATCH and the projection's counts become one stage; the projection sums the store's counts
+      if (push.projection.type === 'return') columns = projectionNames(push.projection)
+      stream = stage(ctx, push.projection, countStream(ctx, push, stream))
       i++
       continue
     }
@@ -82,55 +85,6 @@ function stage(ctx: RunContext, clause: Clause, input: Stream): Stream {
     default:
       throw new CypherError('unsupported clause')
   }
-}
-
-interface CountPushdown {
-  grouped: NodePattern
-  direction: 'out' | 'in'
-  kinds: string[] | null
-  /** the WITH clause, its count item replaced by the count the store gives */
-  with: Extract<Clause, { type: 'with' }>
-}
-
-/**
- * `MATCH (g …)-[:K]-(m) WITH g, count(m) AS c …` as the first clauses (either direction; `m` without
- * labels or properties; `count(m)` or `count(*)`; the MATCH without WHERE; the WITH neither DISTINCT nor
- * `*`): each g's count is the number of its K relationships (one row per relationship, m never null), so
- * the store counts them instead of the engine reading every relationship ("largest groups" read all
- * 194,881 MemberOf relationships at 1 M edges and hit the memory limit). Anything else: null.
- */
-function countPushdown(clause: Clause, next: Clause | undefined): CountPushdown | null {
-  if (clause.type !== 'match' || clause.optional || clause.where || clause.patterns.length !== 1) return null
-  if (!next || next.type !== 'with' || next.distinct || next.star || next.items.length !== 2) return null
-  const part = clause.patterns[0]
-  if (part.variable || part.shortest || part.rels.length !== 1) return null
-  const rel = part.rels[0]
-  if (rel.variable || rel.properties || rel.range || rel.direction === 'both') return null
-  for (const [gi, mi] of [
-    [0, 1],
-    [1, 0],
-  ]) {
-    const g = part.nodes[gi]
-    const m = part.nodes[mi]
-    if (!g.variable || m.labels.length || m.properties || m.variable === g.variable) continue
-    const keyIdx = next.items.findIndex((it) => it.expr.type === 'var' && it.expr.name === g.variable)
-    const countIdx = 1 - keyIdx
-    if (keyIdx < 0) continue
-    const c = next.items[countIdx].expr
-    const counts =
-      c.type === 'countStar' ||
-      (c.type === 'call' && c.name.toLowerCase() === 'count' && !c.distinct && c.args.length === 1 && c.args[0].type === 'var' && m.variable !== null && c.args[0].name === m.variable)
-    if (!counts) continue
-    // the other variables of the MATCH (m) must not be used after the WITH: the WITH projects only its items
-    const direction = (gi === 0) === (rel.direction === 'out') ? 'out' : 'in'
-    const items = next.items.map((it, i) => (i === countIdx ? { ...it, alias: it.alias ?? it.text, expr: { type: 'var', name: COUNT_VAR } as Expr } : it))
-    return { grouped: g, direction, kinds: relationshipKinds(rel.types), with: { ...next, items } }
-  }
-  return null
-}
-
-async function* countStream(ctx: RunContext, push: CountPushdown, input: Stream): Stream {
-  for await (const batch of input) for (const rows of chunks(batch, MATCH_BATCH)) yield* matchCounts(ctx, push.grouped, push.direction, push.kinds, rows)
 }
 
 
@@ -268,10 +222,6 @@ async function resolvePredicates(ctx: RunContext, where: Expr, rows: Row[]): Pro
 }
 
 // ---- WITH / RETURN ----------------------------------------------------------------------------------------------
-
-function projectionNames(p: Projection): string[] {
-  return p.items.map((i) => i.alias ?? (i.expr.type === 'var' ? i.expr.name : i.text))
-}
 
 function constant(ctx: RunContext, e: Expr | null, what: string): number | null {
   if (!e) return null

@@ -45,6 +45,18 @@ export type ScanCondition =
    */
   | { type: 'related'; direction: 'out' | 'in' | 'both'; kinds: string[] | null; negated: boolean }
 
+/**
+ * Conditions on the other end of a counted relationship that the store tests exactly as the engine would
+ * (labels.ts hasLabel on stored kinds, nodeProperty and Cypher equality), never as a superset: a count
+ * cannot be re-checked by the engine.
+ */
+export interface FarNodeTest {
+  /** every entry must hold: the node's stored kinds include at least one of the entry's kinds */
+  kinds: string[][]
+  /** `objectid` is the column; any other key a stored property, equal to the string, or being the boolean */
+  properties: { key: string; value: string | boolean }[]
+}
+
 export interface NodeScan {
   /** necessary conditions (all of them), pushed to the store; absent or empty: none */
   where?: ScanCondition[]
@@ -78,9 +90,11 @@ export interface GraphSource {
   edgesByIds(ids: number[], withProperties: boolean): Promise<EdgeRecord[]>
   /**
    * For each of `ids`, how many relationships `expand` would return there (same direction, kinds and
-   * visibility of the other end), counted by the store without reading them; ids with none are left out.
+   * visibility of the other end; `both`: a self-loop once), counted by the store without reading them,
+   * keeping only those whose other end passes `far` (null: any); `distinct` counts the different other
+   * ends instead (one direction only). Ids with none are left out.
    */
-  countRelationships(ids: number[], direction: 'out' | 'in', kinds: string[] | null): Promise<Map<number, number>>
+  countRelationships(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, far: FarNodeTest | null, distinct: boolean): Promise<Map<number, number>>
   /** the properties of the visible relationships among `ids` */
   edgeProperties(ids: number[]): Promise<Map<number, Record<string, unknown>>>
 }

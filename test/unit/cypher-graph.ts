@@ -9,7 +9,7 @@
  *   LAB (S-1-5-21-2):   CAROL -MemberOf-> DOMAIN ADMINS (CORP);  LAB.LOCAL
  *   Azure (TENANT):     ALICE@CONTOSO.COM
  */
-import { withoutProperties, type EdgeRecord, type GraphSource, type NodeRecord, type NodeScan } from '../../src/cypher/source'
+import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeRecord, type NodeScan } from '../../src/cypher/source'
 
 export const CORP = 'S-1-5-21-1'
 export const LAB = 'S-1-5-21-2'
@@ -91,16 +91,27 @@ export function memorySource(access: string[] | null = null, nodes = NODES, edge
         .filter((e) => want.has(e.id) && visible(byId.get(e.start)) && visible(byId.get(e.end)))
         .map((e) => (withProperties ? e : withoutProperties({ id: e.id, start: e.start, end: e.end, kind: e.kind, updated_at: e.updated_at })))
     },
-    async countRelationships(ids: number[], direction: 'out' | 'in', kinds: string[] | null) {
+    async countRelationships(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, far: FarNodeTest | null, distinct: boolean) {
       src.calls++
       const set = new Set(ids)
-      const out = new Map<number, number>()
+      // written from the interface's words, not from the engine: every kind group met by a stored kind,
+      // objectid the column, other keys the stored property (same JSON type and value)
+      const passes = (n: NodeRecord) =>
+        !far ||
+        (far.kinds.every((any) => n.kinds.some((k) => any.includes(k))) &&
+          far.properties.every(({ key, value }) => (key === 'objectid' ? n.objectid === value : n.properties[key] === value)))
+      const others = new Map<number, number[]>()
       for (const e of edges) {
         if (kinds && !kinds.includes(e.kind)) continue
-        const [near, far] = direction === 'out' ? [e.start, e.end] : [e.end, e.start]
-        if (set.has(near) && visible(byId.get(far))) out.set(near, (out.get(near) ?? 0) + 1)
+        const ends: [number, number][] = []
+        if (direction !== 'in') ends.push([e.start, e.end])
+        if (direction !== 'out' && !(direction === 'both' && e.start === e.end)) ends.push([e.end, e.start])
+        for (const [near, other] of ends) {
+          const o = byId.get(other)
+          if (set.has(near) && visible(o) && passes(o!)) others.set(near, [...(others.get(near) ?? []), other])
+        }
       }
-      return out
+      return new Map([...others].map(([id, os]) => [id, distinct ? new Set(os).size : os.length]))
     },
     async edgeProperties(ids: number[]) {
       src.calls++

@@ -1,0 +1,269 @@
+/**
+ * Counts answered by the store: `[OPTIONAL] MATCH (g)-[:K]->(m …)` followed directly by a WITH / RETURN that
+ * only counts the match (`count(m)`, `count(r)`, `count(*)`, `count(DISTINCT m)`) is one stage that asks the
+ * store, per g, how many relationships there are (or how many different far nodes), instead of walking
+ * every relationship and reading every far node ("largest groups" read 194,881 MemberOf relationships;
+ * "optional sessions" read every computer's sessions and every user at the end of one).
+ *
+ * Why it is the same answer. The walk makes, for an input row whose g is node x, one row per relationship
+ * of the pattern at x whose far node passes the far node's pattern (labels, property map) and is visible
+ * to the caller; OPTIONAL makes one row with m (and r) null when there is none. The projection groups
+ * those rows by its keys, which (checked below) do not read m or r, so every row made from one input row
+ * falls in that input row's group. For such a group:
+ *  - count(m) / count(r) = Σ over its input rows of n(x), n(x) the store's count (null m adds nothing);
+ *  - count(*) = Σ n(x) for MATCH, Σ max(n(x), 1) for OPTIONAL MATCH (the null row is a row);
+ *  - count(DISTINCT m) = the number of different far nodes of x, only when g itself is a key (every row of
+ *    the group then has the same x, whose far nodes are the same set however often x occurs); with other
+ *    keys two nodes' far nodes may overlap, which per-node counts cannot see: not pushed down.
+ * So the projection is kept with each count replaced by sum() (max() for the distinct count, the same
+ * value on every row of a group) of a hidden per-row value. A MATCH makes no row for x with n(x) = 0, so
+ * neither does the stage. The far node's conditions must be exact in SQL (source.ts FarNodeTest): stored
+ * labels, Base / AZBase by their kind lists, `objectid` and plain property keys equal to a string or a
+ * boolean literal; a derived label (Tag_Tier_Zero, Tag_Owned), `system_tags`, other values, a WHERE, a
+ * relationship property map or range, a bound m: not pushed down (the walk runs, same answers, slower).
+ *
+ * LIMIT. Without ORDER BY a LIMIT may return any n groups, but each with its whole count. A group keyed by
+ * g alone (with other keys of its row) whose input holds each node at most once (g scanned by this MATCH
+ * as the first clause, or bound by a first `MATCH (g…)` of one node) has exactly one row: the projection
+ * is then made non-aggregating (the count is the row's value), so it streams and LIMIT stops the scan after
+ * n rows. A group keyed by anything else (`c.name`: two computers may share a name) is complete only when
+ * the last input row has been counted, since a later row may belong to it — the scan goes in id order, not
+ * in key order — so LIMIT cannot end the counting early; it still costs one store statement per 2,000
+ * input rows and no relationship or far node is read.
+ */
+import type { Clause, Expr, NodePattern, Projection } from './ast'
+import { containsAggregate, isAggregate, variablesOf, type Row } from './eval'
+import { exactKindsFor, relationshipKinds } from './labels'
+import { MATCH_BATCH, starts, type RunContext } from './match'
+import { planPart } from './plan'
+import type { FarNodeTest } from './source'
+import { NodeRef } from './values'
+
+/** Hidden per-row values (run.ts never returns them: the projection names its columns). */
+export const COUNT_VAR = '\u0000count'
+export const ROWS_VAR = '\u0000rows'
+export const DISTINCT_VAR = '\u0000distinct'
+
+/** A property key the store writes into a JSON path (cypher.store.ts PLAIN_KEY). */
+const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+type ProjectionClause = Extract<Clause, { type: 'with' | 'return' }>
+
+export interface CountPushdown {
+  grouped: NodePattern
+  /** g is bound by an earlier clause (else this MATCH scans it) */
+  bound: boolean
+  optional: boolean
+  /** direction seen from g */
+  direction: 'out' | 'in' | 'both'
+  kinds: string[] | null
+  far: FarNodeTest | null
+  /** which per-node counts the projection uses */
+  relationships: boolean
+  distinct: boolean
+  /** the projection that follows, its counts replaced */
+  projection: ProjectionClause
+}
+
+/** Variables in scope before clause `i`, and whether a first `MATCH (v)` of one node bound `v` once per row. */
+function scopeBefore(clauses: Clause[], i: number): Set<string> {
+  let scope = new Set<string>()
+  for (const c of clauses.slice(0, i)) {
+    if (c.type === 'match')
+      for (const p of c.patterns) for (const v of [p.variable, ...p.nodes.map((n) => n.variable), ...p.rels.map((r) => r.variable)]) if (v) scope.add(v)
+    if (c.type === 'unwind') scope.add(c.variable)
+    if (c.type === 'with') {
+      const names = c.items.map((it) => it.alias ?? (it.expr.type === 'var' ? it.expr.name : it.text))
+      scope = c.star ? new Set([...scope, ...names]) : new Set(names)
+    }
+  }
+  return scope
+}
+
+/** The far node's pattern as exact store conditions, or null when one of them cannot be. */
+function farTest(m: NodePattern): FarNodeTest | null | 'no' {
+  const kinds: string[][] = []
+  for (const l of m.labels) {
+    const k = exactKindsFor(l)
+    if (!k) return 'no'
+    kinds.push(k)
+  }
+  const properties: FarNodeTest['properties'] = []
+  for (const { key, value } of m.properties?.entries ?? []) {
+    if (key === 'system_tags' || !PLAIN_KEY.test(key)) return 'no'
+    if (value.type !== 'literal' || (typeof value.value !== 'string' && typeof value.value !== 'boolean')) return 'no'
+    properties.push({ key, value: value.value })
+  }
+  return kinds.length || properties.length ? { kinds, properties } : null
+}
+
+const hidden = (fn: 'sum' | 'max', name: string): Expr => ({ type: 'call', name: fn, distinct: false, args: [{ type: 'var', name }] })
+
+class NotCountable extends Error {}
+
+/** `e` with every aggregate replaced by `f` (which throws NotCountable for an aggregate it cannot replace). */
+function mapAggregates(e: Expr, f: (a: Expr) => Expr): Expr {
+  if (isAggregate(e)) return f(e)
+  if (!containsAggregate(e)) return e
+  // rebuilt field by field: sub-expressions, lists of them, CASE branches and map entries
+  const map = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(map)
+    if (x && typeof x === 'object') {
+      if (typeof (x as { type?: unknown }).type === 'string') return mapAggregates(x as Expr, f)
+      return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, map(v)]))
+    }
+    return x
+  }
+  return Object.fromEntries(Object.entries(e).map(([k, v]) => [k, map(v)])) as Expr
+}
+
+/**
+ * Clause `i` and the next one as a count push-down, or null when they are not exactly of the shape above.
+ */
+export function countPushdown(clauses: Clause[], i: number): CountPushdown | null {
+  const clause = clauses[i]
+  const next = clauses[i + 1]
+  if (clause.type !== 'match' || clause.where || clause.patterns.length !== 1) return null
+  if (!next || (next.type !== 'with' && next.type !== 'return') || next.star) return null
+  const part = clause.patterns[0]
+  if (part.variable || part.shortest || part.rels.length !== 1) return null
+  const rel = part.rels[0]
+  if (rel.properties || rel.range) return null
+  const scope = scopeBefore(clauses, i)
+  if (rel.variable && scope.has(rel.variable)) return null
+  for (const [gi, mi] of [
+    [0, 1],
+    [1, 0],
+  ]) {
+    const g = part.nodes[gi]
+    const m = part.nodes[mi]
+    if (!g.variable || g.variable === m.variable || g.variable === rel.variable) continue
+    if (m.variable && (scope.has(m.variable) || m.variable === rel.variable)) continue
+    const bound = scope.has(g.variable)
+    // OPTIONAL: g must come from the input (a scanned g would make one all-null row when nothing matches)
+    // and be unconstrained here (a g failing its own pattern still makes a row, with a count of 0)
+    if (clause.optional && (!bound || g.labels.length || g.properties)) continue
+    const far = farTest(m)
+    if (far === 'no') return null
+    const counted = new Set([m.variable, rel.variable].filter((v): v is string => v !== null))
+    let relationships = false
+    let distinct = false
+    const replace = (a: Expr): Expr => {
+      if (a.type === 'countStar') {
+        relationships = true
+        return hidden('sum', clause.optional ? ROWS_VAR : COUNT_VAR)
+      }
+      if (a.type === 'call' && a.name === 'count' && a.args.length === 1 && a.args[0].type === 'var' && counted.has(a.args[0].name)) {
+        if (!a.distinct) {
+          relationships = true
+          return hidden('sum', COUNT_VAR)
+        }
+        if (a.args[0].name === m.variable) {
+          distinct = true
+          return hidden('max', DISTINCT_VAR)
+        }
+      }
+      throw new NotCountable()
+    }
+    let items: ProjectionClause['items']
+    let orderBy: ProjectionClause['orderBy']
+    try {
+      items = next.items.map((it) => ({ ...it, expr: mapAggregates(it.expr, replace) }))
+      orderBy = next.orderBy.map((o) => ({ ...o, expr: mapAggregates(o.expr, replace) }))
+    } catch (e) {
+      if (e instanceof NotCountable) return null
+      throw e
+    }
+    if (!relationships && !distinct) return null
+    // nothing but the counts may read the match's new variables
+    if ([...items, ...orderBy].some((x) => [...variablesOf(x.expr)].some((v) => counted.has(v)))) return null
+    const byG = items.some((it) => !containsAggregate(it.expr) && it.expr.type === 'var' && it.expr.name === g.variable)
+    const direction = rel.direction === 'both' ? 'both' : (gi === 0) === (rel.direction === 'out') ? 'out' : 'in'
+    if (distinct && (!byG || direction === 'both')) return null
+    // each group one row (see LIMIT above): the counts are the row's values and the projection streams
+    const first = clauses[0]
+    const once =
+      (!bound && i === 0) ||
+      (bound && i === 1 && first.type === 'match' && !first.optional && first.patterns.length === 1 && first.patterns[0].rels.length === 0 && !first.patterns[0].variable && first.patterns[0].nodes[0].variable === g.variable)
+    if (once && byG) {
+      const unwrap = (e: Expr): Expr =>
+        mapAggregates(e, (a) => {
+          if (a.type === 'call' && (a.name === 'sum' || a.name === 'max') && a.args[0]?.type === 'var') return a.args[0]
+          throw new Error('unreachable: only hidden counts are left')
+        })
+      items = items.map((it) => ({ ...it, expr: unwrap(it.expr) }))
+      orderBy = orderBy.map((o) => ({ ...o, expr: unwrap(o.expr) }))
+    }
+    const names = projectionNames(next)
+    const projection: ProjectionClause = { ...next, items: items.map((it, k) => ({ ...it, alias: names[k] })), orderBy }
+    return { grouped: g, bound, optional: clause.optional, direction, kinds: relationshipKinds(rel.types), far, relationships, distinct, projection }
+  }
+  return null
+}
+
+export function projectionNames(p: Projection): string[] {
+  return p.items.map((i) => i.alias ?? (i.expr.type === 'var' ? i.expr.name : i.text))
+}
+
+function describe(push: CountPushdown): string {
+  const dir = push.direction === 'out' ? 'outgoing' : push.direction === 'in' ? 'incoming' : 'undirected'
+  const far = push.far
+    ? ` whose other end is (${push.far.kinds.map((k) => `:${k.length === 1 ? k[0] : `[${k.length} kinds]`}`).join('')}${push.far.properties.length ? ` {${push.far.properties.map((p) => p.key).join(', ')}}` : ''})`
+    : ''
+  const what = [push.relationships ? `count of ${dir} ${push.kinds ? push.kinds.join('|') : 'any'} relationships` : '', push.distinct ? `count of distinct far nodes` : '']
+    .filter(Boolean)
+    .join(' and ')
+  return `${what} per node${far}${push.optional ? ' (optional)' : ''}, in the store`
+}
+
+async function counts(ctx: RunContext, push: CountPushdown, ids: number[]): Promise<{ rels: Map<number, number> | null; distinct: Map<number, number> | null }> {
+  const unique = [...new Set(ids)]
+  ctx.budget.checkTime()
+  const rels = push.relationships ? await ctx.source.countRelationships(unique, push.direction, push.kinds, push.far, false) : null
+  const distinct = push.distinct ? await ctx.source.countRelationships(unique, push.direction, push.kinds, push.far, true) : null
+  // each relationship counted is charged as a traversal step, as a walk over it would be
+  for (const id of unique) ctx.budget.chargeSteps((rels ?? distinct)!.get(id) ?? 0)
+  return { rels, distinct }
+}
+
+function withCounts(row: Row, g: string, id: number, c: { rels: Map<number, number> | null; distinct: Map<number, number> | null }): Row {
+  const n = c.rels?.get(id) ?? 0
+  return { ...row, [g]: new NodeRef(id), [COUNT_VAR]: n, [ROWS_VAR]: Math.max(n, 1), [DISTINCT_VAR]: c.distinct?.get(id) ?? 0 }
+}
+
+async function* countRows(ctx: RunContext, push: CountPushdown, rows: Row[]): AsyncGenerator<Row[]> {
+  if (rows.length === 0) return
+  const g = push.grouped.variable!
+  if (push.optional) {
+    // every input row goes on: a g that is not a node (null from an earlier OPTIONAL MATCH) counts 0
+    const nodeOf = (r: Row): number | null => {
+      const v = r[g]
+      return v instanceof NodeRef ? v.id : null
+    }
+    const c = await counts(ctx, push, rows.flatMap((r) => nodeOf(r) ?? []))
+    const out = rows.map((r) => {
+      const id = nodeOf(r)
+      return id === null ? { ...r, [COUNT_VAR]: 0, [ROWS_VAR]: 1, [DISTINCT_VAR]: 0 } : withCounts(r, g, id, c)
+    })
+    ctx.budget.chargeRows(out.length)
+    yield out
+    return
+  }
+  // g bound (its pattern's labels and properties tested) or scanned, as a walk starts
+  const plan = planPart({ variable: null, shortest: null, nodes: [push.grouped], rels: [] }, new Set(Object.keys(rows[0])), null)
+  for await (const batch of starts(ctx, plan, rows)) {
+    const c = await counts(ctx, push, batch.map((s) => s.seq[0]))
+    const out: Row[] = []
+    for (const s of batch) if ((c.rels ?? c.distinct)!.has(s.seq[0])) out.push(withCounts(s.row, g, s.seq[0], c))
+    ctx.budget.chargeRows(out.length)
+    if (out.length) yield out
+  }
+}
+
+/** The MATCH's rows with their counts (input taken MATCH_BATCH rows at a time, one store statement each). */
+export async function* countStream(ctx: RunContext, push: CountPushdown, input: AsyncGenerator<Row[]>): AsyncGenerator<Row[]> {
+  const start = push.bound ? `bound ${push.grouped.variable}` : planPart({ variable: null, shortest: null, nodes: [push.grouped], rels: [] }, new Set(), null).describe
+  if (ctx.plans.length < 32) ctx.plans.push(`${start}; ${describe(push)}`)
+  for await (const batch of input)
+    for (let i = 0; i < batch.length; i += MATCH_BATCH) yield* countRows(ctx, push, batch.slice(i, i + MATCH_BATCH))
+}
