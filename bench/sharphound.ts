@@ -4,10 +4,12 @@
  * (bench/lib/sharphound-gen.ts) through the public file-upload API, as a ratio to raw D1 inserts of the
  * same rows in the same run (bench/lib/floors.ts), plus the post-processing time.
  *
- *   npm run bench:sharphound -- [--users 10000] [--objects-per-file 2000] [--adcs]
+ *   npm run bench:sharphound -- [--users 10000] [--objects-per-file 2000] [--adcs] [--ntlm]
  *
  * `--adcs` adds an ADCS environment (bench/lib/sharphound-gen.ts) so that post-processing derives the ADCS
- * relationships too.
+ * relationships too; `--ntlm` the NTLM relay facts on every computer (SMB signing, outbound NTLM, WebClient,
+ * LDAP signing on the DC; with `--adcs` a vulnerable web enrollment endpoint), for the CoerceAndRelayNTLMTo*
+ * relationships.
  *
  * Elements = nodes + relationships the job received (placeholders excluded, as the job counts them).
  * The floor inserts the rows the conversion produces (nodes including placeholders, relationships by
@@ -75,13 +77,13 @@ function convertedGraph(files: [string, string][]): GenGraph {
 }
 
 async function main() {
-  const { values } = parseArgs({ options: { users: { type: 'string', default: '10000' }, 'objects-per-file': { type: 'string', default: '2000' }, adcs: { type: 'boolean', default: false } } })
+  const { values } = parseArgs({ options: { users: { type: 'string', default: '10000' }, 'objects-per-file': { type: 'string', default: '2000' }, adcs: { type: 'boolean', default: false }, ntlm: { type: 'boolean', default: false } } })
   const users = Number(values.users)
   const perFile = Number(values['objects-per-file'])
   const log = (m: string) => console.error(`[sharphound ${users}] ${m}`)
 
   let t = performance.now()
-  const data = generateSharpHound(users, 13, { adcs: values.adcs })
+  const data = generateSharpHound(users, 13, { adcs: values.adcs, ntlm: values.ntlm })
   const files = [...sharpHoundFiles(data, perFile)]
   const bytes = files.reduce((n, [, s]) => n + s.length, 0)
   log(`generated ${files.length} files, ${(bytes / 1048576).toFixed(1)} MiB in ${(performance.now() - t).toFixed(0)} ms`)

@@ -37,7 +37,13 @@ export interface SharpHoundData {
  * templates: USER (DOMAIN USERS enroll: every user is expanded), ESC1 (a group), ESC4 (a helpdesk group
  * holds GenericAll), ESC9 (DOMAIN COMPUTERS enroll: every computer is a victim, its ACL holders attackers).
  */
-export function generateSharpHound(users: number, seed = 13, opts: { adcs?: boolean } = {}): SharpHoundData {
+/**
+ * `ntlm`: the NTLM relay facts on every computer, chosen by index (the random stream, and so the rest of the
+ * data, is the same as without): SMB signing off on odd hosts, outbound NTLM restricted on every tenth,
+ * WebClient running on every third, the next host a local administrator of every fifth; DC HOST0 without
+ * LDAP signing, with LDAPS and no channel binding; with `adcs`, the CA's web enrollment endpoint is HTTP.
+ */
+export function generateSharpHound(users: number, seed = 13, opts: { adcs?: boolean; ntlm?: boolean } = {}): SharpHoundData {
   const rnd = prng(seed)
   const pick = <T>(a: T[]): T => a[Math.floor(rnd() * a.length)]
   const D = BENCH_DOMAIN
@@ -119,7 +125,7 @@ export function generateSharpHound(users: number, seed = 13, opts: { adcs?: bool
   ]
   const computerData = computerIds.map((id, i) => ({
     ObjectIdentifier: id,
-    Properties: { name: `HOST${i}.${NAME}`, domain: NAME, domainsid: D, enabled: true, haslaps: rnd() < 0.5, unconstraineddelegation: i === 0 },
+    Properties: { name: `HOST${i}.${NAME}`, domain: NAME, domainsid: D, enabled: true, haslaps: rnd() < 0.5, unconstraineddelegation: i === 0, ...(opts.ntlm && i === 0 ? { isdc: true, ldapsigning: false, ldapenabled: true, ldapsenabled: true, ldapsepa: false } : {}) },
     Aces: standardAces(pick(helpdesk)),
     PrimaryGroupSID: i === 0 ? sid(516) : sid(515),
     ContainedBy: tp(ouIds[i % ouCount], 'OU'),
@@ -131,7 +137,12 @@ export function generateSharpHound(users: number, seed = 13, opts: { adcs?: bool
     PrivilegedSessions: api([]),
     RegistrySessions: api([]),
     LocalGroups: [
-      { ...api([tp(sid(512), 'Group'), tp(pick(helpdesk), 'Group')]), ObjectIdentifier: `${id}-544`, Name: `ADMINISTRATORS@HOST${i}`, LocalNames: [] },
+      {
+        ...api([tp(sid(512), 'Group'), tp(pick(helpdesk), 'Group'), ...(opts.ntlm && i % 5 === 0 ? [tp(computerIds[(i + 1) % computerCount], 'Computer')] : [])]),
+        ObjectIdentifier: `${id}-544`,
+        Name: `ADMINISTRATORS@HOST${i}`,
+        LocalNames: [],
+      },
       { ...api([tp(pick(groupIds), 'Group')]), ObjectIdentifier: `${id}-555`, Name: `REMOTE DESKTOP USERS@HOST${i}`, LocalNames: [] },
     ],
     UserRights: [],
@@ -141,6 +152,7 @@ export function generateSharpHound(users: number, seed = 13, opts: { adcs?: bool
     Status: null,
     IsDeleted: false,
     IsACLProtected: false,
+    ...(opts.ntlm ? ntlmFacts(i) : {}),
   }))
   const ouData = ouIds.map((id, i) => ({
     ObjectIdentifier: id,
@@ -211,11 +223,23 @@ export function generateSharpHound(users: number, seed = 13, opts: { adcs?: bool
           EnrollmentAgentRestrictions: { Collected: true, FailureReason: null, Restrictions: [] },
           IsUserSpecifiesSanEnabled: { Collected: true, FailureReason: null, Value: false },
         },
-        HttpEnrollmentEndpoints: [],
+        HttpEnrollmentEndpoints: opts.ntlm
+          ? [{ Collected: true, FailureReason: null, Result: { Url: 'http://host1/certsrv/', ADCSWebEnrollmentHTTP: true, ADCSWebEnrollmentHTTPS: false, ADCSWebEnrollmentEPA: false } }]
+          : [],
       },
     ]
   }
   return data
+}
+
+/** The NTLM relay facts of computer `i` (see `ntlm` above), as SharpHound writes them. */
+function ntlmFacts(i: number): Json {
+  const collected = (result: unknown) => ({ Collected: true, FailureReason: null, Result: result })
+  return {
+    SmbInfo: collected({ SigningEnabled: i % 2 === 0 }),
+    NTLMRegistryData: collected({ RestrictSendingNtlmTraffic: i % 10 === 7 ? 2 : 0 }),
+    IsWebClientRunning: collected(i % 3 === 0),
+  }
 }
 
 /** The data as SharpHound files of at most `maxObjects` objects each: [file name, JSON text]. */

@@ -13,7 +13,10 @@
  *   2. the per-CA facts (enrollers, controllers, published templates, hosting computers) and the domains
  *      each enterprise CA chains to; EnrollOnBehalfOf (template → template);
  *   3. per enterprise CA that chains to a domain and has an enabled hosting computer: GoldenCert, ADCSESC1,
- *      ADCSESC3, ADCSESC4, ADCSESC6a/6b, ADCSESC9a/9b, ADCSESC10a/10b, ADCSESC13.
+ *      ADCSESC3, ADCSESC4, ADCSESC6a/6b, ADCSESC9a/9b, ADCSESC10a/10b, ADCSESC13, and the computers that
+ *      are candidate victims of CoerceAndRelayNTLMToADCS (ESC8, BloodHound's PostCoerceAndRelayNTLMToADCS in
+ *      ntlm.go; the relationship itself is written in SQL, src/collectors/ntlm.store.ts, which keeps the
+ *      victims that are unprotected computers and draws it from the domain's Authenticated Users group).
  *
  * Property reads follow Go's typed getters: a property that is missing or of another type fails the check
  * it belongs to (the template or CA is skipped for that rule), never reads as false.
@@ -66,6 +69,13 @@ export interface AdcsResult {
    * found in SQL in the write batch (computersOnly: only victims that are computers count, scenario b).
    */
   attackerRules: { kind: string; computersOnly: boolean; victims: Pair[] }[]
+  /**
+   * CoerceAndRelayNTLMToADCS (ESC8): [computer, domain] — a computer that may enroll (template and CA
+   * enrollers, `victims` below) in an authentication template published to an enterprise CA with a
+   * vulnerable web enrollment endpoint that chains to the domain. src/collectors/ntlm.store.ts keeps the
+   * unprotected computers and writes Authenticated Users (of the domain) → computer.
+   */
+  relayVictims: Pair[]
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -353,6 +363,18 @@ function validForEsc10(t: Props, b: boolean): boolean {
   return isTrue(t, 'subjectaltrequiredns')
 }
 
+/**
+ * BloodHound's isCertTemplateValidForADCSRelay (ESC8): no manager approval, authentication, and schema 1 (or
+ * lower), or a later schema with no authorized signature required; each property readable (Go's typed getters).
+ */
+export function validForAdcsRelay(t: Props): boolean {
+  if (!isFalse(t, 'requiresmanagerapproval') || !isTrue(t, 'authenticationenabled')) return false
+  const v = num(t, 'schemaversion')
+  if (v === undefined) return false
+  if (v <= 1) return true
+  return num(t, 'authorizedsignatures') === 0
+}
+
 function validForEsc13(t: Props): boolean {
   return isFalse(t, 'requiresmanagerapproval') && isTrue(t, 'authenticationenabled') && noSignatureRequired(t)
 }
@@ -587,6 +609,7 @@ export function deriveAdcs(facts: AdcsFacts): AdcsResult {
   const toDomains = (kind: string, ids: Iterable<number>, ds: readonly number[]) => {
     for (const id of ids) for (const d of ds) out.add(kind, id, d)
   }
+  const relayVictims = new Map<string, Pair>()
 
   for (const eca of ecas) {
     const ds = chained.get(eca.id)
@@ -658,6 +681,19 @@ export function deriveAdcs(facts: AdcsFacts): AdcsResult {
       }
     }
 
+    // ESC8 (BloodHound's PostCoerceAndRelayNTLMToADCS): a web enrollment endpoint open to NTLM relay
+    // (`hasvulnerableendpoint`, set at ingest from HttpEnrollmentEndpoints); per published template valid
+    // for relay with at least one enroller, the victims (template and CA enrollers, groups expanded, as ESC9)
+    // that are computers, to every domain the CA chains to.
+    if (isTrue(caP, 'hasvulnerableendpoint')) {
+      for (const ct of pub) {
+        const enrollers = tEnrollers.get(ct.id) ?? []
+        if (!validForAdcsRelay(ct.props) || enrollers.length === 0) continue
+        for (const v of victims(m, enrollers, ecaEnrollers, special(enrollers), special(ecaEnrollers)))
+          if (m.kinds(v).includes('Computer')) for (const d of ds) relayVictims.set(`${v}:${d}`, [v, d])
+      }
+    }
+
     // ESC3: enroll on behalf of another principal (an enrollment agent template on any CA, then a template
     // of this CA that accepts the agent's signature)
     if (bool(caP, 'enrollmentagentrestrictionscollected') !== undefined) {
@@ -690,5 +726,6 @@ export function deriveAdcs(facts: AdcsFacts): AdcsResult {
   return {
     pairs: out.result(),
     attackerRules: [...attackerRules.values()].filter((r) => r.victims.size > 0).map((r) => ({ kind: r.kind, computersOnly: r.computersOnly, victims: [...r.victims.values()] })),
+    relayVictims: [...relayVictims.values()],
   }
 }

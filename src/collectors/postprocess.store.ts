@@ -9,6 +9,7 @@
  */
 
 import { azureDerivedStatements } from './azurehound/post.store'
+import { ntlmStatements } from './ntlm.store'
 import type { AdcsResult } from './adcs'
 
 const DERIVED_PROPS = `'{"isacl":false}'`
@@ -443,6 +444,8 @@ export async function replaceDerivedEdges(db: D1Database, d: DerivedInput): Prom
     ...pairsStatements(db, 'CanRDP', d.citrixRdp, d.now),
     ...laps,
     ...azureDerivedStatements(db, d.now),
+    // after LOCAL_GROUP_RIGHTS (AdminTo) and DN_MEMBERS (MemberOf), which the NTLM rules read
+    ...ntlmStatements(db, d.now, d.adcs?.relayVictims ?? []),
     db.prepare(`SELECT count(*) AS n FROM edges WHERE derived = 1`),
   ])
   return (results[results.length - 1].results[0] as { n: number }).n

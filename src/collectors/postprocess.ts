@@ -21,6 +21,8 @@
  *   ADCS               the certificate relationships (EnterpriseCAFor, IssuedSignedBy, TrustedForNTAuth),
  *                      ExtendedByPolicy, EnrollOnBehalfOf, GoldenCert and the ADCSESC* relationships
  *                      (src/collectors/adcs.ts, pure; reads in adcs.store.ts)
+ *   NTLM relay         CoerceAndRelayNTLMToSMB / ToLDAP / ToLDAPS / ToADCS from the domain's Authenticated
+ *                      Users group (SQL, ntlm.store.ts; the ESC8 victims come from adcs.ts)
  *
  * The set arithmetic is pure (`replicationHolders`, `citrixCanRdp`, adcs.ts), unit-tested; the store does the I/O.
  */

@@ -77,6 +77,7 @@ async function capturedStatements(): Promise<Captured[]> {
         { kind: 'ADCSESC9a', computersOnly: false, victims: [[5, 1]] },
         { kind: 'ADCSESC9b', computersOnly: true, victims: [[5, 1]] },
       ],
+      relayVictims: [[5, 1]],
     },
   })
   const byText = new Map<string, Captured>()
@@ -165,6 +166,7 @@ describe('post-processing query plans (every analysis run, whole graph)', () => 
       'WITH dnm(pid, dn)', // DN members
       'INSERT OR IGNORE INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived) SELECT DISTINCT e.start_id, v.domain', // ESC9/10
       'WITH su(az, ad)', // hybrid (Azure)
+      'WITH RECURSIVE au(sid, id) AS', // NTLM relay (ntlm.store.ts: SMB, LDAP, and ADCS with victims)
     ])
       expect(texts.some((t) => t.startsWith(start)), start).toBe(true)
   })

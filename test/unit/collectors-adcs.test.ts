@@ -4,7 +4,7 @@
  * negative case next to each positive one.
  */
 import { describe, expect, it } from 'vitest'
-import { crossProductNodeSets, deriveAdcs, Membership, type AdcsEdge, type AdcsNode, type AdcsResult, type Props } from '../../src/collectors/adcs'
+import { crossProductNodeSets, deriveAdcs, Membership, validForAdcsRelay, type AdcsEdge, type AdcsNode, type AdcsResult, type Props } from '../../src/collectors/adcs'
 
 const CRA = '1.3.6.1.4.1.311.20.2.1'
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2'
@@ -583,5 +583,64 @@ describe("BloodHound's own ESC1 expectations (its ADCSESC1Harness and ADCSESC1Ha
     h3.edge('U2', 'MemberOf', 'G1').edge('G1', 'Enroll', 'CT1').edge('G1', 'Enroll', 'ECA1').edge('G1', 'AllExtendedRights', 'CT2')
     h3.edge('CT1', 'PublishedTo', 'ECA1').edge('CT1', 'EnrollOnBehalfOf', 'CT2').edge('CT2', 'PublishedTo', 'ECA1')
     expect(h3.derived('ADCSESC3')).toEqual(['G1->D'])
+  })
+})
+
+describe('CoerceAndRelayNTLMToADCS (ESC8) victims: computers enrolling through a vulnerable web endpoint', () => {
+  /** An authentication template (no approval, schema 2, no signature) on a CA with a vulnerable endpoint. */
+  const relayLab = (template: Props = {}, ca: Props = { hasvulnerableendpoint: true }) => {
+    const g = lab({ requiresmanagerapproval: false, authenticationenabled: true, schemaversion: 2, authorizedsignatures: 0, ...template })
+    Object.assign(g.props('ECA'), ca)
+    g.node('C1', 'Computer', { enabled: true })
+    g.node('C2', 'Computer', { enabled: true })
+    g.edge('C1', 'MemberOf', 'G').edge('C2', 'MemberOf', 'G')
+    return g
+  }
+  const victims = (g: Graph) => g.run().relayVictims.map(([v, d]) => `${g.name(v)}->${g.name(d)}`).sort()
+
+  it('the computers among the template and CA enrollers (groups expanded; users are not victims), to each chained domain', () => {
+    const g = relayLab()
+    g.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+    expect(victims(g)).toEqual(['C1->D', 'C2->D'])
+  })
+
+  it('Authenticated Users enrolling on the CA: every computer enrolling on the template; otherwise only those in both', () => {
+    const special = relayLab()
+    special.edge('G', 'Enroll', 'T').edge('AU', 'Enroll', 'ECA')
+    expect(victims(special)).toEqual(['C1->D', 'C2->D'])
+    const both = relayLab()
+    both.edge('G', 'Enroll', 'T').edge('C1', 'Enroll', 'ECA')
+    expect(victims(both)).toEqual(['C1->D'])
+  })
+
+  it('nothing without a vulnerable endpoint (false or missing), without template enrollers, or without a chain / enabled host', () => {
+    for (const ca of [{ hasvulnerableendpoint: false }, {}]) {
+      const g = relayLab({}, ca)
+      g.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+      expect(victims(g)).toEqual([])
+    }
+    const noTemplateEnroller = relayLab()
+    noTemplateEnroller.edge('AU', 'Enroll', 'ECA')
+    expect(victims(noTemplateEnroller)).toEqual([])
+    const disabled = relayLab()
+    disabled.props('HOST').enabled = false
+    disabled.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+    expect(victims(disabled)).toEqual([])
+  })
+
+  it('the template rule (isCertTemplateValidForADCSRelay): no approval, authentication, schema 1 or no signature, every property readable', () => {
+    const ok = { requiresmanagerapproval: false, authenticationenabled: true, schemaversion: 2, authorizedsignatures: 0 }
+    expect(validForAdcsRelay(ok)).toBe(true)
+    expect(validForAdcsRelay({ ...ok, schemaversion: 1, authorizedsignatures: 3 })).toBe(true)
+    expect(validForAdcsRelay({ ...ok, schemaversion: 1, authorizedsignatures: undefined })).toBe(true)
+    expect(validForAdcsRelay({ ...ok, authorizedsignatures: 1 })).toBe(false)
+    expect(validForAdcsRelay({ ...ok, authorizedsignatures: undefined })).toBe(false)
+    expect(validForAdcsRelay({ ...ok, requiresmanagerapproval: true })).toBe(false)
+    expect(validForAdcsRelay({ ...ok, requiresmanagerapproval: undefined })).toBe(false)
+    expect(validForAdcsRelay({ ...ok, authenticationenabled: false })).toBe(false)
+    expect(validForAdcsRelay({ ...ok, schemaversion: '2' })).toBe(false)
+    const g = relayLab({ authorizedsignatures: 1 })
+    g.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+    expect(victims(g)).toEqual([])
   })
 })

@@ -1,0 +1,94 @@
+/**
+ * NTLM relay post-processing end to end (src/collectors/ntlm.store.ts, ESC8 victims in src/collectors/adcs.ts):
+ * SharpHound files of test/fixtures/sharphound/relaylab.ts through the ordinary upload jobs, then an analysis
+ * run; each CoerceAndRelayNTLMTo* relationship set is compared with the complete set worked out by hand in the
+ * fixture's header (a missing edge and an extra one both fail), negatives included. A second upload turns the
+ * domain's functional level vulnerable: the Protected Users member then counts as unprotected.
+ */
+import { beforeAll, describe, expect, it } from 'vitest'
+import { strToU8, zipSync } from 'fflate'
+import { adminToken, env } from '../helpers'
+import { endUploadJob, startUploadJob, uploadFile } from '../../src/client/graph'
+import { R, relayFiles } from '../fixtures/sharphound/relaylab'
+import { runAnalysisDirect } from '../fixtures/findings/helpers'
+
+const db = () => (env as unknown as { DB: D1Database }).DB
+const NAME = new Map<string, string>(Object.entries(R).map(([k, v]) => [v, k]))
+
+/** Every relationship of a kind as `start->end` (fixture names); each is derived with BloodHound's properties. */
+async function edges(kind: string): Promise<string[]> {
+  const r = await db()
+    .prepare(
+      `SELECT s.objectid AS s, t.objectid AS t, e.derived AS d, e.properties AS p FROM edges e
+       JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id WHERE e.kind = ?1`,
+    )
+    .bind(kind)
+    .all<{ s: string; t: string; d: number; p: string }>()
+  for (const x of r.results) {
+    expect(x.d, `${kind} ${x.s}->${x.t} derived`).toBe(1)
+    expect(JSON.parse(x.p)).toEqual({ isacl: false })
+  }
+  return r.results.map((x) => `${NAME.get(x.s) ?? x.s}->${NAME.get(x.t) ?? x.t}`).sort()
+}
+
+/** Uploads the files as one zip in one job, lets the run the job requested finish, then runs one here. */
+async function ingest(files: Record<string, unknown>): Promise<void> {
+  const admin = await adminToken()
+  const job = (await startUploadJob(admin)).data.id
+  const body = zipSync(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, strToU8(JSON.stringify(v))])))
+  const res = await uploadFile(admin, job, body, { contentType: 'application/zip', fileName: 'relay.zip' })
+  expect(res.data).toMatchObject({ files: Object.keys(files).length, errors: [] })
+  await endUploadJob(admin, job)
+  for (const until = Date.now() + 20_000; Date.now() < until; ) {
+    const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
+    if (busy!.n === 0) break
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  await runAnalysisDirect(db())
+}
+
+beforeAll(async () => {
+  await ingest(relayFiles())
+})
+
+describe('NTLM relay post-processing on SharpHound data', () => {
+  it('the converter keeps the properties the rules read', async () => {
+    const props = async (id: string) => JSON.parse((await db().prepare('SELECT properties FROM nodes WHERE objectid = ?').bind(id).first<{ properties: string }>())!.properties) as Record<string, unknown>
+    expect(await props(R.dc01)).toMatchObject({ isdc: true, ldapsigning: false, ldapavailable: true, ldapsavailable: true, ldapsepa: false, webclientrunning: true, restrictoutboundntlm: false })
+    expect(await props(R.srv01)).toMatchObject({ smbsigning: false, restrictoutboundntlm: false })
+    expect(await props(R.ws02)).toMatchObject({ restrictoutboundntlm: true, webclientrunning: true })
+    expect(await props(R.srv05)).not.toHaveProperty('smbsigning')
+    expect(await props(R.relayca)).toMatchObject({ hasvulnerableendpoint: true })
+    expect(await props(R.nowebca)).toMatchObject({ hasvulnerableendpoint: false })
+    expect(await props(R.au)).toMatchObject({ domainsid: R.domain })
+  })
+
+  it('CoerceAndRelayNTLMToSMB: to SRV01 only (its admin group reaches WS01; not a user, a restricted, protected or the same computer; not with signing or unknown signing)', async () => {
+    expect(await edges('AdminTo')).toEqual(['alice->srv02', 'serveradmins->srv01', 'srv03->srv03', 'ws01->srv04', 'ws01->srv05', 'ws02->srv02', 'wsprot->srv03'])
+    expect(await edges('CoerceAndRelayNTLMToSMB')).toEqual(['au->srv01'])
+  })
+
+  it('CoerceAndRelayNTLMToLDAP / LDAPS: to WS01 only (DC01 would relay to itself; WS02 restricted; WSPROT protected)', async () => {
+    expect(await edges('CoerceAndRelayNTLMToLDAP')).toEqual(['au->ws01'])
+    expect(await edges('CoerceAndRelayNTLMToLDAPS')).toEqual(['au->ws01'])
+  })
+
+  it('CoerceAndRelayNTLMToADCS: the unprotected computers enrolling through the vulnerable endpoint (not approval, signature, no-auth, unpublished or non-vulnerable-CA templates)', async () => {
+    expect(await edges('CoerceAndRelayNTLMToADCS')).toEqual(['au->app01', 'au->srv01', 'au->ws01'])
+  })
+
+  it('a second run derives the same set', async () => {
+    const count = async () => (await db().prepare(`SELECT count(*) AS n FROM edges WHERE derived = 1 AND kind LIKE 'CoerceAndRelayNTLMTo%'`).first<{ n: number }>())!.n
+    expect(await count()).toBe(6)
+    await runAnalysisDirect(db())
+    expect(await count()).toBe(6)
+  })
+
+  it('a vulnerable functional level (2012): the Protected Users member is a relay victim again', async () => {
+    await ingest({ 'relay_domains.json': relayFiles('2012')['relay_domains.json'] })
+    expect(await edges('CoerceAndRelayNTLMToSMB')).toEqual(['au->srv01', 'au->srv03'])
+    expect(await edges('CoerceAndRelayNTLMToLDAP')).toEqual(['au->ws01', 'au->wsprot'])
+    expect(await edges('CoerceAndRelayNTLMToLDAPS')).toEqual(['au->ws01', 'au->wsprot'])
+    expect(await edges('CoerceAndRelayNTLMToADCS')).toEqual(['au->app01', 'au->srv01', 'au->ws01', 'au->wsprot'])
+  })
+})
