@@ -23,13 +23,28 @@
  *                  with the queries (at 1 M edges it held both for over 10 minutes on 2026-11-26, see
  *                  BENCHMARKS.md). Nothing the queries read depends on analysis: Tier Zero is decided
  *                  per node (src/findings/tierzero.ts), there are no asset-group selectors.
+ *   --heap-cap MiB V8's heap limit for workerd (default 128, the Workers isolate limit; 0 = none), through
+ *                  workerd's config field v8Flags (`--max-heap-size`, young and old generations together;
+ *                  bench/lib/workerd-v8-flags.ts: Miniflare sets no V8 flags itself)
+ *   --cpu-budget-ms N  the CPU budget per query compared against (default 30000: Workers' paid default)
  *
  * The queries run in a fresh isolate (the worker is restarted on the ingested database), sequentially.
+ * Memory, the 128 MB isolate limit: workerd runs with V8's heap capped as production caps the isolate
+ * (`--heap-cap`), so a query whose live heap would pass the cap makes V8 abort workerd ("Reached heap
+ * limit"): the connection fails, the query is marked FAIL and the worker is restarted on the same
+ * database. V8 collects everything it can before it gives up, so surviving the cap is the proof that the
+ * query's live JS heap stayed under it; rerunning with a lower cap brackets each query's real peak.
+ * ArrayBuffers are outside V8's cap; they are in the readings below. Per query the bench also reports
+ * the isolate's heap (JS heap + ArrayBuffers, through workerd's inspector) after a forced full GC before
+ * it and right after the answer (not collected: garbage included), and the rise of workerd's peak RSS
+ * during it (kernel VmHWM, reset before the query; the whole process: every isolate and Miniflare's
+ * SQLite). The inspector cannot sample during a request: workerd answers it only between requests.
  * Per query: wall time (send to last byte), `cpuMs` = CPU time of the workerd process during the query
  * (the isolate's JavaScript AND Miniflare's in-process SQLite: an upper bound on what the Workers CPU
- * limit counts, which excludes waiting on D1), and `heapMiB` = the isolate's live heap + ArrayBuffers
- * read through workerd's inspector right after the answer, without a collection (garbage included; the
- * 128 MB limit is on the isolate's memory). Heap after a full collection at the start and at the end.
+ * limit counts, which excludes waiting on D1), compared against `--cpu-budget-ms`.
+ * Exit status: 1 when the harness fails; 2 when a query (or a stress query) killed the worker, answered
+ * 5xx, read a heap over 128 MiB after its answer or used more CPU than the budget (its row says FAIL);
+ * 0 otherwise. A Markdown table of the verdicts goes to stderr at the end.
  *
  * Floors: the shortest-path queries are also answered by breadth-first search in plain JavaScript over
  * the same generated graph in this process (same sources, targets, relationship kinds and LIMIT;
@@ -46,7 +61,7 @@ import { ApiCallError, BenchApi, type Timed } from './lib/api'
 import { createTokens, login, benchIp, type TokenCred } from './lib/credentials'
 import { generateGraph, openGraphPayloads, type GenGraph } from './lib/generate'
 import { captureProfiles, Inspector, loadSourceMap, type ProfileSummary } from './lib/inspector'
-import { cpuSeconds } from './lib/proc'
+import { cpuSeconds, peakRssBytes, resetPeakRss, rssBytes } from './lib/proc'
 import { adminCredentials, buildBundle, freePort, ROOT, startMiniflare, type HostedWorker } from './lib/worker-host'
 import { relationshipKinds } from '../src/cypher/labels'
 import { isTierZero } from '../src/findings/tierzero'
@@ -91,6 +106,15 @@ const NEAR_LIMIT: [string, string][] = [
   ['shortest paths, every user to Tier Zero', 'MATCH p = shortestPath((u:User)-[:AD_ATTACK_PATHS*1..]->(t:Tag_Tier_Zero)) RETURN p'],
   ['shortest paths to Tier Zero from one user', 'MATCH (u:User) WITH u LIMIT 1 MATCH p = shortestPath((u)-[:AD_ATTACK_PATHS*1..]->(t:Tag_Tier_Zero)) RETURN p LIMIT 10'],
 ]
+
+/** The Workers isolate memory limit (128 MB; compared here as MiB, V8's unit, so 4.9 % more lenient). */
+const HEAP_LIMIT_MIB = 128
+/**
+ * The Workers CPU budget per request compared against: the paid plan's default `limits.cpu_ms` (30 s;
+ * wrangler.toml sets none). The figure compared is the CPU time of the whole workerd process during the
+ * query (isolate + Miniflare's SQLite), an upper bound of what Workers counts (it excludes waiting on D1).
+ */
+const CPU_BUDGET_MS = 30_000
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -240,8 +264,26 @@ async function main() {
       state: { type: 'string' },
       profile: { type: 'string' },
       'end-job': { type: 'boolean', default: false },
+      'heap-cap': { type: 'string', default: String(HEAP_LIMIT_MIB) },
+      'cpu-budget-ms': { type: 'string', default: String(CPU_BUDGET_MS) },
     },
   })
+  const heapCap = Number(values['heap-cap'])
+  const cpuBudgetMs = Number(values['cpu-budget-ms'])
+  /**
+   * What a query (all its runs) breached: the worker dying (under the heap cap: its heap would have passed
+   * it), a 5xx, the heap read right after the answer over the limit (possible without a cap, or through
+   * ArrayBuffers, which V8's cap does not count), workerd's CPU over the budget.
+   */
+  const verdicts = (statuses: Map<number | string, number>, peaks: number[], cpuMs: number[]): string[] => {
+    const out: string[] = []
+    if (statuses.get('died')) out.push(`worker died ${statuses.get('died')}×`)
+    const fives = [...statuses].filter(([s]) => typeof s === 'number' && s >= 500)
+    if (fives.length) out.push(`answered ${fives.map(([s, n]) => `${s} ×${n}`).join(', ')}`)
+    if (peaks.length && Math.max(...peaks) > HEAP_LIMIT_MIB) out.push(`heap after the answer ${Math.max(...peaks)} MiB > ${HEAP_LIMIT_MIB}`)
+    if (cpuMs.length && Math.max(...cpuMs) > cpuBudgetMs) out.push(`workerd CPU ${Math.round(Math.max(...cpuMs))} ms > ${cpuBudgetMs}`)
+    return out
+  }
   const edges = Number(values.edges)
   const runs = Number(values.runs)
   const started = new Date()
@@ -264,10 +306,13 @@ async function main() {
   const bundle = await buildBundle(path.join(tmp, 'bundle'))
   const sourceMap = loadSourceMap(`${bundle}.map`)
   const inspectorPort = await freePort()
-  let w: HostedWorker = await startMiniflare({ bundle, persistDir: stateDir, migrate: !reuse, inspectorPort })
+  // The production-like heap cap: V8 aborts workerd when the isolate's heap would pass it (reported as
+  // FAIL below, then the worker is restarted). Every isolate of the process gets it (the flag is global).
+  const v8Flags = heapCap > 0 ? { flags: [`--max-heap-size=${heapCap}`], scratchDir: tmp } : undefined
+  log(heapCap > 0 ? `workerd runs with V8 flags ${v8Flags!.flags.join(' ')}` : 'no heap cap (--heap-cap 0)')
+  let w: HostedWorker = await startMiniflare({ bundle, persistDir: stateDir, migrate: !reuse, inspectorPort, v8Flags })
   let insp: Inspector | null = null
   const mib = (b: number) => Math.round((b / 1024 / 1024) * 10) / 10
-  const heap = async () => (insp ? mib((await insp.heapBytes()).used) : null)
   const heapGc = async () => {
     try {
       return insp ? mib((await insp.heapBytesAfterGc(60_000)).used) : null
@@ -303,9 +348,9 @@ async function main() {
     // A fresh isolate on the ingested database: the queries should not inherit the ingest's heap.
     if (!reuse) {
       await w.dispose()
-      w = await startMiniflare({ bundle, persistDir: stateDir, migrate: false, inspectorPort })
+      w = await startMiniflare({ bundle, persistDir: stateDir, migrate: false, inspectorPort, v8Flags })
     }
-    const api = new BenchApi(w.url, tokens)
+    let api = new BenchApi(w.url, tokens)
     await api.ok('GET', '/api/v2/self')
     try {
       insp = await Inspector.connect(inspectorPort, 'core:user:edgehound')
@@ -316,6 +361,60 @@ async function main() {
     log(`heap after GC before the queries: ${heapStart} MiB`)
     const send = (query: string, include = false) =>
       api.timed<CypherBody>('POST', '/api/v2/graphs/cypher', JSON.stringify({ query, include_properties: include }), 'application/json')
+    const crashes: { query: string; stderr: string }[] = []
+    /**
+     * One query, measured. Before it: a full GC (a heap snapshot; the reading after starts from live data)
+     * and workerd's peak RSS reset. After it: the isolate's heap (`used` = JS heap + ArrayBuffers, not
+     * collected: garbage included) and `committed` (reserved heap + ArrayBuffers; V8 gives it back
+     * lazily) read through the inspector, and workerd's peak RSS during the query from the kernel (VmHWM:
+     * the whole process, every isolate, Miniflare's SQLite included). The inspector cannot sample DURING
+     * a request: workerd answers its commands only between requests (polling every 5 ms gave exactly one
+     * sample before and one after each query, whatever its length), so the isolate's own peak is bounded
+     * by the heap cap instead (`--heap-cap`). A connection that fails is the worker dying (under the cap:
+     * V8's "heap out of memory" abort): reported, and the worker restarted on the same database.
+     */
+    const measured = async (query: string, include = false) => {
+      const base = insp ? await insp.heapBytesAfterGc(60_000).catch(() => null) : null
+      const rss0 = rssBytes(w.pids())
+      const rssReset = resetPeakRss(w.pids())
+      const cpu0 = cpuSeconds(w.pids())
+      let r: Timed<CypherBody> | null = null
+      let died: string | null = null
+      try {
+        r = await send(query, include)
+      } catch (e) {
+        const code = (e as { cause?: { code?: string } }).cause?.code
+        died = `${(e as Error).message}${code ? ` (${code})` : ''}`
+      }
+      const cpuMs = (cpuSeconds(w.pids()) - cpu0) * 1000
+      const rssPeak = rssReset ? peakRssBytes(w.pids()) : NaN
+      const after = !died && insp ? await insp.heapBytes().catch(() => null) : null
+      if (died) {
+        const stderr = w.stderrTail()
+        const oom = /heap out of memory|Reached heap limit/i.test(stderr)
+        died = oom ? `worker died: V8 heap limit (${heapCap} MiB) reached` : `worker stopped answering: ${died}`
+        crashes.push({ query, stderr: stderr.slice(-1500) })
+        log(`${died}; runtime stderr: ${stderr.slice(-600)}`)
+        insp?.close()
+        insp = null
+        await w.dispose().catch(() => undefined)
+        w = await startMiniflare({ bundle, persistDir: stateDir, migrate: false, inspectorPort, v8Flags })
+        api = new BenchApi(w.url, tokens)
+        await api.ok('GET', '/api/v2/self')
+        insp = await Inspector.connect(inspectorPort, 'core:user:edgehound').catch(() => null)
+        log('worker restarted on the same database')
+      }
+      return {
+        r,
+        died,
+        cpuMs,
+        baseMiB: base ? mib(base.used) : null,
+        afterMiB: after ? mib(after.used) : null,
+        committedMiB: after ? mib(after.committed) : null,
+        rssPeakMiB: Number.isFinite(rssPeak) ? mib(rssPeak) : null,
+        rssRiseMiB: Number.isFinite(rssPeak) && Number.isFinite(rss0) ? mib(rssPeak - rss0) : null,
+      }
+    }
     const describe = (r: Timed<CypherBody>) =>
       r.status === 200
         ? `${Object.keys(r.body!.data!.nodes).length} nodes, ${r.body!.data!.edges.length} edges, ${r.body!.data!.literals.length} literals`
@@ -336,42 +435,57 @@ async function main() {
       const times: number[] = []
       const cpu: number[] = []
       const heaps: number[] = []
-      const statuses = new Map<number, number>()
+      const committed: number[] = []
+      const bases: number[] = []
+      const rssRise: number[] = []
+      const statuses = new Map<number | string, number>()
       let detail = ''
       let plan = ''
       for (let i = 0; i < (hostile ? Number(values['hostile-runs']) : runs); i++) {
-        let r: Timed<CypherBody> | undefined
-        const cpu0 = cpuSeconds(w.pids())
-        try {
-          if (i === 0 && profiled(name))
-            profiles[name] = await captureProfiles(inspectorPort, `cypher-${edges}-${name.replace(/[^a-z0-9]+/gi, '-')}`, async () => (r = await send(query)), path.join(ROOT, 'bench', 'results'), sourceMap, insp ?? undefined)
-          else r = await send(query)
-        } catch (e) {
-          throw new Error(`${name}: the worker stopped answering (${(e as Error).message}); runtime stderr: ${w.stderrTail().slice(-1500)}`)
+        if (i === 0 && profiled(name)) {
+          // Profiled runs are not measured (the profilers change time and heap); one more run replaces it.
+          try {
+            profiles[name] = await captureProfiles(inspectorPort, `cypher-${edges}-${name.replace(/[^a-z0-9]+/gi, '-')}`, () => send(query), path.join(ROOT, 'bench', 'results'), sourceMap, insp ?? undefined)
+          } catch (e) {
+            log(`${name}: profiled run failed: ${(e as Error).message}`)
+          }
         }
-        cpu.push((cpuSeconds(w.pids()) - cpu0) * 1000)
-        times.push(r!.ms)
-        const h = await heap()
-        if (h !== null) heaps.push(h)
-        statuses.set(r!.status, (statuses.get(r!.status) ?? 0) + 1)
-        detail = describe(r!)
-        plan = r!.headers.get('x-cypher-plan') ?? ''
+        const m = await measured(query)
+        cpu.push(m.cpuMs)
+        if (m.afterMiB !== null) heaps.push(m.afterMiB)
+        if (m.committedMiB !== null) committed.push(m.committedMiB)
+        if (m.baseMiB !== null) bases.push(m.baseMiB)
+        if (m.rssRiseMiB !== null) rssRise.push(m.rssRiseMiB)
+        if (m.died || !m.r) {
+          statuses.set('died', (statuses.get('died') ?? 0) + 1)
+          detail = m.died ?? 'no answer'
+          continue
+        }
+        times.push(m.r.ms)
+        statuses.set(m.r.status, (statuses.get(m.r.status) ?? 0) + 1)
+        detail = describe(m.r)
+        plan = m.r.headers.get('x-cypher-plan') ?? ''
       }
+      const breaches = verdicts(statuses, heaps, cpu)
       const row: Record<string, unknown> = {
         name,
         hostile,
-        p50: Math.round(pct(times, 50)),
-        p95: Math.round(pct(times, 95)),
-        max: Math.round(Math.max(...times)),
+        p50: times.length ? Math.round(pct(times, 50)) : null,
+        p95: times.length ? Math.round(pct(times, 95)) : null,
+        max: times.length ? Math.round(Math.max(...times)) : null,
         cpuMsP50: Math.round(pct(cpu, 50)),
         cpuMsMax: Math.round(Math.max(...cpu)),
         statuses: Object.fromEntries(statuses),
-        heapMiB: heaps.length ? Math.max(...heaps) : null,
+        heapBeforeMiB: bases.length ? Math.max(...bases) : null,
+        heapAfterMiB: heaps.length ? Math.max(...heaps) : null,
+        committedAfterMiB: committed.length ? Math.max(...committed) : null,
+        rssRiseMiB: rssRise.length ? Math.max(...rssRise) : null,
+        verdict: breaches.length ? `FAIL: ${breaches.join('; ')}` : 'ok',
         answer: detail,
         plan: plan.slice(0, 400),
       }
       const floor = floors.get(name)
-      if (floor) {
+      if (floor && times.length) {
         for (let i = 0; i < 3; i++) floor.run() // warm-up, as the service has had its first run
         const ms: number[] = []
         let paths = 0
@@ -389,28 +503,54 @@ async function main() {
     for (let round = 0; round < Number(values.stress); round++)
       for (const [name, query] of [...NEAR_LIMIT, ...HOSTILE.slice(0, 3)])
         for (const include of [false, true]) {
-          let r
-          try {
-            r = await send(query, include)
-          } catch (e) {
-            throw new Error(`stress round ${round}, ${name}: the worker stopped answering (${(e as Error).message}); runtime stderr: ${w.stderrTail().slice(-1500)}`)
+          const m = await measured(query, include)
+          const r = m.r
+          const status: number | string = r ? r.status : 'died'
+          const breaches = verdicts(new Map([[status, 1]]), m.afterMiB === null ? [] : [m.afterMiB], [m.cpuMs])
+          const entry = {
+            round,
+            name,
+            include_properties: include,
+            status,
+            ms: r ? Math.round(r.ms) : null,
+            cpuMs: Math.round(m.cpuMs),
+            heapAfterMiB: m.afterMiB,
+            committedAfterMiB: m.committedMiB,
+            rssRiseMiB: m.rssRiseMiB,
+            verdict: breaches.length ? `FAIL: ${breaches.join('; ')}` : 'ok',
+            answer: !r ? m.died : r.status === 200 ? 'ok' : (r.body?.errors?.[0]?.message ?? r.text).slice(0, 90),
           }
-          const h = await heap()
-          const entry = { round, name, include_properties: include, status: r.status, ms: Math.round(r.ms), heapMiB: h, answer: r.status === 200 ? 'ok' : (r.body?.errors?.[0]?.message ?? r.text).slice(0, 90) }
-          if (round === 0 || r.status >= 500) log(JSON.stringify(entry))
+          log(JSON.stringify(entry))
           stress.push(entry)
-          if (r.status >= 500) throw new Error(`stress: ${name} answered ${r.status}`)
         }
     if (stress.length) {
       const alive = await send('MATCH (u:User) RETURN u LIMIT 1')
-      log(`after ${stress.length} stress queries: max heap ${Math.max(...stress.map((x) => (x.heapMiB as number) ?? 0))} MiB, max ms ${Math.max(...stress.map((x) => x.ms as number))}, statuses ${JSON.stringify(stress.reduce<Record<number, number>>((a, x) => ((a[x.status as number] = (a[x.status as number] ?? 0) + 1), a), {}))}, then a plain query: ${alive.status}`)
+      log(`after ${stress.length} stress queries: max heap after ${Math.max(...stress.map((x) => (x.heapAfterMiB as number) ?? 0))} MiB, max ms ${Math.max(...stress.map((x) => (x.ms as number) ?? 0))}, statuses ${JSON.stringify(stress.reduce<Record<string, number>>((a, x) => ((a[String(x.status)] = (a[String(x.status)] ?? 0) + 1), a), {}))}, then a plain query: ${alive.status}`)
+      stress.push({ name: 'plain query after the stress rounds', status: alive.status, verdict: alive.status === 200 ? 'ok' : `FAIL: answered ${alive.status}` })
     }
     const heapEnd = await heapGc()
     log(`heap after GC at the end: ${heapEnd} MiB`)
-    const lib = results.filter((r) => !r.hostile)
+    const lib = results.filter((r) => !r.hostile && r.p50 !== null)
     const summary = lib.length
       ? { libraryP50OfP50s: pct(lib.map((r) => r.p50 as number), 50), worstP50: Math.max(...lib.map((r) => r.p50 as number)), worstP95: Math.max(...lib.map((r) => r.p95 as number)) }
       : {}
+    const failed = [...results, ...stress].filter((r) => String(r.verdict).startsWith('FAIL')).length
+    const method = `${heapCap > 0 ? `workerd with V8 --max-heap-size=${heapCap} (a query whose heap would pass it kills the worker: FAIL)` : 'workerd without a heap cap'}; heap = isolate's JS heap + ArrayBuffers after a forced GC before the query and right after the answer (not collected); RSS rise = workerd's peak RSS during the query (kernel VmHWM, whole process) minus its RSS before; max over runs`
+    const table = [
+      `${method}; budgets: ${HEAP_LIMIT_MIB} MiB, ${cpuBudgetMs} ms workerd CPU per query`,
+      '',
+      '| query | statuses | p50 ms | CPU ms max | heap before MiB | heap after MiB | committed after MiB | RSS rise MiB | verdict |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---|',
+      ...results.map(
+        (r) =>
+          `| ${r.hostile ? 'hostile: ' : ''}${r.name} | ${Object.entries(r.statuses as Record<string, number>).map(([k, n]) => `${k} ×${n}`).join(', ')} | ${r.p50 ?? '–'} | ${r.cpuMsMax} | ${r.heapBeforeMiB ?? '–'} | ${r.heapAfterMiB ?? '–'} | ${r.committedAfterMiB ?? '–'} | ${r.rssRiseMiB ?? '–'} | ${r.verdict} |`,
+      ),
+      ...(stress.length
+        ? [
+            `| stress (${stress.length - 1} queries) | ${Object.entries(stress.filter((x) => x.round !== undefined).reduce<Record<string, number>>((a, x) => ((a[String(x.status)] = (a[String(x.status)] ?? 0) + 1), a), {})).map(([k, n]) => `${k} ×${n}`).join(', ')} | – | ${Math.max(...stress.map((x) => (x.cpuMs as number) ?? 0))} | – | ${Math.max(...stress.map((x) => (x.heapAfterMiB as number) ?? 0))} | ${Math.max(...stress.map((x) => (x.committedAfterMiB as number) ?? 0))} | ${Math.max(...stress.map((x) => (x.rssRiseMiB as number) ?? 0))} | ${stress.some((x) => String(x.verdict).startsWith('FAIL')) ? 'FAIL' : 'ok'} |`,
+          ]
+        : []),
+    ].join('\n')
     const report = {
       command: `npm run bench:cypher -- ${process.argv.slice(2).join(' ')}`.trim(),
       started: started.toISOString(),
@@ -420,6 +560,11 @@ async function main() {
       nodes: g.nodes.length,
       edges: g.edgeCount,
       runs,
+      heapCapMiB: heapCap > 0 ? heapCap : null,
+      cpuBudgetMs,
+      heapMethod: method,
+      failed,
+      crashes,
       heapStart,
       heapEnd,
       summary,
@@ -432,6 +577,9 @@ async function main() {
     mkdirSync(outDir, { recursive: true })
     writeFileSync(path.join(outDir, `cypher-${edges}-${started.toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2))
     console.log(JSON.stringify(report, null, 2))
+    console.error(`\n${table}\n`)
+    log(failed ? `${failed} FAILED (worker died, 5xx, heap over ${HEAP_LIMIT_MIB} MiB or CPU over budget)` : 'every query within the heap and CPU budgets')
+    return failed ? 2 : 0
   } finally {
     insp?.close()
     await w.dispose()
@@ -439,7 +587,10 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exit(1)
-})
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(e)
+    process.exit(1)
+  },
+)

@@ -4,7 +4,7 @@
  * time per request explains the throughput) or waiting (low CPU, low throughput: I/O, storage commits,
  * queueing behind a single Durable Object). Elsewhere the figures are simply reported as not measured.
  */
-import { readFileSync, readdirSync } from 'node:fs'
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 
 const TICKS = 100 // USER_HZ on Linux
 
@@ -72,6 +72,36 @@ export function rssBytes(pids: number[]): number {
   for (const p of pids) {
     try {
       const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))
+      if (!m) return NaN
+      kb += Number(m[1])
+    } catch {
+      return NaN
+    }
+  }
+  return kb * 1024
+}
+
+/**
+ * Resets the peak resident set size (VmHWM) of the given processes to their current RSS (Linux
+ * `/proc/PID/clear_refs` value 5); false when the kernel or permissions do not allow it.
+ */
+export function resetPeakRss(pids: number[]): boolean {
+  if (pids.length === 0) return false
+  try {
+    for (const p of pids) writeFileSync(`/proc/${p}/clear_refs`, '5')
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Peak resident set size (VmHWM) of the given processes since their start or the last reset, in bytes; NaN when unreadable. */
+export function peakRssBytes(pids: number[]): number {
+  if (pids.length === 0) return NaN
+  let kb = 0
+  for (const p of pids) {
+    try {
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))
       if (!m) return NaN
       kb += Number(m[1])
     } catch {

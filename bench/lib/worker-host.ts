@@ -19,12 +19,14 @@
 import { spawn, execFile } from 'node:child_process'
 import { readFileSync, readdirSync, existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
 import net from 'node:net'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { Miniflare } from 'miniflare'
 import { unstable_getMiniflareWorkerOptions, unstable_splitSqlQuery } from 'wrangler'
 import { descendantsNamed } from './proc'
+import { workerdWithV8Flags } from './workerd-v8-flags'
 
 const run = promisify(execFile)
 export const ROOT = path.resolve(import.meta.dirname, '..', '..')
@@ -137,6 +139,18 @@ export interface StartOptions {
   onStdout?: (chunk: Buffer) => void
   /** receives the runtime's stderr (the worker's console.error lines: 5xx causes with their request_id) */
   onStderr?: (chunk: Buffer) => void
+  /**
+   * V8 flags for workerd (e.g. `--max-heap-size=128`, a production-like heap cap), passed through a
+   * wrapper around the workerd binary (bench/lib/workerd-v8-flags.ts); its script goes in `scratchDir`.
+   */
+  v8Flags?: { flags: string[]; scratchDir: string }
+}
+
+/** The workerd binary Miniflare runs by default (the `workerd` package's export). */
+function realWorkerdPath(): string {
+  const req = createRequire(path.join(ROOT, 'node_modules', 'miniflare', 'package.json'))
+  const m = req('workerd') as string | { default: string }
+  return typeof m === 'string' ? m : m.default
 }
 
 export async function startMiniflare(opts: StartOptions): Promise<HostedWorker> {
@@ -149,6 +163,10 @@ export async function startMiniflare(opts: StartOptions): Promise<HostedWorker> 
     stream.on('data', (d: Buffer) => {
       for (let i = 0; i < d.length; i++) if (d[i] === 10) lines++
     })
+  // Miniflare reads MINIFLARE_WORKERD_PATH when it spawns the runtime (in the constructor's start-up).
+  const savedWorkerdPath = process.env.MINIFLARE_WORKERD_PATH
+  if (opts.v8Flags?.flags.length)
+    process.env.MINIFLARE_WORKERD_PATH = workerdWithV8Flags(opts.v8Flags.scratchDir, savedWorkerdPath ?? realWorkerdPath(), opts.v8Flags.flags)
   const mf = new Miniflare({
     host: '127.0.0.1',
     port: 0,
@@ -190,6 +208,9 @@ export async function startMiniflare(opts: StartOptions): Promise<HostedWorker> 
   } catch (e) {
     await mf.dispose().catch(() => undefined)
     throw new Error(`workerd did not start: ${(e as Error).message}\n--- workerd stderr ---\n${errText.slice(-4000)}`)
+  } finally {
+    if (savedWorkerdPath === undefined) delete process.env.MINIFLARE_WORKERD_PATH
+    else process.env.MINIFLARE_WORKERD_PATH = savedWorkerdPath
   }
   const isolateUrls = [url]
   for (let i = 1; i <= extra; i++) isolateUrls.push((await mf.unsafeGetDirectURL(`edgehound-${i + 1}`)).toString().replace(/\/$/, ''))
