@@ -438,6 +438,7 @@ async function main() {
       const committed: number[] = []
       const bases: number[] = []
       const rssRise: number[] = []
+      const perRun: Record<string, unknown>[] = []
       const statuses = new Map<number | string, number>()
       let detail = ''
       let plan = ''
@@ -456,6 +457,7 @@ async function main() {
         if (m.committedMiB !== null) committed.push(m.committedMiB)
         if (m.baseMiB !== null) bases.push(m.baseMiB)
         if (m.rssRiseMiB !== null) rssRise.push(m.rssRiseMiB)
+        perRun.push({ status: m.r?.status ?? 'died', ms: m.r ? Math.round(m.r.ms) : null, cpuMs: Math.round(m.cpuMs), heapBeforeMiB: m.baseMiB, heapAfterMiB: m.afterMiB, rssRiseMiB: m.rssRiseMiB })
         if (m.died || !m.r) {
           statuses.set('died', (statuses.get('died') ?? 0) + 1)
           detail = m.died ?? 'no answer'
@@ -483,6 +485,7 @@ async function main() {
         verdict: breaches.length ? `FAIL: ${breaches.join('; ')}` : 'ok',
         answer: detail,
         plan: plan.slice(0, 400),
+        runs: perRun,
       }
       const floor = floors.get(name)
       if (floor && times.length) {
