@@ -183,10 +183,31 @@ function scanFor(node: NodePattern, filters: Expr[]): NodeScan {
   return scan
 }
 
+/** Kinds that are usually the most numerous of their graph: a scan of one of them reads much of it. */
+const NUMEROUS_KINDS = new Set(['User', 'Computer', 'Group', 'AZUser', 'AZGroup', 'AZServicePrincipal', 'AZDevice', 'AZApp'])
+
+/**
+ * How well a condition narrows a scan: a negation (`NOT …`, `<>`, `IS NOT NULL`) keeps nearly every node
+ * (`NOT n.name STARTS WITH 'X'`), so it barely counts; a positive test (`=`, `STARTS WITH`, `= true`, …)
+ * usually keeps few.
+ */
+function narrowing(e: Expr): number {
+  if (e.type === 'not' || (e.type === 'compare' && e.op === '<>') || e.type === 'isNotNull') return 3
+  return 20
+}
+
+/**
+ * Which end of a part to walk from (higher is better): a bound node, then exact object id / name, then
+ * conditions the store tests, then the node's own WHERE conditions (positive ones far more than negated
+ * ones), then its label: a rare single kind (Domain, Container, CertTemplate, …) before a numerous one
+ * (User, Computer, Group, …), before the broad Base / AZBase, before none. Static guesses, never a change
+ * of meaning: either end gives the same answers.
+ */
 function score(node: NodePattern, bound: ReadonlySet<string>, filters: Expr[]): number {
   if (node.variable && bound.has(node.variable)) return 1000
   const s = scanFor(node, filters)
-  return (s.objectid !== null ? 500 : 0) + (s.name !== null ? 400 : 0) + (s.where?.length ?? 0) * 50 + filters.length * 20 + (s.kinds ? 10 : 0) + node.labels.length
+  const kinds = s.kinds === null ? 0 : s.kinds.length > 1 ? 5 : NUMEROUS_KINDS.has(s.kinds[0]) ? 10 : 15
+  return (s.objectid !== null ? 500 : 0) + (s.name !== null ? 400 : 0) + (s.where?.length ?? 0) * 50 + filters.reduce((a, f) => a + narrowing(f), 0) + kinds
 }
 
 function flip(r: RelPattern): RelPattern {

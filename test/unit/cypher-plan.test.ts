@@ -1,0 +1,43 @@
+/**
+ * Which end a pattern part is walked from (src/cypher/plan.ts). Either end gives the same answers; the
+ * wrong one reads far more of the graph (a scan of every AD node and all its relationships instead of the
+ * few nodes of a rare kind), which on a large graph crosses the query's budgets.
+ */
+import { describe, expect, it } from 'vitest'
+import { parseCypher } from '../../src/cypher/parse'
+import { planPart } from '../../src/cypher/plan'
+import type { Clause } from '../../src/cypher/ast'
+
+/** The start node's variable (or its first label) of the first MATCH's first part. */
+function start(query: string): string {
+  const m = parseCypher(query).clauses.find((c): c is Extract<Clause, { type: 'match' }> => c.type === 'match')!
+  const p = planPart(m.patterns[0], new Set(), m.where)
+  return p.nodes[0].variable ?? p.nodes[0].labels[0]
+}
+
+describe('the end a walk starts from', () => {
+  it('negated conditions barely narrow: a positive test on the other end wins', () => {
+    // the shape of an ACL check on one container, excluding some principals
+    expect(
+      start("MATCH p = (n:Base)-[r]->(m:Container) WHERE m.distinguishedname STARTS WITH 'CN=X' AND NOT n.name STARTS WITH 'A@' AND NOT n.objectid =~ '.*-512' AND r.isacl RETURN p"),
+    ).toBe('m')
+    expect(start("MATCH p = (n:Base)-[r]->(m:Container) WHERE n.name <> 'A' AND n.enabled IS NOT NULL AND m.distinguishedname = 'CN=X' RETURN p")).toBe('m')
+    // a positive test still beats a label
+    expect(start("MATCH p = (n:Base)-[:Owns]->(m:Domain) WHERE n.name STARTS WITH 'A' RETURN p")).toBe('n')
+  })
+
+  it('without conditions, a rare kind before a numerous one, before Base / AZBase, before no label', () => {
+    expect(start('MATCH p = (:Base)-[:Enroll]->(:CertTemplate)-[:PublishedTo]->(ca:EnterpriseCA) RETURN p')).toBe('ca')
+    expect(start('MATCH p = (b:Base)-[:DCSync]->(d:Domain) RETURN p')).toBe('d')
+    expect(start('MATCH p = (o:OU)<-[:WriteDacl]-(n:Base) WHERE NOT n:Tag_Tier_Zero RETURN p')).toBe('o')
+    expect(start('MATCH p = (u:User)-[:MemberOf]->(g:Base) RETURN p')).toBe('u')
+    expect(start('MATCH p = (n)-[:Owns]->(c:Computer) RETURN p')).toBe('c')
+    // a tie keeps the written order
+    expect(start('MATCH p = (a:User)-[:HasSession]-(b:User) RETURN p')).toBe('a')
+  })
+
+  it('exact ids and bound nodes still decide first', () => {
+    expect(start("MATCH p = (n:Base)-[:MemberOf]->(d:Domain) WHERE n.objectid = 'S-1-5-21-1-1101' RETURN p")).toBe('n')
+    expect(start("MATCH p = (n {name: 'ALICE@CORP.LOCAL'})-[:MemberOf]->(d:Domain) RETURN p")).toBe('n')
+  })
+})
