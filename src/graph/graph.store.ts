@@ -183,7 +183,8 @@ export function environmentsOf(result: D1Result): EnvironmentRow[] {
  * A stamp of everything available-domains' answer is made of, read in one statement of a few index
  * lookups (no scan of nodes, edges or findings), for the isolate cache of src/graph/environments.ts.
  * Equal stamps ⇒ equal answers, because of where those rows are written (reasoning kept here, next to the
- * SQL it depends on; test/integration/available-domains-cache.test.ts checks each writer):
+ * SQL it depends on; test/integration/available-domains-cache.test.ts checks each writer, and
+ * test/unit/available-domains-writers.test.ts fails on a write to these tables by a writer it does not list):
  *  - `nodes` rows (environment names, kinds) are written only by an upload's commit batch
  *    (ingest.store.ts commitUpload), which the commit guard admits only while its job is running and which
  *    always adds 1 to that job's `total_files` and sets its `updated_at`. So: a job created since the last

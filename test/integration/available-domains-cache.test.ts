@@ -2,14 +2,15 @@
  * available-domains answers from an isolate copy while nothing it is made of has changed
  * (src/graph/environments.ts). These tests keep that copy warm (every read goes to the same worker) and
  * check that each writer makes the very next answer current: an upload committed into a running job, the
- * job's end, an analysis run's commit, an extension write; and that the caller's environment access is
- * applied to the shared copy per request. (test/integration/read-paths.test.ts counts the statements.)
+ * job's end, an analysis run's commit, an extension write or deletion; and that the caller's environment access is
+ * applied to the shared copy per request. (test/integration/read-paths.test.ts counts the statements;
+ * test/unit/available-domains-writers.test.ts requires every writer of these tables to be listed with its case here.)
  */
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { adminToken, userWithRole } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
-import { upsertExtension } from '../../src/client/extensions'
+import { deleteExtension, extensionIdByName, upsertExtension } from '../../src/client/extensions'
 import { endUploadJob, startUploadJob, uploadFile, type OpenGraphPayload } from '../../src/client/graph'
 import { listRuns } from '../../src/findings/analysis.store'
 import { D, EDGES, EXPECTED_IMPACT_VALUES, G, GH_EXTENSION, NODES, T, environmentProperty } from '../fixtures/findings/known-graph'
@@ -100,6 +101,18 @@ describe('available-domains from the isolate copy is never stale', () => {
     expect((await domains(admin)).find((d) => d.id === 'S-1-5-21-9090-77')!.name).toBe('S-1-5-21-9090-77')
     await linkWellKnownNodes(env.DB, NOW)
     expect((await domains(admin)).find((d) => d.id === 'S-1-5-21-9090-77')!.name).toBe('(PP.LOCAL) S-1-5-21-9090-77')
+  })
+
+  it('an extension deletion shows the raw environment kind as the type at once', async () => {
+    const named = ours(await domains(admin)).find((d) => d.id === G)!.type // copy warm, the type named by the extension
+    expect(named).not.toBe('GH_Organization')
+    await deleteExtension(admin, (await extensionIdByName(admin, GH_EXTENSION.schema.name))!)
+    try {
+      expect(ours(await domains(admin)).find((d) => d.id === G)!.type).toBe('GH_Organization')
+    } finally {
+      await upsertExtension(admin, GH_EXTENSION)
+    }
+    expect(ours(await domains(admin)).find((d) => d.id === G)!.type).toBe(GH_EXTENSION.schema.display_name)
   })
 
   it("applies each caller's environment access to the shared copy, per request", async () => {
