@@ -13,7 +13,8 @@
  *   2. the per-CA facts (enrollers, controllers, published templates, hosting computers) and the domains
  *      each enterprise CA chains to; EnrollOnBehalfOf (template → template);
  *   3. per enterprise CA that chains to a domain and has an enabled hosting computer: GoldenCert, ADCSESC1,
- *      ADCSESC3, ADCSESC4, ADCSESC6a/6b, ADCSESC9a/9b, ADCSESC10a/10b, ADCSESC13, and the computers that
+ *      ADCSESC3, ADCSESC4, ADCSESC6a/6b, ADCSESC9a/9b, ADCSESC10a/10b, ADCSESC13, ADCSESC16 (esc16.go), and
+ *      the computers that
  *      are candidate victims of CoerceAndRelayNTLMToADCS (ESC8, BloodHound's PostCoerceAndRelayNTLMToADCS in
  *      ntlm.go; the relationship itself is written in SQL, src/collectors/ntlm.store.ts, which keeps the
  *      victims that are unprotected computers and draws it from the domain's Authenticated Users group).
@@ -25,6 +26,8 @@
 export const EKU_ANY_PURPOSE = '2.5.29.37.0'
 export const EKU_CERT_REQUEST_AGENT = '1.3.6.1.4.1.311.20.2.1'
 export const EKU_CLIENT_AUTH = '1.3.6.1.5.5.7.3.2'
+/** szOID_NTDS_CA_SECURITY_EXT: the SID security extension; a CA that disables it is open to ESC16. */
+export const OID_NTDS_CA_SECURITY_EXT = '1.3.6.1.4.1.311.25.2'
 
 /** CertificateMappingMethods bit for UPN mapping (Schannel); -1 = the registry value does not exist. */
 const CERT_MAPPING_UPN = 0x4
@@ -375,6 +378,32 @@ export function validForAdcsRelay(t: Props): boolean {
   return num(t, 'authorizedsignatures') === 0
 }
 
+/**
+ * BloodHound's isCertTemplateValidForESC16: no manager approval, authentication, and schema 1 exactly, or a
+ * schema above 1 with no authorized signature required (below 1: not valid); each property readable.
+ */
+export function validForEsc16(t: Props): boolean {
+  if (!isFalse(t, 'requiresmanagerapproval') || !isTrue(t, 'authenticationenabled')) return false
+  const v = num(t, 'schemaversion')
+  if (v === undefined || v < 1) return false
+  if (v === 1) return true
+  return num(t, 'authorizedsignatures') === 0
+}
+
+/**
+ * The CA side of ESC16 (BloodHound's PostADCSESC16): the requester may specify the SAN
+ * (`isuserspecifiessanenabledcollected` and `isuserspecifiessanenabled` true) and the CA disables the SID
+ * security extension (`disabledextensionscollected` true, `disabledextensions` listing its OID).
+ */
+export function caOpenToEsc16(ca: Props): boolean {
+  return (
+    isTrue(ca, 'isuserspecifiessanenabledcollected') &&
+    isTrue(ca, 'isuserspecifiessanenabled') &&
+    isTrue(ca, 'disabledextensionscollected') &&
+    (strings(ca, 'disabledextensions') ?? []).includes(OID_NTDS_CA_SECURITY_EXT)
+  )
+}
+
 function validForEsc13(t: Props): boolean {
   return isFalse(t, 'requiresmanagerapproval') && isTrue(t, 'authenticationenabled') && noSignatureRequired(t)
 }
@@ -669,6 +698,9 @@ export function deriveAdcs(facts: AdcsFacts): AdcsResult {
         if (validForEsc10(t, false)) addVictims('ADCSESC10a', false, filterUserDns(m, vict(), t), upn)
         if (validForEsc10(t, true)) addVictims('ADCSESC10b', true, vict(), upn)
       }
+
+      // ESC16: the CA lets the requester specify the SAN and leaves out the SID security extension
+      if (caOpenToEsc16(caP) && validForEsc16(t)) toDomains('ADCSESC16', filterUserDns(m, crossProductNodeSets(m, [enrollers, ecaEnrollers]), t), ds)
 
       // ESC13: the template's issuance policy is linked to a group (ExtendedByPolicy → OIDGroupLink)
       if (validForEsc13(t)) {

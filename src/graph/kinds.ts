@@ -42,7 +42,7 @@ const AD_RELATIONSHIPS: [string, boolean][] = [
   ['EnterpriseCAFor', false], ['IssuedSignedBy', false], ['GoldenCert', true], ['EnrollOnBehalfOf', false],
   ['OIDGroupLink', false], ['ExtendedByPolicy', false], ['ADCSESC1', true], ['ADCSESC3', true], ['ADCSESC4', true],
   ['ADCSESC6a', true], ['ADCSESC6b', true], ['ADCSESC9a', true], ['ADCSESC9b', true], ['ADCSESC10a', true],
-  ['ADCSESC10b', true], ['ADCSESC13', true], ['SyncedToEntraUser', true], ['CoerceAndRelayNTLMToSMB', true],
+  ['ADCSESC10b', true], ['ADCSESC13', true], ['ADCSESC16', true], ['SyncedToEntraUser', true], ['CoerceAndRelayNTLMToSMB', true],
   ['CoerceAndRelayNTLMToADCS', true], ['CoerceAndRelayNTLMToLDAP', true], ['CoerceAndRelayNTLMToLDAPS', true],
   ['WriteOwnerLimitedRights', true], ['WriteOwnerRaw', false], ['OwnsLimitedRights', true], ['OwnsRaw', false],
   ['ClaimSpecialIdentity', true], ['ContainsIdentity', true], ['PropagatesACEsTo', true], ['GPOAppliesTo', false],

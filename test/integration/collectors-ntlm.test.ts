@@ -3,7 +3,8 @@
  * SharpHound files of test/fixtures/sharphound/relaylab.ts through the ordinary upload jobs, then an analysis
  * run; each CoerceAndRelayNTLMTo* relationship set is compared with the complete set worked out by hand in the
  * fixture's header (a missing edge and an extra one both fail), negatives included. A second upload turns the
- * domain's functional level vulnerable: the Protected Users member then counts as unprotected.
+ * domain's functional level vulnerable: the Protected Users member then counts as unprotected. The same lab
+ * carries the ADCSESC16 case (a CA without the SID security extension).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { strToU8, zipSync } from 'fflate'
@@ -75,6 +76,12 @@ describe('NTLM relay post-processing on SharpHound data', () => {
 
   it('CoerceAndRelayNTLMToADCS: the unprotected computers enrolling through the vulnerable endpoint (not approval, signature, no-auth, unpublished or non-vulnerable-CA templates)', async () => {
     expect(await edges('CoerceAndRelayNTLMToADCS')).toEqual(['au->app01', 'au->srv01', 'au->ws01'])
+  })
+
+  it('ADCSESC16: the enrolling group of the authentication template on the CA without the SID security extension (not a user when DNS is required, not a template requiring a signature, not a CA keeping the extension)', async () => {
+    const ca = JSON.parse((await db().prepare('SELECT properties FROM nodes WHERE objectid = ?').bind(R.esc16ca).first<{ properties: string }>())!.properties) as Record<string, unknown>
+    expect(ca).toMatchObject({ isuserspecifiessanenabled: true, isuserspecifiessanenabledcollected: true, disabledextensionscollected: true, disabledextensions: ['1.3.6.1.4.1.311.25.2'] })
+    expect(await edges('ADCSESC16')).toEqual(['serveradmins->domain'])
   })
 
   it('a second run derives the same set', async () => {

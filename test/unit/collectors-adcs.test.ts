@@ -4,7 +4,7 @@
  * negative case next to each positive one.
  */
 import { describe, expect, it } from 'vitest'
-import { crossProductNodeSets, deriveAdcs, Membership, validForAdcsRelay, type AdcsEdge, type AdcsNode, type AdcsResult, type Props } from '../../src/collectors/adcs'
+import { caOpenToEsc16, crossProductNodeSets, deriveAdcs, Membership, validForAdcsRelay, validForEsc16, type AdcsEdge, type AdcsNode, type AdcsResult, type Props } from '../../src/collectors/adcs'
 
 const CRA = '1.3.6.1.4.1.311.20.2.1'
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2'
@@ -642,5 +642,65 @@ describe('CoerceAndRelayNTLMToADCS (ESC8) victims: computers enrolling through a
     const g = relayLab({ authorizedsignatures: 1 })
     g.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
     expect(victims(g)).toEqual([])
+  })
+})
+
+describe('ADCSESC16: a CA that lets the requester specify the SAN and disables the SID security extension', () => {
+  const SEC_EXT = '1.3.6.1.4.1.311.25.2'
+  const OPEN_CA = { isuserspecifiessanenabledcollected: true, isuserspecifiessanenabled: true, disabledextensionscollected: true, disabledextensions: [SEC_EXT] }
+  const TEMPLATE: Props = { requiresmanagerapproval: false, authenticationenabled: true, schemaversion: 2, authorizedsignatures: 0, subjectaltrequiredns: false, subjectaltrequiredomaindns: false }
+  const esc16Lab = (template: Props = TEMPLATE, ca: Props = OPEN_CA) => {
+    const g = lab(template)
+    Object.assign(g.props('ECA'), ca)
+    return g
+  }
+
+  it('the cross product of the template and CA enrollers → each chained domain (the group, not its member)', () => {
+    const g = esc16Lab()
+    g.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+    expect(g.derived('ADCSESC16')).toEqual(['G->D'])
+    const everyone = esc16Lab()
+    everyone.edge('U', 'Enroll', 'T').edge('AU', 'Enroll', 'ECA')
+    expect(everyone.derived('ADCSESC16')).toEqual(['U->D'])
+  })
+
+  it('the CA side: every one of the four properties, the OID listed', () => {
+    expect(caOpenToEsc16(OPEN_CA)).toBe(true)
+    for (const [k, v] of [
+      ['isuserspecifiessanenabledcollected', false],
+      ['isuserspecifiessanenabled', false],
+      ['isuserspecifiessanenabled', undefined],
+      ['disabledextensionscollected', false],
+      ['disabledextensions', ['1.2.3']],
+      ['disabledextensions', undefined],
+      ['disabledextensions', SEC_EXT],
+    ] as const) {
+      expect(caOpenToEsc16({ ...OPEN_CA, [k]: v }), `${k}=${JSON.stringify(v)}`).toBe(false)
+      const g = esc16Lab(TEMPLATE, { ...OPEN_CA, [k]: v })
+      g.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+      expect(g.derived('ADCSESC16')).toEqual([])
+    }
+  })
+
+  it('the template side (isCertTemplateValidForESC16): schema 1 exactly, or above 1 without a signature; no approval; authentication', () => {
+    expect(validForEsc16(TEMPLATE)).toBe(true)
+    expect(validForEsc16({ ...TEMPLATE, schemaversion: 1, authorizedsignatures: 2 })).toBe(true)
+    expect(validForEsc16({ ...TEMPLATE, schemaversion: 0 })).toBe(false)
+    expect(validForEsc16({ ...TEMPLATE, authorizedsignatures: 1 })).toBe(false)
+    expect(validForEsc16({ ...TEMPLATE, authorizedsignatures: undefined })).toBe(false)
+    expect(validForEsc16({ ...TEMPLATE, requiresmanagerapproval: true })).toBe(false)
+    expect(validForEsc16({ ...TEMPLATE, authenticationenabled: false })).toBe(false)
+    expect(validForEsc16({ ...TEMPLATE, authenticationenabled: undefined })).toBe(false)
+  })
+
+  it('users are dropped when the template requires a DNS name (gMSA kept), and nothing without a chain or enabled host', () => {
+    const dns = esc16Lab({ ...TEMPLATE, subjectaltrequiredns: true })
+    dns.node('GMSA', 'User', { gmsa: true })
+    dns.edge('U', 'Enroll', 'T').edge('GMSA', 'Enroll', 'T').edge('AU', 'Enroll', 'ECA')
+    expect(dns.derived('ADCSESC16')).toEqual(['GMSA->D'])
+    const disabled = esc16Lab()
+    disabled.props('HOST').enabled = false
+    disabled.edge('G', 'Enroll', 'T').edge('G', 'Enroll', 'ECA')
+    expect(disabled.derived('ADCSESC16')).toEqual([])
   })
 })
