@@ -10,6 +10,7 @@ import { accessParam } from '../graph/graph.store'
 import { d1GraphSource } from './cypher.store'
 import { CypherError, parseCypher } from './parse'
 import { loadReferenced, runQuery } from './run'
+import { nodePropertyKeys } from './needs'
 import { CypherResultSchema, presentResult } from './present'
 import { savedQueryRoutes } from './saved-queries.routes'
 
@@ -43,16 +44,18 @@ export const cypherRoutes: RouteEntry[] = [
       responses: { 200: { description: 'the nodes, edges and literals the query returned', schema: z.object({ data: CypherResultSchema }) } },
     },
     async (c, { body }) => {
-      const source = d1GraphSource(c.env.DB, accessParam(c.var.principal.environmentAccess))
       let data
       try {
         const query = parseCypher(body.query)
+        // only the node properties the query can read, when it never needs a whole node (needs.ts)
+        const nodeKeys = nodePropertyKeys(query)
+        const source = d1GraphSource(c.env.DB, accessParam(c.var.principal.environmentAccess), { nodeKeys })
         const result = await runQuery(query, source, { now: c.var.now().getTime() })
         await loadReferenced(result)
         data = presentResult(result.columns, result.rows, result.ctx.graph, body.include_properties)
         const used = result.ctx.budget.used
         // Printable ASCII only (the plan quotes query literals; a header cannot carry anything else).
-        const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${used.rows}, steps ${used.steps}, bytes ${used.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'})`.replace(/[^\x20-\x7e]/g, '?')
+        const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${used.rows}, steps ${used.steps}, bytes ${used.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'}, node properties ${nodeKeys === null ? 'all' : nodeKeys.length ? nodeKeys.join(',') : 'none'})`.replace(/[^\x20-\x7e]/g, '?')
         c.header('X-Cypher-Plan', plan)
       } catch (e) {
         if (e instanceof CypherError) throw new ApiError(400, e.message, 'query')

@@ -123,7 +123,25 @@ function farNodeSql(far: FarNodeTest, v: string, param: (x: string) => string): 
 /** Rough heap cost of one relationship record and its cache entries (object, strings, map slots). */
 const EDGE_BYTES = 200
 
-export function d1GraphSource(db: D1Database, access: string | null): GraphSource {
+/**
+ * The node columns a source reads: all of them, or (`nodeKeys`, needs.ts nodePropertyKeys) the properties
+ * the query can read only, as one JSON object of those keys (`->` keeps each value's JSON type; a missing
+ * key reads as null, as nodeProperty gives it) and without the asset-group tags (only the Tier Zero / Owned
+ * rule reads them, and a query needing that reads whole nodes).
+ */
+function nodeColumns(nodeKeys: string[] | null): string {
+  if (nodeKeys === null) return NODE_COLUMNS
+  for (const k of nodeKeys) if (!PLAIN_KEY.test(k)) throw new Error(`property key ${JSON.stringify(k)} is not read on its own`)
+  const props = nodeKeys.length ? `json_object(${nodeKeys.map((k) => `'${k}', n.properties -> '$.${k}'`).join(', ')})` : `'{}'`
+  return `n.id, n.objectid, n.kind, n.kinds, n.name, n.environment_id, ${props} AS properties, n.updated_at`
+}
+
+/**
+ * `opts.nodeKeys`: read only these node properties (needs.ts nodePropertyKeys for the query being run;
+ * absent or null: whole nodes).
+ */
+export function d1GraphSource(db: D1Database, access: string | null, opts: { nodeKeys?: string[] | null } = {}): GraphSource {
+  const NODE_COLUMNS = nodeColumns(opts.nodeKeys ?? null)
   return {
     async scanNodes(scan: NodeScan, afterId: number, limit: number): Promise<NodeRecord[]> {
       // ?1 after, ?2 kinds (JSON or NULL), ?3 objectid, ?4 name, ?5 access, ?6 limit, ?7… conditions

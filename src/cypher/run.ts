@@ -256,7 +256,8 @@ function accumulator(ctx: RunContext, e: Expr): Accumulator {
   let count = 0
   let sum = 0
   let best: Value = null
-  const collected: Value[] = []
+  // only collect() keeps values (allocated for it alone: a projection may hold tens of thousands of groups)
+  const collected: Value[] | null = e.name === 'collect' ? [] : null
   const name = e.name
   return {
     add(row: Row) {
@@ -271,7 +272,7 @@ function accumulator(ctx: RunContext, e: Expr): Accumulator {
       switch (name) {
         case 'collect':
           ctx.budget.chargeRows(1)
-          collected.push(v)
+          collected!.push(v)
           break
         case 'sum':
         case 'avg':
@@ -289,7 +290,7 @@ function accumulator(ctx: RunContext, e: Expr): Accumulator {
         case 'count':
           return count
         case 'collect':
-          return collected
+          return collected!
         case 'sum':
           return sum
         case 'avg':

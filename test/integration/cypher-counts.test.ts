@@ -37,7 +37,7 @@ beforeAll(async () => {
         node('CNT-C2', 'Computer', 'WS.CNT.LOCAL', CNT),
         node('CNT-C3', 'Computer', 'SRV.CNT.LOCAL', CNT),
         node('CNT-C4', 'Computer', 'DC.CNT.LOCAL', CNT),
-        node('CNT-U1', 'User', 'U1@CNT.LOCAL', CNT, { enabled: true }),
+        node('CNT-U1', 'User', 'U1@CNT.LOCAL', CNT, { enabled: true, spns: ['a/b', 'c/d'], n: 1.5, m: [1, 2] }),
         node('CNT-U2', 'User', 'U2@OTHER.LOCAL', OTHER, { enabled: true }),
         node('CNT-U3', 'User', 'U3@CNT.LOCAL', CNT, { enabled: 'true' }),
         node('CNT-G1', 'Group', 'G1@CNT.LOCAL', CNT),
@@ -92,6 +92,20 @@ describe('OPTIONAL MATCH … count(u) answered by the store', () => {
         const walked = await cypherQuery(client, first + tail.replace(/ (RETURN|WITH)/, ' WHERE true $1'))
         expect(values(pushed), tail).toEqual(values(walked))
       }
+  })
+})
+
+describe('only the node properties a query can read', () => {
+  it('each keeps its JSON type (string, boolean, number, lists, missing), the same as from whole nodes', async () => {
+    const query = "MATCH (u:User) WHERE u.objectid STARTS WITH 'CNT-' RETURN u.name, u.enabled, u.spns, u.n, u.m, u.missing ORDER BY u.name"
+    const res = await post(admin, query)
+    expect(res.headers.get('x-cypher-plan')).toMatch(/node properties enabled,m,missing,n,name,objectid,spns\)$/)
+    const body = (await res.json()) as Awaited<ReturnType<typeof cypherQuery>>
+    expect(values(body).slice(0, 6)).toEqual(['U1@CNT.LOCAL', true, ['a/b', 'c/d'], 1.5, [1, 2], null])
+    // `u` returned as well: whole nodes, the same values
+    const whole = await post(admin, query.replace(' ORDER BY', ', u ORDER BY'))
+    expect(whole.headers.get('x-cypher-plan')).toMatch(/node properties all\)$/)
+    expect(values((await whole.json()) as typeof body)).toEqual(values(body))
   })
 })
 

@@ -60,9 +60,14 @@ export const EDGES: EdgeRecord[] = E.map(([id, start, kind, end, props]) => ({ i
 
 export const nameOf = (id: number): string => NODES.find((n) => n.id === id)!.name!
 
-/** `access` null: everything; else the environment ids the caller may see. Counts the calls made. */
-export function memorySource(access: string[] | null = null, nodes = NODES, edges = EDGES): GraphSource & { calls: number } {
+/**
+ * `access` null: everything; else the environment ids the caller may see. `nodeKeys`: nodes are read with
+ * only these properties (as the D1 store with needs.ts nodePropertyKeys), null: whole. Counts the calls made.
+ */
+export function memorySource(access: string[] | null = null, nodes = NODES, edges = EDGES, nodeKeys: string[] | null = null): GraphSource & { calls: number } {
   const visible = (n: NodeRecord | undefined) => n !== undefined && (access === null || (n.environment_id !== null && access.includes(n.environment_id)))
+  const read = (n: NodeRecord): NodeRecord =>
+    nodeKeys === null ? n : { ...n, properties: Object.fromEntries(nodeKeys.map((k) => [k, n.properties[k] ?? null])), selected_tags: undefined }
   const byId = new Map(nodes.map((n) => [n.id, n]))
   const src = {
     calls: 0,
@@ -79,10 +84,14 @@ export function memorySource(access: string[] | null = null, nodes = NODES, edge
         )
         .sort((a, b) => a.id - b.id)
         .slice(0, limit)
+        .map(read)
     },
     async nodesByIds(ids: number[]) {
       src.calls++
-      return ids.map((id) => byId.get(id)).filter((n): n is NodeRecord => visible(n))
+      return ids
+        .map((id) => byId.get(id))
+        .filter((n): n is NodeRecord => visible(n))
+        .map(read)
     },
     async edgesByIds(ids: number[], withProperties: boolean) {
       src.calls++

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { parseCypher } from '../../src/cypher/parse'
 import { loadReferenced, runQuery } from '../../src/cypher/run'
 import { presentResult } from '../../src/cypher/present'
-import { readsRelationshipProperties } from '../../src/cypher/needs'
+import { nodePropertyKeys, readsRelationshipProperties } from '../../src/cypher/needs'
 import { NodeRef, PathVal, RelRef, type Value } from '../../src/cypher/values'
 import { CORP, LAB, memorySource, nameOf, NODES } from './cypher-graph'
 import type { CypherLimits } from '../../src/cypher/budget'
@@ -475,5 +475,64 @@ describe('memory: relationship properties and the memory budget', () => {
     await expect(q('MATCH (a)-[*1..]-(b) RETURN count(*)', null, limits)).rejects.toThrow(/memory limit/)
     // the same query within the default budget answers
     expect((await q('MATCH (a)-[*1..]-(b) RETURN count(*) AS c')).rows[0][0]).toBeGreaterThan(0)
+  })
+})
+
+describe('node properties read: only those the query can read (needs.ts nodePropertyKeys)', () => {
+  const keysOf = (text: string) => nodePropertyKeys(parseCypher(text))
+
+  it('a short list only when no whole node can be needed', () => {
+    expect(keysOf('MATCH (c:Computer) OPTIONAL MATCH (c)-[:HasSession]->(u:User) RETURN c.name, count(u) LIMIT 100')).toEqual(['name'])
+    expect(keysOf('MATCH (c:Computer) OPTIONAL MATCH (c)-[:HasSession]->(u) WITH c, count(u) AS n WHERE n > 0 RETURN c.name, n ORDER BY n DESC')).toEqual(['name'])
+    expect(keysOf("MATCH (u:User {enabled: true}) WHERE u.pwdlastset < 5 AND u:Base AND u IS NOT NULL RETURN count(*), id(u) AS i ORDER BY i")).toEqual(['enabled', 'pwdlastset'])
+    expect(keysOf('UNWIND ["A", "B"] AS d MATCH (n:Domain {name: d}) RETURN n.objectid')).toEqual(['name', 'objectid'])
+    expect(keysOf('MATCH (u:User) WHERE NONE(t IN coalesce(u.spns, []) WHERE t CONTAINS "MSSQL") RETURN count(u)')).toEqual(['spns'])
+    expect(keysOf("MATCH (u:User) RETURN u.name + ' (' + toString(u.enabled) + ')' AS s ORDER BY s")).toEqual(['enabled', 'name'])
+    expect(keysOf('MATCH (a)-[r]->(b) WHERE NOT (a)-[:MemberOf]->() RETURN r.isacl, count(b)')).toEqual(['isacl'])
+    // whole nodes
+    for (const text of [
+      'MATCH (u:User) RETURN u',
+      'MATCH p = (a)-->(b) RETURN p',
+      'MATCH (a)-[r]->(b) RETURN r',
+      'MATCH (u:User) RETURN collect(u)',
+      'MATCH (u:User) WITH u RETURN u',
+      'MATCH (u:User) WITH u AS x RETURN x',
+      'MATCH (u:User) RETURN u.name AS n, labels(u)',
+      'MATCH (u:User) RETURN keys(u)',
+      'MATCH (u:User) RETURN properties(u).name',
+      'MATCH (u:User) WHERE u:Tag_Tier_Zero RETURN u.name',
+      'MATCH (u:Tag_Owned) RETURN u.name',
+      "MATCH (u) WHERE coalesce(u.system_tags, '') CONTAINS 'admin_tier_0' RETURN u.name",
+      'MATCH (a), (b) WHERE a = b RETURN a.name',
+      'MATCH (u:User) RETURN *',
+      'MATCH (u:User) WITH collect(u) AS us UNWIND us AS x RETURN x.name',
+      'MATCH p = (a)-[*]->(b) RETURN [n IN nodes(p) | n.name]',
+      'MATCH (u:User) RETURN u["name"]',
+    ])
+      expect(keysOf(text), text).toBeNull()
+  })
+
+  it('answers are the same when the store reads only those properties, for every caller', async () => {
+    for (const text of [
+      'MATCH (c:Computer) OPTIONAL MATCH (c)-[:HasSession]->(u:User) RETURN c.name, count(u)',
+      'MATCH (u:User) OPTIONAL MATCH (u)-[:MemberOf]->(g) RETURN u.name, count(g) AS c, g.name ORDER BY u.name, g.name',
+      "MATCH (u:User) WHERE u.enabled = true AND u.title IS NULL RETURN u.name, u.pwdlastset, u.nothing ORDER BY u.name",
+      "MATCH (u:User {enabled: true}) RETURN u.name ORDER BY u.name",
+      'MATCH (g:Group)<-[:MemberOf*1..]-(m) WITH g, count(DISTINCT m) AS n RETURN g.name, n ORDER BY g.name',
+      "MATCH (u:User) RETURN u.name + ' (' + toString(coalesce(u.enabled, false)) + ')' AS s ORDER BY s",
+      'MATCH (a)-[r]->(b) RETURN a.objectid, type(r), b.objectid ORDER BY a.objectid, b.objectid',
+    ]) {
+      const query = parseCypher(text)
+      const keys = nodePropertyKeys(query)
+      for (const access of [null, [CORP]]) {
+        const full = await runQuery(query, memorySource(access), { now: NOW })
+        if (keys === null) continue
+        const keyed = await runQuery(query, memorySource(access, NODES, undefined, keys), { now: NOW })
+        expect(keyed.rows, text).toEqual(full.rows)
+        expect(keyed.ctx.nodes.size, text).toBeGreaterThan(0)
+        for (const n of keyed.ctx.nodes.values()) expect(Object.keys(n.properties).every((k) => keys.includes(k)), text).toBe(true)
+      }
+      expect(keys, text).not.toBeNull()
+    }
   })
 })
