@@ -40,5 +40,6 @@ export const AUDIT_ACTIONS = [
   'UpdateSavedQuery',
   'DeleteSavedQuery',
   'UpdateSavedQueryPermissions',
+  'DeleteSavedQueryPermissions',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

@@ -43,6 +43,30 @@ export function deleteSavedQuery(c: EdgeHoundClient, id: number) {
   return c.raw('DELETE', `/api/v2/saved-queries/${id}`)
 }
 
+export interface SavedQueryPermissionJson {
+  id: number
+  query_id: number
+  shared_to_user_id: string | null
+  public: boolean
+  created_at: string
+  updated_at: string
+  deleted_at: { time: string; valid: boolean }
+}
+
+/**
+ * BloodHound's ShareSavedQuery: `{user_ids}` replaces who the query is shared with, `{public: true}` makes it
+ * public, `{}` private. The raw response: 201 with `{data: SavedQueryPermissionJson[]}`, or 204.
+ */
 export function shareSavedQuery(c: EdgeHoundClient, id: number, sharing: { user_ids?: string[]; public?: boolean }) {
-  return c.call<{ data: { query_id: number; user_ids: string[]; public: boolean } }>('PUT', `/api/v2/saved-queries/${id}/permissions`, sharing)
+  return c.raw('PUT', `/api/v2/saved-queries/${id}/permissions`, sharing)
+}
+
+/** Who the query is shared with (owner, administrator, or anyone when it is public). */
+export function getSavedQueryPermissions(c: EdgeHoundClient, id: number) {
+  return c.call<{ data: { query_id: number; public: boolean; shared_to_user_ids: string[] } }>('GET', `/api/v2/saved-queries/${id}/permissions`)
+}
+
+/** Stops sharing the query with these users (none: with everyone, public included). The raw response (204). */
+export function unshareSavedQuery(c: EdgeHoundClient, id: number, userIds: string[]) {
+  return c.raw('DELETE', `/api/v2/saved-queries/${id}/permissions`, { user_ids: userIds })
 }

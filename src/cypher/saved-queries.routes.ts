@@ -13,12 +13,17 @@ import { ApiError, rfc3339 } from '../http/errors'
 import { Limit, NumericId, Skip } from '../graph/params'
 import {
   deleteSavedQuery,
+  getPermissions,
   getSavedQuery,
   insertSavedQuery,
+  isSharedWith,
+  makePublic,
+  shareWithUsers,
+  unshare,
+  type PermissionRow,
   isPublic,
   isSharedWithOrPublic,
   listSavedQueries,
-  setSharing,
   SORTABLE,
   updateSavedQuery,
   type ListFilter,
@@ -30,6 +35,7 @@ const NOT_FOUND = 'query does not exist'
 const DUPLICATE = 'duplicate name for saved query: please choose a different name'
 const EMPTY = 'the name and/or query field is empty'
 const NO_DELETE = 'User does not have permission to delete this query'
+const NO_PERMISSIONS = 'no query permissions exist for saved query'
 
 
 const SavedQuerySchema = z
@@ -86,6 +92,27 @@ const SharingBody = z.object({
   user_ids: z.array(z.string().uuid('user_ids must be UUIDs')).max(1_000).optional().default([]),
   public: z.boolean().optional().default(false),
 })
+
+const UnshareBody = z.object({
+  user_ids: z.array(z.string().uuid('user_ids must be UUIDs')).max(1_000).optional().default([]),
+})
+
+/** BloodHound's SavedQueriesPermissions. */
+const PermissionSchema = z
+  .object({
+    id: z.number().int(),
+    query_id: z.number().int(),
+    shared_to_user_id: z.string().nullable().describe('null on the public row'),
+    public: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    deleted_at: NullTime,
+  })
+  .meta({ id: 'SavedQueryPermission' })
+
+function permissionJson(p: PermissionRow) {
+  return { ...p, deleted_at: { time: '0001-01-01T00:00:00.000Z', valid: false } }
+}
 
 const isAdmin = (c: Context<AppEnv>) => c.var.principal.roles.includes('Administrator')
 
@@ -242,31 +269,134 @@ export const savedQueryRoutes: RouteEntry[] = [
   ),
   defineRoute(
     {
+      method: 'get',
+      path: '/api/v2/saved-queries/:id/permissions',
+      operationId: 'GetSavedQueryPermissions',
+      summary: 'Who a saved query is shared with, or whether it is public',
+      description:
+        "BloodHound's GetSavedQueryPermissions: for the query's owner, an administrator, or anyone when the query is public " +
+        '(then without user ids). A query shared with nobody, or not readable this way: 404 `no query permissions exist for saved query`.',
+      tags: ['Cypher'],
+      auth: 'graph/Read',
+      params: Id,
+      responses: {
+        200: {
+          description: 'the sharing in force',
+          schema: z.object({ data: z.object({ query_id: z.number().int(), public: z.boolean(), shared_to_user_ids: z.array(z.string()) }) }),
+        },
+      },
+    },
+    async (c, { params }) => {
+      const db = c.env.DB
+      const rows = await getPermissions(db, params.id)
+      const pub = rows.some((r) => r.public)
+      const q = rows.length === 0 ? null : await getSavedQuery(db, params.id)
+      if (!q || !(pub || isAdmin(c) || q.user_id === c.var.principal.userId)) throw new ApiError(404, NO_PERMISSIONS, 'path.id')
+      const users = pub ? [] : rows.flatMap((r) => (r.shared_to_user_id === null ? [] : [r.shared_to_user_id]))
+      return c.json({ data: { query_id: params.id, public: pub, shared_to_user_ids: users } })
+    },
+  ),
+  defineRoute(
+    {
       method: 'put',
       path: '/api/v2/saved-queries/:id/permissions',
       operationId: 'ShareSavedQuery',
       audit: { action: 'UpdateSavedQueryPermissions', fields: ({ params, body }) => ({ ...(params as object), ...(body as object) }) },
-      summary: 'Set who else may read a saved query (users and/or everyone)',
-      description: 'Replaces the sharing of the query. Only its owner may share it; making it public needs the Administrator role.',
+      summary: 'Share a saved query with users, make it public, or make it private again',
+      description:
+        "BloodHound's ShareSavedQuery. `{user_ids}` replaces the users the query is shared with (201 with the new sharing rows); " +
+        '`{public: true}` makes it public, replacing them (201 with the public row; 204 when it already was); neither (`{}` or ' +
+        '`{user_ids: []}`) makes it private (204). The owner may do each while the query is not public; an administrator may make ' +
+        'their own query public and make any public query private. 400: `public` together with `user_ids`, sharing with oneself, ' +
+        'sharing a public query with users; 403 otherwise; 404 `Query does not exist`.',
       tags: ['Cypher'],
       auth: 'graph/Read',
       params: Id,
       body: { kind: 'json', schema: SharingBody, maxBytes: 64 * 1024 },
       responses: {
-        200: {
-          description: 'the sharing now in force',
-          schema: z.object({ data: z.object({ query_id: z.number().int(), user_ids: z.array(z.string()), public: z.boolean() }) }),
-        },
+        201: { description: 'the sharing rows created', schema: z.object({ data: z.array(PermissionSchema) }) },
+        204: { description: 'nothing to create (made private, or already public)' },
       },
     },
     async (c, { params, body }) => {
       const db = c.env.DB
+      const me = c.var.principal.userId
+      const users = [...new Set(body.user_ids)]
+      if (body.public && users.length > 0) throw new ApiError(400, 'Public cannot be true while user_ids is populated', 'body')
       const q = await getSavedQuery(db, params.id)
-      if (!q || q.user_id !== c.var.principal.userId) throw new ApiError(404, NOT_FOUND, 'path.id')
-      if (body.public && !isAdmin(c)) throw new ApiError(403, 'only an administrator may make a query public', 'body.public')
-      const users = body.user_ids.filter((u) => u !== q.user_id)
-      await setSharing(db, q.id, users, body.public, rfc3339(c.var.now()), auditOf(c).write())
-      return c.json({ data: { query_id: q.id, user_ids: [...new Set(users)], public: body.public } })
+      if (!q) throw new ApiError(404, 'Query does not exist', 'path.id')
+      const owned = q.user_id === me
+      const pub = await isPublic(db, q.id)
+      const decision = sharingDecision({ admin: isAdmin(c), owned, public: pub, me, users, makePublic: body.public })
+      if (decision !== 'ok') throw new ApiError(decision === 'forbidden' ? 403 : 400, decision === 'forbidden' ? 'Forbidden' : decision, 'body')
+      const now = rfc3339(c.var.now())
+      if (body.public) {
+        if (pub) return c.body(null, 204)
+        return c.json({ data: [permissionJson(await makePublic(db, q.id, now, auditOf(c).write()))] }, 201)
+      }
+      if (users.length === 0) {
+        await unshare(db, q.id, [], auditOf(c).write())
+        return c.body(null, 204)
+      }
+      return c.json({ data: (await shareWithUsers(db, q.id, users, now, auditOf(c).write())).map(permissionJson) }, 201)
+    },
+  ),
+  defineRoute(
+    {
+      method: 'delete',
+      path: '/api/v2/saved-queries/:id/permissions',
+      operationId: 'DeleteSavedQueryPermissions',
+      audit: { action: 'DeleteSavedQueryPermissions', fields: ({ params, body }) => ({ ...(params as object), ...(body as object) }) },
+      summary: 'Stop sharing a saved query with some users',
+      description:
+        "BloodHound's DeleteSavedQueryPermissions: the owner or an administrator removes the listed users (no users: every sharing " +
+        'row, public included); a user the query is shared with may remove themselves (400 when it is not shared with them). ' +
+        "Removing others from another user's query: 403 `Query does not belong to the user`. 204.",
+      tags: ['Cypher'],
+      auth: 'graph/Read',
+      params: Id,
+      body: { kind: 'json', schema: UnshareBody, maxBytes: 64 * 1024 },
+      responses: { 204: { description: 'the listed users no longer have the query shared with them' } },
+    },
+    async (c, { params, body }) => {
+      const db = c.env.DB
+      const me = c.var.principal.userId
+      const q = await getSavedQuery(db, params.id)
+      if (!q) throw new ApiError(404, 'Query does not exist', 'path.id')
+      const users = [...new Set(body.user_ids)]
+      if (users.includes(me) && q.user_id !== me && !(await isSharedWith(db, q.id, me)))
+        throw new ApiError(400, 'User cannot unshare a query from themselves that is not shared to them', 'body.user_ids')
+      // Anyone else (or everyone, with no users) only by the owner or an administrator. Stricter than BloodHound,
+      // which lets a user who lists themselves also remove the others listed.
+      const others = users.length === 0 || users.some((u) => u !== me)
+      if (others && q.user_id !== me && !isAdmin(c)) throw new ApiError(403, 'Query does not belong to the user', 'path.id')
+      await unshare(db, q.id, users, auditOf(c).write())
+      return c.body(null, 204)
     },
   ),
 ]
+
+/**
+ * Who may change a query's sharing, as BloodHound decides it (saved_queries_permissions.go
+ * CanUpdateSavedQueriesPermission): 'ok', 'forbidden', or a 400 message.
+ *  - An administrator may make their own query public; make private (no users, not public) their own or
+ *    any public query; share their own non-public query with users.
+ *  - Anyone else only their own query, and only while it is not public (an owner may also make it public).
+ *  - Never with oneself; never a public query with users (it must be made private first).
+ */
+export function sharingDecision(s: { admin: boolean; owned: boolean; public: boolean; me: string; users: string[]; makePublic: boolean }): 'ok' | 'forbidden' | string {
+  const selfShare = 'Cannot share query to self'
+  const publicShare = 'Public query cannot be shared to users. You must set your query to private first'
+  const sharing = s.users.length > 0 && !s.makePublic
+  if (s.admin) {
+    if (s.makePublic && s.owned) return 'ok'
+    if (s.users.length === 0 && (s.owned || s.public)) return 'ok'
+    if (sharing) {
+      if (s.public) return publicShare
+      if (s.owned) return s.users.includes(s.me) ? selfShare : 'ok'
+    }
+    return 'forbidden'
+  }
+  if (s.owned && !s.public) return sharing && s.users.includes(s.me) ? selfShare : 'ok'
+  return 'forbidden'
+}

@@ -114,18 +114,77 @@ export async function deleteSavedQuery(db: D1Database, id: number, audit: AuditW
   return (del.meta.changes ?? 0) > 0
 }
 
-/** Replaces who may read the query (BloodHound's permissions: users and/or public), in one batch. */
-export async function setSharing(db: D1Database, id: number, userIds: string[], publicToo: boolean, now: string, audit: AuditWrite): Promise<void> {
-  await auditedBatch(db, [
-    db.prepare('DELETE FROM saved_queries_permissions WHERE query_id = ?1').bind(id),
+/**
+ * A sharing row as BloodHound's SavedQueriesPermissions: SQLite's rowid is its id, and a row is never
+ * changed in place (a new sharing replaces the rows), so updated_at is created_at.
+ */
+export interface PermissionRow {
+  id: number
+  query_id: number
+  shared_to_user_id: string | null
+  public: boolean
+  created_at: string
+  updated_at: string
+}
+
+const PERMISSION_COLUMNS = 'rowid AS id, query_id, shared_to_user_id, public, created_at, created_at AS updated_at'
+
+const permission = (r: Record<string, unknown>): PermissionRow => ({ ...(r as unknown as PermissionRow), public: r.public === 1 || r.public === true })
+
+/** Every sharing row of a query, oldest first. */
+export async function getPermissions(db: D1Database, id: number): Promise<PermissionRow[]> {
+  const r = await db.prepare(`SELECT ${PERMISSION_COLUMNS} FROM saved_queries_permissions WHERE query_id = ?1 ORDER BY rowid`).bind(id).all()
+  return r.results.map(permission)
+}
+
+/** Shared with this user by name (not through public). */
+export async function isSharedWith(db: D1Database, id: number, userId: string): Promise<boolean> {
+  return (await db.prepare('SELECT 1 FROM saved_queries_permissions WHERE query_id = ?1 AND shared_to_user_id = ?2 LIMIT 1').bind(id, userId).first()) !== null
+}
+
+/**
+ * BloodHound's CreateSavedQueryPermissionToPublic: the public row replaces the per-user rows (one batch).
+ * Returns the new row.
+ */
+export async function makePublic(db: D1Database, id: number, now: string, audit: AuditWrite): Promise<PermissionRow> {
+  const [, ins] = await auditedBatch(db, [
+    db.prepare('DELETE FROM saved_queries_permissions WHERE query_id = ?1 AND public = 0').bind(id),
+    db
+      .prepare(
+        `INSERT INTO saved_queries_permissions (query_id, shared_to_user_id, public, created_at) VALUES (?1, NULL, 1, ?2)
+         ON CONFLICT DO NOTHING RETURNING ${PERMISSION_COLUMNS}`,
+      )
+      .bind(id, now),
+  ], audit)
+  return permission(ins.results[0] as Record<string, unknown>)
+}
+
+/**
+ * BloodHound's CreateSavedQueryPermissionsToUsers: these users replace the users the query was shared
+ * with (one batch; the caller has checked that the query is not public). Returns the new rows.
+ */
+export async function shareWithUsers(db: D1Database, id: number, userIds: string[], now: string, audit: AuditWrite): Promise<PermissionRow[]> {
+  const [, ins] = await auditedBatch(db, [
+    db.prepare('DELETE FROM saved_queries_permissions WHERE query_id = ?1 AND public = 0').bind(id),
     db
       .prepare(
         `INSERT INTO saved_queries_permissions (query_id, shared_to_user_id, public, created_at)
-         SELECT ?1, value, 0, ?3 FROM json_each(?2)`,
+         SELECT ?1, value, 0, ?3 FROM (SELECT DISTINCT value FROM json_each(?2)) WHERE true ORDER BY value
+         ON CONFLICT DO NOTHING RETURNING ${PERMISSION_COLUMNS}`,
       )
-      .bind(id, JSON.stringify([...new Set(userIds)]), now),
-    db
-      .prepare('INSERT INTO saved_queries_permissions (query_id, shared_to_user_id, public, created_at) SELECT ?1, NULL, 1, ?2 WHERE ?3 = 1')
-      .bind(id, now, publicToo ? 1 : 0),
+      .bind(id, JSON.stringify(userIds), now),
   ], audit)
+  return ins.results.map((r) => permission(r as Record<string, unknown>))
+}
+
+/**
+ * BloodHound's DeleteSavedQueryPermissionsForUsers: the rows of these users, or with no users every
+ * sharing row (public included). Audited when a row goes.
+ */
+export async function unshare(db: D1Database, id: number, userIds: string[], audit: AuditWrite): Promise<void> {
+  const stmt =
+    userIds.length === 0
+      ? db.prepare('DELETE FROM saved_queries_permissions WHERE query_id = ?1').bind(id)
+      : db.prepare('DELETE FROM saved_queries_permissions WHERE query_id = ?1 AND shared_to_user_id IN (SELECT value FROM json_each(?2))').bind(id, JSON.stringify(userIds))
+  await auditedBatch(db, [stmt], audit, { ifChanged: 0 })
 }

@@ -131,6 +131,11 @@ async function savedQuery(): Promise<number> {
   expect(r.status).toBeLessThan(300)
   return ((await r.json()) as { data: { id: number } }).data.id
 }
+async function publicSavedQuery(): Promise<number> {
+  const id = await savedQuery()
+  expect((await json('PUT', `/api/v2/saved-queries/${id}/permissions`, { public: true })).status).toBe(201)
+  return id
+}
 async function assetGroup(): Promise<number> {
   const r = await json('POST', '/api/v2/asset-groups', { name: `Audit ${uniq()}`, tag: `audit_${uniq()}` })
   expect(r.status).toBe(200)
@@ -439,6 +444,14 @@ const CASES: Case[] = [
     prepare: savedQuery,
     act: (id) => json('PUT', `/api/v2/saved-queries/${id}/permissions`, { public: true }),
     rows: intentAnd('UpdateSavedQueryPermissions'),
+    changes: ['saved_queries_permissions'],
+  },
+  {
+    name: 'unshare a saved query',
+    route: 'DELETE /api/v2/saved-queries/:id/permissions',
+    prepare: publicSavedQuery,
+    act: (id) => json('DELETE', `/api/v2/saved-queries/${id}/permissions`, { user_ids: [] }),
+    rows: intentAnd('DeleteSavedQueryPermissions'),
     changes: ['saved_queries_permissions'],
   },
 ]

@@ -4,7 +4,17 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { adminToken, env, expectEnvelope, userWithRole } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
-import { createSavedQuery, deleteSavedQuery, getSavedQuery, listSavedQueries, shareSavedQuery, updateSavedQuery } from '../../src/client/cypher'
+import {
+  createSavedQuery,
+  deleteSavedQuery,
+  getSavedQuery,
+  getSavedQueryPermissions,
+  listSavedQueries,
+  shareSavedQuery,
+  unshareSavedQuery,
+  updateSavedQuery,
+  type SavedQueryPermissionJson,
+} from '../../src/client/cypher'
 
 let admin: EdgeHoundClient
 let alice: { client: EdgeHoundClient; userId: string }
@@ -70,10 +80,9 @@ describe('listing, scopes and sharing', () => {
     await expectEnvelope(await carol.client.raw('GET', '/api/v2/saved-queries?sort_by=password'), 400, 'the specified column cannot be sorted')
     await expectEnvelope(await carol.client.raw('GET', '/api/v2/saved-queries?scope=mine'), 400, 'invalid scope param')
 
-    // share a with dave, make b public (administrator only)
+    // share a with dave; b stays private
     const dave = await userWithRole('Read-Only')
-    await shareSavedQuery(carol.client, a.id, { user_ids: [dave.userId] })
-    await expectEnvelope(await carol.client.raw('PUT', `/api/v2/saved-queries/${b.id}/permissions`, { public: true }), 403)
+    expect((await shareSavedQuery(carol.client, a.id, { user_ids: [dave.userId] })).status).toBe(201)
     const adminQuery = (await createSavedQuery(admin, { name: `public ${Date.now()}`, query: 'RETURN 1' })).data
     await shareSavedQuery(admin, adminQuery.id, { public: true })
     expect((await getSavedQuery(dave.client, a.id)).data.name).toBe('b-query')
@@ -93,6 +102,89 @@ describe('listing, scopes and sharing', () => {
     expect((await deleteSavedQuery(admin, pub.id)).status).toBe(204)
     const left = await env.DB.prepare('SELECT count(*) AS n FROM saved_queries_permissions WHERE query_id = ?').bind(pub.id).first<{ n: number }>()
     expect(left?.n).toBe(0)
+  })
+
+  it("sharing as BloodHound's /saved-queries/{id}/permissions: 201 with the rows, 204, its 400/403/404 and stored state", async () => {
+    const owner = await userWithRole('Read-Only')
+    const [u1, u2] = [await userWithRole('Read-Only'), await userWithRole('Read-Only')]
+    const q = (await createSavedQuery(owner.client, { name: 'shared one', query: 'RETURN 1' })).data
+    const path = `/api/v2/saved-queries/${q.id}/permissions`
+    const stored = async () =>
+      (await env.DB.prepare('SELECT shared_to_user_id AS u, public AS p FROM saved_queries_permissions WHERE query_id = ? ORDER BY u').bind(q.id).all()).results
+
+    // nothing shared yet: 404 for everyone
+    await expectEnvelope(await owner.client.raw('GET', path), 404, 'no query permissions exist for saved query')
+    // share with two users: 201 with BloodHound's permission rows
+    const shared = await shareSavedQuery(owner.client, q.id, { user_ids: [u1.userId, u2.userId, u1.userId] })
+    expect(shared.status).toBe(201)
+    const rows = ((await shared.json()) as { data: SavedQueryPermissionJson[] }).data
+    expect(rows.map((r) => r.shared_to_user_id).sort()).toEqual([u1.userId, u2.userId].sort())
+    for (const r of rows) {
+      expect(r).toMatchObject({ query_id: q.id, public: false, deleted_at: { valid: false } })
+      expect(r.id).toBeGreaterThan(0)
+      expect(r.created_at).toMatch(/Z$/)
+    }
+    expect((await getSavedQueryPermissions(owner.client, q.id)).data).toEqual({ query_id: q.id, public: false, shared_to_user_ids: expect.arrayContaining([u1.userId, u2.userId]) })
+    // a receiver reads the query but not its sharing; an administrator may read the sharing
+    expect((await getSavedQuery(u1.client, q.id)).data.id).toBe(q.id)
+    await expectEnvelope(await u1.client.raw('GET', path), 404, 'no query permissions exist for saved query')
+    expect((await getSavedQueryPermissions(admin, q.id)).data.shared_to_user_ids).toHaveLength(2)
+    // a new list replaces the old one
+    expect((await shareSavedQuery(owner.client, q.id, { user_ids: [u2.userId] })).status).toBe(201)
+    expect(await stored()).toEqual([{ u: u2.userId, p: 0 }])
+    await expectEnvelope(await u1.client.raw('GET', `/api/v2/saved-queries/${q.id}`), 404, 'query does not exist')
+
+    // refusals, the stored sharing unchanged
+    await expectEnvelope(await shareSavedQuery(owner.client, q.id, { user_ids: [u1.userId], public: true }), 400, 'Public cannot be true while user_ids is populated')
+    await expectEnvelope(await shareSavedQuery(owner.client, q.id, { user_ids: [owner.userId] }), 400, 'Cannot share query to self')
+    await expectEnvelope(await shareSavedQuery(u2.client, q.id, { user_ids: [u1.userId] }), 403, 'Forbidden')
+    await expectEnvelope(await shareSavedQuery(admin, q.id, { user_ids: [u1.userId] }), 403, 'Forbidden')
+    await expectEnvelope(await shareSavedQuery(owner.client, 999_999, { user_ids: [u1.userId] }), 404, 'Query does not exist')
+    await expectEnvelope(await owner.client.raw('PUT', '/api/v2/saved-queries/x/permissions', {}), 400, 'id is malformed')
+    await expectEnvelope(await shareSavedQuery(owner.client, q.id, { user_ids: ['not-a-uuid'] }), 400)
+    expect(await stored()).toEqual([{ u: u2.userId, p: 0 }])
+
+    // public (the owner may, as in BloodHound): replaces the user rows; again → 204; anyone reads the sharing
+    const pub = await shareSavedQuery(owner.client, q.id, { public: true })
+    expect(pub.status).toBe(201)
+    expect(((await pub.json()) as { data: SavedQueryPermissionJson[] }).data).toEqual([expect.objectContaining({ query_id: q.id, public: true, shared_to_user_id: null })])
+    expect(await stored()).toEqual([{ u: null, p: 1 }])
+    // already public: 204 for an administrator; its non-administrator owner may no longer change its sharing
+    expect((await shareSavedQuery(admin, q.id, { public: true })).status).toBe(204)
+    await expectEnvelope(await shareSavedQuery(owner.client, q.id, { public: true }), 403, 'Forbidden')
+    expect((await getSavedQueryPermissions(u1.client, q.id)).data).toEqual({ query_id: q.id, public: true, shared_to_user_ids: [] })
+    // a public query is not shared with users, and its owner (not an administrator) cannot make it private
+    await expectEnvelope(await shareSavedQuery(admin, q.id, { user_ids: [u1.userId] }), 400, 'Public query cannot be shared to users. You must set your query to private first')
+    await expectEnvelope(await shareSavedQuery(owner.client, q.id, {}), 403, 'Forbidden')
+    // an administrator makes it private: 204, no rows left
+    expect((await shareSavedQuery(admin, q.id, { public: false, user_ids: [] })).status).toBe(204)
+    expect(await stored()).toEqual([])
+  })
+
+  it('unsharing: the owner or an administrator removes users; a receiver only themselves', async () => {
+    const owner = await userWithRole('Read-Only')
+    const [u1, u2] = [await userWithRole('Read-Only'), await userWithRole('Read-Only')]
+    const q = (await createSavedQuery(owner.client, { name: 'to unshare', query: 'RETURN 1' })).data
+    const stored = async () =>
+      (await env.DB.prepare('SELECT shared_to_user_id AS u FROM saved_queries_permissions WHERE query_id = ? ORDER BY u').bind(q.id).all()).results.map((r) => r.u)
+    await shareSavedQuery(owner.client, q.id, { user_ids: [u1.userId, u2.userId] })
+    // a receiver may not remove someone else, nor themselves together with someone else
+    await expectEnvelope(await unshareSavedQuery(u1.client, q.id, [u2.userId]), 403, 'Query does not belong to the user')
+    await expectEnvelope(await unshareSavedQuery(u1.client, q.id, [u1.userId, u2.userId]), 403, 'Query does not belong to the user')
+    expect(await stored()).toEqual([u1.userId, u2.userId].sort())
+    // but themselves: 204, and the query is gone for them
+    expect((await unshareSavedQuery(u1.client, q.id, [u1.userId])).status).toBe(204)
+    expect(await stored()).toEqual([u2.userId])
+    await expectEnvelope(await u1.client.raw('GET', `/api/v2/saved-queries/${q.id}`), 404)
+    await expectEnvelope(await unshareSavedQuery(u1.client, q.id, [u1.userId]), 400, 'User cannot unshare a query from themselves that is not shared to them')
+    // the owner removes a user; an administrator everyone (no users listed)
+    await shareSavedQuery(owner.client, q.id, { user_ids: [u1.userId, u2.userId] })
+    expect((await unshareSavedQuery(owner.client, q.id, [u2.userId])).status).toBe(204)
+    expect(await stored()).toEqual([u1.userId])
+    expect((await unshareSavedQuery(admin, q.id, [])).status).toBe(204)
+    expect(await stored()).toEqual([])
+    await expectEnvelope(await unshareSavedQuery(owner.client, 999_999, [u1.userId]), 404, 'Query does not exist')
+    await expectEnvelope(await owner.client.raw('DELETE', `/api/v2/saved-queries/${q.id}/permissions`), 400)
   })
 
   it('needs graph read permission', async () => {
