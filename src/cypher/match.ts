@@ -48,6 +48,8 @@ export interface RunContext extends EvalContext {
   relProperties: boolean
   /** relationships whose properties were loaded afterwards (loadRelProperties) */
   withProps: Set<number>
+  /** shortest-path strategy thresholds (tests lower them to exercise every branch on small graphs) */
+  shortest: ShortestTuning
 }
 
 /** Rough heap cost of one node record held for the query (parsed properties included). */
@@ -74,7 +76,21 @@ export function newContext(source: GraphSource, budget: Budget, now: number, rel
       return r
     },
   }
-  return { graph, now, predicates: new Map(), source, budget, nodes, rels, expansions: new Map(), plans: [], scans: new Map(), relProperties, withProps: new Set() }
+  return {
+    graph,
+    now,
+    predicates: new Map(),
+    source,
+    budget,
+    nodes,
+    rels,
+    expansions: new Map(),
+    plans: [],
+    scans: new Map(),
+    relProperties,
+    withProps: new Set(),
+    shortest: { ...SHORTEST_TUNING },
+  }
 }
 
 export async function loadNodes(ctx: RunContext, ids: Iterable<number>): Promise<void> {
@@ -588,11 +604,21 @@ async function loadRels(ctx: RunContext, ids: Iterable<number>): Promise<void> {
 }
 
 /**
- * One start and up to this many ends (or the reverse): one bidirectional search per pair (a pair whose
- * ends both have large reaches costs little: the sides meet in the middle; a multi-target search from the
- * single node walks all it reaches whenever one end is unreachable). Otherwise multi-target searches.
+ * Shortest-path strategy thresholds:
+ *  - `pairwiseMax`: at most this many (start, end) pairs → one bidirectional search per pair (a pair whose
+ *    ends both have large reaches costs little: the sides meet in the middle; a multi-target search from a
+ *    node walks all it reaches whenever one of its ends is unreachable). Otherwise multi-target searches.
+ *  - `proveAfter`: a pair whose two sides have reached more than this many nodes without meeting asks the
+ *    store for the reach of its ends (Reaches): a complete one proves it, and often many other pairs,
+ *    unreachable without walking the rest in the isolate.
+ *  - `reachLimit`: nodes one such store statement may count before it answers "too large to tell".
  */
-const PAIRWISE_MAX = 16
+export interface ShortestTuning {
+  pairwiseMax: number
+  proveAfter: number
+  reachLimit: number
+}
+export const SHORTEST_TUNING: ShortestTuning = { pairwiseMax: 64, proveAfter: 2_000, reachLimit: 32_768 }
 
 /**
  * Shortest paths from the source of `shared` to `y` (a different node) by bidirectional breadth-first
@@ -614,13 +640,32 @@ async function bidirectional(
   all: boolean,
   yCache: AdjCache,
   dead: Dead,
-): Promise<IdPath[]> {
+  maxWork: number,
+  off: PutOff | null,
+): Promise<IdPath[] | null> {
   if (shared.depth.has(y)) return walksBack(ctx, shared.parents, y, all)
   if (dead.nodes.has(y)) return []
   const other = newSearch(ctx, y, 1)
   const paths: IdPath[] = []
+  /** the pair is put off: y joins the group of the put-off pair whose side reached `near`, or starts one */
+  const putOff = (near: number | undefined): null => {
+    const group = near === undefined ? undefined : off!.seen.get(near)
+    if (group !== undefined) off!.groups.get(group)!.push(y)
+    else {
+      off!.groups.set(y, [y])
+      for (const n of other.depth.keys()) off!.seen.set(n, y)
+      ctx.budget.chargeBytes(other.depth.size * DEAD_NODE_BYTES)
+      off!.bytes += other.depth.size * DEAD_NODE_BYTES
+    }
+    ctx.budget.releaseBytes(other.bytes)
+    return null
+  }
+  if (off?.seen.has(y)) return putOff(y)
   while (shared.level + other.level < maxDepth && shared.frontier.length > 0 && other.frontier.length > 0) {
     const side = shared.frontier.length <= other.frontier.length ? shared : other
+    // y's side about to grow past maxWork nodes (its next level guessed at 8 x its frontier): the pair is
+    // put off (see PutOff). x's side is not bounded here: it is shared, every pair of x uses it.
+    if (off && side === other && other.depth.size + 8 * other.frontier.length > maxWork) return putOff(undefined)
     const rest = side === shared ? other : shared
     const read = await adjacency(ctx, side.frontier, side === shared ? sharedDir : reverse(sharedDir), kinds, keep, side === shared ? null : yCache)
     // y's side never enters a dead node (see Dead): no path from x passes through one
@@ -640,7 +685,15 @@ async function bidirectional(
     const next = step(ctx, side, level)
     ctx.budget.releaseBytes(level.transient)
     const meet = next.filter((n) => rest.depth.has(n)).sort((a, b) => a - b)
-    if (meet.length === 0) continue
+    if (meet.length === 0) {
+      // y's side entered what the side of a put-off pair reached: y is likely in the same place (not a
+      // proof: the group's reach decides), and is put off with it rather than walked further
+      if (off && side === other && off.seen.size > 0) {
+        const near = next.find((n) => off.seen.has(n))
+        if (near !== undefined) return putOff(near)
+      }
+      continue
+    }
     for (const m of all ? meet : meet.slice(0, 1)) {
       const heads = walksBack(ctx, shared.parents, m, all) // x … m
       const tails = walksBack(ctx, other.parents, m, all) // y … m
@@ -674,11 +727,94 @@ async function bidirectional(
  * the 13 Tier Zero nodes (four of them in another domain, each reached backwards by the same ~21 000 nodes)
  * from four backward searches of that size into one. Charged to the memory budget while the query runs.
  */
+/**
+ * Pairs of one x put off by their bounded search (bidirectional with `maxWork`), grouped: a pair whose far
+ * side reaches a node the far side of an earlier put-off pair reached joins that pair's group (far ends
+ * in one region, e.g. users of one domain, likely share their fate). Each group is then asked for its
+ * reach at once (Reaches): a complete one without x proves every pair of the group. `seen`: the nodes the
+ * far sides of each group's first pair reached, their group (keyed by that first far end).
+ */
+interface PutOff {
+  groups: Map<number, number[]>
+  seen: Map<number, number>
+  bytes: number
+}
+
 interface Dead {
   nodes: Set<number>
   bytes: number
 }
 const DEAD_NODE_BYTES = 24
+
+/**
+ * Unreachability proven in bulk by the store (GraphSource.reach), for the pairwise searches. R(s, d) is
+ * the set of nodes reachable from s walking direction d (s included) over the pattern's kinds and the
+ * caller's visible nodes; it is closed: every node reachable from a node of R(s, d) is in it. Let P be
+ * the pattern's direction (start a → end b). A complete answer proves:
+ *  - R(s, P) with a in it and b not: a reaches nothing outside it (closure), so no path a → b;
+ *  - R(s, reverse P) with b in it and a not: the same, walking backwards from b.
+ * (With P = both the two coincide.) The store ignores relationship property maps and the length bound,
+ * so R is a superset of what the search may walk: "not in R" stays a proof; "in R" proves nothing and the
+ * pair is searched. R of a set of seeds is the union of their reaches, closed as well, so the same holds.
+ *
+ * Order (matchShortest): for each x, every pair is first searched with a bound (`proveAfter` nodes on the
+ * far side); the pairs put off are grouped (PutOff), each group's reach is asked at once, walking from the
+ * far ends towards x (they failed to meet x's side), then x's own reach if pairs are left; what no answer
+ * settles is searched to the end as before. Each answer records which candidates of both sides lie in R,
+ * so it also settles later pairs before any search. At 1 M edges one statement (the backward reach of the
+ * 4 other-domain Tier Zero ends, 21 079 nodes) settles the 4 pairs whose backward searches walked
+ * ~230 000 relationships in the isolate. A statement is asked at most once per seed set and direction,
+ * never for a superset of a set already too large, and each node it counted is charged as a traversal
+ * step (the relationships it scanned are not counted one by one: its LIMIT bounds them, reachLimit nodes
+ * and never more than the steps left above a quarter of the budget, kept for the searches).
+ */
+interface Reaches {
+  /** complete answers: direction walked and the candidates inside */
+  known: { dir: 'out' | 'in' | 'both'; inside: Set<number> }[]
+  /** `seeds|direction` already asked */
+  asked: Set<string>
+  /** seed sets whose reach was too large, per direction (a superset of one is too large as well) */
+  tooLarge: { dir: 'out' | 'in' | 'both'; seeds: Set<number> }[]
+  /** statements made, pairs settled by them */
+  statements: number
+  settled: number
+  /** pairs put off by their bounded search, and their groups (PutOff) */
+  putOff: number
+  groups: number
+}
+
+/** Whether the known reaches prove that start `a` has no path to end `b` in pattern direction `p`. */
+function provenUnreachable(reaches: Reaches, p: 'out' | 'in' | 'both', a: number, b: number): boolean {
+  const back = reverse(p)
+  return reaches.known.some((r) => (r.dir === p && r.inside.has(a) && !r.inside.has(b)) || (r.dir === back && r.inside.has(b) && !r.inside.has(a)))
+}
+
+/**
+ * Asks the store for R(seeds, dir), the union of the seeds' reaches (closed as well), once; a complete
+ * answer is recorded with the candidates inside it.
+ */
+async function askReach(ctx: RunContext, reaches: Reaches, seeds: number[], dir: 'out' | 'in' | 'both', kinds: string[] | null, candidates: number[]): Promise<boolean> {
+  const key = `${[...seeds].sort((a, b) => a - b).join(',')}|${dir}`
+  if (reaches.asked.has(key)) return true
+  reaches.asked.add(key)
+  if (reaches.tooLarge.some((t) => t.dir === dir && [...t.seeds].every((n) => seeds.includes(n)))) return false
+  ctx.budget.checkTime()
+  // Proofs never take the last quarter of the step budget: a pair they cannot settle is still searched
+  // (a far but reachable pair meets in the middle), and that search must not find the budget spent.
+  const spare = ctx.budget.limits.maxSteps - ctx.budget.used.steps - Math.floor(ctx.budget.limits.maxSteps / 4)
+  if (spare < 1) return false
+  const limit = Math.min(ctx.shortest.reachLimit, spare)
+  const r = await ctx.source.reach(seeds, dir, kinds, limit, candidates)
+  reaches.statements++
+  ctx.budget.chargeSteps(r.nodes)
+  if (!r.complete) {
+    reaches.tooLarge.push({ dir, seeds: new Set(seeds) })
+    return false
+  }
+  ctx.budget.chargeBytes(r.found.length * DEAD_NODE_BYTES)
+  reaches.known.push({ dir, inside: new Set(r.found) })
+  return true
+}
 
 async function candidates(ctx: RunContext, plan: PartPlan, row: Row): Promise<number[]> {
   const out: number[] = []
@@ -754,27 +890,61 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
 
     const as = [...new Set(a)]
     const bs = [...new Set(b)]
-    if (Math.min(as.length, bs.length) === 1 && as.length * bs.length <= PAIRWISE_MAX) {
+    if (as.length * bs.length <= ctx.shortest.pairwiseMax) {
       if (ctx.plans.length < 32)
         ctx.plans.push(`${all ? 'allShortestPaths' : 'shortestPath'}: ${as.length} x ${bs.length}, bidirectional search per pair (${as.length * bs.length})`)
-      // the single node's search is shared by every pair; `fromStart`: it is the pattern's start
-      const fromStart = as.length === 1
-      const x = fromStart ? as[0] : bs[0]
+      // each node of the smaller side (`xs`) has one search shared by its pairs; `fromStart`: the xs are
+      // the pattern's starts
+      const fromStart = as.length <= bs.length
+      const xs = fromStart ? as : bs
       const ys = fromStart ? bs : as
       const sharedDir = fromStart ? rp.direction : reverse(rp.direction)
-      const shared = newSearch(ctx, x, ys.length)
       const yCache: AdjCache = { adj: new Map(), bytes: 0 }
-      const dead: Dead = { nodes: new Set(), bytes: 0 }
+      const reaches: Reaches = { known: [], asked: new Set(), tooLarge: [], statements: 0, settled: 0, putOff: 0, groups: 0 }
+      const everyCandidate = [...new Set([...as, ...bs])]
       const found: IdPath[] = []
-      for (const y of ys) {
-        if (y === x) {
-          if (min === 0) found.push({ nodes: [x], rels: [] })
-          continue
-        }
-        for (const p of await bidirectional(ctx, shared, sharedDir, y, maxDepth, kinds, keep, all, yCache, dead))
-          found.push(fromStart ? p : { nodes: [...p.nodes].reverse(), rels: [...p.rels].reverse() })
+      const settled = (a: number, b: number): boolean => {
+        const proven = provenUnreachable(reaches, rp.direction, a, b)
+        if (proven) reaches.settled++
+        return proven
       }
-      ctx.budget.releaseBytes(yCache.bytes + shared.bytes + dead.bytes)
+      for (const x of xs) {
+        const shared = newSearch(ctx, x, ys.length)
+        const dead: Dead = { nodes: new Set(), bytes: 0 }
+        const pair = (y: number): [number, number] => (fromStart ? [x, y] : [y, x])
+        const off: PutOff = { groups: new Map(), seen: new Map(), bytes: 0 }
+        const search = async (y: number, bounded: boolean): Promise<void> => {
+          const paths = await bidirectional(ctx, shared, sharedDir, y, maxDepth, kinds, keep, all, yCache, dead, ctx.shortest.proveAfter, bounded ? off : null)
+          for (const p of paths ?? []) found.push(fromStart ? p : { nodes: [...p.nodes].reverse(), rels: [...p.rels].reverse() })
+        }
+        // first every pair with a bounded search: most reachable pairs meet within it
+        for (const y of ys) {
+          if (y === x) {
+            if (min === 0) found.push({ nodes: [x], rels: [] })
+            continue
+          }
+          if (settled(...pair(y))) continue
+          await search(y, true)
+        }
+        // the pairs put off: each group's reach at once (walking from the far ends, the sides that failed
+        // to meet x's: one complete answer without x settles the group), then x's own reach
+        reaches.groups += off.groups.size
+        reaches.putOff += [...off.groups.values()].reduce((n, g) => n + g.length, 0)
+        for (const group of off.groups.values()) await askReach(ctx, reaches, group, reverse(sharedDir), kinds, everyCandidate)
+        let put = [...off.groups.values()].flat().filter((y) => !settled(...pair(y)))
+        if (put.length) await askReach(ctx, reaches, [x], sharedDir, kinds, everyCandidate)
+        put = put.filter((y) => !settled(...pair(y)))
+        ctx.budget.releaseBytes(off.bytes)
+        off.seen.clear()
+        // the rest is searched to the end (the sides meet, or one of them runs out)
+        for (const y of put) await search(y, false)
+        ctx.budget.releaseBytes(shared.bytes + dead.bytes)
+      }
+      ctx.budget.releaseBytes(yCache.bytes)
+      if (reaches.putOff > 0 && ctx.plans.length < 32)
+        ctx.plans.push(
+          `${reaches.putOff} pair(s) put off in ${reaches.groups} group(s); reachability in the store: ${reaches.statements} statement(s), ${reaches.known.length} complete; ${reaches.settled} pair(s) proven unreachable`,
+        )
       // shortest answers first, as the multi-target search gives them
       const out = await toRows(found.sort((x, y) => x.rels.length - y.rels.length))
       for (let i = 0; i < out.length; i += BATCH) yield out.slice(i, i + BATCH)

@@ -6,7 +6,7 @@
 import type { Clause, Expr, NodePattern, PatternPart, Projection, Query } from './ast'
 import { Budget, DEFAULT_LIMITS, type CypherLimits } from './budget'
 import { children, containsAggregate, evaluate, isAggregate, type Row } from './eval'
-import { BATCH, MATCH_BATCH, loadNodes, loadRelProperties, matchPart, newContext, type RunContext } from './match'
+import { BATCH, MATCH_BATCH, loadNodes, loadRelProperties, matchPart, newContext, type RunContext, type ShortestTuning } from './match'
 import { countPushdown, countStream, projectionNames } from './counts'
 import { readsRelationshipProperties } from './needs'
 import { CypherError } from './parse'
@@ -30,11 +30,14 @@ export interface RunOptions {
   clock?: () => number
   /** false: counts are never answered by the store (counts.ts), every match is walked (equivalence tests) */
   countPushdown?: boolean
+  /** shortest-path thresholds (match.ts ShortestTuning); tests lower them */
+  shortest?: Partial<ShortestTuning>
 }
 
 export async function runQuery(query: Query, source: GraphSource, opts: RunOptions = {}): Promise<QueryResult> {
   const budget = new Budget(opts.limits ?? DEFAULT_LIMITS, opts.clock)
   const ctx = newContext(source, budget, opts.now ?? Date.now(), readsRelationshipProperties(query))
+  if (opts.shortest) ctx.shortest = { ...ctx.shortest, ...opts.shortest }
   let stream: Stream = (async function* () {
     yield [{}]
   })()

@@ -97,4 +97,19 @@ export interface GraphSource {
   countRelationships(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, far: FarNodeTest | null, distinct: boolean): Promise<Map<number, number>>
   /** the properties of the visible relationships among `ids` */
   edgeProperties(ids: number[]): Promise<Map<number, Record<string, unknown>>>
+  /**
+   * The nodes reachable from `seeds` (the seeds included) walking relationships of `kinds` (null: any) in
+   * `direction` (`both`: either way), through visible nodes only, as `expand` would walk them step by step,
+   * counted by the store without returning them: `nodes` how many (at most `limit`; the store stops there),
+   * `complete` whether that is all of them (fewer than `limit`), `found` those of `targets` among them.
+   * Shortest-path searches use a complete answer to prove pairs unreachable in bulk (match.ts Reaches).
+   */
+  reach(seeds: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, limit: number, targets: number[]): Promise<Reach>
+}
+
+/** What `GraphSource.reach` found. */
+export interface Reach {
+  nodes: number
+  complete: boolean
+  found: number[]
 }

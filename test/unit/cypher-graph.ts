@@ -138,6 +138,29 @@ export function memorySource(access: string[] | null = null, nodes = NODES, edge
       }
       return out
     },
+    async reach(seeds: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, limit: number, targets: number[]) {
+      src.calls++
+      // breadth-first over the visible nodes, stopping at `limit` nodes as the store's LIMIT does
+      const seen = new Set<number>()
+      let frontier = seeds.filter((id) => visible(byId.get(id)))
+      for (const id of frontier) if (seen.size < limit) seen.add(id)
+      while (frontier.length && seen.size < limit) {
+        const next: number[] = []
+        for (const e of edges) {
+          if (kinds && !kinds.includes(e.kind)) continue
+          const tos: number[] = []
+          if ((direction === 'out' || direction === 'both') && frontier.includes(e.start)) tos.push(e.end)
+          if ((direction === 'in' || direction === 'both') && frontier.includes(e.end)) tos.push(e.start)
+          for (const to of tos)
+            if (!seen.has(to) && visible(byId.get(to)) && seen.size < limit) {
+              seen.add(to)
+              next.push(to)
+            }
+        }
+        frontier = next
+      }
+      return { nodes: seen.size, complete: seen.size < limit, found: targets.filter((t) => seen.has(t)) }
+    },
     async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean) {
       src.calls++
       const set = new Set(ids)

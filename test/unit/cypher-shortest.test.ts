@@ -81,6 +81,17 @@ const graphArb = fc
     t: (t % n) + 1,
   }))
 
+/**
+ * Strategy thresholds (match.ts ShortestTuning), lowered so small graphs take every branch: pairwise or
+ * multi-target searches, pairs put off after 0–3 nodes, store reach answers complete or too large (limits
+ * down to one node).
+ */
+const tuningArb = fc.record({
+  pairwiseMax: fc.constantFrom(0, 4, 64),
+  proveAfter: fc.constantFrom(0, 1, 3, 2_000),
+  reachLimit: fc.constantFrom(1, 2, 4, 32_768),
+})
+
 describe('shortest paths equal a brute-force answer', () => {
   it('one start, one end (bidirectional search): allShortestPaths all of them, shortestPath one of them', async () => {
     await fc.assert(
@@ -100,13 +111,13 @@ describe('shortest paths equal a brute-force answer', () => {
     )
   })
 
-  it('sets of starts and ends (a bidirectional search per pair up to 16 pairs, else multi-target searches): per pair, the same answers', async () => {
+  it('sets of starts and ends (a bidirectional search per pair, pairs put off and proven unreachable by the store, or multi-target searches): per pair, the same answers', async () => {
     const plans = new Set<string>()
     await fc.assert(
-      fc.asyncProperty(graphArb, async ({ nodes, edges, dir, access, max }) => {
+      fc.asyncProperty(graphArb, tuningArb, async ({ nodes, edges, dir, access, max }, shortest) => {
         const src = memorySource(access, nodes, edges)
-        const all = await runQuery(parseCypher(`MATCH p = allShortestPaths((a:X)${arrow(dir, 'A|B', max)}(b:Y)) RETURN p`), src)
-        const one = await runQuery(parseCypher(`MATCH p = shortestPath((a:X)${arrow(dir, 'A|B', max)}(b:Y)) RETURN p`), src)
+        const all = await runQuery(parseCypher(`MATCH p = allShortestPaths((a:X)${arrow(dir, 'A|B', max)}(b:Y)) RETURN p`), src, { shortest })
+        const one = await runQuery(parseCypher(`MATCH p = shortestPath((a:X)${arrow(dir, 'A|B', max)}(b:Y)) RETURN p`), src, { shortest })
         const want: string[] = []
         const pairs: string[][] = []
         for (const a of nodes.filter((n) => n.kinds.includes('X')))
@@ -116,7 +127,7 @@ describe('shortest paths equal a brute-force answer', () => {
             if (w.length) pairs.push(w)
           }
         expect(all.rows.map((r) => text(r[0] as PathVal)).sort()).toEqual(want.sort())
-        for (const p of all.ctx.plans) plans.add(p.includes('per pair') ? 'pairwise' : p.includes('multi-target') ? 'multi' : 'other')
+        for (const p of all.ctx.plans) plans.add(p.includes('per pair') ? 'pairwise' : p.includes('multi-target') ? 'multi' : /[1-9]\d* pair\(s\) proven/.test(p) ? 'proven' : 'other')
         // shortest answers first
         const lengths = all.rows.map((r) => (r[0] as PathVal).rels.length)
         expect(lengths).toEqual([...lengths].sort((x, y) => x - y))
@@ -124,19 +135,20 @@ describe('shortest paths equal a brute-force answer', () => {
         expect(got.length).toBe(pairs.length)
         for (const g of got) expect(pairs.some((p) => p.includes(g))).toBe(true)
       }),
-      { numRuns: 300 },
+      { numRuns: 400 },
     )
     expect(plans).toContain('pairwise')
     expect(plans).toContain('multi')
+    expect(plans).toContain('proven')
   })
 
   it('one start and several ends (pairs searched bidirectionally, unreachable ends learnt and left out): per pair, the same answers', async () => {
     await fc.assert(
-      fc.asyncProperty(graphArb, async ({ nodes, edges, dir, access, max, s }) => {
+      fc.asyncProperty(graphArb, tuningArb, async ({ nodes, edges, dir, access, max, s }, shortest) => {
         const src = memorySource(access, nodes, edges)
         const pattern = `((a {objectid: 'N${s}'})${arrow(dir, 'A|B', max)}(b:Y))`
-        const all = await runQuery(parseCypher(`MATCH p = allShortestPaths${pattern} RETURN p`), src)
-        const one = await runQuery(parseCypher(`MATCH p = shortestPath${pattern} RETURN p`), src)
+        const all = await runQuery(parseCypher(`MATCH p = allShortestPaths${pattern} RETURN p`), src, { shortest })
+        const one = await runQuery(parseCypher(`MATCH p = shortestPath${pattern} RETURN p`), src, { shortest })
         const want: string[] = []
         const pairs: string[][] = []
         for (const b of nodes.filter((n) => n.kinds.includes('Y'))) {
@@ -192,8 +204,8 @@ describe('shortest-path searches: access and memory', () => {
 
   it('a search that cannot stop early holds ids, not relationship records, and is charged every relationship read', async () => {
     // 12 layers of 40 nodes, each node linked to every node of the next layer (17,600 relationships);
-    // targets: the last layer's first node and 17 isolated nodes (more than the 16 pairs searched
-    // bidirectionally: a multi-target search), so the search walks everything.
+    // targets: the last layer's first node and 17 isolated nodes (more than 16 pairs, searched here as
+    // a multi-target search: pairwiseMax 16), so the search walks everything.
     const layers = 12
     const width = 40
     const nodes: NodeRecord[] = [node(1, 'E1', ['Base'])]
@@ -208,11 +220,12 @@ describe('shortest-path searches: access and memory', () => {
     const query = parseCypher("MATCH p = shortestPath((a {objectid: 'N1'})-[:A*1..]->(t:Target)) RETURN length(p)")
     // every relationship held as a record (200 bytes each, as before) would be ~3.5 MB: 1.5 MB is enough now
     const limits: CypherLimits = { maxRows: 1e6, maxResultRows: 1e6, maxSteps: 1e7, maxMillis: 60_000, maxBytes: 1_500_000 }
-    const r = await runQuery(query, memorySource(null, nodes, edges), { limits })
+    const shortest = { pairwiseMax: 16 }
+    const r = await runQuery(query, memorySource(null, nodes, edges), { limits, shortest })
     expect(r.rows).toEqual([[layers]])
     expect(r.ctx.plans.join()).toMatch(/multi-target/)
     expect(r.ctx.budget.used.steps).toBeGreaterThanOrEqual(edges.length)
     // ...and the memory it does hold is charged: a budget below one level's records refuses it
-    await expect(runQuery(query, memorySource(null, nodes, edges), { limits: { ...limits, maxBytes: 200_000 } })).rejects.toThrow(/memory limit/)
+    await expect(runQuery(query, memorySource(null, nodes, edges), { limits: { ...limits, maxBytes: 200_000 }, shortest })).rejects.toThrow(/memory limit/)
   })
 })
