@@ -381,10 +381,14 @@ async function* project(ctx: RunContext, p: Projection, input: Stream): Stream {
       }
     }
     if (groups.size === 0 && keyItems.length === 0) groups.set('', { rep: {}, accs: aggs.map((a) => accumulator(ctx, a)) })
+    // without ORDER BY only the first SKIP + LIMIT groups are returned: the others are not projected
+    const wanted = p.orderBy.length === 0 && limit !== null ? skip + limit : Infinity
+    const actx = { ...ctx, aggregates: new Map<Expr, Value>() }
     for (const g of groups.values()) {
+      if (sorted.length >= wanted) break
       const values = new Map<Expr, Value>()
       aggs.forEach((a, i) => values.set(a, g.accs[i].value()))
-      const actx = { ...ctx, aggregates: values }
+      actx.aggregates = values
       const r: Row = {}
       p.items.forEach((item, i) => (r[names[i]] = evaluate(item.expr, g.rep, actx)))
       if (!fresh(r)) continue

@@ -67,7 +67,10 @@ export const nameOf = (id: number): string => NODES.find((n) => n.id === id)!.na
 export function memorySource(access: string[] | null = null, nodes = NODES, edges = EDGES, nodeKeys: string[] | null = null): GraphSource & { calls: number } {
   const visible = (n: NodeRecord | undefined) => n !== undefined && (access === null || (n.environment_id !== null && access.includes(n.environment_id)))
   const read = (n: NodeRecord): NodeRecord =>
-    nodeKeys === null ? n : { ...n, properties: Object.fromEntries(nodeKeys.map((k) => [k, n.properties[k] ?? null])), selected_tags: undefined }
+    nodeKeys === null
+      ? n
+      : // as the D1 store: only the id, kinds, object id when listed and the listed properties; the rest blank
+        { id: n.id, objectid: nodeKeys.includes('objectid') ? n.objectid : '', kind: '', kinds: n.kinds, name: null, environment_id: null, properties: Object.fromEntries(nodeKeys.map((k) => [k, n.properties[k] ?? null])), updated_at: '' }
   const byId = new Map(nodes.map((n) => [n.id, n]))
   const src = {
     calls: 0,
