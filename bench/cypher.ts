@@ -308,10 +308,27 @@ async function main() {
   const inspectorPort = await freePort()
   // The production-like heap cap: V8 aborts workerd when the isolate's heap would pass it (reported as
   // FAIL below, then the worker is restarted). Every isolate of the process gets it (the flag is global).
-  const v8Flags = heapCap > 0 ? { flags: [`--max-heap-size=${heapCap}`], scratchDir: tmp } : undefined
+  // --trace-gc (to workerd's stdout) tells which isolate an abort came from: V8 prefixes each line with the
+  // isolate's address, and only the worker's isolate gets the heap snapshots of `measured` (reason "heap
+  // profiler"); the abort's "Last few GCs" lines carry the dying isolate's address.
+  const v8Flags = heapCap > 0 ? { flags: [`--max-heap-size=${heapCap}`, '--trace-gc'], scratchDir: tmp } : undefined
+  const workerIsolates = new Set<string>()
+  let gcTail = ''
+  const onStdout = (d: Buffer) => {
+    const text = gcTail + d.toString('utf8')
+    const lines = text.split('\n')
+    gcTail = lines.pop() ?? ''
+    for (const l of lines) {
+      const m = /^\[\d+:(0x[0-9a-f]+)\].*heap profiler/.exec(l)
+      if (m) workerIsolates.add(m[1])
+    }
+  }
   log(heapCap > 0 ? `workerd runs with V8 flags ${v8Flags!.flags.join(' ')}` : 'no heap cap (--heap-cap 0)')
-  let w: HostedWorker = await startMiniflare({ bundle, persistDir: stateDir, migrate: !reuse, inspectorPort, v8Flags })
+  let w: HostedWorker = await startMiniflare({ bundle, persistDir: stateDir, migrate: !reuse, inspectorPort, v8Flags, onStdout })
   let insp: Inspector | null = null
+  // Miniflare's D1 runs in its own isolate of the same workerd (its heap gets the same cap, production's
+  // D1 is elsewhere): read too, to tell which isolate a heap-cap abort came from.
+  let d1Insp: Inspector | null = null
   const mib = (b: number) => Math.round((b / 1024 / 1024) * 10) / 10
   const heapGc = async () => {
     try {
@@ -348,12 +365,13 @@ async function main() {
     // A fresh isolate on the ingested database: the queries should not inherit the ingest's heap.
     if (!reuse) {
       await w.dispose()
-      w = await startMiniflare({ bundle, persistDir: stateDir, migrate: false, inspectorPort, v8Flags })
+      w = await startMiniflare({ bundle, persistDir: stateDir, migrate: false, inspectorPort, v8Flags, onStdout })
     }
     let api = new BenchApi(w.url, tokens)
     await api.ok('GET', '/api/v2/self')
     try {
       insp = await Inspector.connect(inspectorPort, 'core:user:edgehound')
+      d1Insp = await Inspector.connect(inspectorPort, 'd1:db').catch(() => null)
     } catch (e) {
       log(`no heap figures: ${(e as Error).message}`)
     }
@@ -389,19 +407,25 @@ async function main() {
       const cpuMs = (cpuSeconds(w.pids()) - cpu0) * 1000
       const rssPeak = rssReset ? peakRssBytes(w.pids()) : NaN
       const after = !died && insp ? await insp.heapBytes().catch(() => null) : null
+      const d1After = !died && d1Insp ? await d1Insp.heapBytes().catch(() => null) : null
       if (died) {
         const stderr = w.stderrTail()
         const oom = /heap out of memory|Reached heap limit/i.test(stderr)
-        died = oom ? `worker died: V8 heap limit (${heapCap} MiB) reached` : `worker stopped answering: ${died}`
+        const lastGcs = stderr.slice(stderr.lastIndexOf('Last few GCs'))
+        const dying = /\[\d+:(0x[0-9a-f]+)\]/.exec(lastGcs)?.[1]
+        const which = !dying ? '' : workerIsolates.has(dying) ? ' in the worker\'s isolate' : workerIsolates.size ? ` in another isolate (${dying}: Miniflare's, e.g. its D1)` : ''
+        died = oom ? `worker died: V8 heap limit (${heapCap} MiB) reached${which}` : `worker stopped answering: ${died}`
         crashes.push({ query, stderr: stderr.slice(-1500) })
         log(`${died}; runtime stderr: ${stderr.slice(-600)}`)
         insp?.close()
         insp = null
         await w.dispose().catch(() => undefined)
-        w = await startMiniflare({ bundle, persistDir: stateDir, migrate: false, inspectorPort, v8Flags })
+        w = await startMiniflare({ bundle, persistDir: stateDir, migrate: false, inspectorPort, v8Flags, onStdout })
         api = new BenchApi(w.url, tokens)
         await api.ok('GET', '/api/v2/self')
         insp = await Inspector.connect(inspectorPort, 'core:user:edgehound').catch(() => null)
+        d1Insp?.close()
+        d1Insp = await Inspector.connect(inspectorPort, 'd1:db').catch(() => null)
         log('worker restarted on the same database')
       }
       return {
@@ -411,6 +435,7 @@ async function main() {
         baseMiB: base ? mib(base.used) : null,
         afterMiB: after ? mib(after.used) : null,
         committedMiB: after ? mib(after.committed) : null,
+        d1HeapAfterMiB: d1After ? mib(d1After.used) : null,
         rssPeakMiB: Number.isFinite(rssPeak) ? mib(rssPeak) : null,
         rssRiseMiB: Number.isFinite(rssPeak) && Number.isFinite(rss0) ? mib(rssPeak - rss0) : null,
       }
@@ -457,7 +482,7 @@ async function main() {
         if (m.committedMiB !== null) committed.push(m.committedMiB)
         if (m.baseMiB !== null) bases.push(m.baseMiB)
         if (m.rssRiseMiB !== null) rssRise.push(m.rssRiseMiB)
-        perRun.push({ status: m.r?.status ?? 'died', ms: m.r ? Math.round(m.r.ms) : null, cpuMs: Math.round(m.cpuMs), heapBeforeMiB: m.baseMiB, heapAfterMiB: m.afterMiB, rssRiseMiB: m.rssRiseMiB })
+        perRun.push({ status: m.r?.status ?? 'died', ms: m.r ? Math.round(m.r.ms) : null, cpuMs: Math.round(m.cpuMs), heapBeforeMiB: m.baseMiB, heapAfterMiB: m.afterMiB, d1HeapAfterMiB: m.d1HeapAfterMiB, rssRiseMiB: m.rssRiseMiB })
         if (m.died || !m.r) {
           statuses.set('died', (statuses.get('died') ?? 0) + 1)
           detail = m.died ?? 'no answer'
@@ -520,6 +545,7 @@ async function main() {
             heapAfterMiB: m.afterMiB,
             committedAfterMiB: m.committedMiB,
             rssRiseMiB: m.rssRiseMiB,
+            d1HeapAfterMiB: m.d1HeapAfterMiB,
             verdict: breaches.length ? `FAIL: ${breaches.join('; ')}` : 'ok',
             answer: !r ? m.died : r.status === 200 ? 'ok' : (r.body?.errors?.[0]?.message ?? r.text).slice(0, 90),
           }
@@ -585,6 +611,7 @@ async function main() {
     return failed ? 2 : 0
   } finally {
     insp?.close()
+    d1Insp?.close()
     await w.dispose()
     rmSync(tmp, { recursive: true, force: true })
   }
