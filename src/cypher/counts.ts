@@ -228,9 +228,17 @@ async function counts(ctx: RunContext, push: CountPushdown, ids: number[]): Prom
   return { rels, distinct }
 }
 
-function withCounts(row: Row, g: string, id: number, c: { rels: Map<number, number> | null; distinct: Map<number, number> | null }): Row {
-  const n = c.rels?.get(id) ?? 0
-  return { ...row, [g]: new NodeRef(id), [COUNT_VAR]: n, [ROWS_VAR]: Math.max(n, 1), [DISTINCT_VAR]: c.distinct?.get(id) ?? 0 }
+/** The row with g and the hidden counts the projection reads (only those: a row per input row, kept lean). */
+function withCounts(push: CountPushdown, row: Row, id: number | null, c: { rels: Map<number, number> | null; distinct: Map<number, number> | null }): Row {
+  const out: Row = { ...row }
+  const n = id === null ? 0 : (c.rels?.get(id) ?? 0)
+  if (id !== null && !push.bound) out[push.grouped.variable!] = new NodeRef(id)
+  if (push.relationships) {
+    out[COUNT_VAR] = n
+    if (push.optional) out[ROWS_VAR] = Math.max(n, 1)
+  }
+  if (push.distinct) out[DISTINCT_VAR] = id === null ? 0 : (c.distinct?.get(id) ?? 0)
+  return out
 }
 
 async function* countRows(ctx: RunContext, push: CountPushdown, rows: Row[]): AsyncGenerator<Row[]> {
@@ -243,10 +251,7 @@ async function* countRows(ctx: RunContext, push: CountPushdown, rows: Row[]): As
       return v instanceof NodeRef ? v.id : null
     }
     const c = await counts(ctx, push, rows.flatMap((r) => nodeOf(r) ?? []))
-    const out = rows.map((r) => {
-      const id = nodeOf(r)
-      return id === null ? { ...r, [COUNT_VAR]: 0, [ROWS_VAR]: 1, [DISTINCT_VAR]: 0 } : withCounts(r, g, id, c)
-    })
+    const out = rows.map((r) => withCounts(push, r, nodeOf(r), c))
     ctx.budget.chargeRows(out.length)
     yield out
     return
@@ -256,7 +261,7 @@ async function* countRows(ctx: RunContext, push: CountPushdown, rows: Row[]): As
   for await (const batch of starts(ctx, plan, rows)) {
     const c = await counts(ctx, push, batch.map((s) => s.seq[0]))
     const out: Row[] = []
-    for (const s of batch) if ((c.rels ?? c.distinct)!.has(s.seq[0])) out.push(withCounts(s.row, g, s.seq[0], c))
+    for (const s of batch) if ((c.rels ?? c.distinct)!.has(s.seq[0])) out.push(withCounts(push, s.row, s.seq[0], c))
     ctx.budget.chargeRows(out.length)
     if (out.length) yield out
   }

@@ -241,67 +241,78 @@ function aggregatesIn(e: Expr, out: Expr[] = []): Expr[] {
 
 /**
  * One aggregate of one group, fed row by row: only its running value is held (a count, a sum, the values
- * collect() keeps, the keys DISTINCT has seen), never the rows themselves.
+ * collect() keeps, the keys DISTINCT has seen), never the rows themselves. A class, not closures: a
+ * projection may hold tens of thousands of groups (every computer by name).
  */
-interface Accumulator {
-  add(row: Row): void
-  value(): Value
-}
+class Accumulator {
+  private count = 0
+  private sum = 0
+  private best: Value = null
+  private collected: Value[] | null
+  private seen: Set<string> | null
+  private readonly name: string
+  private readonly arg: Expr | null
 
-function accumulator(ctx: RunContext, e: Expr): Accumulator {
-  if (e.type === 'countStar') {
-    let n = 0
-    return { add: () => void n++, value: () => n }
+  constructor(
+    private readonly ctx: RunContext,
+    e: Expr,
+  ) {
+    if (e.type === 'countStar') {
+      this.name = 'count'
+      this.arg = null
+    } else {
+      if (e.type !== 'call') throw new CypherError('not an aggregate')
+      if (e.args.length !== 1) throw new CypherError(`${e.name}() takes one argument`)
+      this.name = e.name
+      this.arg = e.args[0]
+    }
+    this.collected = this.name === 'collect' ? [] : null
+    this.seen = e.type === 'call' && e.distinct ? new Set<string>() : null
   }
-  if (e.type !== 'call') throw new CypherError('not an aggregate')
-  if (e.args.length !== 1) throw new CypherError(`${e.name}() takes one argument`)
-  const seen = e.distinct ? new Set<string>() : null
-  let count = 0
-  let sum = 0
-  let best: Value = null
-  // only collect() keeps values (allocated for it alone: a projection may hold tens of thousands of groups)
-  const collected: Value[] | null = e.name === 'collect' ? [] : null
-  const name = e.name
-  return {
-    add(row: Row) {
-      const v = evaluate(e.args[0], row, ctx)
-      if (v === null) return
-      if (seen) {
-        const k = keyOf(v)
-        if (seen.has(k)) return
-        seen.add(k)
-      }
-      count++
-      switch (name) {
-        case 'collect':
-          ctx.budget.chargeRows(1)
-          collected!.push(v)
-          break
-        case 'sum':
-        case 'avg':
-          if (typeof v !== 'number') throw new CypherError(`${name}() takes numbers`)
-          sum += v
-          break
-        case 'min':
-        case 'max':
-          if (count === 1 || orderCompare(v, best) <= 0 === (name === 'min')) best = v
-          break
-      }
-    },
-    value() {
-      switch (name) {
-        case 'count':
-          return count
-        case 'collect':
-          return collected!
-        case 'sum':
-          return sum
-        case 'avg':
-          return count ? sum / count : null
-        default:
-          return count ? best : null
-      }
-    },
+
+  add(row: Row): void {
+    if (this.arg === null) {
+      this.count++
+      return
+    }
+    const v = evaluate(this.arg, row, this.ctx)
+    if (v === null) return
+    if (this.seen) {
+      const k = keyOf(v)
+      if (this.seen.has(k)) return
+      this.seen.add(k)
+    }
+    this.count++
+    switch (this.name) {
+      case 'collect':
+        this.ctx.budget.chargeRows(1)
+        this.collected!.push(v)
+        break
+      case 'sum':
+      case 'avg':
+        if (typeof v !== 'number') throw new CypherError(`${this.name}() takes numbers`)
+        this.sum += v
+        break
+      case 'min':
+      case 'max':
+        if (this.count === 1 || orderCompare(v, this.best) <= 0 === (this.name === 'min')) this.best = v
+        break
+    }
+  }
+
+  value(): Value {
+    switch (this.name) {
+      case 'count':
+        return this.count
+      case 'collect':
+        return this.collected!
+      case 'sum':
+        return this.sum
+      case 'avg':
+        return this.count ? this.sum / this.count : null
+      default:
+        return this.count ? this.best : null
+    }
   }
 }
 
@@ -370,17 +381,17 @@ async function* project(ctx: RunContext, p: Projection, input: Stream): Stream {
     const groups = new Map<string, { rep: Row; accs: Accumulator[] }>()
     for await (const batch of input) {
       for (const row of batch) {
-        const k = keyItems.map(({ item }) => keyOf(evaluate(item.expr, row, ctx))).join('\u0001')
+        const k = keyItems.length === 1 ? keyOf(evaluate(keyItems[0].item.expr, row, ctx)) : keyItems.map(({ item }) => keyOf(evaluate(item.expr, row, ctx))).join('\u0001')
         let g = groups.get(k)
         if (!g) {
           // a group holds its first row and its aggregates' running values (charged as one row)
           ctx.budget.chargeRows(1)
-          groups.set(k, (g = { rep: row, accs: aggs.map((a) => accumulator(ctx, a)) }))
+          groups.set(k, (g = { rep: row, accs: aggs.map((a) => new Accumulator(ctx, a)) }))
         }
         for (const acc of g.accs) acc.add(row)
       }
     }
-    if (groups.size === 0 && keyItems.length === 0) groups.set('', { rep: {}, accs: aggs.map((a) => accumulator(ctx, a)) })
+    if (groups.size === 0 && keyItems.length === 0) groups.set('', { rep: {}, accs: aggs.map((a) => new Accumulator(ctx, a)) })
     // without ORDER BY only the first SKIP + LIMIT groups are returned: the others are not projected
     const wanted = p.orderBy.length === 0 && limit !== null ? skip + limit : Infinity
     const actx = { ...ctx, aggregates: new Map<Expr, Value>() }
