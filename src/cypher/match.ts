@@ -917,6 +917,13 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
           const paths = await bidirectional(ctx, shared, sharedDir, y, maxDepth, kinds, keep, all, yCache, dead, ctx.shortest.proveAfter, bounded ? off : null)
           for (const p of paths ?? []) found.push(fromStart ? p : { nodes: [...p.nodes].reverse(), rels: [...p.rels].reverse() })
         }
+        // x inside a complete reach walked from the other side (x's region is known to be small there)
+        // with far ends outside it: x's own reach is asked first, likely complete and separating them
+        // (at 1 M edges: the second Domain Admins group, after the first group's pass learnt the other
+        // domain's users' reach; asking the users' reach first would count 32 768 nodes for nothing)
+        const farDir = reverse(sharedDir)
+        const small = reaches.known.some((r) => r.dir === farDir && r.inside.has(x) && ys.some((y) => !r.inside.has(y)))
+        if (small) await askReach(ctx, reaches, [x], sharedDir, kinds, everyCandidate)
         // first every pair with a bounded search: most reachable pairs meet within it
         for (const y of ys) {
           if (y === x) {
@@ -930,7 +937,9 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
         // to meet x's: one complete answer without x settles the group), then x's own reach
         reaches.groups += off.groups.size
         reaches.putOff += [...off.groups.values()].reduce((n, g) => n + g.length, 0)
-        for (const group of off.groups.values()) await askReach(ctx, reaches, group, reverse(sharedDir), kinds, everyCandidate)
+        // largest groups first; after one too large to tell, no more (each costs reachLimit nodes)
+        for (const group of [...off.groups.values()].sort((g, h) => h.length - g.length))
+          if (group.some((y) => !provenUnreachable(reaches, rp.direction, ...pair(y))) && !(await askReach(ctx, reaches, group, farDir, kinds, everyCandidate))) break
         let put = [...off.groups.values()].flat().filter((y) => !settled(...pair(y)))
         if (put.length) await askReach(ctx, reaches, [x], sharedDir, kinds, everyCandidate)
         put = put.filter((y) => !settled(...pair(y)))
