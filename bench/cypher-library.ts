@@ -8,12 +8,19 @@
  * (Tier Zero by selector: RICHLAB's carol and DC1, two Entra users; Owned: TESTLAB's alice).
  *
  *   npm run bench:cypher-library -- path/to/Queries.json [--users 300] [--state DIR] [--only 3,17] [--out FILE]
+ *   npm run bench:cypher-library -- DIR_OR_FILE… --load collector-output.json …
+ *
+ * Each path is a JSON file (an array of queries as Queries.json, or one query object as an OpenGraph
+ * collector's saved search / privilege-zone rule: `query` or `cypher`, `name`) or a folder of such files.
+ * `--load FILE` (repeatable) uploads more collector output (OpenGraph, SharpHound, AzureHound JSON) in the
+ * same job, e.g. the sample of the collector whose queries are run. `--query TEXT` (repeatable) runs that
+ * query instead of the files' and prints its answer (literals, node names and kinds, edges) and plan.
  *
  * Prints one line per query (status, time, what it found or the error) and the tally of statuses; with
  * --only, also the names of the nodes found. Exit 1 when any answer is a 5xx or a 400 that is not a budget
  * refusal (`the query was stopped: …`). --state keeps the loaded database in DIR for the next run.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
@@ -32,13 +39,33 @@ type Answer = { data?: { nodes: Record<string, { label: string }>; edges: unknow
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { users: { type: 'string', default: '300' }, state: { type: 'string' }, only: { type: 'string' }, out: { type: 'string' } },
+  options: {
+    users: { type: 'string', default: '300' },
+    state: { type: 'string' },
+    only: { type: 'string' },
+    out: { type: 'string' },
+    load: { type: 'string', multiple: true },
+    query: { type: 'string', multiple: true },
+  },
 })
-if (positionals.length !== 1) {
-  console.error('usage: npm run bench:cypher-library -- path/to/Queries.json [--users N] [--state DIR] [--only i,j] [--out FILE]')
+if (positionals.length === 0 && !values.query) {
+  console.error('usage: npm run bench:cypher-library -- Queries.json|DIR… [--load FILE]… [--users N] [--state DIR] [--only i,j] [--out FILE]')
   process.exit(2)
 }
-const library = JSON.parse(readFileSync(positionals[0], 'utf8')) as { name: string; query: string }[]
+
+/** The queries of a file (an array, or one object with `query` / `cypher`) or of every .json file under a folder. */
+function queriesOf(p: string): { name: string; query: string }[] {
+  if (statSync(p).isDirectory())
+    return readdirSync(p)
+      .sort()
+      .flatMap((f) => (f.endsWith('.json') || statSync(path.join(p, f)).isDirectory() ? queriesOf(path.join(p, f)) : []))
+  const json = JSON.parse(readFileSync(p, 'utf8')) as unknown
+  return (Array.isArray(json) ? json : [json]).flatMap((x: { name?: string; query?: unknown; cypher?: unknown }) => {
+    const query = typeof x.query === 'string' ? x.query : typeof x.cypher === 'string' ? x.cypher : null
+    return query === null ? [] : [{ name: x.name ?? path.basename(p), query }]
+  })
+}
+const library = positionals.flatMap(queriesOf)
 const log = (m: string) => console.error(`[library] ${m}`)
 const zip = (files: Record<string, unknown>) => zipSync(Object.fromEntries(Object.entries(files).map(([k, v]) => [k, strToU8(JSON.stringify(v))])))
 
@@ -55,6 +82,7 @@ async function load(api: BenchApi): Promise<void> {
   await up('tenant.json', JSON.stringify(azureHoundFile), 'application/json')
   await up('roles.json', JSON.stringify(rolesFile), 'application/json')
   await up('fabrikam.json', JSON.stringify(azureFile()), 'application/json')
+  for (const f of values.load ?? []) await up(f, readFileSync(f), 'application/json')
   const select = (group: number, ids: string[]) =>
     api.ok('PUT', `/api/v2/asset-groups/${group}/selectors`, JSON.stringify(ids.map((sid) => ({ sid, action: 'add' }))), 'application/json')
   await select(1, [S.carol, S.dc1, Z.ext.toUpperCase(), Z.off.toUpperCase()])
@@ -87,7 +115,11 @@ async function main() {
     } else {
       const { username, password } = adminCredentials()
       tokens = await createTokens(w.url, await login(w.url, username, password, benchIp(3, 172)), 2, 'library')
-      await load(new BenchApi(w.url, tokens))
+      try {
+        await load(new BenchApi(w.url, tokens))
+      } catch (e) {
+        throw new Error(`loading the graph failed: ${(e as Error).message}; runtime stderr: ${w.stderrTail().slice(-2000)}`)
+      }
       mkdirSync(stateDir, { recursive: true })
       writeFileSync(marker, JSON.stringify(tokens))
     }
@@ -96,6 +128,17 @@ async function main() {
       api.timed<Answer>('POST', '/api/v2/graphs/cypher', JSON.stringify({ query, include_properties: include }), 'application/json')
     const size = await send('MATCH (n) RETURN count(n) AS nodes', false)
     log(`graph: ${JSON.stringify(size.body?.data?.literals)}`)
+    for (const q of values.query ?? []) {
+      const r = await send(q, true)
+      console.log(`== ${q}\n${r.status} ${r.headers.get('x-cypher-plan') ?? ''}`)
+      if (r.status !== 200 || !r.body?.data) console.log(r.text.slice(0, 1000))
+      else {
+        for (const l of r.body.data.literals.slice(0, 200)) console.log('  literal', JSON.stringify(l))
+        for (const [id, n] of Object.entries(r.body.data.nodes).slice(0, 50)) console.log('  node', id, n.label, JSON.stringify(n).slice(0, 300))
+        for (const e of r.body.data.edges.slice(0, 50)) console.log('  edge', JSON.stringify(e).slice(0, 200))
+      }
+    }
+    if (values.query) return
     const only = values.only ? new Set(values.only.split(',').map(Number)) : null
     const tally: Record<string, number> = {}
     const rows: Record<string, unknown>[] = []
@@ -106,7 +149,12 @@ async function main() {
     for (const [i, q] of library.entries()) {
       if (only && !only.has(i)) continue
       for (const include of [false, true]) {
-        const r = await send(q.query, include)
+        let r: Timed<Answer>
+        try {
+          r = await send(q.query, include)
+        } catch (e) {
+          throw new Error(`query ${i}${include ? ' with include_properties' : ''}: the worker stopped answering (${(e as Error).message}); runtime stderr: ${w.stderrTail().slice(-3000)}`)
+        }
         const key = `${r.status}${include ? ' include_properties' : ''}`
         tally[key] = (tally[key] ?? 0) + 1
         const bad = r.status >= 500 || (r.status === 400 && !/^the query was stopped/.test(r.body?.errors?.[0]?.message ?? ''))
