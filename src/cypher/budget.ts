@@ -16,7 +16,21 @@ export interface CypherLimits {
   maxMillis: number
   /** estimated bytes of graph data held for the query (nodes and relationships read, cached expansions) */
   maxBytes: number
+  /**
+   * list elements and string pieces built by expressions (range(), list comprehensions and quantifiers,
+   * list and string `+`, split(), replace()), over the whole query; DEFAULT_MAX_VALUES when absent
+   */
+  maxValues?: number
 }
+
+/**
+ * Expressions run without a store round trip, and a Worker's clock does not advance during pure
+ * computation, so the time limit cannot stop them: `[x IN range(1, 100000) | range(1, 100000)]` would
+ * build 10^10 numbers and kill the isolate. Counting what they build bounds their memory and CPU: 2
+ * million is far above what a real query builds (the public Query Library: a few per row), well under
+ * the isolate's 128 MB even if all were held at once, and about a second of evaluation.
+ */
+export const DEFAULT_MAX_VALUES = 2_000_000
 
 /**
  * Sized for the 128 MB isolate: a walk state or held row costs a few hundred bytes (rows bound them);
@@ -30,6 +44,7 @@ export class Budget {
   private rows = 0
   private steps = 0
   private bytes = 0
+  private values = 0
   private readonly deadline: number
 
   constructor(
@@ -64,6 +79,16 @@ export class Budget {
     if (this.bytes > this.limits.maxBytes)
       throw new CypherError(
         `the query was stopped: it would hold more than ${Math.round(this.limits.maxBytes / 1024 / 1024)} MiB of graph data in memory (memory limit); narrow the pattern or add a LIMIT`,
+      )
+  }
+
+  /** `n` more list elements (or string pieces of 16 characters) built by expressions */
+  chargeValues(n: number): void {
+    this.values += n
+    const max = this.limits.maxValues ?? DEFAULT_MAX_VALUES
+    if (this.values > max)
+      throw new CypherError(
+        `the query was stopped: its expressions would build more than ${max} list elements and string pieces (value limit); narrow the lists it builds or add a LIMIT`,
       )
   }
 

@@ -8,7 +8,7 @@ import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError } from '../http/errors'
 import { accessParam } from '../graph/graph.store'
 import { d1GraphSource } from './cypher.store'
-import { CypherError, parseCypher } from './parse'
+import { CypherError, MESSAGES, parseCypher } from './parse'
 import { loadReferenced, runQuery } from './run'
 import { nodePropertyKeys } from './needs'
 import { CypherResultSchema, presentResult } from './present'
@@ -59,6 +59,10 @@ export const cypherRoutes: RouteEntry[] = [
         c.header('X-Cypher-Plan', plan)
       } catch (e) {
         if (e instanceof CypherError) throw new ApiError(400, e.message, 'query')
+        // The last line of defence for "never a 5xx": a value nested deeper than the stack allows (parse.ts
+        // bounds the syntax tree's depth, but a chain of WITH clauses can still nest lists in lists) or
+        // longer than V8 allows is refused as too complex, like a tree the parser cannot build.
+        if (e instanceof RangeError) throw new ApiError(400, MESSAGES.tooComplex, 'query')
         throw e
       }
       if (Object.keys(data.nodes).length + data.edges.length + data.literals.length === 0) throw new ApiError(404, 'resource not found', 'query')

@@ -24,6 +24,27 @@ export interface EvalContext {
   predicates: Map<Expr, WeakMap<Row, boolean>>
   /** values of aggregate calls for the group being projected */
   aggregates?: Map<Expr, Value>
+  /** the query's budget: what expressions build is charged to its value limit (budget.ts DEFAULT_MAX_VALUES) */
+  budget?: { chargeValues(n: number): void }
+}
+
+/**
+ * Longest string an expression may build (characters): `+` and replace() are checked before building (a
+ * doubling `WITH s + s AS s` chain would otherwise reach V8's string limit, far past the isolate's memory).
+ */
+export const MAX_STRING_LENGTH = 1024 * 1024
+
+/** Charges what an expression built (a list's elements, a string's 16-character pieces). */
+function built<V extends Value>(ctx: EvalContext, v: V): V {
+  if (Array.isArray(v)) ctx.budget?.chargeValues(v.length)
+  else if (typeof v === 'string') ctx.budget?.chargeValues(Math.ceil(v.length / 16))
+  return v
+}
+
+/** A string of `length` characters is refused before it is built. */
+function checkLength(length: number): void {
+  if (length > MAX_STRING_LENGTH)
+    throw new CypherError(`the query was stopped: it would build a string longer than ${MAX_STRING_LENGTH} characters (value limit)`)
 }
 
 export const AGGREGATES = new Set(['count', 'collect', 'sum', 'avg', 'min', 'max'])
@@ -342,6 +363,12 @@ export function evaluate(e: Expr, row: Row, ctx: EvalContext): Value {
     case 'isNotNull':
       return evaluate(e.expr, row, ctx) !== null
     case 'arith':
+      if (e.op === '+') {
+        const l = evaluate(e.left, row, ctx)
+        const r = evaluate(e.right, row, ctx)
+        if ((typeof l === 'string' || typeof r === 'string') && (l !== null && r !== null)) checkLength(String(l).length + String(r).length)
+        return built(ctx, arith(e.op, l, r))
+      }
       return arith(e.op, evaluate(e.left, row, ctx), evaluate(e.right, row, ctx))
     case 'countStar':
     case 'call':
@@ -364,9 +391,13 @@ export function evaluate(e: Expr, row: Row, ctx: EvalContext): Value {
       const list = evaluate(e.list, row, ctx)
       if (list === null) return null
       if (!Array.isArray(list)) typeError('a list', list)
+      ctx.budget?.chargeValues(list.length)
       const out: Value[] = []
+      // one scope row for the whole list, its variable rebound per element (nothing keeps a reference to
+      // it: pattern predicates, whose answers are keyed by row, are refused inside list expressions)
+      const inner: Row = { ...row }
       for (const x of list) {
-        const inner = { ...row, [e.variable]: x }
+        inner[e.variable] = x
         if (e.where && evaluate(e.where, inner, ctx) !== true) continue
         out.push(e.map ? evaluate(e.map, inner, ctx) : x)
       }
@@ -376,10 +407,13 @@ export function evaluate(e: Expr, row: Row, ctx: EvalContext): Value {
       const list = evaluate(e.list, row, ctx)
       if (list === null) return null
       if (!Array.isArray(list)) typeError('a list', list)
+      ctx.budget?.chargeValues(list.length)
       let yes = 0
       let unknown = 0
+      const inner: Row = { ...row }
       for (const x of list) {
-        const v = bool(evaluate(e.where, { ...row, [e.variable]: x }, ctx))
+        inner[e.variable] = x
+        const v = bool(evaluate(e.where, inner, ctx))
         if (v === true) yes++
         else if (v === null) unknown++
       }
@@ -548,13 +582,16 @@ function callFunction(e: Extract<Expr, { type: 'call' }>, row: Row, ctx: EvalCon
       arity(e, 2)
       const [s, sep] = args()
       if (s === null || sep === null) return null
-      return str(s, 'split')!.split(str(sep, 'split')!)
+      return built(ctx, str(s, 'split')!.split(str(sep, 'split')!))
     }
     case 'replace': {
       arity(e, 3)
       const [s, from, to] = args()
       if (s === null || from === null || to === null) return null
-      return str(s, 'replace')!.split(str(from, 'replace')!).join(str(to, 'replace')!)
+      const parts = built(ctx, str(s, 'replace')!.split(str(from, 'replace')!))
+      const by = str(to, 'replace')!
+      checkLength(parts.reduce((n, p) => n + p.length, 0) + (parts.length - 1) * by.length)
+      return built(ctx, parts.join(by))
     }
     case 'substring': {
       arity(e, 2, 3)
@@ -611,6 +648,7 @@ function callFunction(e: Extract<Expr, { type: 'call' }>, row: Row, ctx: EvalCon
       if (a === null || b === null || step === 0) return null
       const n = Math.floor((b - a) / step) + 1
       if (n > 100_000) throw new CypherError('range() would produce more than 100000 elements')
+      if (n > 0) ctx.budget?.chargeValues(n)
       return n <= 0 ? [] : Array.from({ length: n }, (_, i) => a + i * step)
     }
     case 'abs':

@@ -26,6 +26,12 @@ export const MESSAGES = {
 export const MAX_QUERY_LENGTH = 64 * 1024
 /** Most syntax-tree nodes accepted (a guard against enormous generated queries). */
 export const MAX_SYNTAX_NODES = 20_000
+/**
+ * Deepest syntax tree accepted. The engine evaluates expressions recursively, so a tree the parser could
+ * still build (`RETURN NOT NOT … true` 2,000 times) would exhaust the isolate's stack while running; it is
+ * refused here instead. The public Query Library's deepest query is 19 levels.
+ */
+export const MAX_SYNTAX_DEPTH = 200
 
 export function parseCypher(text: string): Query {
   if (text.trim() === '') throw new CypherError(MESSAGES.invalidInput)
@@ -49,24 +55,24 @@ export function parseCypher(text: string): Query {
 
 /**
  * Walks the tree once: updating clauses, procedure calls and parameters are refused (in that order of
- * precedence, so a query with several gets one stable message), as is a tree above MAX_SYNTAX_NODES and
- * a literal `=~` pattern of a catastrophic shape (eval.ts unsafeRegex).
+ * precedence, so a query with several gets one stable message), as is a tree above MAX_SYNTAX_NODES or
+ * MAX_SYNTAX_DEPTH and a literal `=~` pattern of a catastrophic shape (eval.ts unsafeRegex).
  */
 function refuse(query: Query): void {
   let nodes = 0
   let parameter = false
-  const visit = (v: unknown): void => {
+  const visit = (v: unknown, depth = 0): void => {
     if (Array.isArray(v)) {
-      for (const x of v) visit(x)
+      for (const x of v) visit(x, depth)
       return
     }
     if (v === null || typeof v !== 'object') return
-    if (++nodes > MAX_SYNTAX_NODES) throw new CypherError(MESSAGES.tooComplex)
+    if (++nodes > MAX_SYNTAX_NODES || depth > MAX_SYNTAX_DEPTH) throw new CypherError(MESSAGES.tooComplex)
     if ((v as Expr).type === 'parameter') parameter = true
     // A literal pattern is checked (and compiled) here, so a catastrophic one is refused before any work.
     const e = v as Expr
     if (e.type === 'compare' && e.op === '=~' && e.right.type === 'literal' && typeof e.right.value === 'string') cypherRegex(e.right.value)
-    for (const x of Object.values(v)) visit(x)
+    for (const x of Object.values(v)) visit(x, depth + 1)
   }
   const clauses: Clause[] = query.clauses
   if (clauses.some((c) => c.type === 'update')) throw new CypherError(MESSAGES.updating)

@@ -138,15 +138,25 @@ async function* matchStage(ctx: RunContext, clause: Extract<Clause, { type: 'mat
 }
 
 async function* unwindStage(ctx: RunContext, clause: Extract<Clause, { type: 'unwind' }>, input: Stream): Stream {
+  // Rows are charged per input row before they are built and handed on BATCH at a time: building a whole
+  // batch's rows first (`UNWIND range(1, 100000) AS x UNWIND range(1, 100000) AS y`: 10^10 rows) would
+  // exhaust the isolate before the row limit was checked.
   for await (const batch of input) {
-    const out: Row[] = []
+    let out: Row[] = []
     for (const row of batch) {
       const v = evaluate(clause.expr, row, ctx)
       if (v === null) continue
-      for (const x of Array.isArray(v) ? v : [v]) out.push({ ...row, [clause.variable]: x })
+      const items = Array.isArray(v) ? v : [v]
+      ctx.budget.chargeRows(items.length)
+      for (const x of items) {
+        out.push({ ...row, [clause.variable]: x })
+        if (out.length >= BATCH) {
+          yield out
+          out = []
+        }
+      }
     }
-    ctx.budget.chargeRows(out.length)
-    for (const c of chunks(out, BATCH)) yield c
+    if (out.length) yield out
   }
 }
 

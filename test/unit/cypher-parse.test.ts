@@ -190,6 +190,10 @@ describe('refusals', () => {
     expect(refusal(`RETURN ${'('.repeat(5_000)}1${')'.repeat(5_000)}`)).toBe(MESSAGES.tooComplex)
     expect(refusal(`MATCH (n) WHERE n.name = '${'x'.repeat(70_000)}' RETURN n`)).toBe(MESSAGES.tooComplex)
     expect(refusal(`RETURN [${Array(21_000).fill('1').join(',')}]`)).toBe(MESSAGES.tooComplex)
+    // a tree the parser builds but the engine's recursive evaluation could not (it overflowed the stack: a 500)
+    expect(refusal(`RETURN ${'NOT '.repeat(2_000)}true`)).toBe(MESSAGES.tooComplex)
+    expect(refusal(`RETURN ${'-'.repeat(1_000)}1`)).toBe(MESSAGES.tooComplex)
+    expect(parseCypher(`RETURN ${'NOT '.repeat(100)}true`).clauses).toHaveLength(1)
   })
 
   it('catastrophic regexes are refused before any value is tested; the library\'s shapes are not', () => {

@@ -2,14 +2,16 @@
  * Result tests: queries over the hand-built graph of cypher-graph.ts, answers worked out by hand from
  * its picture. Runs the real parser, planner and engine against an in-memory store.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { parseCypher } from '../../src/cypher/parse'
 import { loadReferenced, runQuery } from '../../src/cypher/run'
 import { presentResult } from '../../src/cypher/present'
 import { nodePropertyKeys, readsRelationshipProperties } from '../../src/cypher/needs'
 import { NodeRef, PathVal, RelRef, type Value } from '../../src/cypher/values'
 import { CORP, LAB, memorySource, nameOf, NODES } from './cypher-graph'
-import type { CypherLimits } from '../../src/cypher/budget'
+import { Budget, type CypherLimits } from '../../src/cypher/budget'
+
+const chargeRows = Budget.prototype.chargeRows
 
 const NOW = Date.UTC(2026, 0, 10) // epoch seconds 1768003200
 
@@ -349,6 +351,33 @@ describe('budgets', () => {
     let t = 0
     const r = runQuery(parseCypher('MATCH (a)-[*1..]-(b) RETURN count(*)'), memorySource(), { now: NOW, limits: tight({ maxMillis: 5 }), clock: () => (t += 10) })
     await expect(r).rejects.toThrow(/time limit/)
+  })
+
+  it('expressions are bounded by the value limit: nested lists, string doubling and replace() stop with a 400, never exhaust the isolate', async () => {
+    // 10^10 numbers before: the worker was killed
+    await expect(q('RETURN size([x IN range(1, 100000) | range(1, 100000)]) AS n')).rejects.toThrow(/value limit/)
+    await expect(q('RETURN ANY(x IN range(1, 100000) WHERE ANY(y IN range(1, 100000) WHERE x = y + 1)) AS b')).rejects.toThrow(/value limit/)
+    const big = 'x'.repeat(60_000)
+    await expect(q(`WITH '${big}' AS s ${'WITH s + s AS s '.repeat(6)}RETURN size(s) AS n`)).rejects.toThrow(/string longer than 1048576 characters \(value limit\)/)
+    await expect(q(`RETURN size(replace('${big}', 'x', '${'y'.repeat(100)}')) AS n`)).rejects.toThrow(/value limit/)
+    // a limit of its own, counted over the whole query
+    await expect(q('UNWIND range(1, 30) AS i RETURN size(range(1, 10)) AS n', null, tight({ maxValues: 200 }))).rejects.toThrow(/more than 200 list elements/)
+    expect(await col('UNWIND range(1, 3) AS i RETURN size([x IN range(1, 1000) | range(1, 100)]) AS n')).toEqual([1000, 1000, 1000])
+  })
+
+  it('UNWIND charges its rows before building them (a second UNWIND of 100000 used to build 5 * 10^7 rows first)', async () => {
+    const charged: number[] = []
+    const spy = vi.spyOn(Budget.prototype, 'chargeRows').mockImplementation(function (this: Budget, n: number) {
+      charged.push(n)
+      return chargeRows.call(this, n)
+    })
+    try {
+      await expect(q('UNWIND range(1, 3000) AS x UNWIND range(1, 3000) AS y RETURN count(*)')).rejects.toThrow(/row limit/)
+    } finally {
+      spy.mockRestore()
+    }
+    expect(Math.max(...charged)).toBe(3000)
+    expect(charged.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(100_000 + 3000)
   })
 
   it('LIMIT stops the scan early (one page of 1000 nodes instead of all)', async () => {
