@@ -16,7 +16,8 @@ import { savedQueryRoutes } from './saved-queries.routes'
 
 const CypherQuerySchema = z
   .object({
-    query: z.string({ error: 'query is required and must be a string' }),
+    // BloodHound decodes a missing query as "" and answers it as an empty one (400 `invalid input`)
+    query: z.string({ error: 'query must be a string' }).optional().default(''),
     include_properties: z.boolean().optional().default(false),
   })
   .meta({ id: 'CypherQuery' })

@@ -237,7 +237,8 @@ describe('refusals (400 envelope, never a 5xx)', () => {
       [{ query: 'UNWIND range(1, 100000) AS x UNWIND range(1, 100000) AS y RETURN count(*)' }, /row limit/],
       [{ query: 'RETURN size([x IN range(1, 100000) | range(1, 100000)]) AS n' }, /value limit/],
       [{ query: `RETURN ${'NOT '.repeat(2_000)}true AS x` }, 'cypher query is too complex and is likely to result in poor or unstable database performance'],
-      [{ include_properties: true }, /query/],
+      [{ include_properties: true }, 'invalid input'],
+      [{}, 'invalid input'],
       [{ query: 42 }, /query/],
     ]
     for (const [body, message] of cases) await expectEnvelope(await post(admin, body), 400, message)
