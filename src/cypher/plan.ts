@@ -210,6 +210,32 @@ function score(node: NodePattern, bound: ReadonlySet<string>, filters: Expr[]): 
   return (s.objectid !== null ? 500 : 0) + (s.name !== null ? 400 : 0) + (s.where?.length ?? 0) * 50 + filters.reduce((a, f) => a + narrowing(f), 0) + kinds
 }
 
+/**
+ * The kinds a single relationship `[r:…]` may have given the WHERE's conjuncts about `r` alone: `NOT r:K`
+ * drops K, `r:K` keeps only K (a relationship has one type). Only when the pattern names its types (an
+ * untyped `[r]` has no list to narrow), `r` is new in this clause and not variable-length (there `r` is a
+ * list). The narrowed list replaces the pattern's types (shortcuts such as AD_ATTACK_PATHS expanded), so the
+ * store never returns relationships the WHERE would drop (`(n)-[r:AD_ATTACK_PATHS]->(m) WHERE NOT r:MemberOf`
+ * reads no membership); the WHERE still tests every row. An empty result keeps the pattern as written
+ * (an empty type list would mean any type): the WHERE then drops everything.
+ */
+function narrowedTypes(r: RelPattern, bound: ReadonlySet<string>, cs: Expr[]): string[] | null {
+  const v = r.variable
+  if (!v || r.range !== null || bound.has(v) || r.types.length === 0) return null
+  const about = (e: Expr): string[] | null => (e.type === 'hasLabels' && e.expr.type === 'var' && e.expr.name === v ? e.labels : null)
+  const drop = new Set<string>()
+  let keep: string[] | null = null
+  for (const c of cs) {
+    const negated = c.type === 'not' ? about(c.expr) : null
+    if (negated && negated.length === 1) drop.add(negated[0])
+    for (const l of about(c) ?? []) keep = keep === null ? [l] : keep.filter((k) => k === l)
+  }
+  if (drop.size === 0 && keep === null) return null
+  const only = keep === null ? null : new Set<string>(keep)
+  const kinds = (relationshipKinds(r.types) ?? []).filter((k) => !drop.has(k) && (only === null || only.has(k)))
+  return kinds.length > 0 ? kinds : null
+}
+
 function flip(r: RelPattern): RelPattern {
   return { ...r, direction: r.direction === 'out' ? 'in' : r.direction === 'in' ? 'out' : 'both' }
 }
@@ -232,7 +258,11 @@ export function planPart(part: PatternPart, bound: ReadonlySet<string>, where: E
   const last = score(part.nodes[part.nodes.length - 1], bound, all[all.length - 1])
   const reversed = part.rels.length > 0 && last > first
   const nodes = reversed ? [...part.nodes].reverse() : part.nodes
-  const rels = reversed ? [...part.rels].reverse().map(flip) : part.rels
+  const narrowed = part.rels.map((r) => {
+    const types = narrowedTypes(r, bound, cs)
+    return types ? { ...r, types } : r
+  })
+  const rels = reversed ? [...narrowed].reverse().map(flip) : narrowed
   const filters = reversed ? [...all].reverse() : all
   const scan = scanFor(nodes[0], filters[0])
   const v = nodes[0].variable

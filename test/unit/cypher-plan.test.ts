@@ -41,3 +41,30 @@ describe('the end a walk starts from', () => {
     expect(start("MATCH p = (n {name: 'ALICE@CORP.LOCAL'})-[:MemberOf]->(d:Domain) RETURN p")).toBe('n')
   })
 })
+
+/** The relationship types the walk asks the store for, per hop, of the first MATCH's first part. */
+function hopTypes(query: string, bound: string[] = []): string[][] {
+  const m = parseCypher(query).clauses.find((c): c is Extract<Clause, { type: 'match' }> => c.type === 'match')!
+  return planPart(m.patterns[0], new Set(bound), m.where).rels.map((r) => r.types)
+}
+
+describe('relationship kinds narrowed by the WHERE', () => {
+  it('NOT r:K drops K from the kinds read (shortcuts expanded); r:K keeps only K', () => {
+    const [types] = hopTypes('MATCH (n:Base)-[r:AD_ATTACK_PATHS]->(m:Base) WHERE NOT r:MemberOf AND n.enabled = true RETURN n')
+    expect(types).toContain('AdminTo')
+    expect(types).toContain('GenericAll')
+    expect(types).not.toContain('MemberOf')
+    expect(hopTypes('MATCH p = (g:Group)-[r:AdminTo|CanRDP|MemberOf]->(c) WHERE r:CanRDP RETURN p')).toEqual([['CanRDP']])
+    expect(hopTypes('MATCH p = (g)-[r:AdminTo|MemberOf]->(c)-[s:HasSession]->(u) WHERE NOT r:MemberOf RETURN p')).toEqual([['AdminTo'], ['HasSession']])
+  })
+
+  it('left as written when narrowing is not sound or says nothing', () => {
+    // untyped: no list to narrow; variable length: r is a list; bound earlier: not this clause's to narrow
+    expect(hopTypes('MATCH (a)-[r]->(b) WHERE NOT r:MemberOf RETURN a')).toEqual([[]])
+    expect(hopTypes('MATCH p = (a)-[r:MemberOf|AdminTo*1..]->(b) WHERE NOT r:MemberOf RETURN p')).toEqual([['MemberOf', 'AdminTo']])
+    expect(hopTypes('MATCH (a)-[r:MemberOf|AdminTo]->(b) WHERE NOT r:MemberOf RETURN a', ['r'])).toEqual([['MemberOf', 'AdminTo']])
+    // inside an OR the test is not a condition of every row; excluding every kind keeps the pattern (the WHERE drops all)
+    expect(hopTypes('MATCH (a)-[r:MemberOf|AdminTo]->(b) WHERE NOT r:MemberOf OR a.x = 1 RETURN a')).toEqual([['MemberOf', 'AdminTo']])
+    expect(hopTypes('MATCH (a)-[r:MemberOf]->(b) WHERE NOT r:MemberOf RETURN a')).toEqual([['MemberOf']])
+  })
+})
