@@ -64,27 +64,36 @@ const Body = z.object({
   description: z.string().max(10_000, 'description must be at most 10000 characters').optional().default(''),
 })
 
-/** `name=eq:x` (exact, also plain `name=x`) or `name=~eq:x` (contains), as BloodHound's filter syntax. */
-const Filter = z
-  .string()
-  .optional()
-  .transform((v, ctx) => {
-    if (v === undefined) return undefined
-    const m = /^(~eq|eq):(.*)$/s.exec(v)
-    if (!m && /^[a-z~]+:/.test(v)) {
-      ctx.addIssue({ code: 'custom', message: 'filter predicate is not supported: use eq: or ~eq:' })
-      return z.NEVER
-    }
-    return m ? { op: m[1] === 'eq' ? ('eq' as const) : ('contains' as const), value: m[2] } : { op: 'eq' as const, value: v }
-  })
+/**
+ * BloodHound's saved-query filters (model/saved_queries.go ValidFilters): `column=eq:x` (also plain
+ * `column=x`), `neq:x`, and for name and description `~eq:x` (contains, case-insensitive). Another
+ * predicate: 400 with BloodHound's message naming the column and predicate.
+ */
+function Filter(column: string, predicates: readonly ('eq' | 'neq' | '~eq')[]) {
+  return z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined
+      const m = /^([a-z~]+):(.*)$/s.exec(v)
+      if (!m) return { op: 'eq' as const, value: v }
+      const op = m[1] as 'eq' | 'neq' | '~eq'
+      if (!predicates.includes(op)) {
+        ctx.addIssue({ code: 'custom', message: `the specified filter predicate is not supported for this column: ${column} ${m[1]}` })
+        return z.NEVER
+      }
+      return { op: op === '~eq' ? ('contains' as const) : op, value: m[2] }
+    })
+}
 
 const ListQuery = z.object({
   skip: Skip,
   limit: Limit(10_000, 10_000),
   sort_by: z.union([z.string(), z.array(z.string())]).optional(),
-  name: Filter,
-  query: Filter,
-  description: Filter,
+  name: Filter('name', ['eq', 'neq', '~eq']),
+  query: Filter('query', ['eq', 'neq']),
+  description: Filter('description', ['eq', 'neq', '~eq']),
+  user_id: Filter('user_id', ['eq', 'neq']),
   scope: z.string().optional(),
 })
 
@@ -125,8 +134,8 @@ export const savedQueryRoutes: RouteEntry[] = [
       summary: "The caller's saved queries (or, with scope, also those shared with them and public ones)",
       description:
         '`scope` (comma-separated `owned`, `shared`, `public`, or `all`) adds each item\'s `scope`; without it the ' +
-        'caller\'s own queries. `sort_by` a column (`-column` descending); filters `name`, `query`, `description` as ' +
-        '`eq:value` or `~eq:value` (contains, case-insensitive).',
+        'caller\'s own queries. `sort_by` a column (`-column` descending); filters as BloodHound: `name` and `description` ' +
+        'with `eq:`, `neq:` or `~eq:` (contains, case-insensitive), `query` and `user_id` with `eq:` or `neq:`.',
       tags: ['Cypher'],
       auth: 'graph/Read',
       query: ListQuery,
@@ -146,7 +155,7 @@ export const savedQueryRoutes: RouteEntry[] = [
         order.push({ column, descending })
       }
       const filters: ListFilter['filters'] = []
-      for (const column of ['name', 'query', 'description'] as const) {
+      for (const column of ['name', 'query', 'description', 'user_id'] as const) {
         const f = query[column]
         if (f) filters.push({ column, ...f })
       }

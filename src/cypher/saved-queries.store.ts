@@ -17,8 +17,8 @@ export interface SavedQueryRow {
 export type Scope = 'owned' | 'shared' | 'public'
 
 export interface ListFilter {
-  /** column → [operator, value]; operator eq (exact) or contains */
-  filters: { column: 'name' | 'query' | 'description'; op: 'eq' | 'contains'; value: string }[]
+  /** column → [operator, value]; operator eq (exact), neq or contains (case-insensitive) */
+  filters: { column: 'name' | 'query' | 'description' | 'user_id'; op: 'eq' | 'neq' | 'contains'; value: string }[]
   /** ORDER BY terms, already validated column names */
   order: { column: string; descending: boolean }[]
   skip: number
@@ -48,7 +48,9 @@ export async function listSavedQueries(db: D1Database, userId: string, scope: Sc
   const where = [scopeWhere(scope)]
   for (const x of f.filters) {
     params.push(x.value)
-    where.push(x.op === 'eq' ? `q.${x.column} = ?${params.length}` : `instr(lower(q.${x.column}), lower(?${params.length})) > 0`)
+    where.push(
+      x.op === 'eq' ? `q.${x.column} = ?${params.length}` : x.op === 'neq' ? `q.${x.column} <> ?${params.length}` : `instr(lower(q.${x.column}), lower(?${params.length})) > 0`,
+    )
   }
   const order = f.order.length ? f.order.map((o) => `q.${o.column}${o.descending ? ' DESC' : ''}`).join(', ') + ', q.id' : 'q.id'
   const base = `FROM saved_queries q WHERE ${where.join(' AND ')}`

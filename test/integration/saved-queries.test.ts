@@ -75,8 +75,16 @@ describe('listing, scopes and sharing', () => {
     expect(own.data.map((q) => q.id)).toEqual([a.id, b.id])
     expect((await listSavedQueries(carol.client, 'sort_by=name')).data.map((q) => q.name)).toEqual(['a-query', 'b-query'])
     expect((await listSavedQueries(carol.client, 'sort_by=-name&limit=1')).data.map((q) => q.name)).toEqual(['b-query'])
-    expect((await listSavedQueries(carol.client, 'query=~eq:n:user')).data.map((q) => q.name)).toEqual(['a-query'])
+    expect((await listSavedQueries(carol.client, 'description=~eq:')).count).toBe(2)
+    expect((await listSavedQueries(carol.client, `query=${encodeURIComponent('eq:MATCH (n:User) RETURN n')}`)).data.map((q) => q.name)).toEqual(['a-query'])
     expect((await listSavedQueries(carol.client, 'name=eq:b-query')).data.map((q) => q.name)).toEqual(['b-query'])
+    expect((await listSavedQueries(carol.client, 'name=neq:b-query')).data.map((q) => q.name)).toEqual(['a-query'])
+    expect((await listSavedQueries(carol.client, 'name=~eq:QUERY&sort_by=name')).data.map((q) => q.name)).toEqual(['a-query', 'b-query'])
+    expect((await listSavedQueries(carol.client, `user_id=eq:${carol.userId}`)).count).toBe(2)
+    expect((await listSavedQueries(carol.client, `user_id=neq:${carol.userId}`)).count).toBe(0)
+    // BloodHound's predicates per column: no ~eq on query or user_id, nothing but eq/neq/~eq
+    await expectEnvelope(await carol.client.raw('GET', '/api/v2/saved-queries?query=~eq:User'), 400, 'the specified filter predicate is not supported for this column: query ~eq')
+    await expectEnvelope(await carol.client.raw('GET', '/api/v2/saved-queries?name=gt:a'), 400, 'the specified filter predicate is not supported for this column: name gt')
     await expectEnvelope(await carol.client.raw('GET', '/api/v2/saved-queries?sort_by=password'), 400, 'the specified column cannot be sorted')
     await expectEnvelope(await carol.client.raw('GET', '/api/v2/saved-queries?scope=mine'), 400, 'invalid scope param')
 
