@@ -950,7 +950,7 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
         ctx.budget.releaseBytes(shared.bytes + dead.bytes)
       }
       ctx.budget.releaseBytes(yCache.bytes)
-      if (reaches.putOff > 0 && ctx.plans.length < 32)
+      if ((reaches.putOff > 0 || reaches.statements > 0) && ctx.plans.length < 32)
         ctx.plans.push(
           `${reaches.putOff} pair(s) put off in ${reaches.groups} group(s); reachability in the store: ${reaches.statements} statement(s), ${reaches.known.length} complete; ${reaches.settled} pair(s) proven unreachable`,
         )

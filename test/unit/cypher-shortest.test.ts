@@ -202,6 +202,34 @@ describe('shortest-path searches: access and memory', () => {
     expect(r.ctx.plans.join()).toMatch(/per pair/)
   })
 
+  it('many starts x many ends, every pair far: the store statements and searches stay within the step and row budgets (400 naming the limit)', async () => {
+    // 3 000 nodes in a ring with chords (every pair reachable, far apart), 8 starts x 8 ends (64 pairs)
+    const n = 3_000
+    const nodes = Array.from({ length: n }, (_, i) => node(i + 1, 'E1', i % 375 === 0 ? ['Base', 'X'] : i % 375 === 187 ? ['Base', 'Y'] : ['Base']))
+    const edges: EdgeRecord[] = []
+    for (let i = 0; i < n; i++) for (const j of [i + 1, i * 7 + 3]) edges.push(edge(edges.length + 1, i + 1, 'A', (j % n) + 1))
+    const query = parseCypher('MATCH p = shortestPath((a:X)-[:A*1..]->(b:Y)) RETURN length(p)')
+    for (const maxSteps of [2_000, 20_000]) {
+      const limits: CypherLimits = { maxRows: 50_000, maxResultRows: 1e6, maxSteps, maxMillis: 60_000, maxBytes: 48 * 1024 * 1024 }
+      const src = memorySource(null, nodes, edges)
+      let counted = 0
+      const counting = {
+        ...src,
+        async reach(...args: Parameters<typeof src.reach>) {
+          const got = await src.reach(...args)
+          counted += got.nodes
+          return got
+        },
+      }
+      const r = await runQuery(query, counting, { limits, shortest: { proveAfter: 50, reachLimit: 1_000 } }).catch((e: Error) => e)
+      if (r instanceof Error) expect(r.message).toMatch(/traversal step limit|row limit/)
+      else expect(r.rows).toHaveLength(64)
+      // the statements never count into the quarter of the step budget kept for the searches
+      expect(counted).toBeLessThanOrEqual(maxSteps * 0.75)
+      if (maxSteps > 2_000) expect(counted).toBeGreaterThan(0)
+    }
+  })
+
   it('a search that cannot stop early holds ids, not relationship records, and is charged every relationship read', async () => {
     // 12 layers of 40 nodes, each node linked to every node of the next layer (17,600 relationships);
     // targets: the last layer's first node and 17 isolated nodes (more than 16 pairs, searched here as
