@@ -623,11 +623,12 @@ export const SHORTEST_TUNING: ShortestTuning = { pairwiseMax: 64, proveAfter: 2_
 /**
  * Shortest paths from the source of `shared` to `y` (a different node) by bidirectional breadth-first
  * search (see matchShortest), in search order (shared's source first): one, or all of them. `shared` is
- * the search from the single node of a 1 x N pattern, kept across its N pairs: its levels only grow, each
+ * the search from x, a node of the smaller end set, kept across x's pairs: its levels only grow, each
  * read once; a pair starts with `y` alone on its side and first checks whether `shared` already reached y
  * (its parents are complete: their level is done). The proof in matchShortest needs no balance between the
  * sides, only that they share no node before each level, which that check makes true. `yCache` keeps the
- * other side's adjacency across the pairs.
+ * other side's adjacency across the pairs. With `off`, the search is bounded: y's side about to pass
+ * `maxWork` nodes, or entering what a put-off pair's far side reached, puts the pair off (null; PutOff).
  */
 async function bidirectional(
   ctx: RunContext,
@@ -716,16 +717,16 @@ async function bidirectional(
 }
 
 /**
- * Nodes the single node x of a 1 x N search cannot reach (in its search direction), learnt from the
+ * Nodes x (a node of the smaller end set, see bidirectional) cannot reach in its search direction, learnt from the
  * pairs whose other side ended without meeting x's: that side's search reached every node that reaches y
  * (walking backwards; nodes already dead left out, see below), and none of them was reached from x — had x
  * reached one, x's own node would have been among them, and the sides would have met. The set is closed
  * under "reaches": a node that reaches a dead node is dead (had x reached it, x would reach the dead node).
  * So for a later y: y dead → no path; and y's side may leave dead nodes out, since no path from x passes
  * through one (every node of such a path is reached from x). Its nodes stay dead when that side ends
- * (the nodes it left out are dead already), so the set stays closed. At 1 M edges this turns one user →
- * the 13 Tier Zero nodes (four of them in another domain, each reached backwards by the same ~21 000 nodes)
- * from four backward searches of that size into one. Charged to the memory budget while the query runs.
+ * (the nodes it left out are dead already), so the set stays closed. It settles the ends whose reach is
+ * small enough to end within the bounded search; larger ones are put off and proven by the store
+ * (Reaches). Charged to the memory budget while the query runs.
  */
 /**
  * Pairs of one x put off by their bounded search (bidirectional with `maxWork`), grouped: a pair whose far
@@ -828,7 +829,8 @@ const reverse = (d: 'out' | 'in' | 'both'): 'out' | 'in' | 'both' => (d === 'out
  * shortestPath / allShortestPaths between every pair of the two end sets. shortestPath yields one path
  * per reachable pair, allShortestPaths every path of the shortest length; shortest answers come first.
  *
- * One start and one end (different nodes): a bidirectional breadth-first search. It extends the side
+ * Up to `pairwiseMax` pairs: a bidirectional breadth-first search per pair (different nodes; pairs
+ * proven unreachable by the store are left out, see Reaches). It extends the side
  * whose frontier is smaller by one whole level and stops at the first level where the two sides meet.
  * Why that is exact: before a level the sides share no node; a node m first shared after side X reached
  * depth dX must be at depth dY (the other side's last level) on side Y — were it nearer to Y, its parent
