@@ -35,10 +35,19 @@ export const DEFAULT_MAX_VALUES = 2_000_000
 /**
  * Sized for the 128 MB isolate: a walk state or held row costs a few hundred bytes (rows bound them);
  * every node and relationship read stays cached for the query, and its estimated size is counted
- * against `maxBytes` (relationship properties only when the query reads them), so the data one query
- * holds stays well under the isolate's limit; time bounds the store round trips.
+ * against `maxBytes` (relationship properties only when the query reads them); time bounds the store
+ * round trips.
+ *
+ * `maxBytes` is an estimate, and the isolate's real heap is larger: measured under a V8 heap cap on the
+ * 1 M-edge benchmark graph (`npm run bench:cypher -- --heap-cap N`, BENCHMARKS.md "Cypher memory under
+ * the 128 MiB heap cap"), the unbounded walk `MATCH p = (a)-[*1..]->(b) RETURN count(p)`, stopped at a
+ * 48 MiB estimate, needed between 112 and 128 MiB of isolate heap (it killed the isolate under a 112 MiB
+ * cap, not under 128): about twice the estimate on top of the ~16 MiB the worker holds anyway, and less
+ * than 16 MiB from the Workers limit. At 32 MiB every hostile and near-limit shape of the bench survived
+ * a 96 MiB cap (the unbounded walks need 80–96 MiB); the library-shaped queries estimate at most 13.5 MB
+ * there and answer as before. Measure again before raising it.
  */
-export const DEFAULT_LIMITS: CypherLimits = { maxRows: 100_000, maxResultRows: 20_000, maxSteps: 500_000, maxMillis: 5_000, maxBytes: 48 * 1024 * 1024 }
+export const DEFAULT_LIMITS: CypherLimits = { maxRows: 100_000, maxResultRows: 20_000, maxSteps: 500_000, maxMillis: 5_000, maxBytes: 32 * 1024 * 1024 }
 
 export class Budget {
   private rows = 0
