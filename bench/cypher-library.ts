@@ -18,7 +18,8 @@
  *
  * Prints one line per query (status, time, what it found or the error) and the tally of statuses; with
  * --only, also the names of the nodes found. Exit 1 when any answer is a 5xx or a 400 that is not a budget
- * refusal (`the query was stopped: …`). --state keeps the loaded database in DIR for the next run.
+ * refusal (`the query was stopped: …`), or when include_properties changes what is found. --state keeps the
+ * loaded database in DIR for the next run.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -163,7 +164,12 @@ async function main() {
           rows.push({ index: i, name: q.name, status: r.status, ms: Math.round(r.ms), answer: describe(r), plan: r.headers.get('x-cypher-plan') })
           console.log(`${String(i).padStart(3)} ${r.status} ${String(Math.round(r.ms)).padStart(6)} ms  ${q.name.slice(0, 72).padEnd(72)} ${describe(r)}${bad ? '  <-- defect' : ''}`)
           if (only && r.status === 200) console.log(`      ${Object.values(r.body!.data!.nodes).map((n) => n.label).sort().join(' | ')}`)
-        } else if (r.status !== rows[rows.length - 1].status) console.log(`      with include_properties: ${r.status} ${describe(r)}${bad ? '  <-- defect' : ''}`)
+        } else if (r.status !== rows[rows.length - 1].status || describe(r) !== rows[rows.length - 1].answer) {
+          // the same nodes, edges and literals are expected with and without properties (or the same refusal)
+          const differs = r.status < 400 || (rows[rows.length - 1].status as number) < 400
+          failed ||= differs
+          console.log(`      with include_properties: ${r.status} ${describe(r)}${bad || differs ? '  <-- defect' : ''}`)
+        }
       }
     }
     console.log(JSON.stringify(tally))
