@@ -168,6 +168,36 @@ describe('selectors', () => {
     expect((await getAssetGroup(admin, 1)).data.member_count).toBe(TIER_ZERO.size)
   })
 
+  it("an Owned selector: the next run's Owned members, Cypher's Tag_Owned, isOwnedObject and owned tag, and the entity's system_tags are one set", async () => {
+    const ownedByCypher = async (query: string) => {
+      const r = await cypherQuery(admin, query, true)
+      const nodes = Object.values(r.data.nodes) as unknown as { objectId: string; isOwnedObject: boolean; kinds: string[]; properties: Record<string, unknown> }[]
+      for (const n of nodes) {
+        expect(n.isOwnedObject, n.objectId).toBe(true)
+        expect(n.kinds, n.objectId).toContain('Tag_Owned')
+        expect(String(n.properties.system_tags).split(' '), n.objectId).toContain('owned')
+      }
+      return new Set(nodes.map((n) => n.objectId))
+    }
+    const members = async () => new Set((await allMembers(admin, 2)).map((m) => m.object_id))
+    const before = await members()
+    expect(before.has(ID.BOB)).toBe(false)
+    await updateAssetGroupSelectors(admin, 2, [{ selector_name: 'phished', sid: ID.BOB, action: 'add' }])
+    await runAnalysisDirect(db)
+    const after = await members()
+    expect(after).toEqual(new Set([...before, ID.BOB]))
+    expect(await ownedByCypher('MATCH (n:Tag_Owned) RETURN n')).toEqual(after)
+    expect(await ownedByCypher("MATCH (n) WHERE coalesce(n.system_tags, '') CONTAINS 'owned' RETURN n")).toEqual(after)
+    const tagsOf = async (id: string) => String((await admin.call<{ data: { props: Record<string, unknown> } }>('GET', `/api/v2/base/${id}`)).data.props.system_tags).split(' ')
+    expect(await tagsOf(ID.BOB)).toContain('owned')
+    // removed: no longer owned anywhere after the next run
+    await updateAssetGroupSelectors(admin, 2, [{ sid: ID.BOB, action: 'remove' }])
+    await runAnalysisDirect(db)
+    expect(await members()).toEqual(before)
+    expect(await ownedByCypher('MATCH (n:Tag_Owned) RETURN n')).toEqual(before)
+    expect(await tagsOf(ID.BOB)).not.toContain('owned')
+  })
+
   it('a created group gets the objects its selectors name, tagged with its tag', async () => {
     const g = await createAssetGroup(admin, { name: 'Crown servers', tag: 'crown' })
     expect(g.data).toMatchObject({ name: 'Crown servers', tag: 'crown', system_group: false, member_count: 0, selectors: [] })
