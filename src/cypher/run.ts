@@ -45,12 +45,15 @@ export async function runQuery(query: Query, source: GraphSource, opts: RunOptio
   for (let i = 0; i < query.clauses.length; i++) {
     const clause = query.clauses[i]
     if (clause.type === 'return') columns = projectionNames(clause)
-    const push = opts.countPushdown === false ? null : countPushdown(query.clauses, i)
+    // a first MATCH (g …) of one node whose g the next clause counts: the three clauses are one stage
+    const ahead = i === 0 && opts.countPushdown !== false && query.clauses.length > 2 ? countPushdown(query.clauses, 1) : null
+    const push = ahead?.fused ? ahead : opts.countPushdown === false ? null : countPushdown(query.clauses, i)
     if (push) {
       // the MATCH and the projection's counts become one stage; the projection sums the store's counts
       if (push.projection.type === 'return') columns = projectionNames(push.projection)
-      stream = stage(ctx, push.projection, countStream(ctx, push, stream))
-      i++
+      const where = push.fused?.where ?? null
+      stream = stage(ctx, push.projection, countStream(ctx, push, stream, (rows) => applyWhere(ctx, where, rows)))
+      i += push === ahead ? 2 : 1
       continue
     }
     stream = stage(ctx, clause, stream)
