@@ -28,7 +28,7 @@ export interface ListFilter {
 const COLUMNS = 'q.id, q.user_id, q.name, q.query, q.description, q.created_at, q.updated_at'
 
 /** Columns a list may be sorted by (BloodHound's sortable columns). */
-export const SORTABLE = new Set(['id', 'user_id', 'name', 'query', 'description', 'created_at', 'updated_at'])
+export const SORTABLE = new Set(['id', 'user_id', 'name', 'query', 'description', 'created_at', 'updated_at', 'deleted_at'])
 
 function scopeWhere(scope: Scope): string {
   switch (scope) {
@@ -52,7 +52,9 @@ export async function listSavedQueries(db: D1Database, userId: string, scope: Sc
       x.op === 'eq' ? `q.${x.column} = ?${params.length}` : x.op === 'neq' ? `q.${x.column} <> ?${params.length}` : `instr(lower(q.${x.column}), lower(?${params.length})) > 0`,
     )
   }
-  const order = f.order.length ? f.order.map((o) => `q.${o.column}${o.descending ? ' DESC' : ''}`).join(', ') + ', q.id' : 'q.id'
+  // deleted_at: BloodHound's soft-delete column, never set on a listed query (EdgeHound deletes rows): a constant
+  const term = (c: string) => (c === 'deleted_at' ? 'NULL' : `q.${c}`)
+  const order = f.order.length ? f.order.map((o) => `${term(o.column)}${o.descending ? ' DESC' : ''}`).join(', ') + ', q.id' : 'q.id'
   const base = `FROM saved_queries q WHERE ${where.join(' AND ')}`
   const [page, total] = await db.batch([
     db.prepare(`SELECT ${COLUMNS} ${base} ORDER BY ${order} LIMIT ?${params.length + 1} OFFSET ?${params.length + 2}`).bind(...params, f.limit, f.skip),

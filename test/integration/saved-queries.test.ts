@@ -86,6 +86,7 @@ describe('listing, scopes and sharing', () => {
     await expectEnvelope(await carol.client.raw('GET', '/api/v2/saved-queries?query=~eq:User'), 400, 'the specified filter predicate is not supported for this column: query ~eq')
     await expectEnvelope(await carol.client.raw('GET', '/api/v2/saved-queries?name=gt:a'), 400, 'the specified filter predicate is not supported for this column: name gt')
     await expectEnvelope(await carol.client.raw('GET', '/api/v2/saved-queries?sort_by=password'), 400, 'the specified column cannot be sorted')
+    expect((await listSavedQueries(carol.client, 'sort_by=-deleted_at')).data.map((q) => q.id)).toEqual([a.id, b.id])
     await expectEnvelope(await carol.client.raw('GET', '/api/v2/saved-queries?scope=mine'), 400, 'invalid scope param')
 
     // share a with dave; b stays private
