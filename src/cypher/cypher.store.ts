@@ -5,7 +5,7 @@
  * Sets of ids travel as one JSON parameter (json_each), never as long IN lists.
  */
 import { toNodeRecord, type NodeRow } from '../graph/present'
-import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeRecord, type NodeScan, type Reach, type ScanCondition } from './source'
+import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeRecord, type NodeScan, type Reach, type RelCondition, type ScanCondition } from './source'
 import { chunks } from '../chunks'
 import { NODE_COLUMNS, visible } from '../graph/graph.store'
 import { SELECTED_TAGS_COLUMN } from '../assetgroups/assetgroups.store'
@@ -300,8 +300,14 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
       return { nodes: n, complete: n < limit, found: row?.found ? row.found.split(',').map(Number) : [] }
     },
 
-    async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean): Promise<EdgeRecord[]> {
+    async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean, where: RelCondition[] = []): Promise<EdgeRecord[]> {
       if (ids.length === 0) return []
+      // each condition: json_extract(e.properties, '$."key"') = value, bound after the fixed parameters (keys
+      // are letters, digits and _ only, checked again here: they are part of a bound JSON path, never SQL text)
+      const conds = where.filter((c) => /^[A-Za-z0-9_]+$/.test(c.key))
+      const first = access === null ? 3 : 4
+      const condSql = conds.map((_, i) => `AND json_extract(e.properties, ?${first + 2 * i}) = ?${first + 2 * i + 1}`).join(' ')
+      const condArgs = conds.flatMap((c) => [`$."${c.key}"`, typeof c.value === 'boolean' ? (c.value ? 1 : 0) : c.value])
       const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =
         direction === 'out' ? [['start_id', 'end_id']] : direction === 'in' ? [['end_id', 'start_id']] : [['start_id', 'end_id'], ['end_id', 'start_id']]
       const statements = chunks(ids, IDS_PER_STATEMENT).flatMap((c) =>
@@ -312,9 +318,10 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
                FROM json_each(?1) f JOIN edges e ON e.${near} = f.value
                ${access === null ? '' : `JOIN nodes v ON v.id = e.${far}`}
                WHERE (?2 IS NULL OR e.kind IN (SELECT value FROM json_each(?2)))
-                 ${access === null ? '' : `AND ${visible('v.environment_id', '?3')}`}`,
+                 ${access === null ? '' : `AND ${visible('v.environment_id', '?3')}`}
+                 ${condSql}`,
             )
-            .bind(...[JSON.stringify(c), kinds ? JSON.stringify(kinds) : null, ...(access === null ? [] : [access])]),
+            .bind(...[JSON.stringify(c), kinds ? JSON.stringify(kinds) : null, ...(access === null ? [] : [access]), ...condArgs]),
         ),
       )
       const results = await db.batch(statements)

@@ -12,7 +12,7 @@ import { evaluate, type EvalContext, type GraphCache, type Row } from './eval'
 import { hasLabel, nodeProperty, relationshipKinds } from './labels'
 import { CypherError } from './parse'
 import { planPart, type PartPlan } from './plan'
-import type { EdgeRecord, GraphSource, NodeRecord } from './source'
+import type { EdgeRecord, GraphSource, NodeRecord, RelCondition } from './source'
 import { equals, fromJson, NodeRef, PathVal, RelRef, type Value } from './values'
 import { chunks } from '../chunks'
 
@@ -125,9 +125,15 @@ export async function loadRelProperties(ctx: RunContext, ids: Iterable<number>):
  * it, and its records are charged (their bytes, and a step each) before the caller holds them. Returns the
  * bytes charged, for a caller that gives them back once it has compacted the records.
  */
-async function expandCharged(ctx: RunContext, part: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null): Promise<{ edges: EdgeRecord[]; bytes: number }> {
+async function expandCharged(
+  ctx: RunContext,
+  part: number[],
+  direction: 'out' | 'in' | 'both',
+  kinds: string[] | null,
+  where: RelCondition[] = [],
+): Promise<{ edges: EdgeRecord[]; bytes: number }> {
   ctx.budget.checkTime()
-  const edges = await ctx.source.expand(part, direction, kinds, ctx.relProperties)
+  const edges = await ctx.source.expand(part, direction, kinds, ctx.relProperties, where)
   let bytes = 0
   for (const e of edges) bytes += e.bytes ?? EDGE_BYTES
   ctx.budget.chargeBytes(bytes)
@@ -135,9 +141,9 @@ async function expandCharged(ctx: RunContext, part: number[], direction: 'out' |
   return { edges, bytes }
 }
 
-/** Relationships at each of `ids` (near end), fetched once per query and direction/kinds. */
-async function expand(ctx: RunContext, ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null): Promise<Map<number, EdgeRecord[]>> {
-  const key = `${direction}|${kinds ? kinds.join(',') : '*'}`
+/** Relationships at each of `ids` (near end), fetched once per query and direction/kinds/conditions. */
+async function expand(ctx: RunContext, ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, where: RelCondition[] = []): Promise<Map<number, EdgeRecord[]>> {
+  const key = `${direction}|${kinds ? kinds.join(',') : '*'}${where.length ? `|${JSON.stringify(where)}` : ''}`
   let cache = ctx.expansions.get(key)
   if (!cache) ctx.expansions.set(key, (cache = new Map()))
   const missing = [...new Set(ids)].filter((id) => !cache!.has(id))
@@ -146,7 +152,7 @@ async function expand(ctx: RunContext, ids: number[], direction: 'out' | 'in' | 
   // (tens of thousands of nodes deep in a shortest-path search at 1 M edges) returned ~400 000
   // relationships at once, held in full before the budget could refuse them (measured: ~380 MB of heap).
   for (const part of chunks(missing, EXPAND_CHUNK)) {
-    const { edges } = await expandCharged(ctx, part, direction, kinds)
+    const { edges } = await expandCharged(ctx, part, direction, kinds, where)
     const wanted = new Set(part)
     for (const e of edges) {
       ctx.rels.set(e.id, e)
@@ -320,6 +326,7 @@ async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number
       frontier.map((w) => w.seq[w.seq.length - 1]),
       rp.direction,
       kinds,
+      plan.relWhere[h],
     )
     let chunk: Walk[] = []
     const flush = async function* (): AsyncGenerator<Row[]> {
@@ -355,6 +362,7 @@ async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number
       frontier.map((w) => w.seq[w.seq.length - 1]),
       rp.direction,
       kinds,
+      plan.relWhere[h],
     )
     const next: Walk[] = []
     // Walks are charged while they are made, not after the level: one level of an unbounded pattern

@@ -8,7 +8,7 @@
  * meaning.
  */
 import type { Expr, NodePattern, PatternPart, RelPattern } from './ast'
-import type { NodeScan, ScanCondition } from './source'
+import type { NodeScan, RelCondition, ScanCondition } from './source'
 import { relationshipKinds, scanKindsFor } from './labels'
 import { variablesOf } from './eval'
 
@@ -22,6 +22,8 @@ export interface PartPlan {
   rels: RelPattern[]
   /** conditions per node (walk order) */
   filters: Expr[][]
+  /** per relationship (walk order): property conditions the store may apply when it reads them */
+  relWhere: RelCondition[][]
   /** how to find the first node when it is not bound: the store-side part of its conditions */
   scan: NodeScan
   /** readable summary (tests, the plan header) */
@@ -236,6 +238,38 @@ function narrowedTypes(r: RelPattern, bound: ReadonlySet<string>, cs: Expr[]): s
   return kinds.length > 0 ? kinds : null
 }
 
+/**
+ * Property conditions on a single relationship `[r…]` new in this clause (not variable-length: there `r` is
+ * a list) that every row must meet: top-level WHERE conjuncts `r.key` (true) and `r.key = literal` (either
+ * side; string, number or boolean). The store applies them while reading (`RelCondition`), so a walk over
+ * the whole graph testing `r.isacl` reads the ACL relationships only; the WHERE still tests every row.
+ */
+function relConditions(r: RelPattern, bound: ReadonlySet<string>, cs: Expr[]): RelCondition[] {
+  const v = r.variable
+  if (!v || r.range !== null || bound.has(v)) return []
+  const keyOf = (e: Expr): string | null => (e.type === 'property' && isVar(e.expr, v) && /^[A-Za-z0-9_]+$/.test(e.key) ? e.key : null)
+  const lit = (e: Expr): string | number | boolean | null =>
+    e.type === 'literal' && (typeof e.value === 'string' || typeof e.value === 'number' || typeof e.value === 'boolean') ? e.value : null
+  const out: RelCondition[] = []
+  for (const c of cs) {
+    const bare = keyOf(c)
+    if (bare) out.push({ key: bare, value: true })
+    else if (c.type === 'compare' && c.op === '=')
+      for (const [a, b] of [
+        [c.left, c.right],
+        [c.right, c.left],
+      ]) {
+        const key = keyOf(a)
+        const value = lit(b)
+        if (key && value !== null) {
+          out.push({ key, value })
+          break
+        }
+      }
+  }
+  return out
+}
+
 function flip(r: RelPattern): RelPattern {
   return { ...r, direction: r.direction === 'out' ? 'in' : r.direction === 'in' ? 'out' : 'both' }
 }
@@ -263,6 +297,7 @@ export function planPart(part: PatternPart, bound: ReadonlySet<string>, where: E
     return types ? { ...r, types } : r
   })
   const rels = reversed ? [...narrowed].reverse().map(flip) : narrowed
+  const relWhere = rels.map((r) => relConditions(r, bound, cs))
   const filters = reversed ? [...all].reverse() : all
   const scan = scanFor(nodes[0], filters[0])
   const v = nodes[0].variable
@@ -271,5 +306,15 @@ export function planPart(part: PatternPart, bound: ReadonlySet<string>, where: E
     if (related.length) scan.where = [...(scan.where ?? []), ...related]
   }
   const start = nodes[0].variable && bound.has(nodes[0].variable) ? `bound ${nodes[0].variable}` : `scan ${JSON.stringify(scan)}`
-  return { part, reversed, nodes, rels, filters, scan, describe: `${start}; ${rels.length} hop(s)${reversed ? ' from the last node' : ''}` }
+  const inStore = relWhere.flatMap((w, i) => w.map((c) => `${rels[i].variable}.${c.key} = ${JSON.stringify(c.value)}`))
+  return {
+    part,
+    reversed,
+    nodes,
+    rels,
+    filters,
+    relWhere,
+    scan,
+    describe: `${start}; ${rels.length} hop(s)${reversed ? ' from the last node' : ''}${inStore.length ? `; relationships read where ${inStore.join(' and ')}` : ''}`,
+  }
 }

@@ -68,6 +68,17 @@ export interface NodeScan {
   name: string | null
 }
 
+/**
+ * A necessary condition on a relationship a walk reads: its stored property `key` equals `value` (SQL's
+ * comparison of the JSON value: true and false as 1 and 0, so a stored 1 passes `true` — a superset the
+ * engine narrows, as it re-tests the whole WHERE).
+ */
+export interface RelCondition {
+  /** a property name of letters, digits and `_` */
+  key: string
+  value: string | number | boolean
+}
+
 export interface GraphSource {
   /** visible nodes matching `scan` with id > afterId, by id, at most `limit` */
   scanNodes(scan: NodeScan, afterId: number, limit: number): Promise<NodeRecord[]>
@@ -75,9 +86,10 @@ export interface GraphSource {
   nodesByIds(ids: number[]): Promise<NodeRecord[]>
   /**
    * Relationships touching `ids`: `out` those starting there, `in` those ending there, `both` either.
-   * `kinds` null: any kind. Only relationships whose other end is visible.
+   * `kinds` null: any kind. Only relationships whose other end is visible. `where`: necessary conditions
+   * the store may apply (a store that ignores them returns a superset, which the engine narrows).
    */
-  expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean): Promise<EdgeRecord[]>
+  expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean, where?: RelCondition[]): Promise<EdgeRecord[]>
   /**
    * Which of `ids` have at least one relationship as `expand` would return it (same direction, kinds and
    * visibility of the other end), without reading any: pattern predicates such as `(u)-[:MemberOf]->()`.

@@ -68,3 +68,30 @@ describe('relationship kinds narrowed by the WHERE', () => {
     expect(hopTypes('MATCH (a)-[r:MemberOf]->(b) WHERE NOT r:MemberOf RETURN a')).toEqual([['MemberOf']])
   })
 })
+
+describe('relationship property conditions taken to the store', () => {
+  const relWhere = (query: string, bound: string[] = []) => {
+    const m = parseCypher(query).clauses.find((c): c is Extract<Clause, { type: 'match' }> => c.type === 'match')!
+    return planPart(m.patterns[0], new Set(bound), m.where).relWhere
+  }
+
+  it('r.key and r.key = literal conjuncts of a single relationship new in the clause', () => {
+    expect(relWhere('MATCH p = (n:Base)-[r]->(m:Base) WHERE r.isacl AND n.domainsid <> m.domainsid RETURN p')).toEqual([[{ key: 'isacl', value: true }]])
+    expect(relWhere("MATCH (n)-[r:MemberOf]->(g) WHERE true = r.isprimarygroup AND r.x = 'a' AND r.n = 2 RETURN n")).toEqual([
+      [
+        { key: 'isprimarygroup', value: true },
+        { key: 'x', value: 'a' },
+        { key: 'n', value: 2 },
+      ],
+    ])
+  })
+
+  it('none when a row could pass without it, or r is a list or bound earlier', () => {
+    expect(relWhere('MATCH (n)-[r]->(m) WHERE r.isacl OR n.x = 1 RETURN n')).toEqual([[]])
+    expect(relWhere('MATCH (n)-[r]->(m) WHERE NOT r.isacl RETURN n')).toEqual([[]])
+    expect(relWhere('MATCH (n)-[r]->(m) WHERE r.isacl = m.flag RETURN n')).toEqual([[]])
+    expect(relWhere('MATCH (n)-[r*1..2]->(m) WHERE r.isacl RETURN n')).toEqual([[]])
+    expect(relWhere('MATCH (n)-[r]->(m) WHERE r.isacl RETURN n', ['r'])).toEqual([[]])
+    expect(relWhere('MATCH (n)-[r]->(m) WHERE r.`odd key` = 1 RETURN n')).toEqual([[]])
+  })
+})
