@@ -45,22 +45,124 @@ export const DEFAULT_MAX_VALUES = 2_000_000
  * cap, not under 128): about twice the estimate on top of the ~16 MiB the worker holds anyway, and less
  * than 16 MiB from the Workers limit. At 32 MiB every hostile and near-limit shape of the bench survived
  * a 96 MiB cap (the unbounded walks need 80–96 MiB); the library-shaped queries estimate at most 13.5 MB
- * there and answer as before. Measure again before raising it.
+ * there and answer as before. Measure again before raising it. Queries running at the same time in one
+ * isolate also share ISOLATE_MAX_BYTES (BytePool below).
  */
 export const DEFAULT_LIMITS: CypherLimits = { maxRows: 100_000, maxResultRows: 20_000, maxSteps: 500_000, maxMillis: 5_000, maxBytes: 32 * 1024 * 1024 }
+
+/**
+ * Bytes held by all the Cypher queries running at the same time in this isolate. A Workers isolate serves
+ * several requests at once (they interleave at every store round trip), and one isolate's heap is capped at
+ * 128 MB: when it passes, the isolate dies with every request it serves (a 5xx for each). `maxBytes` of
+ * DEFAULT_LIMITS bounds one query; this pool bounds them together, so two or three queries near their own
+ * limit at once are stopped (400, "memory limit, shared …") instead of killing the isolate.
+ *
+ * A query's bytes count from its first charge until it ends in any way: the route and the Tier Zero rule
+ * evaluation run each query inside `withPooledBudget` (try/finally). A request whose client went away may
+ * be cancelled by the runtime without its `finally` ever running: a member still in the pool
+ * STALE_AFTER_MS after its own deadline is dropped the next time the pool is full (its objects are garbage
+ * by then; a live query is stopped by its time limit long before).
+ */
+export class BytePool {
+  private used = 0
+  private readonly members = new Set<Budget>()
+
+  constructor(
+    readonly maxBytes: number,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** bytes held by the queries in the pool now */
+  get held(): number {
+    return this.used
+  }
+
+  /** @internal Budget only: `n` more bytes held by `b` (negative: given back) */
+  add(b: Budget, n: number): void {
+    if (!this.members.has(b)) {
+      if (b.ended) return
+      this.members.add(b)
+    }
+    this.used += n
+  }
+
+  /** @internal whether `n` more bytes fit, after dropping members gone stale */
+  fits(n: number): boolean {
+    if (this.used + n <= this.maxBytes) return true
+    const now = this.clock()
+    for (const m of this.members)
+      if (now > m.deadline + STALE_AFTER_MS) {
+        this.members.delete(m)
+        this.used -= m.used.bytes
+        m.ended = true
+      }
+    return this.used + n <= this.maxBytes
+  }
+
+  /** @internal `b` ended: everything it held is given back */
+  leave(b: Budget): void {
+    if (this.members.delete(b)) this.used -= b.used.bytes
+    if (this.members.size === 0) this.used = 0
+  }
+}
+
+/** The refusal of a query because the queries running at the same time hold the isolate's pool. */
+export class SharedMemoryLimit extends CypherError {}
+
+/** How long after its deadline a query that never ended (its request cancelled) still counts. */
+export const STALE_AFTER_MS = 30_000
+
+/**
+ * The isolate-wide total of estimated bytes. Measured (BENCHMARKS.md "Cypher memory under the 128 MiB heap
+ * cap"): the worker holds ~16 MiB of heap by itself, and the heaviest walks stopped at a 32 MiB estimate
+ * needed 80–96 MiB of heap, i.e. up to (96 − 16) / 32 = 2.5 bytes of heap per estimated byte. 40 MiB of
+ * estimates together therefore need at most 16 + 2.5 × 40 = 116 MiB, under the 128 MB limit; one query
+ * alone keeps its 32 MiB, and two queries of up to 20 MiB each (the library-shaped ones estimate at most
+ * 13.5 MB) never meet the shared limit.
+ */
+export const ISOLATE_MAX_BYTES = 40 * 1024 * 1024
+
+/** The pool of this isolate (module state: one per isolate, shared by every request it serves). */
+export const ISOLATE_POOL = new BytePool(ISOLATE_MAX_BYTES)
+
+/**
+ * Runs `fn` with a budget that also counts against `pool`, and gives the budget's bytes back to the pool
+ * however `fn` ends (answer, CypherError, any other error).
+ */
+export async function withPooledBudget<T>(
+  fn: (budget: Budget) => Promise<T>,
+  opts: { limits?: CypherLimits; pool?: BytePool; clock?: () => number } = {},
+): Promise<T> {
+  const budget = new Budget(opts.limits ?? DEFAULT_LIMITS, opts.clock, opts.pool ?? ISOLATE_POOL)
+  try {
+    return await fn(budget)
+  } finally {
+    budget.end()
+  }
+}
 
 export class Budget {
   private rows = 0
   private steps = 0
   private bytes = 0
   private values = 0
-  private readonly deadline: number
+  readonly deadline: number
+  /** set once the query ended (or its pool dropped it as stale): nothing more counts in the pool */
+  ended = false
 
   constructor(
     readonly limits: CypherLimits,
     private readonly clock: () => number = Date.now,
+    /** the isolate-wide pool this query's bytes also count against (none: this query's own limit only) */
+    private readonly pool: BytePool | null = null,
   ) {
     this.deadline = clock() + limits.maxMillis
+  }
+
+  /** The query ended: its bytes leave the pool (idempotent). */
+  end(): void {
+    this.pool?.leave(this)
+    this.ended = true
   }
 
   /** `n` more rows produced by a stage */
@@ -84,7 +186,12 @@ export class Budget {
 
   /** `n` more bytes of graph data held for the query (an estimate; see DEFAULT_LIMITS) */
   chargeBytes(n: number): void {
+    if (this.pool && !this.ended && !this.pool.fits(n))
+      throw new SharedMemoryLimit(
+        `the query was stopped: together with the other queries running at the same time it would hold more than ${Math.round(this.pool.maxBytes / 1024 / 1024)} MiB of graph data in memory (memory limit, shared by the queries running at the same time); try again later, narrow the pattern or add a LIMIT`,
+      )
     this.bytes += n
+    if (this.pool && !this.ended) this.pool.add(this, n)
     if (this.bytes > this.limits.maxBytes)
       throw new CypherError(
         `the query was stopped: it would hold more than ${Math.round(this.limits.maxBytes / 1024 / 1024)} MiB of graph data in memory (memory limit); narrow the pattern or add a LIMIT`,
@@ -107,7 +214,9 @@ export class Budget {
    * charged its peak, not its total. Steps are never given back.
    */
   releaseBytes(n: number): void {
-    this.bytes = Math.max(0, this.bytes - n)
+    const back = Math.min(n, this.bytes)
+    this.bytes -= back
+    if (this.pool && !this.ended) this.pool.add(this, -back)
   }
 
   checkTime(): void {

@@ -10,6 +10,7 @@ import { accessParam } from '../graph/graph.store'
 import { d1GraphSource } from './cypher.store'
 import { CypherError, MESSAGES, parseCypher } from './parse'
 import { loadReferenced, runQuery } from './run'
+import { withPooledBudget } from './budget'
 import { nodePropertyKeys } from './needs'
 import { CypherResultSchema, presentResult } from './present'
 import { savedQueryRoutes } from './saved-queries.routes'
@@ -51,13 +52,18 @@ export const cypherRoutes: RouteEntry[] = [
         // only the node properties the query can read, when it never needs a whole node (needs.ts)
         const nodeKeys = nodePropertyKeys(query)
         const source = d1GraphSource(c.env.DB, accessParam(c.var.principal.environmentAccess), { nodeKeys })
-        const result = await runQuery(query, source, { now: c.var.now().getTime() })
-        await loadReferenced(result)
-        data = presentResult(result.columns, result.rows, result.ctx.graph, body.include_properties)
-        const used = result.ctx.budget.used
-        // Printable ASCII only (the plan quotes query literals; a header cannot carry anything else).
-        const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${used.rows}, steps ${used.steps}, bytes ${used.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'}, node properties ${nodeKeys === null ? 'all' : nodeKeys.length ? nodeKeys.join(',') : 'none'})`.replace(/[^\x20-\x7e]/g, '?')
-        c.header('X-Cypher-Plan', plan)
+        // The query's bytes also count against the isolate's pool (budget.ts ISOLATE_POOL) until it is
+        // answered or fails, so concurrent queries cannot together pass the isolate's memory.
+        data = await withPooledBudget(async (budget) => {
+          const result = await runQuery(query, source, { now: c.var.now().getTime(), budget })
+          await loadReferenced(result)
+          const presented = presentResult(result.columns, result.rows, result.ctx.graph, body.include_properties)
+          const used = result.ctx.budget.used
+          // Printable ASCII only (the plan quotes query literals; a header cannot carry anything else).
+          const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${used.rows}, steps ${used.steps}, bytes ${used.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'}, node properties ${nodeKeys === null ? 'all' : nodeKeys.length ? nodeKeys.join(',') : 'none'})`.replace(/[^\x20-\x7e]/g, '?')
+          c.header('X-Cypher-Plan', plan)
+          return presented
+        })
       } catch (e) {
         if (e instanceof CypherError) throw new ApiError(400, e.message, 'query')
         // The last line of defence for "never a 5xx": a value nested deeper than the stack allows (parse.ts

@@ -32,10 +32,12 @@ export interface RunOptions {
   countPushdown?: boolean
   /** shortest-path thresholds (match.ts ShortestTuning); tests lower them */
   shortest?: Partial<ShortestTuning>
+  /** the budget to charge (a pooled one: budget.ts withPooledBudget); else a new one from `limits` and `clock` */
+  budget?: Budget
 }
 
 export async function runQuery(query: Query, source: GraphSource, opts: RunOptions = {}): Promise<QueryResult> {
-  const budget = new Budget(opts.limits ?? DEFAULT_LIMITS, opts.clock)
+  const budget = opts.budget ?? new Budget(opts.limits ?? DEFAULT_LIMITS, opts.clock)
   const ctx = newContext(source, budget, opts.now ?? Date.now(), readsRelationshipProperties(query))
   if (opts.shortest) ctx.shortest = { ...ctx.shortest, ...opts.shortest }
   let stream: Stream = (async function* () {

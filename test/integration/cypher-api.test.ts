@@ -9,6 +9,7 @@ import type { EdgeHoundClient } from '../../src/client'
 import { ingest } from '../../src/client/graph'
 import { cypherQuery } from '../../src/client/cypher'
 import { CORP, EDGES, LAB, NODES, TENANT } from '../unit/cypher-graph'
+import { Budget, DEFAULT_LIMITS, ISOLATE_MAX_BYTES, ISOLATE_POOL } from '../../src/cypher/budget'
 
 let admin: EdgeHoundClient
 let corpOnly: EdgeHoundClient
@@ -268,5 +269,30 @@ describe('refusals (400 envelope, never a 5xx)', () => {
     // a comment or a string saying SET is harmless
     const ok = await cypherQuery(admin, "// SET n.x = 1\nMATCH (n) WHERE n.name = 'SET' OR n.objectid = 'U-BOB' RETURN n.name")
     expect(ok.data.literals).toEqual([{ key: 'n.name', value: 'BOB@CORP.LOCAL' }])
+  })
+})
+
+describe('queries running at the same time share the isolate memory (never a 5xx)', () => {
+  const WALK = 'MATCH p = (a)-[*1..]->(b) RETURN p'
+  it('two concurrent queries with the pool nearly full are stopped with 400 naming the shared limit; their bytes are given back, and a plain query then answers 200', async () => {
+    // other queries holding nearly all of this isolate's pool (the worker under test runs in this isolate)
+    const other = new Budget({ ...DEFAULT_LIMITS, maxBytes: ISOLATE_MAX_BYTES }, Date.now, ISOLATE_POOL)
+    other.chargeBytes(ISOLATE_MAX_BYTES - 1024)
+    try {
+      const [a, b] = await Promise.all([post(admin, { query: WALK }), post(admin, { query: WALK })])
+      for (const r of [a, b]) {
+        expect([200, 400]).toContain(r.status)
+        if (r.status === 400) await expectEnvelope(r, 400, /memory limit, shared by the queries running at the same time/)
+      }
+      expect([a.status, b.status]).toContain(400)
+      expect(ISOLATE_POOL.held).toBe(ISOLATE_MAX_BYTES - 1024)
+    } finally {
+      other.end()
+    }
+    expect(ISOLATE_POOL.held).toBe(0)
+    const [c, d] = await Promise.all([post(admin, { query: WALK }), post(admin, { query: WALK })])
+    expect([c.status, d.status]).toEqual([200, 200])
+    expect((await post(admin, { query: 'MATCH (n:User) RETURN n LIMIT 1' })).status).toBe(200)
+    expect(ISOLATE_POOL.held).toBe(0)
   })
 })

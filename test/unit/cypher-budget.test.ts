@@ -5,7 +5,7 @@
  * 112–128 MiB of isolate heap, within 16 MiB of the Workers limit; at 32 MiB they need 80–96 MiB.
  */
 import { describe, expect, it } from 'vitest'
-import { Budget, DEFAULT_LIMITS } from '../../src/cypher/budget'
+import { Budget, BytePool, DEFAULT_LIMITS, ISOLATE_MAX_BYTES, ISOLATE_POOL, STALE_AFTER_MS, SharedMemoryLimit, withPooledBudget } from '../../src/cypher/budget'
 import { CypherError } from '../../src/cypher/parse'
 
 describe('memory budget', () => {
@@ -36,5 +36,108 @@ describe('memory budget', () => {
     }
     expect(b.used.bytes).toBe(0)
     expect(() => b.chargeBytes(DEFAULT_LIMITS.maxBytes + 1)).toThrow(/memory limit/)
+  })
+})
+
+describe('isolate-wide memory pool (queries running at the same time)', () => {
+  const MiB = 1024 * 1024
+  const limits = { ...DEFAULT_LIMITS, maxBytes: 32 * MiB }
+
+  it('the isolate pool is smaller than two queries at their own limit, and under the 128 MB isolate', () => {
+    expect(ISOLATE_POOL.maxBytes).toBe(ISOLATE_MAX_BYTES)
+    expect(ISOLATE_MAX_BYTES).toBeLessThan(2 * DEFAULT_LIMITS.maxBytes)
+    expect(ISOLATE_MAX_BYTES).toBeGreaterThanOrEqual(DEFAULT_LIMITS.maxBytes)
+  })
+
+  it('refuses the second query while the first holds the pool, with the shared limit named; admits it once the first ended', () => {
+    const pool = new BytePool(40 * MiB)
+    const first = new Budget(limits, Date.now, pool)
+    first.chargeBytes(30 * MiB)
+    const second = new Budget(limits, Date.now, pool)
+    second.chargeBytes(10 * MiB) // 40 MiB together: still fits
+    let err: unknown
+    try {
+      second.chargeBytes(1)
+    } catch (e) {
+      err = e
+    }
+    expect(err).toBeInstanceOf(SharedMemoryLimit)
+    expect((err as Error).message).toBe(
+      'the query was stopped: together with the other queries running at the same time it would hold more than 40 MiB of graph data in memory (memory limit, shared by the queries running at the same time); try again later, narrow the pattern or add a LIMIT',
+    )
+    expect(second.used.bytes).toBe(10 * MiB) // the refused charge is not counted
+    first.end()
+    expect(pool.held).toBe(10 * MiB)
+    second.chargeBytes(20 * MiB)
+    second.end()
+    expect(pool.held).toBe(0)
+    // a query alone still has its own limit
+    const third = new Budget(limits, Date.now, pool)
+    expect(() => third.chargeBytes(33 * MiB)).toThrow(/\(memory limit\)/)
+    third.end()
+    expect(pool.held).toBe(0)
+  })
+
+  it('bytes given back leave the pool too; end() is idempotent', () => {
+    const pool = new BytePool(40 * MiB)
+    const b = new Budget(limits, Date.now, pool)
+    b.chargeBytes(20 * MiB)
+    b.releaseBytes(15 * MiB)
+    expect(pool.held).toBe(5 * MiB)
+    b.end()
+    b.end()
+    expect(pool.held).toBe(0)
+    b.chargeBytes(MiB) // an ended budget no longer counts in the pool
+    expect(pool.held).toBe(0)
+  })
+
+  it('withPooledBudget gives the bytes back however the query ends: answer, CypherError, other error', async () => {
+    const pool = new BytePool(40 * MiB)
+    await expect(withPooledBudget(async (b) => (b.chargeBytes(30 * MiB), 'ok'), { pool })).resolves.toBe('ok')
+    expect(pool.held).toBe(0)
+    await expect(withPooledBudget(async (b) => b.chargeBytes(33 * MiB), { pool, limits })).rejects.toThrow(/memory limit/)
+    expect(pool.held).toBe(0)
+    await expect(
+      withPooledBudget(
+        async (b) => {
+          b.chargeBytes(30 * MiB)
+          throw new Error('store failed')
+        },
+        { pool },
+      ),
+    ).rejects.toThrow('store failed')
+    expect(pool.held).toBe(0)
+    // two at once: the second is refused while the first holds, and succeeds after it ended
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    const first = withPooledBudget(
+      async (b) => {
+        b.chargeBytes(30 * MiB)
+        await held
+      },
+      { pool },
+    )
+    await expect(withPooledBudget(async (b) => b.chargeBytes(20 * MiB), { pool })).rejects.toBeInstanceOf(SharedMemoryLimit)
+    release()
+    await first
+    await expect(withPooledBudget(async (b) => (b.chargeBytes(20 * MiB), 'ok'), { pool })).resolves.toBe('ok')
+    expect(pool.held).toBe(0)
+  })
+
+  it('a query that never ended (its request cancelled) stops counting once stale, when the pool is full', () => {
+    let now = 1_000_000
+    const clock = () => now
+    const pool = new BytePool(40 * MiB, clock)
+    const lost = new Budget(limits, clock, pool)
+    lost.chargeBytes(30 * MiB) // never ended
+    const b = new Budget(limits, clock, pool)
+    expect(() => b.chargeBytes(20 * MiB)).toThrow(SharedMemoryLimit)
+    now += limits.maxMillis + STALE_AFTER_MS // still within its grace
+    expect(() => b.chargeBytes(20 * MiB)).toThrow(SharedMemoryLimit)
+    now += 1
+    b.chargeBytes(20 * MiB)
+    expect(pool.held).toBe(20 * MiB)
+    lost.end() // late: nothing more to give back
+    expect(pool.held).toBe(20 * MiB)
   })
 })
