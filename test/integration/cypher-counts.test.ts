@@ -37,6 +37,8 @@ beforeAll(async () => {
         node('CNT-C2', 'Computer', 'WS.CNT.LOCAL', CNT),
         node('CNT-C3', 'Computer', 'SRV.CNT.LOCAL', CNT),
         node('CNT-C4', 'Computer', 'DC.CNT.LOCAL', CNT),
+        // a computer whose primary kind is another one: found by the scan through its stored kinds
+        { ...node('CNT-C5', 'CntThing', 'THING.CNT.LOCAL', CNT), kinds: ['CntThing', 'Computer'] },
         node('CNT-U1', 'User', 'U1@CNT.LOCAL', CNT, { enabled: true, spns: ['a/b', 'c/d'], n: 1.5, m: [1, 2] }),
         node('CNT-U2', 'User', 'U2@OTHER.LOCAL', OTHER, { enabled: true }),
         node('CNT-U3', 'User', 'U3@CNT.LOCAL', CNT, { enabled: 'true' }),
@@ -57,10 +59,10 @@ describe('OPTIONAL MATCH … count(u) answered by the store', () => {
   it('one group per name (the sum of its computers), 0 without sessions, the far label and property tested, access applied, as the walk', async () => {
     const cases: [string, unknown[], unknown[]][] = [
       // WS = C1 (U1, U2) + C2 (U1, U3; G1 is not a User); U2 is in the other domain
-      ['(u:User)', ['DC.CNT.LOCAL', 0, 'SRV.CNT.LOCAL', 0, 'WS.CNT.LOCAL', 4], ['DC.CNT.LOCAL', 0, 'SRV.CNT.LOCAL', 0, 'WS.CNT.LOCAL', 3]],
+      ['(u:User)', ['DC.CNT.LOCAL', 0, 'SRV.CNT.LOCAL', 0, 'THING.CNT.LOCAL', 0, 'WS.CNT.LOCAL', 4], ['DC.CNT.LOCAL', 0, 'SRV.CNT.LOCAL', 0, 'THING.CNT.LOCAL', 0, 'WS.CNT.LOCAL', 3]],
       // the boolean true only (U3's enabled is the string 'true')
-      ['(u:User {enabled: true})', ['DC.CNT.LOCAL', 0, 'SRV.CNT.LOCAL', 0, 'WS.CNT.LOCAL', 3], ['DC.CNT.LOCAL', 0, 'SRV.CNT.LOCAL', 0, 'WS.CNT.LOCAL', 2]],
-      ["(u {objectid: 'CNT-G1'})", ['DC.CNT.LOCAL', 1, 'SRV.CNT.LOCAL', 0, 'WS.CNT.LOCAL', 1], ['DC.CNT.LOCAL', 1, 'SRV.CNT.LOCAL', 0, 'WS.CNT.LOCAL', 1]],
+      ['(u:User {enabled: true})', ['DC.CNT.LOCAL', 0, 'SRV.CNT.LOCAL', 0, 'THING.CNT.LOCAL', 0, 'WS.CNT.LOCAL', 3], ['DC.CNT.LOCAL', 0, 'SRV.CNT.LOCAL', 0, 'THING.CNT.LOCAL', 0, 'WS.CNT.LOCAL', 2]],
+      ["(u {objectid: 'CNT-G1'})", ['DC.CNT.LOCAL', 1, 'SRV.CNT.LOCAL', 0, 'THING.CNT.LOCAL', 0, 'WS.CNT.LOCAL', 1], ['DC.CNT.LOCAL', 1, 'SRV.CNT.LOCAL', 0, 'THING.CNT.LOCAL', 0, 'WS.CNT.LOCAL', 1]],
     ]
     for (const [far, all, restricted] of cases)
       for (const [client, expected] of [
