@@ -46,11 +46,23 @@ function toEdge(r: EdgeRow): EdgeRecord {
 const SELECTED_TAGS = SELECTED_TAGS_COLUMN.replace(/\s+AS selected_tags\s*$/, '')
 
 /**
+ * The stored part of the Tier Zero superset (see conditionSql) on the nodes table's own columns: exactly the
+ * WHERE of the partial index `nodes_tier_zero_hint` (migrations/0035_nodes_tier_zero_hint.sql). SQLite reads
+ * `SELECT id FROM nodes WHERE <this>` from that index (a few entries) only when the two expressions are the
+ * same, so they must stay identical (test/integration/cypher-tierzero-scan.test.ts checks the plan); were
+ * they to differ, the answer would stay the same (the expression is still tested, over every node).
+ */
+export const TIER_ZERO_HINT = `kind IN ('Domain', 'AZTenant') OR instr(kinds, '"AZRole"') > 0 OR instr(kinds, '"Tag_Tier_Zero"') > 0
+  OR substr(objectid, -4) IN ('-512', '-516', '-518', '-519', '-544')
+  OR instr(properties, 'admin_tier_0') > 0 OR instr(lower(properties), 'istierzero') > 0`
+
+/**
  * SQL for a scan's necessary conditions (source.ts ScanCondition), parameters numbered from `first`.
  * Each is a superset of the engine's rule, written from src/findings/tierzero.ts:
  *  - Tier Zero: a selector's admin_tier_0, system_tags with admin_tier_0 or the Tag_Tier_Zero kind, an
  *    isTierZero property, primary kind Domain / AZTenant, a Tier Zero RID suffix, or an AZRole (the engine
- *    then checks the AD kind, local principals and role templates);
+ *    then checks the AD kind, local principals and role templates); all but the selector read from the
+ *    partial index nodes_tier_zero_hint (TIER_ZERO_HINT), the selectors from asset_group_members;
  *  - Owned: the Tag_Owned kind, `owned` anywhere in the properties, or a selector's owned tag.
  * Text conditions compare with substr / instr (exact, case-sensitive unless `anyCase`), never LIKE. The
  * `name` column is the `name` property as stored (ingest.store.ts), so a Cypher string test on it is exact.
@@ -78,10 +90,12 @@ function conditionSql(conditions: ScanCondition[], first: number, access: string
         .join(' OR ')
       parts.push(`${c.negated ? 'NOT ' : ''}(${exists})`)
     } else if (c.type === 'tierZero')
-      parts.push(`(n.kind IN ('Domain', 'AZTenant') OR instr(n.kinds, '"AZRole"') > 0 OR instr(n.kinds, '"Tag_Tier_Zero"') > 0
-        OR substr(n.objectid, -4) IN ('-512', '-516', '-518', '-519', '-544')
-        OR instr(n.properties, 'admin_tier_0') > 0 OR instr(lower(n.properties), 'istierzero') > 0
-        OR instr(coalesce(${SELECTED_TAGS}, ''), 'admin_tier_0') > 0)`)
+      // the stored part from the partial index (a few nodes, not a test of every node), the selectors' part
+      // from asset_group_members (a tag containing admin_tier_0: group_concat joins tags with spaces, so the
+      // old per-node test of the joined tags found it within one tag, exactly as this does)
+      parts.push(`(n.id IN (SELECT t.id FROM nodes t WHERE ${TIER_ZERO_HINT})
+        OR n.objectid IN (SELECT m.objectid FROM asset_group_members m JOIN asset_groups g ON g.id = m.asset_group_id
+                          WHERE m.custom_member = 1 AND instr(g.tag, 'admin_tier_0') > 0))`)
     else if (c.type === 'owned')
       parts.push(`(instr(n.kinds, '"Tag_Owned"') > 0 OR instr(n.properties, 'owned') > 0 OR instr(coalesce(${SELECTED_TAGS}, ''), 'owned') > 0)`)
     else {
