@@ -38,15 +38,20 @@ export const DEFAULT_MAX_VALUES = 2_000_000
  * against `maxBytes` (relationship properties only when the query reads them); time bounds the store
  * round trips.
  *
- * `maxBytes` is an estimate, and the isolate's real heap is larger: measured under a V8 heap cap on the
- * 1 M-edge benchmark graph (`npm run bench:cypher -- --heap-cap N`, BENCHMARKS.md "Cypher memory under
- * the 128 MiB heap cap"), the unbounded walk `MATCH p = (a)-[*1..]->(b) RETURN count(p)`, stopped at a
- * 48 MiB estimate, needed between 112 and 128 MiB of isolate heap (it killed the isolate under a 112 MiB
- * cap, not under 128): about twice the estimate on top of the ~16 MiB the worker holds anyway, and less
- * than 16 MiB from the Workers limit. At 32 MiB every hostile and near-limit shape of the bench survived
- * a 96 MiB cap (the unbounded walks need 80–96 MiB); the library-shaped queries estimate at most 13.5 MB
- * there and answer as before. Measure again before raising it. Queries running at the same time in one
- * isolate also share ISOLATE_MAX_BYTES (BytePool below).
+ * `maxBytes` is an estimate of heap, measured under a V8 heap cap on the 1 M-edge benchmark graph
+ * (`npm run bench:cypher -- --heap-cap N`, BENCHMARKS.md "Cypher memory under the 128 MiB heap cap"; the
+ * worker holds ~16 MiB by itself). Before the records were made smaller (2026-11-26) the estimate was about
+ * half the real heap: the
+ * unbounded walks stopped at a 32 MiB estimate needed 80–96 MiB (at 48 MiB, 112–128). The cause was not
+ * what the estimate counts but what the records cost: a relationship read without properties carried its
+ * own getter closure (661 B per record measured in node against the 200 B charged; now a class: 204 B,
+ * source.ts), and walk arrays copied by spread held ~16 spare slots each (now concat(), match.ts
+ * WALK_BYTES, charged from a measurement too). Since then every walk, path and product query of the bench stopped at this estimate
+ * survives a 48 MiB cap (needs < 48 MiB, i.e. under 1 byte of heap per estimated byte above the worker's
+ * own), and the heaviest, every user's shortest paths to Tier Zero, needs 48–64 MiB (1.5 bytes per
+ * estimated byte); the library-shaped queries estimate at most 13.5 MB and answer as before. So a 32 MiB
+ * estimate now means at most ~16 + 1.5 × 32 = 64 MiB of isolate heap. Measure again before raising it.
+ * Queries running at the same time in one isolate also share ISOLATE_MAX_BYTES (BytePool below).
  */
 export const DEFAULT_LIMITS: CypherLimits = { maxRows: 100_000, maxResultRows: 20_000, maxSteps: 500_000, maxMillis: 5_000, maxBytes: 32 * 1024 * 1024 }
 
@@ -113,14 +118,14 @@ export class SharedMemoryLimit extends CypherError {}
 export const STALE_AFTER_MS = 30_000
 
 /**
- * The isolate-wide total of estimated bytes. Measured (BENCHMARKS.md "Cypher memory under the 128 MiB heap
- * cap"): the worker holds ~16 MiB of heap by itself, and the heaviest walks stopped at a 32 MiB estimate
- * needed 80–96 MiB of heap, i.e. up to (96 − 16) / 32 = 2.5 bytes of heap per estimated byte. 40 MiB of
- * estimates together therefore need at most 16 + 2.5 × 40 = 116 MiB, under the 128 MB limit; one query
- * alone keeps its 32 MiB, and two queries of up to 20 MiB each (the library-shaped ones estimate at most
- * 13.5 MB) never meet the shared limit.
+ * The isolate-wide total of estimated bytes. From the measurements above (DEFAULT_LIMITS): the worker holds
+ * ~16 MiB by itself and a query needs at most 1.5 bytes of heap per estimated byte, so 48 MiB of estimates
+ * together need at most 16 + 1.5 × 48 = 88 MiB, 40 MiB under the 128 MB limit (a margin for what no query
+ * charges: the answer being serialised, V8's young generation). One query alone keeps its 32 MiB; two
+ * queries of up to 24 MiB each (the library-shaped ones estimate at most 13.5 MB) never meet this limit,
+ * and two or three near their own limit at once are stopped instead of killing the isolate.
  */
-export const ISOLATE_MAX_BYTES = 40 * 1024 * 1024
+export const ISOLATE_MAX_BYTES = 48 * 1024 * 1024
 
 /** The pool of this isolate (module state: one per isolate, shared by every request it serves). */
 export const ISOLATE_POOL = new BytePool(ISOLATE_MAX_BYTES)

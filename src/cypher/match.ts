@@ -58,8 +58,17 @@ const NODE_BYTES = 600
 const EDGE_BYTES = 200
 /** Nodes whose relationships one store call reads (expand): bounds what a call can return before it is charged. */
 const EXPAND_CHUNK = 2_000
-/** Rough heap cost of one walk state besides its id arrays (object, row reference, RelRef) */
-const WALK_BYTES = 150
+/**
+ * Heap cost of one walk of hops() besides its ids, and per id of its arrays (`seq`, `relSeq`, `hop`): the
+ * walk object, its three arrays and its RelRef, plus the finished State made from it (`finish`: object,
+ * `ends` and `groups`). Measured (`node --expose-gc`, retained heap of 200 000 walks built as hops() builds
+ * them): 313 B + 192 B finished and 8 B per id with node's 8-byte pointers; workerd's V8 compresses
+ * pointers to 4 bytes (its build flags say so), which about halves these: ~160 + ~95 B and 4 B per id.
+ * Charged: 280 B and 8 B per id, the compressed figures rounded up. The arrays are built with concat() (exact length): the former spread copies
+ * (`[...a, x]`) gave each array ~16 spare slots and made a walk cost about twice the estimate.
+ */
+const WALK_BYTES = 280
+const WALK_ID_BYTES = 8
 
 export function newContext(source: GraphSource, budget: Budget, now: number, relProperties = true): RunContext {
   const nodes = new Map<number, NodeRecord>()
@@ -312,7 +321,7 @@ async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number
   const max = rp.range ? rp.range.max : 1
   type Walk = State & { hop: RelRef[] }
   let frontier: Walk[] = states.map((s) => ({ ...s, hop: [] }))
-  const finish = (w: Walk): State => ({ row: w.row, seq: w.seq, relSeq: w.relSeq, ends: [...w.ends, w.seq[w.seq.length - 1]], groups: [...w.groups, w.hop] })
+  const finish = (w: Walk): State => ({ row: w.row, seq: w.seq, relSeq: w.relSeq, ends: w.ends.concat(w.seq[w.seq.length - 1]), groups: w.groups.concat([w.hop]) })
   if (min === 0) {
     const done = frontier.filter((w) => nodeOk(ctx, w.seq[w.seq.length - 1], far, plan.filters[h + 1], w.row)).map(finish)
     for (let i = 0; i < done.length; i += BATCH) yield* hops(ctx, plan, done.slice(i, i + BATCH), h + 1)
@@ -334,7 +343,7 @@ async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number
       chunk = []
       ctx.budget.chargeRows(walks.length)
       ctx.budget.chargeSteps(walks.length)
-      ctx.budget.chargeBytes(walks.length * (WALK_BYTES + 16 * (walks[0].seq.length + walks[0].relSeq.length)))
+      ctx.budget.chargeBytes(walks.length * (WALK_BYTES + WALK_ID_BYTES * (walks[0].seq.length + walks[0].relSeq.length + 1)))
       await loadNodes(
         ctx,
         walks.map((w) => w.seq[w.seq.length - 1]),
@@ -348,7 +357,7 @@ async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number
         if (w.relSeq.some((r) => r.id === e.id)) continue
         if (!relOk(ctx, e, rp, w.row)) continue
         const r = relRef(e)
-        chunk.push({ ...w, seq: [...w.seq, farEnd(e, at)], relSeq: [...w.relSeq, r], hop: [r] })
+        chunk.push({ ...w, seq: w.seq.concat(farEnd(e, at)), relSeq: w.relSeq.concat(r), hop: [r] })
         if (chunk.length >= BATCH) yield* flush()
       }
     }
@@ -367,7 +376,7 @@ async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number
     const next: Walk[] = []
     // Walks are charged while they are made, not after the level: one level of an unbounded pattern
     // over a dense graph can multiply the walks by the average degree, and building them all before
-    // charging them held ~1 GB (measured, see BENCHMARKS.md). A walk costs its two id arrays.
+    // charging them held ~1 GB (measured, see BENCHMARKS.md). A walk costs WALK_BYTES and its ids.
     let uncharged = 0
     let unchargedBytes = 0
     const charge = () => {
@@ -383,9 +392,9 @@ async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number
         if (w.relSeq.some((r) => r.id === e.id)) continue
         if (!relOk(ctx, e, rp, w.row)) continue
         const r = relRef(e)
-        next.push({ ...w, seq: [...w.seq, farEnd(e, at)], relSeq: [...w.relSeq, r], hop: [...w.hop, r] })
+        next.push({ ...w, seq: w.seq.concat(farEnd(e, at)), relSeq: w.relSeq.concat(r), hop: w.hop.concat(r) })
         uncharged++
-        unchargedBytes += WALK_BYTES + 16 * (w.seq.length + w.relSeq.length + w.hop.length)
+        unchargedBytes += WALK_BYTES + WALK_ID_BYTES * (w.seq.length + w.relSeq.length + w.hop.length + 3)
         if (uncharged >= 1_000) charge()
       }
     }

@@ -2,11 +2,14 @@
  * The memory budget's default and its accounting (src/cypher/budget.ts). The default is a measured bound:
  * the engine's byte count is an estimate, and under a V8 heap cap on the 1 M-edge benchmark graph
  * (`npm run bench:cypher -- --heap-cap N`) the unbounded walks stopped at a 48 MiB estimate needed
- * 112–128 MiB of isolate heap, within 16 MiB of the Workers limit; at 32 MiB they need 80–96 MiB.
+ * 112–128 MiB of isolate heap, within 16 MiB of the Workers limit; at 32 MiB they needed 80–96 MiB, and
+ * since the records walks hold were made smaller, less than 48 MiB. Queries running at the same time share
+ * the isolate's pool.
  */
 import { describe, expect, it } from 'vitest'
 import { Budget, BytePool, DEFAULT_LIMITS, ISOLATE_MAX_BYTES, ISOLATE_POOL, STALE_AFTER_MS, SharedMemoryLimit, withPooledBudget } from '../../src/cypher/budget'
 import { CypherError } from '../../src/cypher/parse'
+import { withoutProperties } from '../../src/cypher/source'
 
 describe('memory budget', () => {
   it('defaults to at most 32 MiB of estimated graph data (raising it needs a new heap-cap measurement)', () => {
@@ -139,5 +142,15 @@ describe('isolate-wide memory pool (queries running at the same time)', () => {
     expect(pool.held).toBe(20 * MiB)
     lost.end() // late: nothing more to give back
     expect(pool.held).toBe(20 * MiB)
+  })
+})
+
+describe('records held by walks', () => {
+  it('a relationship read without properties carries no getter of its own (a closure per record cost ~450 B more than charged); reading its properties still throws', () => {
+    const e = withoutProperties({ id: 7, start: 1, end: 2, kind: 'MemberOf', updated_at: '2026-11-26T00:00:00Z', bytes: 200 })
+    expect(Object.getOwnPropertyDescriptor(e, 'properties')).toBeUndefined()
+    expect(Object.getPrototypeOf(Object.getPrototypeOf(e))).toBe(Object.prototype)
+    expect(() => e.properties).toThrow('properties of relationship 7 not loaded')
+    expect([e.id, e.start, e.end, e.kind, e.bytes]).toEqual([7, 1, 2, 'MemberOf', 200])
   })
 })
