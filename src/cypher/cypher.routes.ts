@@ -38,7 +38,7 @@ export const cypherRoutes: RouteEntry[] = [
         'environments the caller may access are seen or traversed. Scalar columns are returned as `literals`; ' +
         '`node_keys`, `edge_keys` and `properties` only with `include_properties`. Refused with 400: queries that do not parse ' +
         '(`line L:C ...`), an empty query (`invalid input`), parameters, procedure calls, updating clauses, and ' +
-        'queries over their row, traversal-step or time budget. Nothing found: 404 `resource not found`. ' +
+        'queries over their row, traversal-step, time or memory budget (the memory budget is also shared by the queries running at the same time). Nothing found: 404 `resource not found`. ' +
         'The response header `X-Cypher-Plan` summarises how the patterns were matched.',
       tags: ['Cypher'],
       auth: 'graph/Read',
