@@ -27,6 +27,8 @@
  *                  workerd's config field v8Flags (`--max-heap-size`, young and old generations together;
  *                  bench/lib/workerd-v8-flags.ts: Miniflare sets no V8 flags itself)
  *   --cpu-budget-ms N  the CPU budget per query compared against (default 30000: Workers' paid default)
+ *   --concurrent N afterwards, each near-limit query sent N times at once (the isolate serves them together:
+ *                  their memory adds up); each must answer 200 or 400, then one plain query 200
  *
  * The queries run in a fresh isolate (the worker is restarted on the ingested database), sequentially.
  * Memory, the 128 MB isolate limit: workerd runs with V8's heap capped as production caps the isolate
@@ -266,6 +268,7 @@ async function main() {
       'end-job': { type: 'boolean', default: false },
       'heap-cap': { type: 'string', default: String(HEAP_LIMIT_MIB) },
       'cpu-budget-ms': { type: 'string', default: String(CPU_BUDGET_MS) },
+      concurrent: { type: 'string', default: '0' },
     },
   })
   const heapCap = Number(values['heap-cap'])
@@ -391,15 +394,18 @@ async function main() {
      * by the heap cap instead (`--heap-cap`). A connection that fails is the worker dying (under the cap:
      * V8's "heap out of memory" abort): reported, and the worker restarted on the same database.
      */
-    const measured = async (query: string, include = false) => {
+    const measured = async (query: string, include = false, copies = 1) => {
       const base = insp ? await insp.heapBytesAfterGc(60_000).catch(() => null) : null
       const rss0 = rssBytes(w.pids())
       const rssReset = resetPeakRss(w.pids())
       const cpu0 = cpuSeconds(w.pids())
       let r: Timed<CypherBody> | null = null
+      let rs: Timed<CypherBody>[] = []
       let died: string | null = null
       try {
-        r = await send(query, include)
+        // `copies` > 1: the same query sent that many times at once (requests served concurrently by the isolate)
+        rs = await Promise.all(Array.from({ length: copies }, () => send(query, include)))
+        r = rs[0]
       } catch (e) {
         const code = (e as { cause?: { code?: string } }).cause?.code
         died = `${(e as Error).message}${code ? ` (${code})` : ''}`
@@ -430,6 +436,7 @@ async function main() {
       }
       return {
         r,
+        rs,
         died,
         cpuMs,
         baseMiB: base ? mib(base.used) : null,
@@ -552,6 +559,32 @@ async function main() {
           log(JSON.stringify(entry))
           stress.push(entry)
         }
+    // --concurrent N: each near-limit query sent N times at once; the isolate serves them together, so
+    // their memory adds up (src/cypher/budget.ts ISOLATE_POOL bounds the total): each must answer 200 or
+    // 400, never a 5xx nor a dead worker.
+    const copies = Number(values.concurrent)
+    if (copies > 1)
+      for (const [name, query] of NEAR_LIMIT) {
+        const m = await measured(query, false, copies)
+        const statuses = m.died ? ['died'] : m.rs.map((x) => x.status)
+        const bad = m.died ? [`worker died (${m.died})`] : statuses.some((x) => typeof x === 'number' && x >= 500) ? ['a 5xx'] : []
+        const entry = {
+          round: 'concurrent',
+          name: `${copies} at once: ${name}`,
+          include_properties: false,
+          status: statuses.join('/'),
+          ms: m.rs.length ? Math.round(Math.max(...m.rs.map((x) => x.ms))) : null,
+          cpuMs: Math.round(m.cpuMs),
+          heapAfterMiB: m.afterMiB,
+          committedAfterMiB: m.committedMiB,
+          rssRiseMiB: m.rssRiseMiB,
+          d1HeapAfterMiB: m.d1HeapAfterMiB,
+          verdict: bad.length ? `FAIL: ${bad.join('; ')}` : 'ok',
+          answer: m.died ?? m.rs.map((x) => (x.status === 200 ? 'ok' : (x.body?.errors?.[0]?.message ?? x.text).slice(0, 70))).join(' | '),
+        }
+        log(JSON.stringify(entry))
+        stress.push(entry)
+      }
     if (stress.length) {
       const alive = await send('MATCH (u:User) RETURN u LIMIT 1')
       log(`after ${stress.length} stress queries: max heap after ${Math.max(...stress.map((x) => (x.heapAfterMiB as number) ?? 0))} MiB, max ms ${Math.max(...stress.map((x) => (x.ms as number) ?? 0))}, statuses ${JSON.stringify(stress.reduce<Record<string, number>>((a, x) => ((a[String(x.status)] = (a[String(x.status)] ?? 0) + 1), a), {}))}, then a plain query: ${alive.status}`)
