@@ -10,6 +10,7 @@ import { chunks } from '../chunks'
 import { NODE_COLUMNS, visible } from '../graph/graph.store'
 import { KIND_PATTERN } from '../graph/kinds'
 import { SELECTED_TAGS_COLUMN } from '../assetgroups/assetgroups.store'
+import { TIER_ZERO_RID_SUFFIXES } from '../findings/tierzero'
 
 /** ids per statement (one JSON parameter of at most ~60 KB) */
 const IDS_PER_STATEMENT = 5_000
@@ -66,6 +67,9 @@ export const TIER_ZERO_HINT = `kind IN ('Domain', 'AZTenant') OR instr(kinds, '"
   OR substr(objectid, -4) IN ('-512', '-516', '-518', '-519', '-544')
   OR instr(properties, 'admin_tier_0') > 0 OR instr(lower(properties), 'istierzero') > 0`
 
+/** The RID suffixes TIER_ZERO_HINT keeps every node of (src/findings/tierzero.ts TIER_ZERO_RID_SUFFIXES). */
+const RID_SUFFIXES: ReadonlySet<string> = new Set(TIER_ZERO_RID_SUFFIXES)
+
 /**
  * SQL for a scan's necessary conditions (source.ts ScanCondition), parameters numbered from `first`.
  * Each is a superset of the engine's rule, written from src/findings/tierzero.ts:
@@ -116,6 +120,11 @@ function conditionSql(conditions: ScanCondition[], first: number, access: string
       parts.push(
         c.op === 'startsWith' ? `substr(${col}, 1, length(${p})) = ${p}` : c.op === 'endsWith' ? `substr(${col}, -length(${p})) = ${p}` : `instr(${col}, ${p}) > 0`,
       )
+      // an object id ending with `…-512` (or another Tier Zero RID suffix) ends with that suffix, so the node
+      // is in the partial index nodes_tier_zero_hint (TIER_ZERO_HINT tests substr(objectid, -4)): read from
+      // there (a few nodes) instead of testing every node (`g.objectid ENDS WITH '-512'`)
+      if (c.op === 'endsWith' && c.column === 'objectid' && !c.anyCase && RID_SUFFIXES.has(c.value.slice(-4)))
+        parts.push(`n.id IN (SELECT t.id FROM nodes t WHERE ${TIER_ZERO_HINT})`)
     }
   }
   return { sql: parts.map((x) => `AND ${x}`).join('\n'), params }

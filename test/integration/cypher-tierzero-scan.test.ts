@@ -3,13 +3,15 @@
  * from the partial index nodes_tier_zero_hint (migration 0035; the expression TIER_ZERO_HINT must stay the
  * index's WHERE, else SQLite tests every node again: ~100 ms at 100 000 nodes), and it is still a superset
  * of the Tier Zero rule: every node the rule makes Tier Zero, by each of its reasons (a selector included),
- * is returned, plain nodes are not, and a restricted caller sees none outside its environments.
+ * is returned, plain nodes are not, and a restricted caller sees none outside its environments. A scan for
+ * `objectid ENDS WITH '…-512'` (a Tier Zero RID suffix) reads the same index and returns what the test does.
  */
 import { env } from 'cloudflare:test'
 import { afterEach, describe, expect, it } from 'vitest'
 import { d1GraphSource, TIER_ZERO_HINT } from '../../src/cypher/cypher.store'
 import { isTierZeroNode } from '../../src/cypher/labels'
 import type { NodeScan } from '../../src/cypher/source'
+import { TIER_ZERO_RID_SUFFIXES } from '../../src/findings/tierzero'
 
 const BASE = 9_100_000
 const ENV = 'S-1-5-21-9100-1'
@@ -29,6 +31,8 @@ const NODES: [string, string[], Record<string, unknown>, string, boolean][] = [
   ['TZ-SELECTED', ['User'], { name: 'SELECTED' }, ENV, true],
   ['PLAIN-USER', ['User'], { name: 'PLAIN' }, ENV, false],
   ['PLAIN-GROUP-513', ['Group'], {}, ENV, false],
+  ['LOCAL-S-1-5-32-544', ['ADLocalGroup'], {}, ENV, false],
+  ['PLAIN-X512', ['Group'], {}, ENV, false],
   ['OTHER-DOMAIN', ['Domain'], {}, OTHER, true],
 ]
 
@@ -68,11 +72,30 @@ describe('Tag_Tier_Zero scan over D1', () => {
     expect(plan.results.map((r) => r.detail).join('\n')).toContain('USING INDEX nodes_tier_zero_hint')
   })
 
-  it('returns every node the Tier Zero rule keeps (each reason, a selector included) and no plain node', async () => {
+  it('keeps every RID suffix of the rule in the index expression', () => {
+    for (const suffix of TIER_ZERO_RID_SUFFIXES) expect(TIER_ZERO_HINT).toContain(`'${suffix}'`)
+  })
+
+  it("answers objectid ENDS WITH a RID suffix exactly (through the index), and other suffixes as before", async () => {
+    await load()
+    const ends = async (value: string, kinds: string[] | null): Promise<string[]> => {
+      const scan: NodeScan = { kinds, objectid: null, name: null, where: [{ type: 'text', column: 'objectid', op: 'endsWith', value, anyCase: false }] }
+      const rows = await d1GraphSource(env.DB, null).scanNodes(scan, BASE - 1, 1_000)
+      return rows.filter((n) => n.id >= BASE && n.id < BASE + 1_000).map((n) => n.objectid).sort()
+    }
+    const expected = (value: string, kinds: string[] | null) => NODES.filter(([o, k]) => o.endsWith(value) && (kinds === null || k.some((x) => kinds.includes(x)))).map((n) => n[0]).sort()
+    for (const [value, kinds] of [['-512', ['Group']], ['-512', null], [`${ENV}-519`, null], ['-S-1-5-32-544', null], ['-544', ['ADLocalGroup']], ['512', null], ['-513', ['Group']]] as [string, string[] | null][]) {
+      expect(await ends(value, kinds), `${value} ${kinds}`).toEqual(expected(value, kinds))
+      expect(expected(value, kinds).length).toBeGreaterThan(0)
+    }
+  })
+
+  it('returns every node the Tier Zero rule keeps (each reason, a selector included), no plain node', async () => {
     await load()
     const got = await scanAll(null)
     const expected = NODES.filter((n) => n[4]).map((n) => n[0])
-    expect([...got].sort()).toEqual([...expected].sort())
+    // a superset: a computer's local Administrators group has the -544 suffix, and only the engine's rule drops it
+    expect([...got].sort()).toEqual([...expected, 'LOCAL-S-1-5-32-544'].sort())
     // the engine's rule, applied to the records the store gives, agrees on every node returned
     const records = await d1GraphSource(env.DB, null).nodesByIds(NODES.map((_, i) => BASE + i))
     expect(records.filter(isTierZeroNode).map((n) => n.objectid).sort()).toEqual([...expected].sort())
@@ -82,6 +105,6 @@ describe('Tag_Tier_Zero scan over D1', () => {
     await load()
     const got = await scanAll(JSON.stringify([ENV]))
     expect(got).not.toContain('OTHER-DOMAIN')
-    expect(got.sort()).toEqual(NODES.filter((n) => n[4] && n[3] === ENV).map((n) => n[0]).sort())
+    expect(got.sort()).toEqual([...NODES.filter((n) => n[4] && n[3] === ENV).map((n) => n[0]), 'LOCAL-S-1-5-32-544'].sort())
   })
 })
