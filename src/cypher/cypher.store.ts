@@ -67,6 +67,28 @@ export const TIER_ZERO_HINT = `kind IN ('Domain', 'AZTenant') OR instr(kinds, '"
   OR substr(objectid, -4) IN ('-512', '-516', '-518', '-519', '-544')
   OR instr(properties, 'admin_tier_0') > 0 OR instr(lower(properties), 'istierzero') > 0`
 
+/**
+ * A range of an index that holds every value starting with a prefix: `objectid` by its unique index (binary),
+ * `name` by nodes_name_nocase. With P the prefix (for NOCASE its ASCII capitals folded, as NOCASE folds them
+ * and nothing else) and P' the same with its last character one higher, every value s starting with the
+ * prefix compares P <= s < P' in the index's collation: s (folded) begins with P, and at P's last position
+ * s has P's character, lower than P''s (were P''s last character a capital, NOCASE folds it higher still).
+ * Only when that last character is printable ASCII (its successor is one character, never a surrogate). A
+ * necessary condition added to the exact prefix test, never instead of it.
+ */
+interface PrefixRange {
+  low: string
+  high: string
+}
+export function prefixRange(column: 'objectid' | 'name', prefix: string): PrefixRange | null {
+  if (prefix.length === 0) return null
+  const last = prefix.charCodeAt(prefix.length - 1)
+  if (last < 0x20 || last > 0x7e) return null
+  const low = column === 'name' ? prefix.replace(/[A-Z]/g, (x) => x.toLowerCase()) : prefix
+  return { low, high: low.slice(0, -1) + String.fromCharCode(low.charCodeAt(low.length - 1) + 1) }
+}
+const rangeColumn = (column: 'objectid' | 'name') => (column === 'name' ? 'n.name COLLATE NOCASE' : 'n.objectid')
+
 /** The RID suffixes TIER_ZERO_HINT keeps every node of (src/findings/tierzero.ts TIER_ZERO_RID_SUFFIXES). */
 const RID_SUFFIXES: ReadonlySet<string> = new Set(TIER_ZERO_RID_SUFFIXES)
 
@@ -81,7 +103,12 @@ const RID_SUFFIXES: ReadonlySet<string> = new Set(TIER_ZERO_RID_SUFFIXES)
  * Text conditions compare with substr / instr (exact, case-sensitive unless `anyCase`), never LIKE. The
  * `name` column is the `name` property as stored (ingest.store.ts), so a Cypher string test on it is exact.
  */
-function conditionSql(conditions: ScanCondition[], first: number, access: string | null): { sql: string; params: (string | null)[] } {
+function conditionSql(
+  conditions: ScanCondition[],
+  first: number,
+  access: string | null,
+  ranges: ReadonlyMap<string, PrefixRange> = new Map(),
+): { sql: string; params: (string | null)[] } {
   const parts: string[] = []
   const params: (string | null)[] = []
   for (const c of conditions) {
@@ -125,6 +152,15 @@ function conditionSql(conditions: ScanCondition[], first: number, access: string
       // there (a few nodes) instead of testing every node (`g.objectid ENDS WITH '-512'`)
       if (c.op === 'endsWith' && c.column === 'objectid' && !c.anyCase && RID_SUFFIXES.has(c.value.slice(-4)))
         parts.push(`n.id IN (SELECT t.id FROM nodes t WHERE ${TIER_ZERO_HINT})`)
+      // a selective STARTS WITH (see scanNodes): also the index range holding every value with the prefix
+      const range = c.op === 'startsWith' && !c.anyCase ? ranges.get(`${c.column}|${c.value}`) : undefined
+      if (range) {
+        const lo = `?${first + params.length}`
+        params.push(range.low)
+        const hi = `?${first + params.length}`
+        params.push(range.high)
+        parts.push(`${rangeColumn(c.column)} >= ${lo} AND ${rangeColumn(c.column)} < ${hi}`)
+      }
     }
   }
   return { sql: parts.map((x) => `AND ${x}`).join('\n'), params }
@@ -183,10 +219,33 @@ function toPartialNode(r: { id: number; objectid: string | null; kinds: string; 
 export function d1GraphSource(db: D1Database, access: string | null, opts: { nodeKeys?: string[] | null } = {}): GraphSource {
   const NODE_COLUMNS = nodeColumns(opts.nodeKeys ?? null)
   const toNode = (r: NodeRow): NodeRecord => (opts.nodeKeys ? toPartialNode(r) : toNodeRecord(r))
+  /** per `column|prefix`: whether its index range was small enough for the first page asked (scanNodes) */
+  const selective = new Map<string, boolean>()
   return {
     async scanNodes(scan: NodeScan, afterId: number, limit: number): Promise<NodeRecord[]> {
       // ?1 after, ?2 kinds (JSON or NULL), ?3 objectid, ?4 name, ?5 access, ?6 limit, ?7… conditions
-      const cond = conditionSql(scan.where ?? [], 7, access)
+      // A STARTS WITH on objectid / name whose index range holds at most `limit` entries (counted in the index,
+      // at most limit + 1 of them) is read through that range (prefixRange): `name STARTS WITH 'USER00000'`
+      // reads 18 index entries instead of every node. A broader one is not: the range is read again and sorted
+      // by id for every page, where a scan by id stops at the page's end.
+      const ranges = new Map<string, PrefixRange>()
+      for (const c of scan.where ?? []) {
+        if (c.type !== 'text' || c.op !== 'startsWith' || c.anyCase) continue
+        const key = `${c.column}|${c.value}`
+        const range = prefixRange(c.column, c.value)
+        if (!range || ranges.has(key)) continue
+        let small = selective.get(key)
+        if (small === undefined) {
+          const row = await db
+            .prepare(`SELECT count(*) AS c FROM (SELECT 1 FROM nodes n WHERE ${rangeColumn(c.column)} >= ?1 AND ${rangeColumn(c.column)} < ?2 LIMIT ?3)`)
+            .bind(range.low, range.high, limit + 1)
+            .first<{ c: number }>()
+          small = (row?.c ?? 0) <= limit
+          selective.set(key, small)
+        }
+        if (small) ranges.set(key, range)
+      }
+      const cond = conditionSql(scan.where ?? [], 7, access, ranges)
       // A node's stored kinds are JSON text written by JSON.stringify (ingest's staging) or by SQLite's json
       // functions, both of which write a kind made of KIND_PATTERN's characters as "Kind", nothing else: a
       // node carrying such a kind has that text in its kinds, so instr() rules out the other nodes before
