@@ -40,20 +40,26 @@ export const DEFAULT_MAX_VALUES = 2_000_000
  *
  * `maxBytes` is an estimate of heap, measured under a V8 heap cap on the 1 M-edge benchmark graph
  * (`npm run bench:cypher -- --heap-cap N`, BENCHMARKS.md "Cypher memory under the 128 MiB heap cap"; the
- * worker holds ~16 MiB by itself). Before the records were made smaller (2026-11-26) the estimate was about
- * half the real heap: the
- * unbounded walks stopped at a 32 MiB estimate needed 80–96 MiB (at 48 MiB, 112–128). The cause was not
- * what the estimate counts but what the records cost: a relationship read without properties carried its
- * own getter closure (661 B per record measured in node against the 200 B charged; now a class: 204 B,
- * source.ts), and walk arrays copied by spread held ~16 spare slots each (now concat(), match.ts
- * WALK_BYTES, charged from a measurement too). Since then every walk, path and product query of the bench stopped at this estimate
- * survives a 48 MiB cap (needs < 48 MiB, i.e. under 1 byte of heap per estimated byte above the worker's
- * own), and the heaviest, every user's shortest paths to Tier Zero, needs 48–64 MiB (1.5 bytes per
- * estimated byte); the library-shaped queries estimate at most 13.5 MB and answer as before. So a 32 MiB
- * estimate now means at most ~16 + 1.5 × 32 = 64 MiB of isolate heap. Measure again before raising it.
+ * worker holds ~16 MiB by itself). Until cb5694f the estimate was about half the real heap (a relationship
+ * record carried its own getter closure, 661 B against 200 B charged; walk arrays copied by spread held
+ * spare slots), so the budget was cut from 48 to 32 MiB (f2b2372). With the records now as charged
+ * (source.ts classes, match.ts WALK_BYTES) it was sized again, 2026-11-26 12:57–13:03 UTC, load average
+ * 1.4–3.3 (2 cores): `npm run bench:cypher -- --state DIR --runs 1 --hostile-runs 1 --stress 1
+ * --concurrent 3 --heap-cap N --only "domain admins"` (every hostile and near-limit query alone, with and
+ * without include_properties, then each near-limit query three at once) for N = 128, 96, 80, 64:
+ * - 64 MiB per query, pool 64 MiB: every query alone survives an 80 MiB cap (the walks stopped at the
+ *   64 MiB estimate; every user's shortest paths to Tier Zero, stopped by the row limit, dies at 64), and
+ *   three at once survive 96 MiB (every user's shortest paths ×3 died at 80). So one query at its budget
+ *   needs < 80 MiB and a full pool < 96 MiB: at least 32 MiB under the 128 MB isolate, ~1 byte of heap per
+ *   estimated byte above the worker's own.
+ * - 48 / 64 MiB: alone < 64 MiB except the row-bound shortest paths (64–80), three at once 80–96 MiB.
+ * - The former 32 / 48 MiB: three at once < 80 MiB.
+ * What it buys, the public Query Library at 20,000 users (27,239 nodes; `npm run bench:cypher-library --
+ * Queries.json --users 20000`, same code and database): 32 MiB refuses 6 queries (all memory), 48 MiB 4,
+ * 64 MiB 3 (one memory: ACEs across trusts; two row limit). Measure again before raising it.
  * Queries running at the same time in one isolate also share ISOLATE_MAX_BYTES (BytePool below).
  */
-export const DEFAULT_LIMITS: CypherLimits = { maxRows: 100_000, maxResultRows: 20_000, maxSteps: 500_000, maxMillis: 5_000, maxBytes: 32 * 1024 * 1024 }
+export const DEFAULT_LIMITS: CypherLimits = { maxRows: 100_000, maxResultRows: 20_000, maxSteps: 500_000, maxMillis: 5_000, maxBytes: 64 * 1024 * 1024 }
 
 /**
  * Bytes held by all the Cypher queries running at the same time in this isolate. A Workers isolate serves
@@ -118,14 +124,14 @@ export class SharedMemoryLimit extends CypherError {}
 export const STALE_AFTER_MS = 30_000
 
 /**
- * The isolate-wide total of estimated bytes. From the measurements above (DEFAULT_LIMITS): the worker holds
- * ~16 MiB by itself and a query needs at most 1.5 bytes of heap per estimated byte, so 48 MiB of estimates
- * together need at most 16 + 1.5 × 48 = 88 MiB, 40 MiB under the 128 MB limit (a margin for what no query
- * charges: the answer being serialised, V8's young generation). One query alone keeps its 32 MiB; two
- * queries of up to 24 MiB each (the library-shaped ones estimate at most 13.5 MB) never meet this limit,
- * and two or three near their own limit at once are stopped instead of killing the isolate.
+ * The isolate-wide total of estimated bytes. Measured with DEFAULT_LIMITS (above): the near-limit queries
+ * three at once in one isolate, this pool full, survive a 96 MiB V8 heap cap (the heaviest triple died at
+ * 80), at least 32 MiB under the 128 MB limit (a margin for what no query charges: the answer being
+ * serialised, V8's young generation). It equals one query's own limit: a query alone keeps all of it; the
+ * bench's library-shaped queries estimate at most 13.5 MB, so several of them at once fit, while two or
+ * three heavy ones at once are stopped (400, shared limit) instead of killing the isolate.
  */
-export const ISOLATE_MAX_BYTES = 48 * 1024 * 1024
+export const ISOLATE_MAX_BYTES = 64 * 1024 * 1024
 
 /** The pool of this isolate (module state: one per isolate, shared by every request it serves). */
 export const ISOLATE_POOL = new BytePool(ISOLATE_MAX_BYTES)
@@ -191,16 +197,20 @@ export class Budget {
 
   /** `n` more bytes of graph data held for the query (an estimate; see DEFAULT_LIMITS) */
   chargeBytes(n: number): void {
+    // The query's own limit first: a charge that would pass it is refused as this query's own (it would be
+    // refused with the isolate to itself), not as the shared limit, whose message says "try again later".
+    // A single charge can be large (a variable-length level's walks), so with the pool only 16 MiB above
+    // one query's limit a query alone could otherwise cross the pool first. Refused charges are not counted.
+    if (this.bytes + n > this.limits.maxBytes)
+      throw new CypherError(
+        `the query was stopped: it would hold more than ${Math.round(this.limits.maxBytes / 1024 / 1024)} MiB of graph data in memory (memory limit); narrow the pattern or add a LIMIT`,
+      )
     if (this.pool && !this.ended && !this.pool.fits(n))
       throw new SharedMemoryLimit(
         `the query was stopped: together with the other queries running at the same time it would hold more than ${Math.round(this.pool.maxBytes / 1024 / 1024)} MiB of graph data in memory (memory limit, shared by the queries running at the same time); try again later, narrow the pattern or add a LIMIT`,
       )
     this.bytes += n
     if (this.pool && !this.ended) this.pool.add(this, n)
-    if (this.bytes > this.limits.maxBytes)
-      throw new CypherError(
-        `the query was stopped: it would hold more than ${Math.round(this.limits.maxBytes / 1024 / 1024)} MiB of graph data in memory (memory limit); narrow the pattern or add a LIMIT`,
-      )
   }
 
   /** `n` more list elements (or string pieces of 16 characters) built by expressions */

@@ -1,10 +1,10 @@
 /**
  * The memory budget's default and its accounting (src/cypher/budget.ts). The default is a measured bound:
  * the engine's byte count is an estimate, and under a V8 heap cap on the 1 M-edge benchmark graph
- * (`npm run bench:cypher -- --heap-cap N`) the unbounded walks stopped at a 48 MiB estimate needed
- * 112–128 MiB of isolate heap, within 16 MiB of the Workers limit; at 32 MiB they needed 80–96 MiB, and
- * since the records walks hold were made smaller, less than 48 MiB. Queries running at the same time share
- * the isolate's pool.
+ * (`npm run bench:cypher -- --heap-cap N`), with the records walks hold made smaller (cb5694f), every
+ * hostile and near-limit query stopped at the 64 MiB estimate survives an 80 MiB cap alone and a 96 MiB cap
+ * three at once (the pool of 64 MiB shared): at least 32 MiB under the Workers limit. Before the records were
+ * made smaller, a 48 MiB estimate needed 112–128 MiB. Queries running at the same time share the isolate's pool.
  */
 import { describe, expect, it } from 'vitest'
 import { Budget, BytePool, DEFAULT_LIMITS, ISOLATE_MAX_BYTES, ISOLATE_POOL, STALE_AFTER_MS, SharedMemoryLimit, withPooledBudget } from '../../src/cypher/budget'
@@ -12,8 +12,9 @@ import { CypherError } from '../../src/cypher/parse'
 import { withoutProperties } from '../../src/cypher/source'
 
 describe('memory budget', () => {
-  it('defaults to at most 32 MiB of estimated graph data (raising it needs a new heap-cap measurement)', () => {
-    expect(DEFAULT_LIMITS.maxBytes).toBeLessThanOrEqual(32 * 1024 * 1024)
+  it('defaults to 64 MiB of estimated graph data, and the isolate pool to as much (raising them needs a new heap-cap measurement)', () => {
+    expect(DEFAULT_LIMITS.maxBytes).toBe(64 * 1024 * 1024)
+    expect(ISOLATE_MAX_BYTES).toBe(64 * 1024 * 1024)
   })
 
   it('refuses the byte that crosses the limit with a 400 naming it and the limit in MiB', () => {
@@ -78,6 +79,27 @@ describe('isolate-wide memory pool (queries running at the same time)', () => {
     const third = new Budget(limits, Date.now, pool)
     expect(() => third.chargeBytes(33 * MiB)).toThrow(/\(memory limit\)/)
     third.end()
+    expect(pool.held).toBe(0)
+  })
+
+  it('a query alone whose one charge would pass both its own limit and the pool is refused by its own limit, not told to try again later', () => {
+    const pool = new BytePool(40 * MiB)
+    const b = new Budget(limits, Date.now, pool)
+    b.chargeBytes(30 * MiB)
+    let err: unknown
+    try {
+      b.chargeBytes(11 * MiB) // 41 MiB: over the pool's 40 and the query's own 32
+    } catch (e) {
+      err = e
+    }
+    expect(err).toBeInstanceOf(CypherError)
+    expect(err).not.toBeInstanceOf(SharedMemoryLimit)
+    expect((err as Error).message).toBe(
+      'the query was stopped: it would hold more than 32 MiB of graph data in memory (memory limit); narrow the pattern or add a LIMIT',
+    )
+    expect(b.used.bytes).toBe(30 * MiB) // the refused charge is not counted
+    expect(pool.held).toBe(30 * MiB)
+    b.end()
     expect(pool.held).toBe(0)
   })
 
