@@ -134,6 +134,16 @@ const CASES: { construct: string; query: string; props?: boolean }[] = [
   { construct: "Sentinel's Tier Zero query", query: "match (n) where (n:Tag_Tier_Zero) or coalesce(n.system_tags,'') contains('admin_tier_0') return n", props: true },
   { construct: 'Tag_Owned and paths from owned', query: 'MATCH p = (o:Tag_Owned)-[*1..]->(t) RETURN p' },
   { construct: 'list quantifier over a path', query: "MATCH p = (u:User)-[*1..3]->(c:Computer) WHERE NONE(r IN relationships(p) WHERE type(r) = 'MemberOf') RETURN p" },
+  { construct: 'objectid ENDS WITH a Tier Zero RID (partial index)', query: "MATCH (n) WHERE n.objectid ENDS WITH '-512' RETURN n" },
+  { construct: 'name STARTS WITH (index range)', query: "MATCH (n) WHERE n.name STARTS WITH 'CAROL' OR n.name STARTS WITH 'BOB' RETURN n.objectid AS o" },
+  { construct: 'name STARTS WITH, one condition (index range)', query: "MATCH (n) WHERE n.name STARTS WITH 'CAROL' RETURN n.objectid AS o" },
+  { construct: 'objectid STARTS WITH (index range)', query: "MATCH (n) WHERE n.objectid STARTS WITH 'U-' RETURN n.objectid AS o" },
+  { construct: 'Tier Zero scan with a name range', query: "MATCH (n:Tag_Tier_Zero) WHERE n.name STARTS WITH 'LAB' RETURN n.name AS n" },
+  { construct: 'relationship property pushed to the store', query: 'MATCH (a)-[r]->(b) WHERE r.isprimarygroup = true RETURN a.name AS a, b.name AS b' },
+  { construct: 'count push-down with a far-node property', query: 'MATCH (g:Group) OPTIONAL MATCH (g)<-[r]-(m:User {enabled: true}) RETURN g.name AS g, count(r) AS c' },
+  { construct: 'count push-down, undirected', query: 'MATCH (g:Group) OPTIONAL MATCH (g)-[r]-(m) RETURN g.name AS g, count(r) AS n' },
+  { construct: 'count push-down fused with a first MATCH', query: "MATCH (g {objectid: 'S-1-5-21-1-512'}) MATCH (g)<-[:MemberOf]-(m) RETURN g.name AS g, count(m) AS c" },
+  { construct: 'node properties read alone', query: 'MATCH (u:User) RETURN u.name AS n, u.enabled AS e, u.labonly AS l' },
   { construct: 'nodes() / labels() / keys()', query: "MATCH p = (a {objectid: 'U-DAVE'})-[*1..]->(b) RETURN [x IN nodes(p) | x.objectid] AS ns, labels(b) AS l" },
 ]
 
