@@ -100,8 +100,15 @@ function farTest(m: NodePattern): FarNodeTest | null | 'no' {
     if (value.type !== 'literal' || (typeof value.value !== 'string' && typeof value.value !== 'boolean')) return 'no'
     properties.push({ key, value: value.value })
   }
+  // each test is a term of the store's statement, and most bind parameters: D1 refuses more than 100 of
+  // them (cypher.store.ts MAX_SCAN_CONDITIONS). An exact test cannot be dropped, so a wider far node is
+  // counted by the walk instead.
+  if (kinds.length + properties.length > MAX_FAR_TESTS) return 'no'
   return kinds.length || properties.length ? { kinds, properties } : null
 }
+
+/** Tests on the far node the store may be given (each binds at most two parameters). */
+const MAX_FAR_TESTS = 16
 
 const hidden = (fn: 'sum' | 'max', name: string): Expr => ({ type: 'call', name: fn, distinct: false, args: [{ type: 'var', name }] })
 

@@ -190,6 +190,18 @@ function farNodeSql(far: FarNodeTest, v: string, param: (x: string) => string): 
   return out
 }
 
+/**
+ * D1 refuses a statement with more than 100 bound parameters or an expression tree deeper than 100 (an
+ * AND chain of ~90 terms), and SQLite a function call of more than 127 arguments: a query with many
+ * conditions or property reads would get a 500. So the store applies at most this many of a scan's or a
+ * walk's necessary conditions (they are only ever a superset the engine narrows: dropping some returns more
+ * records, never a different answer), and reads at most this many properties one by one (more: the whole
+ * properties object, a superset of what the query reads).
+ */
+const MAX_SCAN_CONDITIONS = 8
+const MAX_REL_CONDITIONS = 8
+const MAX_NODE_KEYS = 48
+
 /** Rough heap cost of one relationship record and its cache entries (object, strings, map slots). */
 const EDGE_BYTES = 200
 
@@ -204,7 +216,8 @@ const EDGE_BYTES = 200
 function nodeColumns(nodeKeys: string[] | null): string {
   if (nodeKeys === null) return NODE_COLUMNS
   for (const k of nodeKeys) if (!PLAIN_KEY.test(k)) throw new Error(`property key ${JSON.stringify(k)} is not read on its own`)
-  const props = nodeKeys.length ? `json_object(${nodeKeys.map((k) => `'${k}', n.properties -> '$.${k}'`).join(', ')})` : `'{}'`
+  const props =
+    nodeKeys.length > MAX_NODE_KEYS ? 'n.properties' : nodeKeys.length ? `json_object(${nodeKeys.map((k) => `'${k}', n.properties -> '$.${k}'`).join(', ')})` : `'{}'`
   return `n.id, ${nodeKeys.includes('objectid') ? 'n.objectid' : 'NULL AS objectid'}, n.kinds, ${props} AS properties`
 }
 
@@ -228,8 +241,9 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
       // at most limit + 1 of them) is read through that range (prefixRange): `name STARTS WITH 'USER00000'`
       // reads 18 index entries instead of every node. A broader one is not: the range is read again and sorted
       // by id for every page, where a scan by id stops at the page's end.
+      const where = (scan.where ?? []).slice(0, MAX_SCAN_CONDITIONS)
       const ranges = new Map<string, PrefixRange>()
-      for (const c of scan.where ?? []) {
+      for (const c of where) {
         if (c.type !== 'text' || c.op !== 'startsWith' || c.anyCase) continue
         const key = `${c.column}|${c.value}`
         const range = prefixRange(c.column, c.value)
@@ -245,7 +259,7 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         }
         if (small) ranges.set(key, range)
       }
-      const cond = conditionSql(scan.where ?? [], 7, access, ranges)
+      const cond = conditionSql(where, 7, access, ranges)
       // A node's stored kinds are JSON text written by JSON.stringify (ingest's staging) or by SQLite's json
       // functions, both of which write a kind made of KIND_PATTERN's characters as "Kind", nothing else: a
       // node carrying such a kind has that text in its kinds, so instr() rules out the other nodes before
@@ -405,7 +419,7 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
       if (ids.length === 0) return []
       // each condition: json_extract(e.properties, '$."key"') = value, bound after the fixed parameters (keys
       // are letters, digits and _ only, checked again here: they are part of a bound JSON path, never SQL text)
-      const conds = where.filter((c) => /^[A-Za-z0-9_]+$/.test(c.key))
+      const conds = where.filter((c) => /^[A-Za-z0-9_]+$/.test(c.key)).slice(0, MAX_REL_CONDITIONS)
       const first = access === null ? 3 : 4
       const condSql = conds.map((_, i) => `AND json_extract(e.properties, ?${first + 2 * i}) = ?${first + 2 * i + 1}`).join(' ')
       const condArgs = conds.flatMap((c) => [`$."${c.key}"`, typeof c.value === 'boolean' ? (c.value ? 1 : 0) : c.value])
