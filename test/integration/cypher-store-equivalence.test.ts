@@ -1,0 +1,104 @@
+/**
+ * The D1 store's shortcuts give the engine's answers: each query runs through the API and D1 (count push-down,
+ * relationship conditions in SQL, node properties read alone, STARTS WITH index ranges, the Tier Zero partial
+ * index) and through the engine over the in-memory store with count push-down off; the answers must be equal.
+ * The graph is test/unit/cypher-graph.ts plus nodes and relationships chosen for the edge cases: JSON types
+ * that are not the literal's (1 and 'true' for true), names with `%`, `_`, non-ASCII and lower case, a local
+ * principal with a Tier Zero RID suffix (not Tier Zero), an AZRole whose template id is upper case, system_tags
+ * stored as an array, a self-loop.
+ */
+import { beforeAll, describe, expect, it } from 'vitest'
+import { adminToken } from '../helpers'
+import type { EdgeHoundClient } from '../../src/client'
+import { ingest } from '../../src/client/graph'
+import { parseCypher } from '../../src/cypher/parse'
+import { loadReferenced, runQuery } from '../../src/cypher/run'
+import { presentResult, type CypherResult } from '../../src/cypher/present'
+import { EDGES as E0, memorySource, NODES as N0, TENANT, CORP } from '../unit/cypher-graph'
+const mk = (id: number, objectid: string, kinds: string[], name: string, p: Record<string, unknown>) => ({ id, objectid, kind: kinds[0], kinds, name, environment_id: CORP, properties: { name, ...p }, updated_at: '2026-01-01T00:00:00.000Z' })
+const NODES = [...N0,
+  mk(50, 'u-lower', ['User'], 'ÉVE_%@CORP.LOCAL', { enabled: 1 }),
+  mk(51, 'U-EVE2', ['User'], 'eve@corp.local', { enabled: 'true' }),
+  mk(52, 'U-Zed', ['User'], 'Zed_x@CORP.LOCAL', { enabled: true, isTierZero: false }),
+  mk(53, 'S-1-5-21-1-1000-512', ['User', 'ADLocalUser'], 'LOCAL-512', { enabled: true }),
+  mk(54, 'AZR', ['AZRole'], 'ROLE', { templateid: '62E90394-69F5-4237-9190-012177145E10' }),
+  mk(55, 'SYS', ['Group'], 'TAGGED', { system_tags: ['admin_tier_0'] }),
+]
+const EDGES = [...E0,
+  { id: 50, start: 50, end: 51, kind: 'GenericAll', properties: { isacl: 1 }, updated_at: '2026-01-02T00:00:00.000Z' },
+  { id: 51, start: 51, end: 52, kind: 'GenericAll', properties: { isacl: true }, updated_at: '2026-01-02T00:00:00.000Z' },
+  { id: 52, start: 52, end: 50, kind: 'GenericAll', properties: { isacl: 'true' }, updated_at: '2026-01-02T00:00:00.000Z' },
+  { id: 53, start: 50, end: 50, kind: 'GenericWrite', properties: {}, updated_at: '2026-01-02T00:00:00.000Z' },
+]
+
+let admin: EdgeHoundClient
+const oid = (id: number) => NODES.find((n) => n.id === id)!.objectid
+const props = (n: (typeof NODES)[number]) => ({ ...n.properties, ...(n.environment_id === TENANT ? { tenantid: TENANT } : n.kinds[0] === 'Domain' ? {} : { domainsid: n.environment_id }) })
+beforeAll(async () => {
+  admin = await adminToken()
+  await ingest(admin, { graph: { nodes: NODES.map((n) => ({ id: n.objectid, kinds: n.kinds, properties: props(n) })), edges: EDGES.map((e) => ({ start: { value: oid(e.start) }, end: { value: oid(e.end) }, kind: e.kind, properties: e.properties })) } })
+})
+function norm(status: number, data: CypherResult | null) {
+  if (status !== 200 || !data) return { status }
+  const byId = new Map(Object.entries(data.nodes).map(([id, n]) => [id, n.objectId]))
+  return { status, nodes: Object.values(data.nodes).map((n) => `${n.objectId} ${n.isTierZero}`).sort(), edges: data.edges.map((e) => `${byId.get(e.source)} ${e.kind} ${byId.get(e.target)}`).sort(), literals: data.literals.map((l) => JSON.stringify(l)).sort() }
+}
+const Q = [
+  "MATCH (n) WHERE n.name STARTS WITH 'ÉVE_%' RETURN n.name AS n",
+  "MATCH (n) WHERE n.name STARTS WITH 'É' RETURN n.name AS n",
+  "MATCH (n) WHERE n.name STARTS WITH 'eve' RETURN n.name AS n",
+  "MATCH (n) WHERE n.name STARTS WITH 'EVE' RETURN n.name AS n",
+  "MATCH (n) WHERE n.name STARTS WITH 'Zed_' RETURN n.name AS n",
+  "MATCH (n) WHERE n.name STARTS WITH 'ZED' RETURN n.name AS n",
+  "MATCH (n) WHERE n.objectid STARTS WITH 'u' RETURN n.name AS n",
+  "MATCH (n) WHERE n.objectid STARTS WITH 'U-Z' RETURN n.name AS n",
+  "MATCH (n) WHERE n.name ENDS WITH '%@CORP.LOCAL' RETURN n.name AS n",
+  "MATCH (n) WHERE n.objectid ENDS WITH '-512' RETURN n.name AS n",
+  'MATCH (n:Tag_Tier_Zero) RETURN n.name AS n',
+  'MATCH (n) WHERE n:Tag_Tier_Zero RETURN n',
+  'MATCH (a) OPTIONAL MATCH (a)-[r]->(b:User {enabled: true}) RETURN a.name AS a, count(r) AS c',
+  "MATCH (a) OPTIONAL MATCH (a)-[r]->(b:User {enabled: 'true'}) RETURN a.name AS a, count(r) AS c",
+  'MATCH (a) OPTIONAL MATCH (a)-[r]-(b:User) RETURN a.name AS a, count(r) AS c',
+  'MATCH (a)-[r]->(b) WHERE r.isacl RETURN a.name AS a',
+  'MATCH (a)-[r]->(b) WHERE r.isacl = true RETURN a.name AS a',
+  'MATCH (a)-[r]->(b) WHERE r.isacl = 1 RETURN a.name AS a',
+  "MATCH (a)-[r]->(b) WHERE r.isacl = 'true' RETURN a.name AS a",
+  'MATCH (a:User) RETURN a.name AS n, a.enabled AS e',
+
+  "MATCH (u:User) OPTIONAL MATCH (u)-[r]->(m:Group {name: 'IT@CORP.LOCAL'}) RETURN u.name AS u, count(r) AS c",
+  'MATCH (u:User) OPTIONAL MATCH (u)-[r]->(m:Base) RETURN u.name AS u, count(DISTINCT m) AS c',
+  'MATCH (g)<-[r]-(m) RETURN count(r) AS c',
+  'MATCH (g:Group)<-[r]-(m) WITH g, count(m) AS c WHERE c > 1 RETURN g.name AS g, c',
+  'MATCH (u:User) MATCH (u)-[r]-(m) RETURN u.name AS u, count(*) AS c',
+  'MATCH (u:User) MATCH (u)-[r]-(m) RETURN u, count(*) AS c',
+  'MATCH (a)-[r]->(b) WHERE r.isprimarygroup RETURN a.name AS a',
+  'MATCH (a)-[r:MemberOf]->(b) WHERE NOT r:MemberOf RETURN a.name AS a',
+  'MATCH (a)-[r:MemberOf|AdminTo]->(b) WHERE r:AdminTo RETURN a.name AS a, b.name AS b',
+  "MATCH (n) WHERE n.name STARTS WITH 'd' RETURN n.name AS n",
+  "MATCH (n) WHERE n.name STARTS WITH 'DOMAIN ADMINS@CORP.LOCAL' RETURN n.name AS n",
+  "MATCH (n) WHERE n.objectid ENDS WITH '1-512' RETURN n.name AS n",
+  "MATCH (n) WHERE n.name =~ '(?i)alice.*' RETURN n.name AS n",
+  'MATCH (u:User) RETURN u.name AS n, u.enabled AS e, u.objectid AS o',
+  "MATCH (u:User) WHERE u.title = 'admin' RETURN u.pwdlastset AS p",
+  'MATCH (u:User) WITH u RETURN u.name AS n',
+  'MATCH (u:User) WITH u.name AS n, u RETURN n, u.enabled AS e',
+  'MATCH p = shortestPath((u:User)-[*1..]->(t:Tag_Tier_Zero)) RETURN p',
+  "MATCH p = allShortestPaths((u:User {name: 'DAVE@CORP.LOCAL'})-[*1..]->(d:Domain)) RETURN p",
+  'MATCH (n) WHERE n:Tag_Owned RETURN n.name AS n',
+  'MATCH (n:User) WHERE n.enabled = true AND n.name STARTS WITH "A" RETURN n.objectid AS o',
+  'MATCH (c:Computer) OPTIONAL MATCH (c)<-[:AdminTo]-(u) RETURN c.name AS c, count(u) AS n ORDER BY n DESC',
+  'MATCH (u:User {enabled: true}) OPTIONAL MATCH (u)-[:MemberOf]->(g:Group {objectid: "G-IT"}) RETURN u.name AS u, count(g) AS n',
+  'MATCH (u:User) OPTIONAL MATCH (u)-[r]-(x:User {enabled: false}) RETURN u.name AS u, count(r) AS c, count(*) AS s',
+  'MATCH (u:User) WHERE u.objectid STARTS WITH "U-" AND u.objectid ENDS WITH "E" RETURN u.name AS u',
+]
+describe('store shortcuts = engine', () => {
+  it.each(Q)('%s', async (q) => {
+    const res = await admin.raw('POST', '/api/v2/graphs/cypher', { query: q })
+    const api = norm(res.status, res.status === 200 ? ((await res.json()) as { data: CypherResult }).data : null)
+    const r = await runQuery(parseCypher(q), memorySource(null, NODES.map((n) => ({ ...n, properties: props(n) })), EDGES), { now: Date.now(), countPushdown: false })
+    await loadReferenced(r)
+    const data = presentResult(r.columns, r.rows, r.ctx.graph, false)
+    const found = Object.keys(data.nodes).length + data.edges.length + data.literals.length > 0
+    expect(api).toEqual(norm(found ? 200 : 404, found ? data : null))
+  })
+})
