@@ -46,10 +46,21 @@ describe('wide queries: exact answers, never a 5xx', () => {
     expect(await literals(`MATCH (a)-[r]->(b) WHERE ${many(60, (i) => `r.k${i} = 1`)} RETURN a.name AS a`)).toEqual(['WQA'])
   })
 
-  it('a counted far node with 60 properties', async () => {
-    const props = many(60, (i) => `k${i}: 'x'`, ', ')
-    const values = await literals(`MATCH (a:User) WHERE a.name STARTS WITH 'WQ' OPTIONAL MATCH (a)-[r]-(b:User {${props}}) RETURN a.name AS a, count(r) AS c`)
-    expect(values).toEqual(['WQA', 1, 'WQB', 0])
+  it('a counted far node with 60 properties (walked), and with 15 (counted in the store, at its cap)', async () => {
+    for (const n of [60, 15]) {
+      const props = many(n, (i) => `k${i}: 'x'`, ', ')
+      const query = `MATCH (a:User) WHERE a.name STARTS WITH 'WQ' OPTIONAL MATCH (a)-[r]-(b:Base {${props}}) RETURN a.name AS a, count(r) AS c`
+      expect(await literals(query)).toEqual(['WQA', 1, 'WQB', 0])
+      const plan = (await admin.raw('POST', '/api/v2/graphs/cypher', { query })).headers.get('x-cypher-plan') ?? ''
+      expect(plan.includes('in the store'), plan).toBe(n === 15)
+    }
+  })
+
+  it('8 relationship conditions and 8 scan conditions (the caps) and 48 properties read alone', async () => {
+    expect(await literals(`MATCH (a)-[r]->(b) WHERE ${many(8, (i) => `r.k${i} = 1`)} RETURN a.name AS a`)).toEqual(['WQA'])
+    expect(await literals(`MATCH (a:Base) WHERE ${many(8, (i) => `a.objectid ENDS WITH '${i === 0 ? '9' : ''}-512'`)} RETURN a.name AS a`)).toEqual(['WQ DOMAIN ADMINS'])
+    const cols = many(48, (i) => `u.k${i} AS c${i}`, ', ')
+    expect(await literals(`MATCH (u:User) WHERE u.objectid = 'WQ-2' RETURN ${cols}`)).toEqual(Array.from({ length: 48 }, () => 'x'))
   })
 
   it('60 STARTS WITH, 120 CONTAINS, 60 ENDS WITH a Tier Zero RID on one node', async () => {
