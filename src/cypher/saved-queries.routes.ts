@@ -341,7 +341,8 @@ export const savedQueryRoutes: RouteEntry[] = [
       const now = rfc3339(c.var.now())
       if (body.public) {
         if (pub) return c.body(null, 204)
-        return c.json({ data: [permissionJson(await makePublic(db, q.id, now, auditOf(c).write()))] }, 201)
+        const row = await makePublic(db, q.id, now, auditOf(c).write())
+        return row ? c.json({ data: [permissionJson(row)] }, 201) : c.body(null, 204)
       }
       if (users.length === 0) {
         await unshare(db, q.id, [], auditOf(c).write())

@@ -148,9 +148,11 @@ export async function isSharedWith(db: D1Database, id: number, userId: string): 
 
 /**
  * BloodHound's CreateSavedQueryPermissionToPublic: the public row replaces the per-user rows (one batch).
- * Returns the new row.
+ * Returns the new row, or null when the query was already public (a concurrent request made it public
+ * between the caller's check and this batch: the insert then does nothing, and the answer is BloodHound's
+ * "already public" 204, never a 500).
  */
-export async function makePublic(db: D1Database, id: number, now: string, audit: AuditWrite): Promise<PermissionRow> {
+export async function makePublic(db: D1Database, id: number, now: string, audit: AuditWrite): Promise<PermissionRow | null> {
   const [, ins] = await auditedBatch(db, [
     db.prepare('DELETE FROM saved_queries_permissions WHERE query_id = ?1 AND public = 0').bind(id),
     db
@@ -160,7 +162,8 @@ export async function makePublic(db: D1Database, id: number, now: string, audit:
       )
       .bind(id, now),
   ], audit)
-  return permission(ins.results[0] as Record<string, unknown>)
+  const row = ins.results[0] as Record<string, unknown> | undefined
+  return row ? permission(row) : null
 }
 
 /**

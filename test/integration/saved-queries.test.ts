@@ -15,6 +15,8 @@ import {
   updateSavedQuery,
   type SavedQueryPermissionJson,
 } from '../../src/client/cypher'
+import { makePublic } from '../../src/cypher/saved-queries.store'
+import { testAudit } from '../fixtures/audit'
 
 let admin: EdgeHoundClient
 let alice: { client: EdgeHoundClient; userId: string }
@@ -168,6 +170,23 @@ describe('listing, scopes and sharing', () => {
     // an administrator makes it private: 204, no rows left
     expect((await shareSavedQuery(admin, q.id, { public: false, user_ids: [] })).status).toBe(204)
     expect(await stored()).toEqual([])
+  })
+
+  it('making a query public that a concurrent request has just made public answers 204, never a 500', async () => {
+    // Two PUTs can both pass the route's "not yet public" check before either batch runs; the second batch's
+    // insert then does nothing. The store says so (null) and the route answers BloodHound's "already public" 204.
+    const owner = await userWithRole('Read-Only')
+    const q = (await createSavedQuery(owner.client, { name: 'raced public', query: 'RETURN 1' })).data
+    const now = new Date().toISOString()
+    const first = await makePublic(env.DB, q.id, now, testAudit('UpdateSavedQueryPermissions'))
+    expect(first).toMatchObject({ query_id: q.id, public: true, shared_to_user_id: null })
+    expect(await makePublic(env.DB, q.id, now, testAudit('UpdateSavedQueryPermissions'))).toBeNull()
+    const rows = (await env.DB.prepare('SELECT public FROM saved_queries_permissions WHERE query_id = ?').bind(q.id).all()).results
+    expect(rows).toEqual([{ public: 1 }])
+    // through the API, two requests at once: one 201 and one 204 whichever way they interleave
+    const q2 = (await createSavedQuery(owner.client, { name: 'raced public 2', query: 'RETURN 1' })).data
+    const answers = await Promise.all([shareSavedQuery(owner.client, q2.id, { public: true }), shareSavedQuery(admin, q2.id, { public: true })])
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 204])
   })
 
   it('unsharing: the owner or an administrator removes users; a receiver only themselves', async () => {
