@@ -109,6 +109,14 @@ describe('only the node properties a query can read', () => {
     expect(whole.headers.get('x-cypher-plan')).toMatch(/node properties all\)$/)
     expect(values((await whole.json()) as typeof body)).toEqual(values(body))
   })
+
+  it('the plan header lists at most 20 of them and their count (a wide query kept the header to a proxy-safe size)', async () => {
+    const keys = Array.from({ length: 40 }, (_, i) => `k${String(i).padStart(2, '0')}`)
+    const res = await post(admin, `MATCH (u:User) WHERE u.objectid STARTS WITH 'CNT-' RETURN ${keys.map((k) => `u.${k}`).join(', ')}`)
+    const plan = res.headers.get('x-cypher-plan') ?? ''
+    expect(plan).toMatch(/node properties k00,k01,.*,\.\.\. \(41 keys\)\)$/)
+    expect(plan.length).toBeLessThan(2000)
+  })
 })
 
 describe('count statements: query plans', () => {
