@@ -71,6 +71,9 @@ try {
     env: { ...process.env, CI: 'true' },
     stdio: ['ignore', 'ignore', 'pipe'],
   })
+  // Offline: Miniflare would fetch the `Request.cf` placeholder from workers.cloudflare.com and print a DNS error
+  // when it cannot; the built-in placeholder serves this test as well.
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= 'false'
   const { unstable_startWorker } = await import('wrangler')
   worker = await unstable_startWorker({
     config: path.join(root, 'wrangler.toml'),
