@@ -26,7 +26,7 @@ import { AUDIT_OUTSIDE_BATCH } from '../../src/http/route'
 import { IDP_FIXTURES } from '../fixtures/saml/corpus'
 import { b64, buildResponse, idpMetadata, KEY_A, sign } from '../fixtures/saml/idp-signer'
 import { smallDoc } from '../fixtures/extensions/docs'
-import { insertGraph, runAnalysisDirect } from '../fixtures/findings/helpers'
+import { insertGraph, runAnalysisDirect, settleRuns } from '../fixtures/findings/helpers'
 import { BASE } from '../helpers'
 import { changedTables, count, dbDigest, env, envelopeProblem, hclient, hfetch, internalLeaks, report, ROUTES } from './lib'
 
@@ -64,14 +64,7 @@ const login = (username: string, secret: string) =>
   hfetch(new Request(`${BASE}/api/v2/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ login_method: 'secret', username, secret }) }))
 
 /** Analysis runs in the background (Analyzer object) and writes its own tables: digests wait until none is live. */
-async function quiesce() {
-  for (let i = 0; i < 200; i++) {
-    const r = await env.DB.prepare("SELECT COUNT(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')").first<{ n: number }>()
-    if (!r || r.n === 0) return
-    await new Promise((res) => setTimeout(res, 100))
-  }
-  throw new Error('analysis did not settle within 20 s')
-}
+const quiesce = () => settleRuns(env.DB)
 
 const FAULT = 'audit_atomicity_fault'
 async function withSuccessRowsFailing<T>(f: () => Promise<T>): Promise<T> {

@@ -25,6 +25,7 @@ import { endUploadJob, startUploadJob, uploadFile, type OpenGraphPayload } from 
 import { IDP_FIXTURES } from '../fixtures/saml/corpus'
 import { clone, GITHUB, smallDoc } from '../fixtures/extensions/docs'
 import { BASE } from '../helpers'
+import { settleRuns } from '../fixtures/findings/helpers'
 import {
   changedTables,
   count,
@@ -287,14 +288,7 @@ function ingestPayload(t: string): OpenGraphPayload {
  * Analysis runs in the background (Analyzer Durable Object, alarm-driven) and writes its own tables; a
  * digest taken while a run is pending or running would see those writes. Wait until none is.
  */
-async function quiesce() {
-  for (let i = 0; i < 200; i++) {
-    const r = await env.DB.prepare("SELECT COUNT(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')").first<{ n: number }>()
-    if (!r || r.n === 0) return
-    await new Promise((res) => setTimeout(res, 100))
-  }
-  throw new Error('analysis did not settle within 20 s')
-}
+const quiesce = () => settleRuns(env.DB)
 
 const SCENARIOS: Scenario[] = [
   {

@@ -9,26 +9,13 @@ import { strToU8, zipSync } from 'fflate'
 import { adminToken, env } from '../helpers'
 import { endUploadJob, startUploadJob, uploadFile } from '../../src/client/graph'
 import { P, pkiFiles } from '../fixtures/sharphound/pkilab'
-import { runAnalysisDirect } from '../fixtures/findings/helpers'
+import { derivedEdges, runAnalysisDirect, settleRuns } from '../fixtures/findings/helpers'
 
 const db = () => (env as unknown as { DB: D1Database }).DB
 const NAME = new Map<string, string>(Object.entries(P).map(([k, v]) => [v, k]))
 
-/** Every relationship of a kind as `start->end` (fixture names), with whether it is derived. */
-async function edges(kind: string, props: Record<string, unknown> = { isacl: false }): Promise<string[]> {
-  const r = await db()
-    .prepare(
-      `SELECT s.objectid AS s, t.objectid AS t, e.derived AS d, e.properties AS p FROM edges e
-       JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id WHERE e.kind = ?1`,
-    )
-    .bind(kind)
-    .all<{ s: string; t: string; d: number; p: string }>()
-  for (const x of r.results) {
-    expect(x.d, `${kind} ${x.s}->${x.t} derived`).toBe(1)
-    expect(JSON.parse(x.p)).toEqual(props)
-  }
-  return r.results.map((x) => `${NAME.get(x.s) ?? x.s}->${NAME.get(x.t) ?? x.t}`).sort()
-}
+/** Every relationship of a kind as `start->end` (fixture names); each derived, with these properties. */
+const edges = (kind: string, props?: Record<string, unknown>) => derivedEdges(db(), kind, NAME, props)
 
 beforeAll(async () => {
   const admin = await adminToken()
@@ -38,11 +25,7 @@ beforeAll(async () => {
   expect(res.data).toMatchObject({ files: 9, unmatched_edges: 0, errors: [] })
   await endUploadJob(admin, job)
   // Ending the job requested a run from the Analyzer object: let it finish, then run one here.
-  for (const until = Date.now() + 20_000; Date.now() < until; ) {
-    const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
-    if (busy!.n === 0) break
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  await settleRuns(db())
   await runAnalysisDirect(db())
 })
 

@@ -11,26 +11,13 @@ import { strToU8, zipSync } from 'fflate'
 import { adminToken, env } from '../helpers'
 import { endUploadJob, startUploadJob, uploadFile } from '../../src/client/graph'
 import { R, relayFiles } from '../fixtures/sharphound/relaylab'
-import { runAnalysisDirect } from '../fixtures/findings/helpers'
+import { derivedEdges, runAnalysisDirect, settleRuns } from '../fixtures/findings/helpers'
 
 const db = () => (env as unknown as { DB: D1Database }).DB
 const NAME = new Map<string, string>(Object.entries(R).map(([k, v]) => [v, k]))
 
 /** Every relationship of a kind as `start->end` (fixture names); each is derived with BloodHound's properties. */
-async function edges(kind: string): Promise<string[]> {
-  const r = await db()
-    .prepare(
-      `SELECT s.objectid AS s, t.objectid AS t, e.derived AS d, e.properties AS p FROM edges e
-       JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id WHERE e.kind = ?1`,
-    )
-    .bind(kind)
-    .all<{ s: string; t: string; d: number; p: string }>()
-  for (const x of r.results) {
-    expect(x.d, `${kind} ${x.s}->${x.t} derived`).toBe(1)
-    expect(JSON.parse(x.p)).toEqual({ isacl: false })
-  }
-  return r.results.map((x) => `${NAME.get(x.s) ?? x.s}->${NAME.get(x.t) ?? x.t}`).sort()
-}
+const edges = (kind: string) => derivedEdges(db(), kind, NAME)
 
 /** Uploads the files as one zip in one job, lets the run the job requested finish, then runs one here. */
 async function ingest(files: Record<string, unknown>): Promise<void> {
@@ -40,11 +27,7 @@ async function ingest(files: Record<string, unknown>): Promise<void> {
   const res = await uploadFile(admin, job, body, { contentType: 'application/zip', fileName: 'relay.zip' })
   expect(res.data).toMatchObject({ files: Object.keys(files).length, errors: [] })
   await endUploadJob(admin, job)
-  for (const until = Date.now() + 20_000; Date.now() < until; ) {
-    const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
-    if (busy!.n === 0) break
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  await settleRuns(db())
   await runAnalysisDirect(db())
 }
 

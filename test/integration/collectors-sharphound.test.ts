@@ -8,7 +8,7 @@ import { adminToken, env, expectEnvelope } from '../helpers'
 import { availableDomains, endUploadJob, startUploadJob, uploadFile, listUploadJobs } from '../../src/client/graph'
 import type { EdgeHoundClient } from '../../src/client'
 import { D, PARTNER, CHILD, SID, OLD, OLD_SID, file, users, groups, v5Files, v6Files } from '../fixtures/sharphound/testlab'
-import { openFindingRows, runAnalysisDirect } from '../fixtures/findings/helpers'
+import { openFindingRows, runAnalysisDirect, settleRuns } from '../fixtures/findings/helpers'
 
 const db = () => (env as unknown as { DB: D1Database }).DB
 
@@ -181,11 +181,7 @@ describe('SharpHound v6: post-processing and findings (after the ingest above)',
   let summary: Awaited<ReturnType<typeof runAnalysisDirect>>
   /** Ending the job requested a run from the Analyzer object: let it finish, then run one here. */
   async function analyse() {
-    for (const until = Date.now() + 20_000; Date.now() < until; ) {
-      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
-      if (busy!.n === 0) break
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    await settleRuns(db())
     return runAnalysisDirect(db())
   }
   beforeAll(async () => {
@@ -304,11 +300,7 @@ describe('SharpHound v5 (older shapes), after the v6 data above', () => {
     expect(await rel(OLD_SID.ops, 'MemberOfLocalGroup', `${OLD_SID.srv}-544`)).toEqual({ isacl: false })
     expect(await rel(`${OLD_SID.srv}-544`, 'LocalToComputer', OLD_SID.srv)).toEqual({ isacl: false })
     expect(await node(`${OLD_SID.srv}-580`)).toBeNull() // not collected
-    for (let until = Date.now() + 20_000; Date.now() < until; ) {
-      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
-      if (busy!.n === 0) break
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    await settleRuns(db())
     await runAnalysisDirect(db())
     expect(await rel(OLD_SID.ops, 'AdminTo', OLD_SID.srv)).toEqual({ isacl: false })
     expect(await rel(OLD_SID.dana, 'MemberOfLocalGroup', `${OLD_SID.srv}-555`)).toEqual({ isacl: false })
@@ -409,11 +401,7 @@ describe('SharpHound: CanRDP through a group holding the logon right (own fixtur
     }), { contentType: 'application/zip', fileName: 'rdp.zip' })
     expect(res.data).toMatchObject({ files: 3, errors: [] })
     await endUploadJob(admin, job)
-    for (const until = Date.now() + 20_000; Date.now() < until; ) {
-      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
-      if (busy!.n === 0) break
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    await settleRuns(db())
     await runAnalysisDirect(db())
   })
 
@@ -498,11 +486,7 @@ describe('SharpHound: CanRDP on Citrix computers (own fixture: CTX.EXAMPLE)', ()
     }), { contentType: 'application/zip', fileName: 'ctx.zip' })
     expect(res.data).toMatchObject({ files: 2, errors: [] })
     await endUploadJob(admin, job)
-    for (const until = Date.now() + 20_000; Date.now() < until; ) {
-      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
-      if (busy!.n === 0) break
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    await settleRuns(db())
     await runAnalysisDirect(db())
   })
 
@@ -564,11 +548,7 @@ describe('SharpHound: ProtectAdminGroups and HasTrustKeys (own fixture: PAG.EXAM
     }), { contentType: 'application/zip', fileName: 'pag.zip' })
     expect(res.data).toMatchObject({ files: 5, errors: [] })
     await endUploadJob(admin, job)
-    for (const until = Date.now() + 20_000; Date.now() < until; ) {
-      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
-      if (busy!.n === 0) break
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    await settleRuns(db())
     await runAnalysisDirect(db())
   })
 
@@ -644,11 +624,7 @@ describe('SharpHound: BloodHound\'s first post-processing steps (own fixture: WK
   const everyone = 'WK.EXAMPLE-S-1-1-0'
   const authUsers = 'WK.EXAMPLE-S-1-5-11'
   async function analyse() {
-    for (const until = Date.now() + 20_000; Date.now() < until; ) {
-      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
-      if (busy!.n === 0) break
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    await settleRuns(db())
     return runAnalysisDirect(db())
   }
   const graphSize = async () =>
@@ -946,11 +922,7 @@ describe('SharpHound: DCSync and SyncLAPSPassword by BloodHound\'s cross product
     }), { contentType: 'application/zip', fileName: 'sync.zip' })
     expect(res.data).toMatchObject({ files: 4, errors: [] })
     await endUploadJob(admin, job)
-    for (const until = Date.now() + 20_000; Date.now() < until; ) {
-      const busy = await db().prepare(`SELECT count(*) AS n FROM analysis_runs WHERE status IN ('pending', 'running')`).first<{ n: number }>()
-      if (busy!.n === 0) break
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    await settleRuns(db())
     await runAnalysisDirect(db())
   })
 
