@@ -22,7 +22,7 @@
  *                  the graph is complete without it, and the run would share the worker's isolate and D1
  *                  with the queries (at 1 M edges it held both for over 10 minutes on 2026-11-26, see
  *                  BENCHMARKS.md). Nothing the queries read depends on analysis: Tier Zero is decided
- *                  per node (src/findings/tierzero.ts), there are no asset-group selectors.
+ *                  per node (src/assetgroups/tierzero.ts), there are no asset-group selectors.
  *   --heap-cap MiB V8's heap limit for workerd (default 128, the Workers isolate limit; 0 = none), through
  *                  workerd's config field v8Flags (`--max-heap-size`, young and old generations together;
  *                  bench/lib/workerd-v8-flags.ts: Miniflare sets no V8 flags itself)
@@ -66,7 +66,7 @@ import { captureProfiles, Inspector, loadSourceMap, type ProfileSummary } from '
 import { cpuSeconds, peakRssBytes, resetPeakRss, rssBytes } from './lib/proc'
 import { adminCredentials, buildBundle, freePort, ROOT, startMiniflare, type HostedWorker } from './lib/worker-host'
 import { relationshipKinds } from '../src/cypher/labels'
-import { isTierZero } from '../src/findings/tierzero'
+import { isTierZero } from '../src/assetgroups/tierzero'
 
 /** [name, query] — the shapes of the public query library, written for this benchmark. */
 const LIBRARY: [string, string][] = [
@@ -195,7 +195,7 @@ function floorCases(g: GenGraph, firstUser: string | null, one: [number, number]
   const index = new Map(g.nodes.map((n, i) => [n.objectid, i]))
   const out: FloorCase[] = []
   const ad = kindCsr(g, relationshipKinds(['AD_ATTACK_PATHS']))
-  // Tier Zero by the service's one rule (src/findings/tierzero.ts); the generated graph has no selectors
+  // Tier Zero by the service's one rule (src/assetgroups/tierzero.ts); the generated graph has no selectors
   const t0 = new Set(
     g.nodes.flatMap((n, i) =>
       isTierZero({ objectid: n.objectid, kind: n.kinds[0], kinds: n.kinds, systemTags: n.properties.system_tags, isTierZero: n.properties.isTierZero ?? n.properties.istierzero, templateid: n.properties.templateid })

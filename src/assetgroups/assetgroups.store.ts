@@ -350,7 +350,7 @@ export async function updateSelectors(
 /**
  * A node column for graph reads (`n` = the nodes row): the tags of the groups whose selectors made the node a
  * member in the last analysis run, space-separated, or NULL. The Tier Zero and Owned rules
- * (src/findings/tierzero.ts) take them as `selectedTags`, exactly as that run did.
+ * (src/assetgroups/tierzero.ts) take them as `selectedTags`, exactly as that run did.
  */
 export const SELECTED_TAGS_COLUMN = `(SELECT group_concat(g.tag, ' ') FROM asset_group_members m JOIN asset_groups g ON g.id = m.asset_group_id
    WHERE m.objectid = n.objectid AND m.custom_member = 1) AS selected_tags`

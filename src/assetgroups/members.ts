@@ -2,12 +2,12 @@
  * Asset group membership as an analysis run computes it (docs/asset-groups.md). Pure.
  *
  * The groups are identified by their tag: `admin_tier_0` ("Admin Tier Zero") has every node the Tier Zero
- * rule accepts (src/findings/tierzero.ts, which includes the group's selectors), `owned` every node
+ * rule accepts (src/assetgroups/tierzero.ts, which includes the group's selectors), `owned` every node
  * `isOwned` accepts, and any other group exactly the nodes its selectors name. A member is a
  * `custom_member` when one of the group's selectors names it, whatever else also makes it a member.
  */
 import type { AnalysisGraph } from '../findings/graph'
-import { OWNED_TAG, TIER_ZERO_TAG } from '../findings/tierzero'
+import { OWNED_TAG, TIER_ZERO_TAG } from './tierzero'
 
 export interface GroupRef {
   id: number

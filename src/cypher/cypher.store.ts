@@ -10,7 +10,7 @@ import { chunks } from '../chunks'
 import { NODE_COLUMNS, visible } from '../graph/graph.store'
 import { KIND_PATTERN } from '../graph/kinds'
 import { SELECTED_TAGS_COLUMN } from '../assetgroups/assetgroups.store'
-import { TIER_ZERO_RID_SUFFIXES } from '../findings/tierzero'
+import { TIER_ZERO_RID_SUFFIXES } from '../assetgroups/tierzero'
 
 /** ids per statement (one JSON parameter of at most ~60 KB) */
 const IDS_PER_STATEMENT = 5_000
@@ -89,12 +89,12 @@ export function prefixRange(column: 'objectid' | 'name', prefix: string): Prefix
 }
 const rangeColumn = (column: 'objectid' | 'name') => (column === 'name' ? 'n.name COLLATE NOCASE' : 'n.objectid')
 
-/** The RID suffixes TIER_ZERO_HINT keeps every node of (src/findings/tierzero.ts TIER_ZERO_RID_SUFFIXES). */
+/** The RID suffixes TIER_ZERO_HINT keeps every node of (src/assetgroups/tierzero.ts TIER_ZERO_RID_SUFFIXES). */
 const RID_SUFFIXES: ReadonlySet<string> = new Set(TIER_ZERO_RID_SUFFIXES)
 
 /**
  * SQL for a scan's necessary conditions (source.ts ScanCondition), parameters numbered from `first`.
- * Each is a superset of the engine's rule, written from src/findings/tierzero.ts:
+ * Each is a superset of the engine's rule, written from src/assetgroups/tierzero.ts:
  *  - Tier Zero: a selector's admin_tier_0, system_tags with admin_tier_0 or the Tag_Tier_Zero kind, an
  *    isTierZero property, primary kind Domain / AZTenant, a Tier Zero RID suffix, or an AZRole (the engine
  *    then checks the AD kind, local principals and role templates); all but the selector read from the

@@ -3,7 +3,7 @@
  * queries also rely on kinds its own ingest and analysis add, which EdgeHound derives here instead
  * (ingest is not rewritten):
  *  - `Base` on every Active Directory node, `AZBase` on every Azure node (by their stored kinds);
- *  - `Tag_Tier_Zero` on every node the findings engine counts as Tier Zero (src/findings/tierzero.ts,
+ *  - `Tag_Tier_Zero` on every node the findings engine counts as Tier Zero (src/assetgroups/tierzero.ts,
  *    the one rule, with the asset group selectors the last analysis run applied), `Tag_Owned` on Owned nodes;
  *  - `system_tags` then contains `admin_tier_0` (resp. `owned`) for those nodes, as BloodHound writes it.
  * Pure.
@@ -15,7 +15,7 @@ import type { NodeRecord } from './source'
 const AD_KINDS: ReadonlySet<string> = new Set(AD_NODE_KINDS)
 const AZ_KINDS: ReadonlySet<string> = new Set(AZURE_NODE_KINDS)
 
-/** Tier Zero: the findings engine's rule (src/findings/tierzero.ts) through src/graph/present.ts. */
+/** Tier Zero: the findings engine's rule (src/assetgroups/tierzero.ts) through src/graph/present.ts. */
 export const isTierZeroNode = isTierZero
 export const isOwnedNode = isOwned
 export { systemTagsOf }

@@ -200,7 +200,7 @@ export interface NodePage {
 /**
  * One page of nodes after `afterId`, with only the facts the rules need: properties are reduced in SQL,
  * so a node's (possibly large) property object never reaches the isolate. The reductions are exactly what
- * the rules would conclude from the raw values (src/findings/tierzero.ts): `x = 1` is `isTrue` (JSON true
+ * the rules would conclude from the raw values (src/assetgroups/tierzero.ts): `x = 1` is `isTrue` (JSON true
  * and the number 1, never the string "1"); system_tags is kept only where `hasTierZeroTag` can say yes (a
  * string, or an array or object as its JSON text, `'' ||` dropping SQLite's JSON subtype so that
  * json_group_array quotes it instead of nesting it); templateid only where it is a string.

@@ -84,7 +84,7 @@ export interface AnalysisResult {
   sparklines: SparklineResult[]
   /** environment object id → number of principals */
   principalCounts: Map<string, number>
-  /** environment object id → number of its nodes the Tier Zero rules mark (src/findings/tierzero.ts) */
+  /** environment object id → number of its nodes the Tier Zero rules mark (src/assetgroups/tierzero.ts) */
   tierZeroCounts: Map<string, number>
   stats: AnalysisStats
 }

@@ -14,7 +14,7 @@
  * Memory at 100 k nodes / 1 M traversable edges: ~8 MB while loading, ~4.4 MB for the CSR, plus the object
  * id strings (~5–10 MB).
  */
-import { isOwned, isTierZero, isTrue, type NodeFacts } from './tierzero'
+import { isOwned, isTierZero, isTrue, type NodeFacts } from '../assetgroups/tierzero'
 
 export class Interner {
   readonly names: string[] = []
@@ -80,7 +80,7 @@ export interface AnalysisGraph {
   /** environment per node (interned), -1 = none */
   env: Int32Array
   tierZero: Uint8Array
-  /** 1 = the node is Owned (src/findings/tierzero.ts `isOwned`) */
+  /** 1 = the node is Owned (src/assetgroups/tierzero.ts `isOwned`) */
   owned: Uint8Array
   /** node index → tags of the asset groups whose selectors name the node (few: selectors are few) */
   selected: Map<number, readonly string[]>

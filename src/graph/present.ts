@@ -3,7 +3,7 @@
  */
 import { z } from 'zod'
 import type { PathEdge } from './path'
-import { isOwned as ownedRule, isTierZero as tierZeroRule, OWNED_TAG, tagsOf, TIER_ZERO_TAG, type NodeFacts } from '../findings/tierzero'
+import { isOwned as ownedRule, isTierZero as tierZeroRule, OWNED_TAG, tagsOf, TIER_ZERO_TAG, type NodeFacts } from '../assetgroups/tierzero'
 
 /** A node of a graph answer (shortest path, related-entity graphs), keyed by internal node id. */
 export const GraphNodeSchema = z.object({
@@ -74,7 +74,7 @@ export function nodeFacts(n: NodeRecord): NodeFacts {
 const tierZeroCache = new WeakMap<NodeRecord, boolean>()
 
 /**
- * Tier Zero as the findings engine decides it (src/findings/tierzero.ts, the one rule), with the asset
+ * Tier Zero as the findings engine decides it (src/assetgroups/tierzero.ts, the one rule), with the asset
  * group selectors the last analysis run applied.
  */
 export function isTierZero(n: NodeRecord): boolean {
@@ -83,7 +83,7 @@ export function isTierZero(n: NodeRecord): boolean {
   return v
 }
 
-/** Owned: the `Tag_Owned` kind, the `owned` tag, or an Owned selector (src/findings/tierzero.ts `isOwned`). */
+/** Owned: the `Tag_Owned` kind, the `owned` tag, or an Owned selector (src/assetgroups/tierzero.ts `isOwned`). */
 export function isOwned(n: NodeRecord): boolean {
   return ownedRule(nodeFacts(n))
 }

@@ -1,6 +1,6 @@
 /**
  * Asset groups (issue 15): the "Admin Tier Zero" and "Owned" system groups hold what the Tier Zero and Owned
- * rules (src/findings/tierzero.ts) accept in the last analysis run; object-id selectors added by an
+ * rules (src/assetgroups/tierzero.ts) accept in the last analysis run; object-id selectors added by an
  * administrator change the NEXT run (its findings, the members, and Cypher's Tag_Tier_Zero / system_tags);
  * environment access applies to members; every error is the spec's envelope.
  */

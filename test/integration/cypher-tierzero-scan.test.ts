@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { d1GraphSource, TIER_ZERO_HINT } from '../../src/cypher/cypher.store'
 import { isTierZeroNode } from '../../src/cypher/labels'
 import type { NodeScan } from '../../src/cypher/source'
-import { TIER_ZERO_RID_SUFFIXES } from '../../src/findings/tierzero'
+import { TIER_ZERO_RID_SUFFIXES } from '../../src/assetgroups/tierzero'
 
 const BASE = 9_100_000
 const ENV = 'S-1-5-21-9100-1'

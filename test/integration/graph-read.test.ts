@@ -75,7 +75,7 @@ describe('available-domains', () => {
 describe('search', () => {
   it('puts exact (case-insensitive) name matches first, then names containing q, by name', async () => {
     const r = await search(admin, { q: 'corp.local' })
-    // a domain is Tier Zero (src/findings/tierzero.ts): its system_tags carry admin_tier_0 as BloodHound's do
+    // a domain is Tier Zero (src/assetgroups/tierzero.ts): its system_tags carry admin_tier_0 as BloodHound's do
     expect(r.data[0]).toEqual({ objectid: CORP, type: 'Domain', name: 'CORP.LOCAL', distinguishedname: 'DC=CORP,DC=LOCAL', system_tags: 'admin_tier_0' })
     const rest = r.data.slice(1).map((d) => d.name)
     expect(rest).toEqual([...rest].sort())

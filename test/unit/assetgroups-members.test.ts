@@ -1,9 +1,9 @@
 /**
- * The asset group rules (src/findings/tierzero.ts: selectors, the Tag_Tier_Zero kind, Owned) and the members
+ * The asset group rules (src/assetgroups/tierzero.ts: selectors, the Tag_Tier_Zero kind, Owned) and the members
  * an analysis run records (src/assetgroups/members.ts).
  */
 import { describe, expect, it } from 'vitest'
-import { isOwned, isTierZero, tierZeroReason, tagsOf } from '../../src/findings/tierzero'
+import { isOwned, isTierZero, tierZeroReason, tagsOf } from '../../src/assetgroups/tierzero'
 import { memberRows } from '../../src/assetgroups/members'
 import { GraphBuilder } from '../../src/findings/graph'
 

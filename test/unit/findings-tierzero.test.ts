@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { hasTierZeroTag, isTierZero, tierZeroReason, type NodeFacts } from '../../src/findings/tierzero'
+import { hasTierZeroTag, isTierZero, tierZeroReason, type NodeFacts } from '../../src/assetgroups/tierzero'
 
 const node = (objectid: string, kinds: string[], extra: Partial<NodeFacts> = {}): NodeFacts => ({ objectid, kind: kinds[0], kinds, ...extra })
 
