@@ -143,6 +143,10 @@ async function main() {
     const only = values.only ? new Set(values.only.split(',').map(Number)) : null
     const tally: Record<string, number> = {}
     const rows: Record<string, unknown>[] = []
+    /** bytes of the answer's body as sent (UTF-8) */
+    const bytesOf = (r: Timed<Answer>) => new TextEncoder().encode(r.text).length
+    let largest = 0
+    let largestPlain = 0
     const describe = (r: Timed<Answer>) =>
       r.status === 200 && r.body?.data
         ? `${Object.keys(r.body.data.nodes).length} nodes, ${r.body.data.edges.length} edges, ${r.body.data.literals.length} literals`
@@ -161,8 +165,8 @@ async function main() {
         const bad = r.status >= 500 || (r.status === 400 && !/^the query was stopped/.test(r.body?.errors?.[0]?.message ?? ''))
         failed ||= bad
         if (!include) {
-          rows.push({ index: i, name: q.name, status: r.status, ms: Math.round(r.ms), answer: describe(r), plan: r.headers.get('x-cypher-plan') })
-          console.log(`${String(i).padStart(3)} ${r.status} ${String(Math.round(r.ms)).padStart(6)} ms  ${q.name.slice(0, 72).padEnd(72)} ${describe(r)}${bad ? '  <-- defect' : ''}`)
+          rows.push({ index: i, name: q.name, status: r.status, ms: Math.round(r.ms), bytes: bytesOf(r), answer: describe(r), plan: r.headers.get('x-cypher-plan') })
+          console.log(`${String(i).padStart(3)} ${r.status} ${String(Math.round(r.ms)).padStart(6)} ms ${String(bytesOf(r)).padStart(9)} B  ${q.name.slice(0, 72).padEnd(72)} ${describe(r)}${bad ? '  <-- defect' : ''}`)
           if (only && r.status === 200) console.log(`      ${Object.values(r.body!.data!.nodes).map((n) => n.label).sort().join(' | ')}`)
         } else if (r.status !== rows[rows.length - 1].status || describe(r) !== rows[rows.length - 1].answer) {
           // the same nodes, edges and literals are expected with and without properties (or the same refusal)
@@ -170,9 +174,13 @@ async function main() {
           failed ||= differs
           console.log(`      with include_properties: ${r.status} ${describe(r)}${bad || differs ? '  <-- defect' : ''}`)
         }
+        if (include) largest = Math.max(largest, bytesOf(r))
+        else largestPlain = Math.max(largestPlain, bytesOf(r))
       }
     }
     console.log(JSON.stringify(tally))
+    // the answer size limit (src/cypher/answer.ts) must leave room for the largest legitimate answer
+    console.log(`largest answer: ${largestPlain} B without include_properties, ${largest} B with`)
     if (values.out) writeFileSync(values.out, JSON.stringify({ date: new Date().toISOString(), queries: library.length, tally, rows }, null, 2))
   } finally {
     await w.dispose()

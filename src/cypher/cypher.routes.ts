@@ -13,6 +13,7 @@ import { loadReferenced, runQuery } from './run'
 import { withPooledBudget } from './budget'
 import { nodePropertyKeys } from './needs'
 import { CypherResultSchema, presentResult } from './present'
+import { AnswerBudget, ANSWER_LIMITS } from './answer'
 import { savedQueryRoutes } from './saved-queries.routes'
 
 const CypherQuerySchema = z
@@ -38,7 +39,9 @@ export const cypherRoutes: RouteEntry[] = [
         'environments the caller may access are seen or traversed. Scalar columns are returned as `literals`; ' +
         '`node_keys`, `edge_keys` and `properties` only with `include_properties`. Refused with 400: queries that do not parse ' +
         '(`line L:C ...`), an empty query (`invalid input`), parameters, procedure calls, updating clauses, and ' +
-        'queries over their row, traversal-step, time or memory budget (the memory budget is also shared by the queries running at the same time). Nothing found: 404 `resource not found`. ' +
+        'queries over their row, traversal-step, time or memory budget (the memory budget is also shared by the queries running at the same time), ' +
+        `and queries whose answer would pass ${ANSWER_LIMITS.maxBytes / 1024 / 1024} MiB serialised, ${ANSWER_LIMITS.maxEntries} nodes, edges and literals, or ${ANSWER_LIMITS.maxDepth} levels of nested lists and maps. ` +
+        'Nothing found: 404 `resource not found`. ' +
         'The response header `X-Cypher-Plan` summarises how the patterns were matched.',
       tags: ['Cypher'],
       auth: 'graph/Read',
@@ -55,9 +58,11 @@ export const cypherRoutes: RouteEntry[] = [
         // The query's bytes also count against the isolate's pool (budget.ts ISOLATE_POOL) until it is
         // answered or fails, so concurrent queries cannot together pass the isolate's memory.
         data = await withPooledBudget(async (budget) => {
-          const result = await runQuery(query, source, { now: c.var.now().getTime(), budget })
+          // the answer is bounded by itself (answer.ts): per returned row as rows arrive, then exactly while
+          // it is presented, so serialising it below cannot fail
+          const result = await runQuery(query, source, { now: c.var.now().getTime(), budget, answer: new AnswerBudget() })
           await loadReferenced(result)
-          const presented = presentResult(result.columns, result.rows, result.ctx.graph, body.include_properties)
+          const presented = presentResult(result.columns, result.rows, result.ctx.graph, body.include_properties, new AnswerBudget())
           const used = result.ctx.budget.used
           // Printable ASCII only (the plan quotes query literals; a header cannot carry anything else).
           const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${used.rows}, steps ${used.steps}, bytes ${used.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'}, node properties ${nodeKeys === null ? 'all' : nodeKeys.length ? planKeys(nodeKeys) : 'none'})`.replace(/[^\x20-\x7e]/g, '?')

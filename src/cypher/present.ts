@@ -2,13 +2,15 @@
  * A query result in BloodHound's unified-graph shape: nodes (by id) and edges from every node,
  * relationship and path in the rows, scalar columns as `literals` (one per column per row, in row
  * order). Node and edge shapes are src/graph/present.ts's, with the Tier Zero / owned flags and the
- * kinds as Cypher sees them (labels.ts: one Tier Zero rule with the findings engine). Pure.
+ * kinds as Cypher sees them (labels.ts: one Tier Zero rule with the findings engine). Pure. Every part of
+ * the answer is charged to the answer's budget (answer.ts) before it is added.
  */
 import { z } from 'zod'
 import { GraphEdgeSchema, GraphNodeSchema, pathNode } from '../graph/present'
 import type { GraphCache } from './eval'
 import { isOwnedNode, isTierZeroNode, labelsOf, nodeProperties } from './labels'
 import { DateTimeVal, isGraphValue, isMap, NodeRef, PathVal, RelRef, type Value } from './values'
+import { AnswerBudget, stringBytes } from './answer'
 
 export const CypherNodeSchema = GraphNodeSchema.extend({ properties: z.record(z.string(), z.unknown()).optional() })
 export const CypherEdgeSchema = GraphEdgeSchema.extend({ properties: z.record(z.string(), z.unknown()).optional() })
@@ -75,10 +77,63 @@ export function referencedNodes(rows: Value[][]): number[] {
   return [...ids]
 }
 
-export function presentResult(columns: string[], rows: Value[][], graph: GraphCache, includeProperties: boolean): CypherResult {
+/** Bytes of `{"data":{"nodes":{},"edges":[],"literals":[]}}`: the answer with nothing in it. */
+const EMPTY_ANSWER_BYTES = JSON.stringify({ data: { nodes: {}, edges: [], literals: [] } }).length
+/** The fewest bytes a node entry (`"id":{…}`) or an edge can take: every text empty, the shortest booleans. */
+const NODE_MIN_BYTES = JSON.stringify({ '0': { label: '', kind: '', kinds: [], objectId: '', isTierZero: true, isOwnedObject: true, lastSeen: '' } }).length - 2
+const EDGE_MIN_BYTES = JSON.stringify({ source: '0', target: '0', label: '', kind: '', lastSeen: '' }).length
+/** `{"key":` + `,"value":` + `}` around a literal's key and value */
+const LITERAL_FRAME_BYTES = JSON.stringify({ key: '', value: null }).length - 2 - 4
+
+/**
+ * One returned row charged to the answer's budget as it arrives (run.ts), before the graph elements are
+ * read: literals exactly, each new node and each edge at the fewest bytes it can take, one comma per entry.
+ * A lower bound of what presentResult charges for the same rows, so a row refused here would make the
+ * answer too large, and the rows of a refused answer are never all held.
+ */
+export function chargeRow(answer: AnswerBudget, columns: string[], row: Value[], seenNodes: Set<number>): void {
+  const node = (id: number) => {
+    if (seenNodes.has(id)) return
+    seenNodes.add(id)
+    answer.chargeEntries(1)
+    answer.chargeBytes(NODE_MIN_BYTES + 1)
+  }
+  const rel = (r: RelRef) => {
+    node(r.start)
+    node(r.end)
+    answer.chargeEntries(1)
+    answer.chargeBytes(EDGE_MIN_BYTES + 1)
+  }
+  const graph = (v: Value): void => {
+    if (v instanceof NodeRef) node(v.id)
+    else if (v instanceof RelRef) rel(v)
+    else if (v instanceof PathVal) {
+      v.nodes.forEach(node)
+      v.rels.forEach(rel)
+    } else if (Array.isArray(v)) v.forEach(graph)
+    else if (isMap(v)) Object.values(v).forEach(graph)
+  }
+  row.forEach((v, i) => {
+    if (holdsGraph(v)) return graph(v)
+    answer.chargeEntries(1)
+    answer.chargeBytes(LITERAL_FRAME_BYTES + 1)
+    answer.chargeString(columns[i])
+    answer.chargeJson(v)
+  })
+}
+
+/**
+ * The answer, charged to `answer` exactly as it is built (answer.ts): every node, edge, literal and key
+ * list by the bytes JSON.stringify gives it, so `JSON.stringify({ data })` is at most the answer's byte
+ * limit, and no value is converted before it is charged (a value repeated beyond the limit is refused
+ * while it is counted, never copied). Throws CypherError at the first limit crossed.
+ */
+export function presentResult(columns: string[], rows: Value[][], graph: GraphCache, includeProperties: boolean, answer = new AnswerBudget()): CypherResult {
   const nodes: CypherResult['nodes'] = {}
   const edges: CypherResult['edges'] = []
   const literals: CypherResult['literals'] = []
+  answer.chargeBytes(EMPTY_ANSWER_BYTES)
+  let nodeCount = 0
   const addNode = (id: number) => {
     const key = String(id)
     if (nodes[key]) return
@@ -86,6 +141,10 @@ export function presentResult(columns: string[], rows: Value[][], graph: GraphCa
     const base = pathNode(n)
     const node: CypherResult['nodes'][string] = { ...base, kinds: labelsOf(n), isTierZero: isTierZeroNode(n), isOwnedObject: isOwnedNode(n) }
     if (includeProperties) node.properties = nodeProperties(n)
+    answer.chargeEntries(1)
+    answer.chargeBytes(nodeCount++ ? 2 : 1) // `,` before all but the first, `:` after the key
+    answer.chargeString(key)
+    answer.chargeJson(node)
     nodes[key] = node
   }
   const addRel = (r: RelRef) => {
@@ -94,6 +153,9 @@ export function presentResult(columns: string[], rows: Value[][], graph: GraphCa
     const e = graph.rel(r.id)
     const edge: CypherResult['edges'][number] = { source: String(r.start), target: String(r.end), label: r.kind, kind: r.kind, lastSeen: lastSeen(e.properties, e.updated_at) }
     if (includeProperties && Object.keys(e.properties).length > 0) edge.properties = e.properties
+    answer.chargeEntries(1)
+    answer.chargeBytes(edges.length ? 1 : 0)
+    answer.chargeJson(edge)
     edges.push(edge)
   }
   const addGraph = (v: Value): void => {
@@ -107,13 +169,26 @@ export function presentResult(columns: string[], rows: Value[][], graph: GraphCa
   }
   for (const row of rows)
     row.forEach((v, i) => {
-      if (holdsGraph(v)) addGraph(v)
-      else literals.push({ key: columns[i], value: literalJson(v) })
+      if (holdsGraph(v)) return addGraph(v)
+      answer.chargeEntries(1)
+      answer.chargeBytes(LITERAL_FRAME_BYTES + (literals.length ? 1 : 0))
+      answer.chargeString(columns[i])
+      answer.chargeJson(v) // before literalJson copies it
+      literals.push({ key: columns[i], value: literalJson(v) })
     })
   const out: CypherResult = { nodes, edges, literals }
   if (includeProperties) {
     const nodeKeys = [...new Set(Object.values(nodes).flatMap((n) => Object.keys(n.properties ?? {})))].sort()
     const edgeKeys = [...new Set(edges.flatMap((e) => Object.keys(e.properties ?? {})))].sort()
+    // `"node_keys":[…],` and `"edge_keys":[…],` ahead of the nodes
+    if (nodeKeys.length) {
+      answer.chargeBytes(stringBytes('node_keys') + 2)
+      answer.chargeJson(nodeKeys)
+    }
+    if (edgeKeys.length) {
+      answer.chargeBytes(stringBytes('edge_keys') + 2)
+      answer.chargeJson(edgeKeys)
+    }
     return { ...(nodeKeys.length ? { node_keys: nodeKeys } : {}), ...(edgeKeys.length ? { edge_keys: edgeKeys } : {}), ...out }
   }
   return out

@@ -10,7 +10,8 @@ import { BATCH, MATCH_BATCH, loadNodes, loadRelProperties, matchPart, newContext
 import { countPushdown, countStream, projectionNames } from './counts'
 import { readsRelationshipProperties } from './needs'
 import { CypherError } from './parse'
-import { referencedNodes, referencedRels } from './present'
+import { chargeRow, referencedNodes, referencedRels } from './present'
+import type { AnswerBudget } from './answer'
 import type { GraphSource } from './source'
 import { keyOf, NodeRef, orderCompare, type Value } from './values'
 import { relationshipKinds } from './labels'
@@ -34,6 +35,12 @@ export interface RunOptions {
   shortest?: Partial<ShortestTuning>
   /** the budget to charge (a pooled one: budget.ts withPooledBudget); else a new one from `limits` and `clock` */
   budget?: Budget
+  /**
+   * the answer's budget (answer.ts), charged per returned row as it arrives (present.ts chargeRow): a
+   * query whose answer would be too large is stopped before all its rows are held. None: rows are not
+   * charged (Tier Zero rules read ids, they send no answer)
+   */
+  answer?: AnswerBudget
 }
 
 export async function runQuery(query: Query, source: GraphSource, opts: RunOptions = {}): Promise<QueryResult> {
@@ -61,12 +68,15 @@ export async function runQuery(query: Query, source: GraphSource, opts: RunOptio
     stream = stage(ctx, clause, stream)
   }
   const rows: Value[][] = []
+  const seenNodes = new Set<number>()
   for await (const batch of stream)
     for (const r of batch) {
       if (rows.length >= budget.limits.maxResultRows)
         throw new CypherError(`the query was stopped: it returns more than ${budget.limits.maxResultRows} rows (result row limit); add or lower a LIMIT`)
       if (columns.length === 0) columns = Object.keys(r)
-      rows.push(columns.map((c) => r[c]))
+      const row = columns.map((c) => r[c])
+      if (opts.answer) chargeRow(opts.answer, columns, row, seenNodes)
+      rows.push(row)
     }
   return { columns, rows, ctx }
 }
