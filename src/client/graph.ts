@@ -20,6 +20,8 @@ export interface FileResultJson {
   /** nodes outside the environments of a caller restricted to some; not written */
   refused_nodes: number
   errors: { file: string; context: string; message: string }[]
+  /** accepted but suspicious, e.g. a collector's meta.count that disagrees with its data; also in the job */
+  warnings: { file: string; context: string; message: string }[]
 }
 
 export interface Page<T> {

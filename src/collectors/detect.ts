@@ -9,7 +9,9 @@
  *
  * To add a collector: write a CollectorFormat (its meta.type values and a converter per element) and
  * add it to COLLECTORS, one line. The header checks every collector shares (meta an object, a known
- * type, data an array, meta.count equal to data's length) happen here, once.
+ * type, data an array) happen here, once. `meta.count` is advisory, as in BloodHound (whose ingest model has
+ * no count): a count that is not a non-negative integer, or that disagrees with data's length, is a warning
+ * recorded in the job, never a refusal (docs/collectors.md, "What is refused and what is only warned").
  *
  * Pure: bytes in, a payload reader out.
  */
@@ -62,7 +64,15 @@ const FORMAT_KEYS: ReadonlySet<string> = new Set(['graph', 'meta', 'data'])
  * The collector header of a buffer, computed once per buffer: the three passes over a plain JSON upload
  * (validate, nodes, edges) share it; a zip member is inflated anew for each pass and scanned again.
  */
-const headers = new WeakMap<Uint8Array, { data: Span | null; converter: ElementConverter | null; count: number | null; violations: Violation[] }>()
+interface Header {
+  data: Span | null
+  converter: ElementConverter | null
+  count: number | null
+  violations: Violation[]
+  /** suspicious but accepted (a meta.count that is not a count) */
+  warnings: Violation[]
+}
+const headers = new WeakMap<Uint8Array, Header>()
 
 /** Opens a payload of any format. Throws JsonSyntaxError when the bytes are not one JSON object. */
 export function openGraphPayload(bytes: Uint8Array, ctx: PayloadContext): GraphPayload {
@@ -77,16 +87,17 @@ export function openGraphPayload(bytes: Uint8Array, ctx: PayloadContext): GraphP
   }
   // A collector file that also has `graph` (after meta/data): OpenGraph's reader reports the mix.
   if (h === MIXED) return new PayloadReader(bytes, ctx)
-  return new CollectorPayload(bytes, h.violations.length === 0 ? h.data : null, h.converter ?? (() => undefined), h.violations, h.count)
+  return new CollectorPayload(bytes, h.violations.length === 0 ? h.data : null, h.converter ?? (() => undefined), h.violations, h.count, h.warnings)
 }
 
-const MIXED = { data: null, converter: null, count: null, violations: [] }
+const MIXED: Header = { data: null, converter: null, count: null, violations: [], warnings: [] }
 
-function collectorHeader(bytes: Uint8Array): typeof MIXED | { data: Span | null; converter: ElementConverter | null; count: number | null; violations: Violation[] } {
+function collectorHeader(bytes: Uint8Array): Header {
   const top = scanTopLevel(bytes)
   const m = top.members
   if (m.has('graph')) return MIXED
   const v: Violation[] = []
+  const w: Violation[] = []
   for (const k of top.duplicateKeys) v.push({ context: k, message: `member "${k}" appears more than once` })
   const metaSpan = m.get('meta')
   const dataSpan = m.get('data')
@@ -105,7 +116,7 @@ function collectorHeader(bytes: Uint8Array): typeof MIXED | { data: Span | null;
       else v.push(c)
       if (meta.count !== undefined && meta.count !== null) {
         if (typeof meta.count !== 'number' || !Number.isInteger(meta.count) || meta.count < 0)
-          v.push({ context: 'meta.count', message: 'meta.count must be a non-negative integer' })
+          w.push({ context: 'meta.count', message: `meta.count ${JSON.stringify(meta.count).slice(0, 40)} is not a count (a non-negative integer); ignored, as BloodHound ignores it` })
         else count = meta.count // compared with data's length while validating (one walk, not two)
       }
     }
@@ -113,5 +124,5 @@ function collectorHeader(bytes: Uint8Array): typeof MIXED | { data: Span | null;
   let data: Span | null = null
   if (!dataSpan || bytes[dataSpan[0]] !== 0x5b) v.push({ context: 'data', message: 'no data tag found: data must be an array' })
   else data = dataSpan
-  return { data, converter, count, violations: v }
+  return { data, converter, count, violations: v, warnings: w }
 }

@@ -78,6 +78,8 @@ export class CollectorPayload implements GraphPayload {
     private readonly headerViolations: Violation[],
     /** meta.count when given: validation compares it with the number of elements */
     private readonly declaredCount: number | null = null,
+    /** warnings of the header (an unreadable meta.count), found by the detection */
+    private readonly headerWarnings: Violation[] = [],
   ) {}
 
   /** [parsed element, its JSON path, its size in bytes] */
@@ -88,7 +90,7 @@ export class CollectorPayload implements GraphPayload {
   }
 
   validate(onViolation: (v: Violation) => boolean, keys?: ElementKeys): PayloadSummary {
-    const summary: PayloadSummary = { nodes: 0, edges: 0, environments: new Set() }
+    const summary: PayloadSummary = { nodes: 0, edges: 0, environments: new Set(), warnings: [...this.headerWarnings] }
     for (const v of this.headerViolations) if (!onViolation(v)) return summary
     if (this.headerViolations.length > 0) return summary
     let stop = false
@@ -118,11 +120,16 @@ export class CollectorPayload implements GraphPayload {
       this.convert(item, path, emit)
       if (stop) return summary
     }
-    // `meta.count` 0 reads as "not counted": BloodHound does not check the count, and files written by hand or
-    // adapted by tools (BloodHound's own ingest test files among them) carry 0 with a non-empty `data`. Any other
-    // disagreement means a truncated or edited file and is refused.
+    // `meta.count` is advisory. BloodHound's ingest model has no count at all (packages/go/ein: OriginalMetadata is
+    // {type, methods, version}), and its own v5 test file `domains.json` declares 5 for 1 element; refusing it lost
+    // every relationship of that domain. 0 reads as "not counted" (files written by hand or adapted by tools,
+    // BloodHound's v6 test files among them, carry 0 with a non-empty `data`): no warning. Any other disagreement
+    // may mean a truncated or edited file: the data is ingested and the job records a warning saying so.
     if (this.declaredCount !== null && this.declaredCount !== 0 && this.declaredCount !== count)
-      onViolation({ context: 'meta.count', message: `meta.count is ${this.declaredCount} but data holds ${count} element(s): the file may be truncated or edited` })
+      summary.warnings!.push({
+        context: 'meta.count',
+        message: `meta.count is ${this.declaredCount} but data holds ${count} element(s): the file may be truncated or edited; its data was ingested as it is (BloodHound does not check the count)`,
+      })
     return summary
   }
 

@@ -9,7 +9,7 @@ import { graphKinds } from './kinds'
 import { ACCEPTED_TYPES, MAX_UPLOAD_BYTES, uploadParts } from './upload'
 import { validateUpload, writeUpload } from './ingest'
 import { canActOnJob, seesAllJobs } from './job-access'
-import { createJob, endJob, getJob, listJobs, recordFailedFile, type JobRecord } from './jobs.store'
+import { createJob, endJob, getJob, JOB_STATUS, listJobs, recordFailedFile, type JobRecord } from './jobs.store'
 import { JobNotRunningError } from './ingest.store'
 import { Limit, NumericId, Skip } from './params'
 import type { Context } from 'hono'
@@ -36,6 +36,9 @@ export const IngestJobSchema = z
     unmatched_edges: z.number().int(),
     error_count: z.number().int(),
     errors: z.array(JobErrorSchema).describe('the first 100 errors'),
+    warnings: z
+      .array(JobErrorSchema)
+      .describe("the first 100 warnings: accepted files' suspicious points, e.g. a collector's meta.count that disagrees with its data (docs/collectors.md)"),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -52,6 +55,7 @@ const FileResultSchema = z.object({
   unmatched_edges: z.number().int(),
   refused_nodes: z.number().int().describe('nodes not written because they are outside the environments of a caller restricted to some (docs/permissions.md)'),
   errors: z.array(JobErrorSchema).describe('refused nodes and unmatched edges (first 100)'),
+  warnings: z.array(JobErrorSchema).describe('accepted but suspicious, e.g. a meta.count that disagrees with data (first 100); also recorded in the job'),
 })
 
 const JobParams = z.object({ id: NumericId })
@@ -198,6 +202,7 @@ export const ingestRoutes: RouteEntry[] = [
           now: rfc3339(c.var.now()),
           environments: checked.environments,
           repeated: checked.repeated,
+          warnings: checked.warnings.map((d) => ({ file: fileName, context: d.context, message: d.message })),
           access: c.var.principal.environmentAccess,
           // the success row is written by the upload's commit batch, the one that makes the file visible
           audit: auditOf(c).write({ file_name: fileName, files: parts.length }),
@@ -230,6 +235,7 @@ export const ingestRoutes: RouteEntry[] = [
             unmatched_edges: written.unmatched,
             refused_nodes: written.refused,
             errors: written.errors.slice(0, 100),
+            warnings: written.warnings.slice(0, 100),
           },
         },
         202,
@@ -243,7 +249,7 @@ export const ingestRoutes: RouteEntry[] = [
       operationId: 'EndFileUploadJob',
       cost: WEIGHT.analysis,
       audit: { action: 'EndFileUploadJob', fields: ({ params }) => ({ ...(params as object) }) },
-      summary: 'End a job: records collection times of its environments and requests an analysis run',
+      summary: 'End a job: records collection times of its environments and requests an analysis run (unless every file of it was refused)',
       tags: ['Graph'],
       auth: 'graph/Ingest',
       params: JobParams,
@@ -255,8 +261,10 @@ export const ingestRoutes: RouteEntry[] = [
       const ended = await endJob(c.env.DB, job.id, rfc3339(c.var.now()), auditOf(c).write())
       if (!ended) throw new ApiError(400, 'job must be in running status to end', 'path.id')
       // A consequence of the ended job, not a change of its own: the run records why it was requested
-      // (`reasons`), and a failure to request it never fails the job (src/findings/trigger.ts).
-      await requestAnalysis(c.env, `ingest job ${job.id} ended`)
+      // (`reasons`), and a failure to request it never fails the job (src/findings/trigger.ts). A job whose
+      // every file was refused (status 5, BloodHound's "failed") wrote nothing and asks for none. A job that
+      // received no file still does: ending a job is how a client asks for the analysis of what is there.
+      if (ended.job.status !== JOB_STATUS.failed) await requestAnalysis(c.env, `ingest job ${job.id} ended`)
       return c.json({ data: ended.job })
     },
   ),

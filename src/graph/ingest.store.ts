@@ -34,7 +34,7 @@
  * cannot be used (it counts trigger rows).
  * This replaces `RETURNING` one row per changed element, which cost a JavaScript object per edge.
  */
-import { appendErrors, MAX_JOB_ERRORS, type JobErrorEntry } from './jobs.store'
+import { appendErrors, appendWarnings, MAX_JOB_ERRORS, type JobErrorEntry } from './jobs.store'
 import { auditedBatch } from '../audit/audit.store'
 import type { AuditWrite } from '../audit/audit'
 
@@ -371,6 +371,8 @@ export interface CommitInput {
   access: string[] | null
   /** the upload staged placeholder node rows (collector payloads): PLACEHOLDER_UPSERT runs */
   placeholders?: boolean
+  /** accepted-but-suspicious findings of validation (src/graph/ingest.ts Checked.warnings), appended to the job's warnings */
+  warnings?: JobErrorEntry[]
   /**
    * The request's audit success row (AppendFileUploadJob). The upload's change is this commit batch (the
    * staging rows before it are invisible and discarded on failure), so the row is its last statement.
@@ -435,10 +437,11 @@ export async function commitUpload(db: D1Database, u: CommitInput): Promise<Comm
     /* 10 */ db
       .prepare(
         `UPDATE ingest_jobs SET nodes_changed = nodes_changed + changes(), total_files = total_files + 1,
-           nodes_received = nodes_received + ?3, edges_received = edges_received + ?4, last_ingest = ?2, updated_at = ?2
+           nodes_received = nodes_received + ?3, edges_received = edges_received + ?4, last_ingest = ?2, updated_at = ?2,
+           ${appendWarnings('?5')}
          WHERE id = ?1`,
       )
-      .bind(u.jobId, u.now, u.nodes, u.edges),
+      .bind(u.jobId, u.now, u.nodes, u.edges, JSON.stringify((u.warnings ?? []).slice(0, MAX_JOB_ERRORS))),
     /* 11 .. 11+p-1: placeholders (before the edges resolve their ends) */
     ...placeholders,
     /* p+11 */ access === null ? db.prepare(sql.unmatchedInsert).bind(u.uploadId) : db.prepare(sql.unmatchedInsert).bind(u.uploadId, access),

@@ -23,7 +23,7 @@ import { openGraphPayload } from '../collectors/detect'
 import type { GraphPayload } from '../collectors/payload'
 import { JsonArrayChunker, type UploadPart } from './upload'
 import { commitUpload, discardUpload, REPEAT_SEQ_BASE, runStaging, stageChunk, stagedEdge, type StagePart } from './ingest.store'
-import type { JobErrorEntry } from './jobs.store'
+import { MAX_JOB_ERRORS, type JobErrorEntry } from './jobs.store'
 import { edgeKey, KeyHashes, NO_REPEATS, type RepeatedKeys } from './repeats'
 import type { EnvironmentAccess } from '../auth/permissions'
 import type { AuditWrite } from '../audit/audit'
@@ -78,6 +78,8 @@ export interface IngestResult {
   refused: number
   /** the first MAX_JOB_ERRORS unmatched edges */
   errors: JobErrorEntry[]
+  /** what pass 1 found suspicious but accepted (Checked.warnings), as recorded in the job */
+  warnings: JobErrorEntry[]
   environments: string[]
 }
 
@@ -102,10 +104,16 @@ export interface Checked {
   environments: Set<string>
   /** keys that may occur more than once across the upload's payloads */
   repeated: { nodes: RepeatedKeys; edges: RepeatedKeys }
+  /**
+   * Accepted but suspicious (a collector's meta.count that disagrees with its data), with the zip member's name
+   * in the context like violations; the first MAX_JOB_ERRORS are recorded in the job by the commit.
+   */
+  warnings: ErrorDetail[]
 }
 
 export function validateUpload(parts: UploadPart[], ctx: PayloadContext): Checked {
   const details: ErrorDetail[] = []
+  const warnings: ErrorDetail[] = []
   let truncated = false
   const total = { nodes: 0, edges: 0, environments: new Set<string>() }
   const nodeKeys = new KeyHashes()
@@ -123,6 +131,7 @@ export function validateUpload(parts: UploadPart[], ctx: PayloadContext): Checke
         details.push({ context: contextOf(part, v.context), message: v.message })
         return true
       }, keys)
+      for (const w of summary.warnings ?? []) if (warnings.length < MAX_JOB_ERRORS) warnings.push({ context: contextOf(part, w.context), message: w.message })
       total.nodes += summary.nodes
       total.edges += summary.edges
       for (const e of summary.environments) total.environments.add(e)
@@ -154,7 +163,7 @@ export function validateUpload(parts: UploadPart[], ctx: PayloadContext): Checke
     const tail: ErrorDetail[] = truncated ? [{ context: 'body', message: `only the first ${MAX_VIOLATIONS} violations are listed` }] : []
     throw ApiError.many(400, [head, ...details, ...tail])
   }
-  return { ...total, repeated: { nodes: nodeKeys.repeated(), edges: edgeKeys.repeated() } }
+  return { ...total, repeated: { nodes: nodeKeys.repeated(), edges: edgeKeys.repeated() }, warnings }
 }
 
 export interface WriteInput {
@@ -166,6 +175,8 @@ export interface WriteInput {
   environments: Set<string>
   /** from pass 1; none when absent */
   repeated?: Checked['repeated']
+  /** from pass 1 (Checked.warnings), with the file's name: recorded in the job by the commit batch */
+  warnings?: JobErrorEntry[]
   /** the writer's environment access; absent = all environments */
   access?: EnvironmentAccess
   /** MAX_STAGING_STATEMENTS unless given (tests) */
@@ -268,9 +279,10 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
       placeholders,
       environmentKinds: [...w.ctx.environmentTypes.keys()],
       access,
+      warnings: w.warnings ?? [],
       audit: w.audit,
     })
-    return { ...counts, ...done, environments }
+    return { ...counts, ...done, warnings: w.warnings ?? [], environments }
   } catch (e) {
     await Promise.allSettled(inFlight) // nothing may land after the discard
     await discardUpload(db, uploadId).catch(() => undefined)

@@ -36,6 +36,8 @@ export interface JobRecord {
   unmatched_edges: number
   error_count: number
   errors: JobErrorEntry[]
+  /** accepted files' suspicious points (a collector's meta.count that disagrees with its data); first 100 */
+  warnings: JobErrorEntry[]
   created_at: string
   updated_at: string
 }
@@ -43,14 +45,14 @@ export interface JobRecord {
 /** Errors kept per job; `error_count` keeps the full number. */
 export const MAX_JOB_ERRORS = 100
 
-type Row = Omit<JobRecord, 'errors'> & { errors: string }
+type Row = Omit<JobRecord, 'errors' | 'warnings'> & { errors: string; warnings: string }
 
 function toRecord(r: Row): JobRecord {
-  return { ...r, errors: JSON.parse(r.errors) as JobErrorEntry[] }
+  return { ...r, errors: JSON.parse(r.errors) as JobErrorEntry[], warnings: JSON.parse(r.warnings) as JobErrorEntry[] }
 }
 
 const COLUMNS = `id, user_id, user_email_address, status, status_message, start_time, end_time, last_ingest, total_files, failed_files,
-  nodes_received, edges_received, nodes_changed, edges_changed, unmatched_edges, error_count, errors, created_at, updated_at`
+  nodes_received, edges_received, nodes_changed, edges_changed, unmatched_edges, error_count, errors, warnings, created_at, updated_at`
 
 /** Creates a running job; its audit success row (CreateFileUploadJob, naming the new job's id) is in the same batch. */
 export async function createJob(db: D1Database, userId: string, now: string, audit: AuditWrite): Promise<JobRecord> {
@@ -98,16 +100,21 @@ export async function listJobs(db: D1Database, q: JobListQuery): Promise<{ count
 }
 
 /**
- * SET clause appending errors to a job, keeping the first MAX_JOB_ERRORS. `entries` is an SQL expression
- * giving a JSON array of {file, context, message} (a bound parameter or a subquery).
+ * SET clause appending entries to a job's JSON array column (`errors` or `warnings`), keeping the first
+ * MAX_JOB_ERRORS. `entries` is an SQL expression giving a JSON array of {file, context, message} (a bound
+ * parameter or a subquery).
  */
-export function appendErrors(entries: string): string {
-  return `errors = CASE WHEN json_array_length(errors) >= ${MAX_JOB_ERRORS} THEN errors ELSE (
+function appendTo(column: 'errors' | 'warnings', entries: string): string {
+  return `${column} = CASE WHEN json_array_length(${column}) >= ${MAX_JOB_ERRORS} THEN ${column} ELSE (
     SELECT json_group_array(json(v)) FROM (
-      SELECT v FROM (SELECT 0 AS src, key AS k, value AS v FROM json_each(errors)
+      SELECT v FROM (SELECT 0 AS src, key AS k, value AS v FROM json_each(${column})
                      UNION ALL SELECT 1, key, value FROM json_each(${entries}))
       ORDER BY src, k LIMIT ${MAX_JOB_ERRORS})) END`
 }
+
+export const appendErrors = (entries: string): string => appendTo('errors', entries)
+/** Warnings are kept apart from errors: a warning never counts as an error or fails a file. */
+export const appendWarnings = (entries: string): string => appendTo('warnings', entries)
 
 /**
  * Records a failed file in its job, with the request's audit failure row (AppendFileUploadJob, failure) in

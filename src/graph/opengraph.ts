@@ -219,6 +219,8 @@ export interface PayloadSummary {
   nodes: number
   edges: number
   environments: Set<string>
+  /** accepted but suspicious (a collector's meta.count that disagrees with its data): recorded in the job */
+  warnings?: Violation[]
 }
 
 /** Thrown by the row generators when a payload that passed validation somehow fails it (never expected). */

@@ -45,7 +45,7 @@ function jobServer(limit: number, maxElements = Infinity) {
     const n = (doc.data?.length ?? 0) + (doc.graph?.nodes?.length ?? 0) + (doc.graph?.edges?.length ?? 0)
     if (n > maxElements)
       return { status: 413, json: envelope(413, `the upload's nodes and edges (${n}) exceeds the nodes and edges per upload budget of ${maxElements}: split the file`, 'body') }
-    if (doc.meta) expect(doc.meta.count).toBe(doc.data!.length) // the server checks meta.count against data
+    if (doc.meta) expect(doc.meta.count).toBe(doc.data!.length) // each part counts its own data (else the server would warn)
     uploads.push({ name: String(r.headers['x-file-upload-name']), bytes: r.body.length, doc })
     return { status: 202, json: { data: { job_id: 7, file_name: 'x', files: 1, nodes: doc.graph?.nodes?.length ?? doc.data?.length ?? 0, edges: doc.graph?.edges?.length ?? 0, unmatched_edges: 0, errors: [] } } }
   })

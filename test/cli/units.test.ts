@@ -5,7 +5,7 @@ import { formatBytes, renderBar, LiveLine } from '../../src/cli/progress'
 import { findingSummary } from '../../src/cli/findings-format'
 import { formatTable } from '../../src/cli/output'
 import { contentTypeFor } from '../../src/cli/commands/request'
-import { ingestContentType, uploadCounts } from '../../src/cli/commands/ingest'
+import { ingestContentType, uploadCounts, uploadWarnings } from '../../src/cli/commands/ingest'
 import { extensionRows } from '../../src/cli/commands/admin'
 import { pickEnvironment } from '../../src/cli/commands/findings'
 import { UsageError } from '../../src/cli/errors'
@@ -160,5 +160,17 @@ describe('uploadCounts', () => {
     expect(uploadCounts({ nodes: 3, edges: 4, unmatched_edges: 1, refused_nodes: 2 })).toBe(
       '3 nodes, 4 edges, 1 unmatched edges, 2 nodes refused (outside your environments)',
     )
+  })
+})
+
+describe('uploadWarnings', () => {
+  it("prints an accepted upload's warnings with their context, at most 10", () => {
+    expect(uploadWarnings({ nodes: 1 })).toEqual([])
+    expect(uploadWarnings({ warnings: [{ file: 'd.json', context: 'meta.count', message: 'meta.count is 5 but data holds 1 element(s)' }] })).toEqual([
+      'meta.count: meta.count is 5 but data holds 1 element(s)',
+    ])
+    const many = Array.from({ length: 12 }, (_, i) => ({ file: 'z', context: `m${i}.json: meta.count`, message: 'x' }))
+    expect(uploadWarnings({ warnings: many })).toHaveLength(11)
+    expect(uploadWarnings({ warnings: many })[10]).toBe("(2 more in the job's warnings)")
   })
 })

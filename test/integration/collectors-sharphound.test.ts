@@ -355,14 +355,16 @@ describe('SharpHound: BloodHound ingest normalisation (own fixture: EXAMPLE.ORG)
     expect(await node('c45e9585-4932-4c03-91a8-1856869d49af')).toBeNull()
   })
 
-  it('meta.count 0 is "not counted", any other disagreement is still refused', async () => {
+  it('meta.count 0 is "not counted" (no warning); any other disagreement is accepted with a warning', async () => {
     expect(await rel(`${E}-512`, 'MemberOfLocalGroup', `${ws}-544`)).not.toBeNull()
     const job = (await startUploadJob(admin)).data.id
     const res = await admin.raw('POST', `/api/v2/file-upload/${job}`, JSON.stringify({ meta: { type: 'computers', version: 6, count: 2 }, data: [computer] }), {
       contentType: 'application/json', headers: { 'X-File-Upload-Name': 'example_computers.json' },
     })
-    const body = (await expectEnvelope(res, 400)) as { errors: { context: string; message: string }[] }
-    expect(body.errors).toContainEqual({ context: 'meta.count', message: expect.stringContaining('meta.count is 2 but data holds 1') })
+    expect(res.status).toBe(202)
+    const body = (await res.json()) as { data: { warnings: { context: string; message: string }[] } }
+    expect(body.data.warnings).toContainEqual({ file: 'example_computers.json', context: 'meta.count', message: expect.stringContaining('meta.count is 2 but data holds 1') })
+    await endUploadJob(admin, job)
   })
 })
 
@@ -790,20 +792,25 @@ describe('SharpHound: `deleted` and `localgroups` files are accepted and write n
     await endUploadJob(admin, job)
   })
 
-  it('the header rules still apply to the site types: a `sitesubnets` file whose count disagrees is refused', async () => {
+  it('the header rules still apply to the site types: a `sitesubnets` file whose count disagrees gets the warning', async () => {
     const job = (await startUploadJob(admin)).data.id
     const res = await admin.raw('POST', `/api/v2/file-upload/${job}`, JSON.stringify({ meta: { type: 'sitesubnets', version: 6, count: 3 }, data: [] }), {
       contentType: 'application/json',
     })
-    await expectEnvelope(res, 400, /meta.count is 3 but data holds 0/)
+    expect(res.status).toBe(202)
+    expect(JSON.stringify(await res.json())).toMatch(/meta.count is 3 but data holds 0/)
+    await expectEnvelope(await admin.raw('POST', `/api/v2/file-upload/${job}`, JSON.stringify({ meta: { type: 'sitesubnets', version: 6 }, data: {} }), { contentType: 'application/json' }), 400, 'no data tag found')
+    await endUploadJob(admin, job)
   })
 
-  it('the header rules still apply to them: a `deleted` file whose count disagrees is refused', async () => {
+  it('the header rules still apply to them: a `deleted` file whose count disagrees gets the warning', async () => {
     const job = (await startUploadJob(admin)).data.id
     const res = await admin.raw('POST', `/api/v2/file-upload/${job}`, JSON.stringify({ meta: { type: 'deleted', version: 6, count: 5 }, data: gone }), {
       contentType: 'application/json',
     })
-    await expectEnvelope(res, 400, /meta.count is 5 but data holds 2/)
+    expect(res.status).toBe(202)
+    expect(JSON.stringify(await res.json())).toMatch(/meta.count is 5 but data holds 2/)
+    await endUploadJob(admin, job)
   })
 })
 
@@ -814,14 +821,15 @@ describe('SharpHound: bad input writes nothing of the file', () => {
   }
   const good = () => file('users', users())
 
-  it('unknown meta.type, count mismatch, malformed ACE and member entries, data not an array, old versions', async () => {
+  it('unknown meta.type, malformed ACE and member entries, data not an array, old versions, duplicate members', async () => {
     const job = (await startUploadJob(admin)).data.id
     const before = await count()
     const send = (body: unknown) => admin.raw('POST', `/api/v2/file-upload/${job}`, JSON.stringify(body), { contentType: 'application/json', headers: { 'X-File-Upload-Name': 'bad_users.json' } })
     await expectEnvelope(await send({ ...good(), meta: { type: 'printers', version: 6, count: 3 } }), 400, /no valid meta tag found.*"printers"/)
-    const mismatch = await send({ ...good(), meta: { type: 'users', version: 6, count: 7 } })
-    const body = (await expectEnvelope(mismatch, 400)) as { errors: { context: string; message: string }[] }
-    expect(body.errors).toContainEqual({ context: 'meta.count', message: expect.stringContaining('meta.count is 7 but data holds 3') })
+    const dup = await admin.raw('POST', `/api/v2/file-upload/${job}`, `{"meta": {"type": "users", "version": 6}, "data": [], "data": ${JSON.stringify(users())}}`, {
+      contentType: 'application/json', headers: { 'X-File-Upload-Name': 'bad_users.json' },
+    })
+    await expectEnvelope(dup, 400, 'member "data" appears more than once')
     const badAce = users()
     ;(badAce[0] as { Aces: unknown[] }).Aces.push({ PrincipalType: 'Group', RightName: 'GenericAll' }, 'x')
     const b2 = (await expectEnvelope(await send(file('users', badAce)), 400)) as { errors: { context: string }[] }

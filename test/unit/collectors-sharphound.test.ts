@@ -146,8 +146,16 @@ describe('detection', () => {
     expect(violations({ data: [{ ObjectIdentifier: 'U' }], meta: { type: 'users', count: 1 }, $schema: 'x' })).toEqual([])
   })
 
-  it('meta.count must match, meta.version must be an integer of 5 or more', () => {
-    expect(violations({ data: [], meta: { type: 'users', count: 2, version: 6 } })).toEqual(['meta.count: meta.count is 2 but data holds 0 element(s): the file may be truncated or edited'])
+  it('meta.count is only a warning (any disagreement, any type); meta.version must be an integer of 5 or more', () => {
+    const warnings = (v: unknown) => openGraphPayload(enc(v), ctx).validate(() => true).warnings?.map((x) => `${x.context}: ${x.message}`)
+    expect(violations({ data: [], meta: { type: 'users', count: 2, version: 6 } })).toEqual([])
+    expect(warnings({ data: [], meta: { type: 'users', count: 2, version: 6 } })).toEqual([
+      'meta.count: meta.count is 2 but data holds 0 element(s): the file may be truncated or edited; its data was ingested as it is (BloodHound does not check the count)',
+    ])
+    expect(warnings({ data: [{ ObjectIdentifier: 'U' }], meta: { type: 'users', count: 0 } })).toEqual([])
+    expect(warnings({ data: [{ ObjectIdentifier: 'U' }], meta: { type: 'users', count: 1 } })).toEqual([])
+    expect(violations({ data: [], meta: { type: 'users', count: -1 } })).toEqual([])
+    expect(warnings({ data: [], meta: { type: 'users', count: -1 } })).toEqual(['meta.count: meta.count -1 is not a count (a non-negative integer); ignored, as BloodHound ignores it'])
     expect(violations({ data: [], meta: { type: 'users', version: '6' } })).toEqual(['meta.version: meta.version must be an integer'])
     expect(violations({ data: [], meta: { type: 'users', version: 3 } })[0]).toMatch(/^meta.version: SharpHound data version 3 is not supported/)
   })

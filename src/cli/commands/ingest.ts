@@ -130,6 +130,18 @@ export function uploadCounts(result: Record<string, unknown> | undefined): strin
   return parts.join(', ')
 }
 
+/** "meta.count: meta.count is 5 but data holds 1 element(s) ..." for each warning of an accepted upload (at most 10). */
+export function uploadWarnings(result: Record<string, unknown> | undefined): string[] {
+  const list = result?.warnings
+  if (!Array.isArray(list)) return []
+  const lines = list.slice(0, 10).map((w) => {
+    const { context, message } = (w ?? {}) as { context?: unknown; message?: unknown }
+    return [context, message].filter((x) => typeof x === 'string' && x !== '').join(': ')
+  })
+  if (list.length > 10) lines.push(`(${list.length - 10} more in the job's warnings)`)
+  return lines
+}
+
 async function jsonData(res: Response): Promise<Record<string, unknown> | undefined> {
   try {
     const j = (await res.json()) as { data?: unknown }
@@ -320,6 +332,7 @@ export const ingest: Command = {
             r.accepted ? [`HTTP ${r.status}`, uploadCounts(r.result), formatDuration(r.duration_ms)].filter(Boolean).join(', ') : r.error
           }`,
         )
+        for (const w of uploadWarnings(r.result)) ctx.out.info(`    warning: ${w}`)
       }
       return r
     }

@@ -2,7 +2,8 @@
  * SharpHound CE output: `{"meta": {"type", "version", "count", "methods"}, "data": [...]}`, one file per
  * object type. Versions 5 and 6 (and newer) are accepted; a file without `meta.version` is read as
  * version 5 (older SharpHound wrote none in some files). Versions below 5 have another shape
- * (BloodHound ingests nothing from them) and are refused with a message.
+ * (BloodHound skips their `computers` files and converts the others with member names that shape lacks,
+ * so most relationships would be lost without a word) and are refused with a message instead.
  */
 import type { CollectorFormat } from '../detect'
 import type { ElementConverter, NodeRow } from '../payload'
