@@ -1,24 +1,43 @@
 /**
- * Evaluation of Cypher rules (selectors with Cypher seeds) by an analysis run (docs/asset-groups.md).
+ * Evaluation of Cypher rules (selectors with Cypher seeds) by an analysis run (docs/asset-groups.md, "Rules and
+ * environments").
  *
  * Decisions, with their reasons:
- *  - A rule runs as the system, over the whole graph (no environment restriction): it decides what is Tier
- *    Zero for everyone, and a rule written by an administrator must not change meaning with the reader.
- *    Only unrestricted administrators may write rules (src/assetgroups/tags.routes.ts), so no caller can use a
- *    rule to reach beyond its environments.
- *  - The rule runs through the same engine as POST /api/v2/graphs/cypher (parse → run), with the same budgets
- *    (src/cypher/budget.ts) unless the caller passes others. A rule that does not parse, is refused, or crosses
- *    a budget selects nothing in this run; its message is recorded on the selector (`eval_error`) and the run
- *    goes on. An unexpected failure (the database) is recorded the same way with a generic message.
- *  - Every node the answer refers to is selected: returned nodes, both ends of returned relationships and
- *    every node of returned paths (exactly the nodes the Cypher endpoint would show for the query).
- *  - Each rule's bytes count against the isolate's pool shared with the Cypher endpoint (budget.ts
- *    ISOLATE_POOL), so a run cannot take the isolate's memory from concurrent queries nor they from it. A rule
- *    refused only because other queries held the pool is run again (RULE_ATTEMPTS, RULE_RETRY_MS apart): Tier
- *    Zero must not depend on what users were querying at the time; after the last attempt it is recorded as
- *    any other refusal.
- *  - Rules see the graph as the previous complete run left it: a rule that tests `Tag_Tier_Zero` sees the
- *    Tier Zero of that run, never one half-computed by this run.
+ *  - One environment's data must never change Tier Zero in another (issue 24: a restricted ingester's nested
+ *    groups in environment A pushed a global rule over its row budget, the rule selected nothing, and a Tier Zero
+ *    account of environment B lost Tier Zero and its finding). So a rule is evaluated in SCOPES:
+ *      · once per environment, over that environment's nodes only (the Cypher source restricted to it, exactly as
+ *        for a reader of that one environment): its answer depends on that environment's data alone, and each
+ *        environment's evaluation has the whole budget to itself;
+ *      · once over the whole graph (scope WHOLE_GRAPH): it finds what no single environment holds, a pattern that
+ *        crosses environments (a user of a child domain that is MemberOf the forest root's Enterprise Admins: the
+ *        edge crosses a trust) and nodes without an environment. BloodHound evaluates rules over the whole graph, so
+ *        dropping this pass would lose real Tier Zero; keeping it ALONE is what failed. Its contribution is stored as
+ *        the nodes it found that no environment's own pass found.
+ *  - A scope whose evaluation fails (a budget crossed, a refusal, a database error) keeps its LAST GOOD selection
+ *    (asset_group_rule_selections, written by the run whose evaluation of that scope succeeded) instead of
+ *    selecting nothing, and the failure is recorded for that scope (asset_group_rule_scopes: error, failing since,
+ *    selection kept from). It is surfaced to administrators on the selector (`evaluation.failures`) and to every
+ *    reader of the affected environment on the tag (`rule_failures`, only for the environments the caller can
+ *    read; whole-graph failures only to callers who read every environment). A scope that has never succeeded
+ *    selects nothing. When the scope succeeds again, its selection is recomputed and the failure cleared.
+ *    So in issue 24's scenario A's own pass and the whole-graph pass fail (A keeps its last selection), B's pass
+ *    succeeds: B's Tier Zero is B's rule answer, whatever A holds.
+ *  - Last good selections belong to a seed (its id): changing a rule's Cypher replaces its seeds, and the new rule
+ *    starts without a kept selection (a changed rule never keeps the old rule's nodes).
+ *  - A rule runs as the system (no reader's access), through the same engine as POST /api/v2/graphs/cypher
+ *    (parse → run), with the same budgets (src/cypher/budget.ts) unless the caller passes others, per scope.
+ *    Only unrestricted administrators may write rules (src/assetgroups/tags.routes.ts).
+ *  - Every node the answer refers to is selected: returned nodes, both ends of returned relationships and every
+ *    node of returned paths (exactly the nodes the Cypher endpoint would show for the query).
+ *  - Each evaluation's bytes count against the isolate's pool shared with the Cypher endpoint (budget.ts
+ *    ISOLATE_POOL), so a run cannot take the isolate's memory from concurrent queries nor they from it. An
+ *    evaluation refused only because other queries held the pool is run again (RULE_ATTEMPTS, RULE_RETRY_MS apart).
+ *  - Rules see the graph as the previous complete run left it: a rule that tests `Tag_Tier_Zero` sees the Tier Zero
+ *    of that run, never one half-computed by this run.
+ *  - Cost: a rule is evaluated (environments + 1) times per run; each evaluation reads only its environment (the
+ *    environment filter is in every statement of the source), so the per-environment passes together read about
+ *    what the whole-graph pass reads.
  */
 import { DEFAULT_LIMITS, SharedMemoryLimit, withPooledBudget, type BytePool, type CypherLimits } from '../cypher/budget'
 import { d1GraphSource } from '../cypher/cypher.store'
@@ -26,60 +45,151 @@ import { CypherError, parseCypher } from '../cypher/parse'
 import { referencedNodes } from '../cypher/present'
 import { runQuery } from '../cypher/run'
 import { loadNodes } from '../cypher/match'
-import type { CypherRule, RuleOutcome } from './selectors.store'
+import { loadRuleSelection, ruleEnvironments, type CypherRule, type RuleOutcome, type RuleScopeRow, type RuleSelectionRow } from './selectors.store'
+
+/** The scope of the whole-graph pass (an environment's scope is its id). */
+export const WHOLE_GRAPH = ''
+
+export interface ScopeResult {
+  /** environment id, or WHOLE_GRAPH */
+  scope: string
+  /** nodes this scope adds to the rule's selection in this run (its fresh answer, or its kept last good one) */
+  objectids: string[]
+  /** why this run's evaluation of the scope failed; null: it succeeded */
+  error: string | null
+  /** when it succeeded: the selection to keep as its last good one (null when it failed: the old one stays) */
+  fresh: string[] | null
+}
 
 export interface RuleResult {
   rule: CypherRule
+  /** every node the rule selects in this run (all scopes) */
   objectids: string[]
+  /** null when every scope succeeded; else a summary naming the failing scopes */
   error: string | null
+  scopes: ScopeResult[]
 }
 
-/** Longest error text recorded on a selector. */
+/** Longest error text recorded. */
 const MAX_ERROR = 500
 
-/** Attempts of a rule refused because concurrent queries held the isolate's memory pool, and the wait between. */
+/** Attempts of an evaluation refused because concurrent queries held the isolate's memory pool, and the wait between. */
 export const RULE_ATTEMPTS = 3
 export const RULE_RETRY_MS = 2_000
+
+interface Found {
+  objectid: string
+  environment: string | null
+}
+
+type Attempt = { ok: true; found: Found[] } | { ok: false; error: string }
+
+async function evaluateScope(
+  db: D1Database,
+  rule: CypherRule,
+  access: string | null,
+  opts: { limits?: CypherLimits; now?: number; pool?: BytePool; retryMs?: number },
+): Promise<Attempt> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const query = parseCypher(rule.cypher)
+      const source = d1GraphSource(db, access)
+      const found = await withPooledBudget(
+        async (budget) => {
+          const result = await runQuery(query, source, { budget, now: opts.now })
+          const ids = referencedNodes(result.rows)
+          await loadNodes(result.ctx, ids)
+          const by = new Map<string, Found>()
+          for (const id of ids) {
+            const n = result.ctx.graph.node(id)
+            by.set(n.objectid, { objectid: n.objectid, environment: n.environment_id })
+          }
+          return [...by.values()]
+        },
+        { limits: opts.limits ?? DEFAULT_LIMITS, pool: opts.pool },
+      )
+      return { ok: true, found }
+    } catch (e) {
+      if (e instanceof SharedMemoryLimit && attempt < RULE_ATTEMPTS) {
+        await new Promise((resolve) => setTimeout(resolve, opts.retryMs ?? RULE_RETRY_MS))
+        continue
+      }
+      if (e instanceof CypherError) return { ok: false, error: e.message.slice(0, MAX_ERROR) }
+      console.error(JSON.stringify({ msg: 'cypher rule evaluation failed', selector_id: rule.selectorId, seed_id: rule.seedId, scope: access, error: String(e).slice(0, 300) }))
+      return { ok: false, error: 'the rule could not be evaluated (internal error)' }
+    }
+  }
+}
 
 export async function evaluateRules(
   db: D1Database,
   rules: readonly CypherRule[],
   opts: { limits?: CypherLimits; now?: number; pool?: BytePool; retryMs?: number } = {},
 ): Promise<RuleResult[]> {
+  if (rules.length === 0) return []
+  const environments = await ruleEnvironments(db)
   const out: RuleResult[] = []
-  // Rules run one after the other: each has the whole budget, and a slow one cannot starve the next.
+  // Rules and scopes run one after the other: each has the whole budget, and a slow one cannot starve the next.
   for (const rule of rules) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const query = parseCypher(rule.cypher)
-        const source = d1GraphSource(db, null)
-        const objectids = await withPooledBudget(
-          async (budget) => {
-            const result = await runQuery(query, source, { budget, now: opts.now })
-            const ids = referencedNodes(result.rows)
-            await loadNodes(result.ctx, ids)
-            return [...new Set(ids.map((id) => result.ctx.graph.node(id).objectid))]
-          },
-          { limits: opts.limits ?? DEFAULT_LIMITS, pool: opts.pool },
-        )
-        out.push({ rule, objectids, error: null })
-      } catch (e) {
-        if (e instanceof SharedMemoryLimit && attempt < RULE_ATTEMPTS) {
-          await new Promise((resolve) => setTimeout(resolve, opts.retryMs ?? RULE_RETRY_MS))
-          continue
-        }
-        if (e instanceof CypherError) out.push({ rule, objectids: [], error: e.message.slice(0, MAX_ERROR) })
-        else {
-          console.error(JSON.stringify({ msg: 'cypher rule evaluation failed', selector_id: rule.selectorId, error: String(e).slice(0, 300) }))
-          out.push({ rule, objectids: [], error: 'the rule could not be evaluated (internal error); it selected nothing in this run' })
-        }
+    const scopes: ScopeResult[] = []
+    const selected = new Set<string>()
+    /** environments whose own pass succeeded, and what they found */
+    const okEnvironments = new Set<string>()
+    for (const environment of environments) {
+      const r = await evaluateScope(db, rule, JSON.stringify([environment]), opts)
+      if (r.ok) {
+        okEnvironments.add(environment)
+        const ids = r.found.map((f) => f.objectid)
+        for (const id of ids) selected.add(id)
+        scopes.push({ scope: environment, objectids: ids, error: null, fresh: ids })
+      } else {
+        const kept = await loadRuleSelection(db, rule.seedId, environment)
+        for (const id of kept) selected.add(id)
+        scopes.push({ scope: environment, objectids: kept, error: r.error, fresh: null })
       }
-      break
     }
+    const whole = await evaluateScope(db, rule, null, opts)
+    if (whole.ok) {
+      const added = whole.found.filter((f) => !selected.has(f.objectid))
+      for (const f of added) selected.add(f.objectid)
+      // Kept as the whole-graph pass's own selection: what only it can find (nodes without an environment, or of an
+      // environment whose own pass succeeded without them: a pattern across environments). Nodes of an environment
+      // whose own pass failed are selected in this run but not kept here (that environment keeps its own).
+      const fresh = added.filter((f) => f.environment === null || okEnvironments.has(f.environment)).map((f) => f.objectid)
+      scopes.push({ scope: WHOLE_GRAPH, objectids: added.map((f) => f.objectid), error: null, fresh })
+    } else {
+      const kept = await loadRuleSelection(db, rule.seedId, WHOLE_GRAPH)
+      const added = kept.filter((id) => !selected.has(id))
+      for (const id of added) selected.add(id)
+      scopes.push({ scope: WHOLE_GRAPH, objectids: added, error: whole.error, fresh: null })
+    }
+    const failing = scopes.filter((s) => s.error !== null)
+    const error =
+      failing.length === 0
+        ? null
+        : `${failing.length} of ${scopes.length} evaluations failed, their last good selections are kept (${failing
+            .map((s) => (s.scope === WHOLE_GRAPH ? 'whole graph' : `environment ${s.scope}`))
+            .join(', ')}): ${failing[0].error}`.slice(0, MAX_ERROR)
+    out.push({ rule, objectids: [...selected], error, scopes })
   }
   return out
 }
 
 export function outcomes(results: readonly RuleResult[]): RuleOutcome[] {
   return results.map((r) => [r.rule.selectorId, r.objectids.length, r.error])
+}
+
+/**
+ * Each scope's evaluation for the run's commit batch (selectors.store.ts ruleScopeStatements): its status row, and
+ * the new last good selection of every scope that succeeded.
+ */
+export function scopeRows(results: readonly RuleResult[]): { status: RuleScopeRow[]; selections: RuleSelectionRow[] } {
+  const status: RuleScopeRow[] = []
+  const selections: RuleSelectionRow[] = []
+  for (const r of results)
+    for (const s of r.scopes) {
+      status.push([r.rule.seedId, r.rule.selectorId, s.scope, s.objectids.length, s.error])
+      if (s.fresh) for (const id of s.fresh) selections.push([r.rule.seedId, s.scope, id])
+    }
+  return { status, selections }
 }

@@ -265,6 +265,8 @@ export async function selectorIdByName(db: D1Database, groupId: number, name: st
 
 export interface CypherRule {
   selectorId: number
+  /** the seed's id (a rule's kept selections belong to it: changing the Cypher replaces the seed) */
+  seedId: number
   /** the tag of the rule's group (admin_tier_0 for Tier Zero) */
   tag: string
   cypher: string
@@ -274,17 +276,17 @@ export interface CypherRule {
 export async function loadEnabledSeeds(db: D1Database): Promise<{ objectSeeds: { selectorId: number; value: string; tag: string }[]; rules: CypherRule[] }> {
   const { results } = await db
     .prepare(
-      `SELECT d.selector_id, d.type, d.value, g.tag FROM asset_group_tag_selector_seeds d
+      `SELECT d.id, d.selector_id, d.type, d.value, g.tag FROM asset_group_tag_selector_seeds d
        JOIN asset_group_tag_selectors s ON s.id = d.selector_id AND s.disabled_at IS NULL
        JOIN asset_groups g ON g.id = s.asset_group_id
        ORDER BY d.id`,
     )
-    .all<{ selector_id: number; type: SeedType; value: string; tag: string }>()
+    .all<{ id: number; selector_id: number; type: SeedType; value: string; tag: string }>()
   const objectSeeds: { selectorId: number; value: string; tag: string }[] = []
   const rules: CypherRule[] = []
   for (const r of results) {
     if (r.type === SEED_OBJECT_ID) objectSeeds.push({ selectorId: r.selector_id, value: r.value, tag: r.tag })
-    else rules.push({ selectorId: r.selector_id, tag: r.tag, cypher: r.value })
+    else rules.push({ selectorId: r.selector_id, seedId: r.id, tag: r.tag, cypher: r.value })
   }
   return { objectSeeds, rules }
 }
@@ -324,6 +326,168 @@ export function evaluationStatements(db: D1Database, now: string, outcomes: Rule
       )
       .bind(now, JSON.stringify([...merged.values()])),
   ]
+}
+
+// ---- Cypher rules per scope (migration 0037, src/assetgroups/rules.ts) -----------------------------------
+
+/** The environments a rule is evaluated in, one by one: every environment that has nodes. */
+export async function ruleEnvironments(db: D1Database): Promise<string[]> {
+  const { results } = await db
+    .prepare(`SELECT DISTINCT environment_id AS e FROM nodes WHERE environment_id IS NOT NULL ORDER BY environment_id`)
+    .all<{ e: string }>()
+  return results.map((r) => r.e)
+}
+
+/** The last good selection of a rule's seed in a scope (an environment id, or '' for the whole graph). */
+export async function loadRuleSelection(db: D1Database, seedId: number, scope: string): Promise<string[]> {
+  const { results } = await db
+    .prepare(`SELECT objectid FROM asset_group_rule_selections WHERE seed_id = ?1 AND scope = ?2 ORDER BY objectid`)
+    .bind(seedId, scope)
+    .all<{ objectid: string }>()
+  return results.map((r) => r.objectid)
+}
+
+/** One scope's evaluation in a run: [seed id, selector id, scope, nodes it adds in this run, error or null]. */
+export type RuleScopeRow = [number, number, string, number, string | null]
+/** A node of a scope's new last good selection: [seed id, scope, object id]. */
+export type RuleSelectionRow = [number, string, string]
+
+/** The Cypher seeds of enabled selectors (what ruleScopeStatements keeps rows for). */
+const ENABLED_RULE_SEEDS = `SELECT d.id FROM asset_group_tag_selector_seeds d
+  JOIN asset_group_tag_selectors s ON s.id = d.selector_id AND s.disabled_at IS NULL WHERE d.type = 2`
+
+/**
+ * Statements for the run's commit batch recording each scope's evaluation (from JSON chunks of the rows, split by
+ * the caller): the scope's status (error, failing since, selection kept from), and for every scope that succeeded
+ * its new last good selection. Rows of seeds no longer enabled (deleted, replaced, disabled selectors) and of
+ * environments that no longer have nodes are dropped: a re-enabled rule starts afresh.
+ */
+export function ruleScopeStatements(db: D1Database, now: string, statusChunks: string[], selectionChunks: string[]): D1PreparedStatement[] {
+  return [
+    db.prepare(
+      `DELETE FROM asset_group_rule_scopes WHERE seed_id NOT IN (${ENABLED_RULE_SEEDS})
+         OR (scope <> '' AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.environment_id = asset_group_rule_scopes.scope))`,
+    ),
+    db.prepare(
+      `DELETE FROM asset_group_rule_selections WHERE seed_id NOT IN (${ENABLED_RULE_SEEDS})
+         OR (scope <> '' AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.environment_id = asset_group_rule_selections.scope))`,
+    ),
+    ...statusChunks.map((json) =>
+      db
+        .prepare(
+          `INSERT INTO asset_group_rule_scopes (seed_id, selector_id, scope, evaluated_at, ok_at, error, failing_since, members)
+           SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'), ?1,
+             CASE WHEN json_extract(j.value, '$[4]') IS NULL THEN ?1 END, json_extract(j.value, '$[4]'),
+             CASE WHEN json_extract(j.value, '$[4]') IS NOT NULL THEN ?1 END, json_extract(j.value, '$[3]')
+           FROM json_each(?2) j WHERE json_extract(j.value, '$[0]') IN (${ENABLED_RULE_SEEDS})
+           ON CONFLICT (seed_id, scope) DO UPDATE SET evaluated_at = excluded.evaluated_at, error = excluded.error,
+             members = excluded.members, selector_id = excluded.selector_id,
+             ok_at = CASE WHEN excluded.error IS NULL THEN excluded.evaluated_at ELSE asset_group_rule_scopes.ok_at END,
+             failing_since = CASE WHEN excluded.error IS NULL THEN NULL
+                                  ELSE COALESCE(asset_group_rule_scopes.failing_since, excluded.evaluated_at) END`,
+        )
+        .bind(now, json),
+    ),
+    // every scope that succeeded: its selection is replaced (an empty answer replaces it by nothing); a failed one
+    // keeps its rows
+    ...statusChunks.map((json) =>
+      db
+        .prepare(
+          `DELETE FROM asset_group_rule_selections WHERE EXISTS (SELECT 1 FROM json_each(?1) j
+             WHERE json_extract(j.value, '$[4]') IS NULL AND json_extract(j.value, '$[0]') = asset_group_rule_selections.seed_id
+               AND json_extract(j.value, '$[2]') = asset_group_rule_selections.scope)`,
+        )
+        .bind(json),
+    ),
+    ...selectionChunks.map((json) =>
+      db
+        .prepare(
+          `INSERT OR IGNORE INTO asset_group_rule_selections (seed_id, scope, objectid)
+           SELECT json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]') FROM json_each(?1) j
+           WHERE json_extract(j.value, '$[0]') IN (${ENABLED_RULE_SEEDS})`,
+        )
+        .bind(json),
+    ),
+  ]
+}
+
+/** A rule's failing evaluation, as the selector and tag answers show it. */
+export interface RuleFailure {
+  selector_id: number
+  /** the environment whose own evaluation failed; null: the whole-graph evaluation (patterns across environments) */
+  environment_id: string | null
+  error: string
+  /** commit time of the first run of this series of failures */
+  failing_since: string
+  /** commit time of the run whose selection is kept (null: it never succeeded, it selects nothing) */
+  kept_from: string | null
+  /** nodes the kept selection adds in the last run */
+  kept_members: number
+}
+
+interface FailureRow {
+  selector_id: number
+  scope: string
+  error: string
+  failing_since: string
+  ok_at: string | null
+  members: number
+}
+
+const toFailure = (r: FailureRow): RuleFailure => ({
+  selector_id: r.selector_id,
+  environment_id: r.scope === '' ? null : r.scope,
+  error: r.error,
+  failing_since: r.failing_since,
+  kept_from: r.ok_at,
+  kept_members: r.members,
+})
+
+/** Failing evaluations of the given selectors' current seeds (administrators: every scope). */
+export async function selectorFailures(db: D1Database, selectorIds: number[]): Promise<Map<number, RuleFailure[]>> {
+  const out = new Map<number, RuleFailure[]>()
+  if (selectorIds.length === 0) return out
+  const { results } = await db
+    .prepare(
+      `SELECT r.selector_id, r.scope, r.error, r.failing_since, r.ok_at, r.members FROM asset_group_rule_scopes r
+       JOIN asset_group_tag_selector_seeds d ON d.id = r.seed_id AND d.selector_id = r.selector_id
+       WHERE r.error IS NOT NULL AND r.selector_id IN (SELECT value FROM json_each(?1)) ORDER BY r.selector_id, r.scope, r.seed_id`,
+    )
+    .bind(JSON.stringify(selectorIds))
+    .all<FailureRow>()
+  for (const r of results) {
+    const list = out.get(r.selector_id)
+    if (list) list.push(toFailure(r))
+    else out.set(r.selector_id, [toFailure(r)])
+  }
+  return out
+}
+
+/**
+ * Failing evaluations of a tag's enabled rules that a reader of `access` is affected by: the evaluations of the
+ * environments it reads (null: every environment, and the whole-graph evaluation too). A restricted reader never
+ * learns that another environment's evaluation failed.
+ */
+export async function tagFailures(db: D1Database, groupIds: number[], access: string[] | null): Promise<Map<number, RuleFailure[]>> {
+  const out = new Map<number, RuleFailure[]>()
+  if (groupIds.length === 0) return out
+  const { results } = await db
+    .prepare(
+      `SELECT s.asset_group_id AS group_id, r.selector_id, r.scope, r.error, r.failing_since, r.ok_at, r.members
+       FROM asset_group_rule_scopes r JOIN asset_group_tag_selectors s ON s.id = r.selector_id AND s.disabled_at IS NULL
+       JOIN asset_group_tag_selector_seeds d ON d.id = r.seed_id AND d.selector_id = r.selector_id
+       WHERE r.error IS NOT NULL AND s.asset_group_id IN (SELECT value FROM json_each(?1))
+         AND (?2 IS NULL OR r.scope IN (SELECT value FROM json_each(?2)))
+       ORDER BY r.selector_id, r.scope, r.seed_id`,
+    )
+    .bind(JSON.stringify(groupIds), access ? JSON.stringify(access) : null)
+    .all<FailureRow & { group_id: number }>()
+  for (const r of results) {
+    const list = out.get(r.group_id)
+    if (list) list.push(toFailure(r))
+    else out.set(r.group_id, [toFailure(r)])
+  }
+  return out
 }
 
 /** [selector id, object id]: a node a selector picked in a run (source 1, a seed). */

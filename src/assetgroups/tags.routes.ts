@@ -31,8 +31,11 @@ import {
   getTagSelector,
   listSelectorMembers,
   listTagSelectors,
+  selectorFailures,
   selectorMemberCounts,
+  tagFailures,
   updateTagSelector,
+  type RuleFailure,
   type MemberFilterOp,
   type SelectorFilter,
   type SelectorFilterColumn,
@@ -56,6 +59,21 @@ const TYPE_TIER = 1
 const TYPE_LABEL = 2
 const TYPE_OWNED = 3
 
+/**
+ * EdgeHound: a Cypher rule's evaluation that failed in the last analysis run (src/assetgroups/rules.ts). The rule
+ * keeps that evaluation's last good selection; the failure shows who is affected and since when.
+ */
+export const RuleFailureSchema = z
+  .object({
+    selector_id: z.number().int(),
+    environment_id: z.string().nullable().describe('the environment whose evaluation failed; null: the whole-graph evaluation (matches across environments)'),
+    error: z.string().describe('why it failed (a budget crossed, a refusal)'),
+    failing_since: z.string().describe('commit time of the first analysis run of this series of failures'),
+    kept_from: z.string().nullable().describe('commit time of the run whose selection is kept; null: it never succeeded and selects nothing'),
+    kept_members: z.number().int().describe('nodes the kept selection adds'),
+  })
+  .meta({ id: 'AssetGroupTagRuleFailure' })
+
 export const AssetGroupTagSchema = z
   .object({
     id: z.number().int(),
@@ -72,6 +90,12 @@ export const AssetGroupTagSchema = z
     position: z.object({ int32: z.number().int(), valid: z.boolean() }),
     require_certify: z.object({ bool: z.boolean(), valid: z.boolean() }),
     analysis_enabled: z.object({ bool: z.boolean(), valid: z.boolean() }),
+    rule_failures: z
+      .array(RuleFailureSchema)
+      .describe(
+        'EdgeHound: the tag\u2019s Cypher rules whose evaluation failed in the last analysis run for an environment the caller reads ' +
+          '(the whole-graph evaluation only for callers who read every environment); each keeps its last good selection',
+      ),
   })
   .meta({ id: 'AssetGroupTag' })
 
@@ -95,7 +119,12 @@ export const AssetGroupTagSelectorSchema = z
     seeds: z.array(SeedSchema),
     counts: z.object({ members: z.number().int() }).optional().describe('with `counts=true`: the nodes the last analysis run selected'),
     evaluation: z
-      .object({ evaluated_at: z.string().nullable(), members: z.number().int().nullable(), error: z.string().nullable() })
+      .object({
+        evaluated_at: z.string().nullable(),
+        members: z.number().int().nullable(),
+        error: z.string().nullable(),
+        failures: z.array(RuleFailureSchema).describe('a Cypher rule\u2019s evaluations (per environment, whole graph) that failed; each keeps its last good selection'),
+      })
       .describe('EdgeHound: the last complete analysis run\'s evaluation (null fields: not evaluated yet, or disabled)'),
   })
   .meta({ id: 'AssetGroupTagSelector' })
@@ -103,7 +132,7 @@ export const AssetGroupTagSelectorSchema = z
 const tagType = (id: number) => (id === 1 ? TYPE_TIER : id === 2 ? TYPE_OWNED : TYPE_LABEL)
 const TIER_ZERO_DESCRIPTION = 'Tier Zero: the objects whose control means control of the environment'
 
-function tagJson(g: GroupRow) {
+function tagJson(g: GroupRow, failures: RuleFailure[] = []) {
   const type = tagType(g.id)
   return {
     id: g.id,
@@ -121,10 +150,17 @@ function tagJson(g: GroupRow) {
     position: type === TYPE_TIER ? { int32: 1, valid: true } : { int32: 0, valid: false },
     require_certify: { bool: false, valid: type === TYPE_TIER },
     analysis_enabled: { bool: true, valid: type === TYPE_TIER },
+    rule_failures: failures,
   }
 }
 
-function selectorJson(s: TagSelector, counts?: Map<number, number>) {
+/** The rule failures of `groupIds` that the caller is affected by (selectors.store.ts tagFailures). */
+async function failuresFor(c: Context<AppEnv>, groupIds: number[]): Promise<Map<number, RuleFailure[]>> {
+  const access = c.var.principal.environmentAccess
+  return tagFailures(c.env.DB, groupIds, access.all ? null : access.ids)
+}
+
+function selectorJson(s: TagSelector, counts?: Map<number, number>, failures: RuleFailure[] = []) {
   return {
     id: s.id,
     asset_group_tag_id: s.asset_group_id,
@@ -141,7 +177,7 @@ function selectorJson(s: TagSelector, counts?: Map<number, number>) {
     allow_disable: s.allow_disable === 1,
     seeds: s.seeds.map((d) => ({ type: d.type, value: d.value })),
     ...(counts ? { counts: { members: s.disabled_at ? 0 : (counts.get(s.id) ?? 0) } } : {}),
-    evaluation: { evaluated_at: s.eval_at, members: s.eval_members, error: s.eval_error },
+    evaluation: { evaluated_at: s.eval_at, members: s.eval_members, error: s.eval_error, failures: s.disabled_at ? [] : failures },
   }
 }
 
@@ -431,7 +467,11 @@ export const assetGroupTagRoutes: RouteEntry[] = [
     },
     async (c, { query }) => {
       const groups = await listGroups(c.env.DB, c.var.principal.environmentAccess)
-      const tags = groups.map((g) => ({ json: tagJson(g), members: g.member_count }))
+      const failures = await failuresFor(
+        c,
+        groups.map((g) => g.id),
+      )
+      const tags = groups.map((g) => ({ json: tagJson(g, failures.get(g.id)), members: g.member_count }))
       const keep = tags.filter(
         ({ json }) =>
           matches(String(json.type), query.type) && matches(json.name, query.name) && matches(json.description, query.description),
@@ -495,7 +535,10 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       params: TagId,
       responses: { 200: { description: 'the tag', schema: z.object({ data: z.object({ tag: AssetGroupTagSchema }) }) } },
     },
-    async (c, { params }) => c.json({ data: { tag: tagJson(await tagOr404(c, params.asset_group_tag_id)) } }),
+    async (c, { params }) => {
+      const tag = await tagOr404(c, params.asset_group_tag_id)
+      return c.json({ data: { tag: tagJson(tag, (await failuresFor(c, [tag.id])).get(tag.id)) } })
+    },
   ),
   defineRoute(
     {
@@ -701,7 +744,16 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       const counts = query.counts
         ? await selectorMemberCounts(c.env.DB, params.asset_group_tag_id, page.rows.map((s) => s.id), environmentsOf(query.environments))
         : undefined
-      return c.json({ count: page.count, skip: query.skip, limit: query.limit, data: { selectors: page.rows.map((s) => selectorJson(s, counts)) } })
+      const failures = await selectorFailures(
+        c.env.DB,
+        page.rows.map((s) => s.id),
+      )
+      return c.json({
+        count: page.count,
+        skip: query.skip,
+        limit: query.limit,
+        data: { selectors: page.rows.map((s) => selectorJson(s, counts, failures.get(s.id))) },
+      })
     },
   ),
   defineRoute(
@@ -752,7 +804,7 @@ export const assetGroupTagRoutes: RouteEntry[] = [
     async (c, { params }) => {
       requireAllEnvironments(c)
       const s = await selectorOr404(c, params.asset_group_tag_id, params.asset_group_tag_selector_id)
-      return c.json({ data: { selector: selectorJson(s) } })
+      return c.json({ data: { selector: selectorJson(s, undefined, (await selectorFailures(c.env.DB, [s.id])).get(s.id)) } })
     },
   ),
   defineRoute(
@@ -850,7 +902,7 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       if (body.seeds !== undefined && body.seeds.length > 0) patch.seeds = validateSeeds(body.seeds)
       const r = await updateTagSelector(c.env.DB, current, patch, c.var.principal.userId, rfc3339(c.var.now()), auditOf(c).write())
       if (r === 'duplicate') throw new ApiError(409, DUPLICATE, 'name')
-      return c.json({ data: selectorJson(r) })
+      return c.json({ data: selectorJson(r, undefined, (await selectorFailures(c.env.DB, [r.id])).get(r.id)) })
     },
   ),
   defineRoute(

@@ -124,8 +124,22 @@ export interface AssetGroupTagJson {
   position: { int32: number; valid: boolean }
   require_certify: { bool: boolean; valid: boolean }
   analysis_enabled: { bool: boolean; valid: boolean }
+  /** EdgeHound: the tag's Cypher rules whose evaluation failed for an environment the caller reads (each keeps its last good selection) */
+  rule_failures: RuleFailureJson[]
   /** with `counts=true` */
   counts?: { selectors: number; members: number }
+}
+
+/** EdgeHound: a Cypher rule's evaluation that failed in the last analysis run; it keeps its last good selection. */
+export interface RuleFailureJson {
+  selector_id: number
+  /** the environment whose evaluation failed; null: the whole-graph evaluation (matches across environments) */
+  environment_id: string | null
+  error: string
+  failing_since: string
+  /** commit time of the run whose selection is kept; null: never succeeded, selects nothing */
+  kept_from: string | null
+  kept_members: number
 }
 
 /** 1 = object id, 2 = Cypher */
@@ -151,7 +165,7 @@ export interface AssetGroupTagSelectorJson {
   seeds: SelectorSeedJson[]
   counts?: { members: number }
   /** EdgeHound: the last complete analysis run's evaluation */
-  evaluation: { evaluated_at: string | null; members: number | null; error: string | null }
+  evaluation: { evaluated_at: string | null; members: number | null; error: string | null; failures: RuleFailureJson[] }
 }
 
 export interface SelectorInput {

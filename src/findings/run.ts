@@ -28,8 +28,8 @@ import { decodeEdgePage, NodePageDecoder } from './packed'
 import { reconcile, sparklineRows, type OpenFinding } from './reconcile'
 import { addTag, loadSelection } from '../assetgroups/assetgroups.store'
 import { memberRows } from '../assetgroups/members'
-import { evaluateRules, outcomes, type RuleResult } from '../assetgroups/rules'
-import { evaluationStatements, replaceSelectorNodesStatements, type SelectorNodeRow } from '../assetgroups/selectors.store'
+import { evaluateRules, outcomes, scopeRows, type RuleResult } from '../assetgroups/rules'
+import { evaluationStatements, replaceSelectorNodesStatements, ruleScopeStatements, type SelectorNodeRow } from '../assetgroups/selectors.store'
 import type { CypherLimits } from '../cypher/budget'
 import { noteLocalWrite } from '../graph/environments'
 
@@ -50,7 +50,7 @@ export interface RunSummary {
   durationMs: number
   /** post-processing of collector data at the start of the run */
   postProcessing: PostProcessSummary
-  /** each enabled Cypher rule: the nodes it selected, or why it selected nothing */
+  /** each enabled Cypher rule: the nodes it selected, and (null when none) which evaluations failed and why */
   rules: { selectorId: number; members: number; error: string | null }[]
 }
 
@@ -127,8 +127,9 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
   const defs = allFindingDefs(catalog)
   const findingKinds = new Set(defs.filter((d) => d.shape === 'relationship' && d.edgeKind).map((d) => d.edgeKind!))
   // Asset group selectors as they are now: administrators' additions count from this run on. Cypher rules are
-  // evaluated first (src/assetgroups/rules.ts), over the graph as the previous run left it; the nodes they
-  // select join the object-id selections, so the one Tier Zero rule (tierzero.ts) applies to both alike.
+  // evaluated first (src/assetgroups/rules.ts: per environment and over the whole graph, a failing evaluation
+  // keeping its last good selection), over the graph as the previous run left it; the nodes they select join the
+  // object-id selections, so the one Tier Zero rule (tierzero.ts) applies to both alike.
   const selection = await loadSelection(db)
   const ruleResults: RuleResult[] = await evaluateRules(db, selection.rules, { limits: opts.ruleLimits })
   for (const r of ruleResults) for (const id of r.objectids) addTag(selection.selectorTags, id, r.rule.tag)
@@ -166,7 +167,13 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
   // commit batch as the members, so the per-selector member lists describe this run (migration 0028).
   const selectorNodes: SelectorNodeRow[] = selection.objectSeeds.map((s) => [s.selectorId, s.value] as SelectorNodeRow)
   for (const r of ruleResults) for (const id of r.objectids) selectorNodes.push([r.rule.selectorId, id])
-  const evaluation = [...evaluationStatements(db, completedAt, outcomes(ruleResults)), ...replaceSelectorNodesStatements(db, chunkJson(selectorNodes))]
+  // each rule's evaluation per scope (environment / whole graph) and the last good selections, in the same batch
+  const scopes = scopeRows(ruleResults)
+  const evaluation = [
+    ...evaluationStatements(db, completedAt, outcomes(ruleResults)),
+    ...replaceSelectorNodesStatements(db, chunkJson(selectorNodes)),
+    ...ruleScopeStatements(db, completedAt, chunkJson(scopes.status), chunkJson(scopes.selections)),
+  ]
   // impact values change: an available-domains copy in this isolate is revalidated (graph/environments.ts)
   noteLocalWrite()
   try {

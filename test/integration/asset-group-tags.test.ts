@@ -68,7 +68,7 @@ describe('asset group tags', () => {
       [2, 'Owned', 3, { int32: 0, valid: false }],
     ])
     expect(Object.keys(tags[0]).sort()).toEqual(
-      ['analysis_enabled', 'created_at', 'created_by', 'deleted_at', 'deleted_by', 'description', 'id', 'kind_id', 'name', 'position', 'require_certify', 'type', 'updated_at', 'updated_by'].sort(),
+      ['analysis_enabled', 'created_at', 'created_by', 'deleted_at', 'deleted_by', 'description', 'id', 'kind_id', 'name', 'position', 'require_certify', 'type', 'updated_at', 'updated_by', 'rule_failures'].sort(),
     )
     expect((await admin.call<{ data: { tag: { name: string } } }>('GET', '/api/v2/asset-group-tags/1')).data.tag.name).toBe('Tier Zero')
     await expectEnvelope(await admin.raw('GET', '/api/v2/asset-group-tags/77'), 404, 'asset group tag not found')
@@ -216,7 +216,7 @@ describe('analysis evaluates the Cypher rules', () => {
     expect(await openFinding('T0GenericAll', ID.ALICE, ID.FAKE_TAG)).toBeUndefined()
     expect(await isTierZeroByCypher(ID.FAKE_TAG)).toBe(false)
     expect((await getAssetGroup(admin, 1)).data.member_count).toBe(TIER_ZERO.size)
-    expect((await getTagSelector(admin, 1, rule.data.id)).data.selector.evaluation).toEqual({ evaluated_at: null, members: null, error: null })
+    expect((await getTagSelector(admin, 1, rule.data.id)).data.selector.evaluation).toEqual({ evaluated_at: null, members: null, error: null, failures: [] })
     await deleteTagSelector(admin, 1, rule.data.id)
   })
 
@@ -226,7 +226,7 @@ describe('analysis evaluates the Cypher rules', () => {
     expect(run.rules).toEqual([])
     expect((await listAssetGroupMembers(admin, 1, { custom_member: 'true' })).data.members.map((x) => x.object_id)).toEqual([ID.BOB])
     expect(await isTierZeroByCypher(ID.BOB)).toBe(true)
-    expect((await getTagSelector(admin, 1, s.data.id)).data.selector.evaluation).toEqual({ evaluated_at: run.completedAt, members: 1, error: null })
+    expect((await getTagSelector(admin, 1, s.data.id)).data.selector.evaluation).toEqual({ evaluated_at: run.completedAt, members: 1, error: null, failures: [] })
     await deleteTagSelector(admin, 1, s.data.id)
     await runAnalysisDirect(db)
     expect(await isTierZeroByCypher(ID.BOB)).toBe(false)

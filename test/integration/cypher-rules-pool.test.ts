@@ -11,7 +11,7 @@ import { evaluateRules } from '../../src/assetgroups/rules'
 import { Budget, BytePool, DEFAULT_LIMITS } from '../../src/cypher/budget'
 
 const MiB = 1024 * 1024
-const RULE = { selectorId: 1, tag: 'admin_tier_0', cypher: "MATCH (n:User) WHERE n.name STARTS WITH 'POOL' RETURN n" }
+const RULE = { selectorId: 1, seedId: 1, tag: 'admin_tier_0', cypher: "MATCH (n:User) WHERE n.name STARTS WITH 'POOL' RETURN n" }
 
 beforeAll(async () => {
   const admin = await adminToken()
