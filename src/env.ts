@@ -13,6 +13,12 @@ export type AppEnv = {
     now: () => Date
     principal: Principal
     rateLimit: RateLimitOutcome | undefined
+    /**
+     * milliseconds of computation a weighted read did that the clock did not see (a Worker's clock stands
+     * still while it computes), estimated by the route from its work counts and charged with its measured
+     * time when the request ends (src/ratelimit/cost.ts); undefined: none
+     */
+    unclockedMs: number | undefined
     /** route template of the matched route, for logs */
     routeTemplate: string
     /** audit scope of an audited route (src/audit/audit.ts), set by defineRoute */

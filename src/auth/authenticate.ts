@@ -298,12 +298,16 @@ export function authenticate(
     try {
       await next()
     } finally {
-      // Free the slots and charge what a weighted read's time cost beyond its weight (after the answer).
-      // Writes pay their declared, size-scaled weight only: ingest is heavy by nature and bounded by its
-      // budgets (docs/budgets.md); charging its time would only slow collectors down.
+      // Free the slots and charge what a weighted read's time cost beyond its weight (after the answer): the
+      // clock's time plus the computation the route estimated (the clock stands still while a Worker
+      // computes; `unclockedMs`, src/ratelimit/cost.ts). A read is a GET or a route declared read-only
+      // (Cypher). Writes pay their declared, size-scaled weight only: ingest is heavy by nature and bounded
+      // by its budgets (docs/budgets.md); charging its time would only slow collectors down.
       const elapsed = Date.now() - started
       const cfg = c.get('config')
-      const extra = c.req.method === 'GET' ? measuredExtra(elapsed, cfg.RATE_LIMIT_MS_PER_TOKEN, cfg.RATE_LIMIT_FREE_MS) : 0
+      const read = c.req.method === 'GET' || ('readOnly' in opts && opts.readOnly === true)
+      const used = elapsed + Math.max(0, c.get('unclockedMs') ?? 0)
+      const extra = read ? measuredExtra(used, cfg.RATE_LIMIT_MS_PER_TOKEN, cfg.RATE_LIMIT_FREE_MS) : 0
       for (const [name, lease] of admitted.slots) afterwards(c, releaseSlot(c.env, c.get('config'), name, lease, admitted.nowMs + elapsed, extra))
     }
   }

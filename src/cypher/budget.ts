@@ -240,6 +240,6 @@ export class Budget {
   }
 
   get used() {
-    return { rows: this.rows, steps: this.steps, bytes: this.bytes }
+    return { rows: this.rows, steps: this.steps, bytes: this.bytes, values: this.values }
   }
 }

@@ -14,6 +14,7 @@ import { withPooledBudget } from './budget'
 import { nodePropertyKeys } from './needs'
 import { CypherResultSchema, presentResult } from './present'
 import { AnswerBudget, ANSWER_LIMITS } from './answer'
+import { cypherComputeMs, WEIGHT } from '../ratelimit/cost'
 import { savedQueryRoutes } from './saved-queries.routes'
 
 const CypherQuerySchema = z
@@ -33,6 +34,8 @@ export const cypherRoutes: RouteEntry[] = [
       audit: { exempt: 'read-only: updating clauses are refused, nothing changes' },
       // the same signed query may be sent again within its validity, like a GET (src/auth/request-date.ts)
       readOnly: true,
+      // a search bounded by the budgets (budget.ts), then charged what it used: time plus estimated computation
+      cost: WEIGHT.cypher,
       summary: 'Run a read-only Cypher query against the graph',
       description:
         'BloodHound-compatible. The supported subset, budgets and refusals are listed in docs/cypher.md. Only the ' +
@@ -50,6 +53,9 @@ export const cypherRoutes: RouteEntry[] = [
     },
     async (c, { body }) => {
       let data
+      // What the query used, for the rate limit's charge when the request ends (ratelimit/cost.ts
+      // cypherComputeMs): taken however the query ends, since a refused query has done its work too.
+      let used = { values: 0, answerBytes: 0 }
       try {
         const query = parseCypher(body.query)
         // only the node properties the query can read, when it never needs a whole node (needs.ts)
@@ -58,16 +64,22 @@ export const cypherRoutes: RouteEntry[] = [
         // The query's bytes also count against the isolate's pool (budget.ts ISOLATE_POOL) until it is
         // answered or fails, so concurrent queries cannot together pass the isolate's memory.
         data = await withPooledBudget(async (budget) => {
-          // the answer is bounded by itself (answer.ts): per returned row as rows arrive, then exactly while
-          // it is presented, so serialising it below cannot fail
-          const result = await runQuery(query, source, { now: c.var.now().getTime(), budget, answer: new AnswerBudget() })
-          await loadReferenced(result)
-          const presented = presentResult(result.columns, result.rows, result.ctx.graph, body.include_properties, new AnswerBudget())
-          const used = result.ctx.budget.used
-          // Printable ASCII only (the plan quotes query literals; a header cannot carry anything else).
-          const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${used.rows}, steps ${used.steps}, bytes ${used.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'}, node properties ${nodeKeys === null ? 'all' : nodeKeys.length ? planKeys(nodeKeys) : 'none'})`.replace(/[^\x20-\x7e]/g, '?')
-          c.header('X-Cypher-Plan', plan)
-          return presented
+          // The answer is bounded by itself (answer.ts): per returned row as the rows arrive, then exactly
+          // while it is presented, so serialising it below cannot fail.
+          const rowsAnswer = new AnswerBudget()
+          const answer = new AnswerBudget()
+          try {
+            const result = await runQuery(query, source, { now: c.var.now().getTime(), budget, answer: rowsAnswer })
+            await loadReferenced(result)
+            const presented = presentResult(result.columns, result.rows, result.ctx.graph, body.include_properties, answer)
+            const spent = result.ctx.budget.used
+            // Printable ASCII only (the plan quotes query literals; a header cannot carry anything else).
+            const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${spent.rows}, steps ${spent.steps}, bytes ${spent.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'}, node properties ${nodeKeys === null ? 'all' : nodeKeys.length ? planKeys(nodeKeys) : 'none'})`.replace(/[^\x20-\x7e]/g, '?')
+            c.header('X-Cypher-Plan', plan)
+            return presented
+          } finally {
+            used = { values: budget.used.values, answerBytes: Math.max(rowsAnswer.used.bytes, answer.used.bytes) }
+          }
         })
       } catch (e) {
         if (e instanceof CypherError) throw new ApiError(400, e.message, 'query')
@@ -76,6 +88,8 @@ export const cypherRoutes: RouteEntry[] = [
         // longer than V8 allows is refused as too complex, like a tree the parser cannot build.
         if (e instanceof RangeError) throw new ApiError(400, MESSAGES.tooComplex, 'query')
         throw e
+      } finally {
+        c.set('unclockedMs', cypherComputeMs(used))
       }
       if (Object.keys(data.nodes).length + data.edges.length + data.literals.length === 0) throw new ApiError(404, 'resource not found', 'query')
       return c.json({ data })

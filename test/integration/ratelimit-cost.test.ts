@@ -7,7 +7,7 @@ import { adminSession, BASE, expectEnvelope, userWithRole as testUser } from '..
 import { EdgeHoundClient } from '../../src/client'
 import { env, hfetch } from '../hardening/lib'
 import { ingest } from '../../src/client/graph'
-import { WEIGHT } from '../../src/ratelimit/cost'
+import { cypherComputeMs, WEIGHT } from '../../src/ratelimit/cost'
 import { adPayload, CORP, ID } from '../fixtures/graph/corp'
 
 /** The worker's bindings with cost-aware admission on, as shipped (the suites' default is off). */
@@ -141,6 +141,68 @@ describe('in-flight caps', () => {
       const body = await expectEnvelope(r, 429, busyUser)
       expect(body.errors[0].context).toBe('middleware')
     }
+  })
+})
+
+describe('Cypher: weighted, in-flight slots, charged what it used', () => {
+  const cypher = (c: EdgeHoundClient, query: string) => c.raw('POST', '/api/v2/graphs/cypher', { query })
+  /** many store round trips on the corp graph: each query holds its slot for a while */
+  const SLOW = 'MATCH (a)-[*1..4]-(b) RETURN count(*) AS n'
+
+  it('a query takes its declared weight from the token’s bucket, like the other expensive reads', async () => {
+    const { client: c } = await userWithRole('Read-Only')
+    const res = await cypher(c, 'MATCH (n) RETURN count(n) AS n')
+    expect(res.status).toBe(200)
+    expect(remaining(res)).toBe(110 - WEIGHT.cypher)
+    const doc = (await (await admin.raw('GET', '/api/v2/spec')).json()) as { paths: Record<string, Record<string, { 'x-rate-limit-cost'?: unknown }>> }
+    expect(doc.paths['/api/v2/graphs/cypher'].post['x-rate-limit-cost']).toBe(WEIGHT.cypher)
+  })
+
+  it('concurrent queries of one token beyond its in-flight cap are refused with 429 and the envelope, while another user is answered', async () => {
+    const { client: c } = await userWithRole('Read-Only')
+    const { client: other } = await userWithRole('Read-Only')
+    const flood = Array.from({ length: 10 }, () => cypher(c, SLOW))
+    const meanwhile = [cypher(other, 'MATCH (n:User) RETURN n.name AS name'), other.raw('GET', '/api/version')]
+    const [results, answered] = await Promise.all([Promise.all(flood), Promise.all(meanwhile)])
+    const statuses = results.map((r) => r.status)
+    expect(statuses.every((s) => s === 200 || s === 429), String(statuses)).toBe(true)
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(4)
+    const refused = results.filter((r) => r.status === 429)
+    expect(refused.length).toBeGreaterThan(0)
+    for (const r of refused) {
+      expect(r.headers.get('retry-after')).toBe('1')
+      await expectEnvelope(r, 429, /too many requests in flight for this API token: at most 4 at a time/)
+    }
+    expect(answered.map((r) => r.status)).toEqual([200, 200])
+  })
+
+  it('a heavy query is charged what it used when it ends: the next request shows the smaller budget (RateLimit)', async () => {
+    // one token per millisecond, none free, a refill slow enough not to blur the figures (as 'measured time')
+    const env1 = { ...COST_ENV, RATE_LIMIT_MS_PER_TOKEN: '1', RATE_LIMIT_FREE_MS: '0', RATE_LIMIT_PER_SECOND: '1' } as unknown as Env
+    const u = await testUser('Read-Only')
+    const c = new EdgeHoundClient({ baseUrl: BASE, credentials: { kind: 'token', tokenId: u.tokenId, tokenKey: u.tokenKey }, fetch: (r) => hfetch(r, env1) })
+    // 100,000 list elements built (range and comprehension): ~50 ms of computation the clock does not see
+    const t0 = Date.now()
+    const heavy = await cypher(c, 'RETURN size([x IN range(1, 50000) | x]) AS n')
+    const tookMs = Date.now() - t0
+    expect(heavy.status).toBe(200)
+    expect(remaining(heavy)).toBe(110 - WEIGHT.cypher)
+    // hfetch waits for the request's waitUntil work, so the release (and its charge) has happened
+    const next = await c.raw('GET', '/api/version')
+    const charged = 110 - WEIGHT.cypher - 1 - remaining(next)
+    const refill = Math.ceil((Date.now() - t0) / 1000) // 1 token per second meanwhile
+    expect(charged).toBeGreaterThanOrEqual(Math.floor(cypherComputeMs({ values: 100_000, answerBytes: 0 })) - refill)
+    expect(charged).toBeLessThanOrEqual(tookMs + cypherComputeMs({ values: 100_002, answerBytes: 1024 }) + 2)
+    // a refused query has done its work too: stopped at the value limit (2,000,000), charged ~1 s of it (a
+    // fresh token, 20 ms per token so that the charge stays within the bucket: RateLimit shows no debt)
+    const env20 = { ...COST_ENV, RATE_LIMIT_MS_PER_TOKEN: '20', RATE_LIMIT_FREE_MS: '0', RATE_LIMIT_PER_SECOND: '1' } as unknown as Env
+    const v = await testUser('Read-Only')
+    const d = new EdgeHoundClient({ baseUrl: BASE, credentials: { kind: 'token', tokenId: v.tokenId, tokenKey: v.tokenKey }, fetch: (r) => hfetch(r, env20) })
+    const t1 = Date.now()
+    const stopped = await cypher(d, 'UNWIND range(1, 30) AS i RETURN size([x IN range(1, 100000) | x]) AS n')
+    await expectEnvelope(stopped, 400, /value limit/)
+    const after = remaining(await d.raw('GET', '/api/version'))
+    expect(110 - WEIGHT.cypher - 1 - after).toBeGreaterThanOrEqual(Math.floor(cypherComputeMs({ values: 2_000_000, answerBytes: 0 }) / 20) - Math.ceil((Date.now() - t1) / 1000))
   })
 })
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { env } from 'cloudflare:workers'
 import { charge, DEBT_BURSTS, take, type BucketState } from '../../src/ratelimit/bucket'
-import { FREE_MS, measuredExtra, MS_PER_TOKEN, WEIGHT, weightBySize } from '../../src/ratelimit/cost'
+import { cypherComputeMs, FREE_MS, measuredExtra, MS_PER_TOKEN, WEIGHT, weightBySize } from '../../src/ratelimit/cost'
 import { Leases } from '../../src/ratelimit/inflight'
 
 describe('weights', () => {
@@ -58,6 +58,17 @@ describe('charging after the fact', () => {
     expect(take(s0, 3500, 55, 110, 1).allowed).toBe(true)
     // a negative charge is no gift
     expect(charge({ tokens: 5, updatedMs: 0 }, 0, 55, 110, -50).tokens).toBe(5)
+  })
+})
+
+describe("Cypher's computation the clock does not see", () => {
+  it('is estimated from its work: the value limit is about a second, an 8 MiB answer 160 ms', () => {
+    expect(cypherComputeMs({ values: 0, answerBytes: 0 })).toBe(0)
+    expect(cypherComputeMs({ values: 2_000_000, answerBytes: 0 })).toBe(1000)
+    expect(cypherComputeMs({ values: 0, answerBytes: 8 * 1024 * 1024 })).toBe(160)
+    // charged with the clock's time at the shipped rate: a query stopped at the value limit after 20 ms of
+    // store time pays (1020 - 50) / 5 = 194 tokens beyond its weight
+    expect(measuredExtra(20 + cypherComputeMs({ values: 2_000_000, answerBytes: 0 }))).toBe(194)
   })
 })
 
