@@ -63,7 +63,27 @@ function promptHidden(question: string): Promise<string> {
   })
 }
 
+let pipeHandled = false
+
+/**
+ * `edgehound … | head`: once the reader has what it wants it closes the pipe, and the next write to stdout
+ * fails with EPIPE, which Node reports as an unhandled 'error' event (a stack trace on stderr, exit 1).
+ * A POSIX tool is stopped by SIGPIPE at that point, silently; we stop the same way, silently, with status 0
+ * (the reader took what it asked for). Any other error on the stream is still thrown. `exit` is for tests.
+ */
+export function exitQuietlyOnClosedPipe(streams: NodeJS.WritableStream[] = [process.stdout, process.stderr], exit: (code: number) => void = (c) => process.exit(c)): void {
+  for (const s of streams)
+    s.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') exit(0)
+      else throw e
+    })
+}
+
 export function nodeIO(): CliIO {
+  if (!pipeHandled) {
+    pipeHandled = true
+    exitQuietlyOnClosedPipe()
+  }
   return {
     stdout: process.stdout,
     stderr: process.stderr,

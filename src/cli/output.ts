@@ -45,6 +45,22 @@ export function formatTable(rows: Record<string, unknown>[], columns: string[]):
   return [fmt(columns.map((c) => c.toUpperCase())), ...cells.map(fmt)]
 }
 
+/** What a 401 means, by how the refused request authenticated (EdgeHoundError.auth). */
+export function unauthorizedHint(err: EdgeHoundError): string {
+  switch (err.auth) {
+    case 'password':
+      return 'the server refused this user name and password (or the account is disabled or locked): check them and run `edgehound login` again'
+    case 'token':
+      return 'the signed request was refused: check the token id and key (EDGEHOUND_TOKEN_ID / EDGEHOUND_TOKEN_KEY, --token-key-file or the profile) and that the token is not revoked'
+    case 'bearer':
+      return 'the session was refused (expired, or ended by a log-out): run `edgehound login` again'
+    case 'none':
+      return 'no credentials were sent: run `edgehound login`, or set EDGEHOUND_TOKEN_ID and EDGEHOUND_TOKEN_KEY'
+    default:
+      return 'check the token id and key, or run `edgehound login` again'
+  }
+}
+
 /**
  * Prints a failure and returns the exit status. API errors print the envelope's messages (and its
  * request id, which is what an operator looks up in the logs); with `--json` the envelope itself.
@@ -59,7 +75,7 @@ export function reportError(io: CliIO, json: boolean, err: unknown): number {
     const details = env?.errors?.length ? env.errors : [{ context: '', message: `HTTP ${err.status} with no error envelope` }]
     for (const d of details) io.stderr.write(`error: ${d.message}${d.context ? ` [${d.context}]` : ''}\n`)
     io.stderr.write(`  (HTTP ${err.status}${env?.request_id ? `, request id ${env.request_id}` : ''})\n`)
-    if (err.status === 401) io.stderr.write('  hint: check the token id and key, or run `edgehound login` again\n')
+    if (err.status === 401) io.stderr.write(`  hint: ${unauthorizedHint(err)}\n`)
     return 1
   }
   if (err instanceof CliError) {

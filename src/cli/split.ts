@@ -384,7 +384,7 @@ export async function readLayout(source: ChunkSource): Promise<Layout> {
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new SplitError('"meta" must be an object')
     return { format: 'collector', header: meta, counts: s.counts }
   }
-  throw new SplitError('not a SharpHound/AzureHound file ({"meta", "data"}) nor an OpenGraph file ({"graph"})')
+  throw new SplitError('not a SharpHound/AzureHound file ({"meta": {"type", ...}, "data": [...]}) nor an OpenGraph file ({"graph": {"nodes": [...], "edges": [...]}})')
 }
 
 /** The JSON body of a part. */

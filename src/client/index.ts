@@ -72,25 +72,33 @@ export interface ErrorEnvelope {
   errors: { context: string; message: string }[]
 }
 
+/**
+ * How the refused request authenticated, so that a 401 can be explained: `password` a log-in with a user
+ * name and password, `token` a signed request (token id and key), `bearer` a session, `none` nothing.
+ */
+export type AuthPath = 'password' | Credentials['kind']
+
 export class EdgeHoundError extends Error {
   constructor(
     readonly status: number,
     readonly envelope: ErrorEnvelope | null,
     readonly response: Response,
+    /** how the request authenticated (undefined when not known, e.g. a raw request) */
+    readonly auth?: AuthPath,
   ) {
     super(envelope?.errors?.map((e) => e.message).join('; ') || `HTTP ${status}`)
     this.name = 'EdgeHoundError'
   }
 
   /** The error for a non-2xx answer whose body was read as `text` (its envelope when the body is JSON, else none). */
-  static of(res: Response, text: string): EdgeHoundError {
+  static of(res: Response, text: string, auth?: AuthPath): EdgeHoundError {
     let envelope: ErrorEnvelope | null = null
     try {
       envelope = JSON.parse(text) as ErrorEnvelope
     } catch {
       /* not JSON */
     }
-    return new EdgeHoundError(res.status, envelope, res)
+    return new EdgeHoundError(res.status, envelope, res, auth)
   }
 }
 
@@ -199,7 +207,7 @@ export class EdgeHoundClient {
   async call<T = unknown>(method: string, target: string, body?: Body, opts?: RequestOptions): Promise<T> {
     const res = await this.raw(method, target, body, opts)
     const text = await res.text()
-    if (!res.ok) throw EdgeHoundError.of(res, text)
+    if (!res.ok) throw EdgeHoundError.of(res, text, target === '/api/v2/login' ? 'password' : this.credentials.kind)
     if (!text) return undefined as T
     return (res.headers.get('content-type') ?? '').includes('json') ? (JSON.parse(text) as T) : (text as T)
   }

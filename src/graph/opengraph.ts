@@ -226,6 +226,13 @@ export interface PayloadSummary {
 /** Thrown by the row generators when a payload that passed validation somehow fails it (never expected). */
 export class PayloadChangedError extends Error {}
 
+/**
+ * A file with none of `graph`, `meta`, `data`: name both formats, since whoever sends it most likely meant one of
+ * them (a SharpHound / AzureHound file re-saved without its `meta`, or an OpenGraph file without `graph`).
+ */
+export const NOT_A_GRAPH_FILE =
+  'graph is required: the file is neither OpenGraph ({"graph": {"nodes": [...], "edges": [...]}}) nor SharpHound / AzureHound output ({"meta": {"type": ..., "version": ...}, "data": [...]})'
+
 export class PayloadReader {
   readonly layout: OpenGraphLayout
   readonly sourceKind: string | null
@@ -245,7 +252,7 @@ export class PayloadReader {
       if (problem) v.push({ context: k, message: problem })
     }
     for (const k of l.unknownGraphKeys) v.push({ context: `graph.${k}`, message: `unknown member "${k}"` })
-    if (!l.hasGraph) v.push({ context: 'graph', message: l.graphOther ? 'graph must be an object' : 'graph is required' })
+    if (!l.hasGraph) v.push({ context: 'graph', message: l.graphOther ? 'graph must be an object' : NOT_A_GRAPH_FILE })
     else if (!l.nodes && !l.edges) v.push({ context: 'graph', message: 'graph must contain nodes and/or edges' })
     for (const [name, span] of [['nodes', l.nodes], ['edges', l.edges]] as const)
       if (span && bytes[span[0]] !== 0x5b) v.push({ context: `graph.${name}`, message: `graph.${name} must be an array` })

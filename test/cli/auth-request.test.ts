@@ -132,10 +132,30 @@ describe('login, profiles, tokens', () => {
     expect(await run(['login', '--url', srv.url], io)).toBe(1)
     expect(io.err()).toContain('error: invalid username or password [auth]')
     expect(io.err()).toContain('HTTP 401, request id 00000000-0000-4000-8000-000000000000')
+    // the hint is about the user name and password that were sent, not about a token that was not
+    expect(io.err()).toContain('hint: the server refused this user name and password')
+    expect(io.err()).not.toContain('token id')
     await expect(stat(io.env.EDGEHOUND_CONFIG!)).rejects.toThrow() // nothing stored
     const noTty = await testIO()
     expect(await run(['login', '--url', srv.url], noTty)).toBe(2)
     expect(noTty.err()).toContain('--password-stdin')
+  })
+
+  it('a 401 to a signed request points at the token id and key; to a session, at logging in again', async () => {
+    const signed = await testIO({ EDGEHOUND_URL: srv.url, EDGEHOUND_TOKEN_ID: TOKEN_ID, EDGEHOUND_TOKEN_KEY: 'not-the-key' })
+    expect(await run(['token', 'list'], signed)).toBe(1)
+    expect(signed.err()).toContain('error: signature digest mismatch [auth]')
+    expect(signed.err()).toContain('hint: the signed request was refused: check the token id and key')
+    expect(signed.err()).not.toContain('user name and password')
+    const raw = await testIO({ EDGEHOUND_URL: srv.url, EDGEHOUND_TOKEN_ID: TOKEN_ID, EDGEHOUND_TOKEN_KEY: 'not-the-key' })
+    expect(await run(['request', 'GET', '/api/v2/tokens'], raw)).toBe(1)
+    expect(raw.err()).toContain('hint: the signed request was refused')
+    const session = await testIO()
+    const file = session.env.EDGEHOUND_CONFIG!
+    await mkdir(path.dirname(file), { recursive: true })
+    await writeFile(file, JSON.stringify({ profiles: { default: { url: srv.url, session_token: 'ended-session' } } }), { mode: 0o600 })
+    expect(await run(['token', 'list'], session)).toBe(1)
+    expect(session.err()).toContain('hint: the session was refused (expired, or ended by a log-out): run `edgehound login` again')
   })
 
   it('warns when the profile file is readable by others', async () => {
@@ -196,7 +216,7 @@ describe('login, profiles, tokens', () => {
     const bad = await testIO({ EDGEHOUND_URL: srv.url, EDGEHOUND_TOKEN_ID: TOKEN_ID, EDGEHOUND_TOKEN_KEY: 'wrong-key' })
     expect(await run(['request', 'GET', '/api/version'], bad)).toBe(1)
     expect(bad.err()).toContain('error: signature digest mismatch [auth]')
-    expect(bad.err()).toContain('hint: check the token id and key')
+    expect(bad.err()).toContain('hint: the signed request was refused: check the token id and key')
   })
 
   it('logout ends the session on the server and forgets it', async () => {

@@ -1,6 +1,6 @@
 /// <reference types="node" />
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { mkdtemp, readFile, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -18,6 +18,8 @@ beforeAll(async () => {
   srv.tokens.set(TOKEN_ID, TOKEN_KEY)
   srv.on('GET', '/api/version', () => ({ json: { data: { API: { current_version: 'v2', deprecated_version: 'none' }, server_version: 'test' } } }))
   srv.on('GET', '/api/v2/tokens', () => ({ status: 403, json: envelope(403, 'missing permission auth/CreateToken', 'auth') }))
+  // an answer far larger than a pipe's buffer (64 KiB), printed over many lines
+  srv.on('GET', '/api/v2/big', () => ({ text: JSON.stringify({ data: Array.from({ length: 20_000 }, (_, i) => ({ id: i, name: `object ${i}` })) }, null, 2) }))
   await srv.start()
 })
 afterAll(() => srv.close())
@@ -60,5 +62,22 @@ describe('bin/edgehound.mjs (the package.json bin)', () => {
     expect(r.stderr).toContain('error: missing permission auth/CreateToken [auth]')
     const u = await edgehound(['token'])
     expect(u.code).toBe(2)
+  })
+})
+
+describe('a reader that closes the pipe early (`edgehound … | head`)', () => {
+  it('exits quietly with status 0: no EPIPE stack trace', async () => {
+    const child = spawn(path.join(root, 'bin/edgehound.mjs'), ['request', 'GET', '/api/v2/big'], {
+      cwd: home,
+      env: { PATH: process.env.PATH ?? '', HOME: home, EDGEHOUND_URL: srv.url, EDGEHOUND_TOKEN_ID: TOKEN_ID, EDGEHOUND_TOKEN_KEY: TOKEN_KEY } as unknown as NodeJS.ProcessEnv,
+    })
+    let stderr = ''
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
+    // `head -1`: read the first chunk, then close our end of the pipe
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()))
+    child.stdout.destroy()
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)))
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
   })
 })

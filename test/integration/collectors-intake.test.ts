@@ -177,3 +177,15 @@ describe('a job whose every file was refused', () => {
     await settleRuns(db())
   })
 })
+
+describe('a JSON file that is neither collector output nor OpenGraph', () => {
+  it("400 naming both shapes: SharpHound / AzureHound's {meta, data} and OpenGraph's {graph: {nodes, edges}}", async () => {
+    const jobId = (await startUploadJob(admin)).data.id
+    const env_ = await expectEnvelope(await postRaw(admin, jobId, '{"rows": [{"name": "alice"}]}', 'export.json'), 400)
+    const graph = env_.errors.find((e: { context: string }) => e.context === 'graph')!
+    expect(graph.message).toContain('SharpHound / AzureHound output ({"meta": {"type"')
+    expect(graph.message).toContain('"data": [...]')
+    expect(graph.message).toContain('OpenGraph ({"graph": {"nodes": [...], "edges": [...]}})')
+    await endUploadJob(admin, jobId)
+  })
+})

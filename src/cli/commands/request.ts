@@ -98,7 +98,7 @@ export const request: Command = {
       }
       if (res.ok || opts.include) if (text) ctx.io.stdout.write(text.endsWith('\n') ? text : text + '\n')
     }
-    if (!res.ok) throw EdgeHoundError.of(res, text)
+    if (!res.ok) throw EdgeHoundError.of(res, text, target.split('?')[0] === '/api/v2/login' ? 'password' : c.credentials.kind)
     return 0
   },
 }
