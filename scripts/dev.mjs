@@ -56,7 +56,15 @@ EdgeHound is starting on http://127.0.0.1:8787
 // Optional demo data (bench/demo.ts, the benchmark's generated AD + Azure graph, ingested through the API
 // once the server answers): `npm run dev -- --demo` or EDGEHOUND_DEMO=1. Not forwarded to wrangler.
 const demo = process.argv.includes('--demo') || process.env.EDGEHOUND_DEMO === '1'
-const child = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', '8787', ...process.argv.slice(2).filter((a) => a !== '--demo')], { stdio: 'inherit' })
+// Miniflare fetches the `Request.cf` placeholder from workers.cloudflare.com at start; offline that printed two
+// 'getaddrinfo ENOTFOUND' stack traces (the explorer check disables it the same way, test/browser/explorer.mjs).
+// EdgeHound reads nothing from `request.cf`, so the built-in placeholder is enough; set the variable to `true` to
+// have the fetched one.
+const devEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? 'false' }
+const child = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', '8787', ...process.argv.slice(2).filter((a) => a !== '--demo')], {
+  stdio: 'inherit',
+  env: devEnv,
+})
 child.on('exit', (code) => process.exit(code ?? 0))
 if (demo) spawn('npx', ['tsx', 'bench/demo.ts', '--base', 'http://127.0.0.1:8787', '--username', username, ...(password ? ['--password', password] : [])], { stdio: 'inherit' })
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig))
