@@ -1,7 +1,8 @@
 /**
  * Turning an uploaded file into OpenGraph payloads, with bounded work (budgets in docs/budgets.md).
  *
- * - `application/json`: the body itself is the one payload (at most MAX_UPLOAD_BYTES, the route's body limit).
+ * - `application/json`: the body itself is the one payload (at most MAX_UPLOAD_BYTES, the route's body limit),
+ *   re-encoded as UTF-8 when a byte order mark says UTF-16 or UTF-32 (src/graph/encoding.ts).
  * - zip: the central directory is read first (src/graph/zip.ts, no inflation) to list members and their
  *   declared sizes; the archive is refused on those alone (members, bytes per member, inflated bytes in
  *   total) before any byte is inflated. Each member is then inflated on demand, one at a time, by a
@@ -17,6 +18,7 @@
 import { ApiError } from '../http/errors'
 import { overBudget } from '../http/budget'
 import { inflateMember, listZip, ZipError, type ZipEntry } from './zip'
+import { toUtf8 } from './encoding'
 
 /** the route's body limit: a JSON file, or a zip archive as sent */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -42,7 +44,11 @@ export interface UploadPart {
 }
 
 export function uploadParts(bytes: Uint8Array, mediaType: string, fileName: string): UploadPart[] {
-  if (!ZIP_TYPES.includes(mediaType)) return [{ name: fileName, member: false, load: () => bytes }]
+  if (!ZIP_TYPES.includes(mediaType)) {
+    // a UTF-16 / UTF-32 file with a byte order mark is re-encoded once, as BloodHound does (src/graph/encoding.ts)
+    let utf8: Uint8Array | null = null
+    return [{ name: fileName, member: false, load: () => (utf8 ??= toUtf8(bytes)) }]
+  }
   let entries: ZipEntry[]
   try {
     entries = listZip(bytes)

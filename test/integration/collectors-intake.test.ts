@@ -189,3 +189,27 @@ describe('a JSON file that is neither collector output nor OpenGraph', () => {
     await endUploadJob(admin, jobId)
   })
 })
+
+describe('a collector file saved as UTF-16 (Windows PowerShell 5 `Out-File`)', () => {
+  /** UTF-16LE with its byte order mark */
+  const utf16le = (text: string) => {
+    const b = new Uint8Array(2 + text.length * 2)
+    b[0] = 0xff
+    b[1] = 0xfe
+    for (let i = 0; i < text.length; i++) new DataView(b.buffer).setUint16(2 + i * 2, text.charCodeAt(i), true)
+    return b
+  }
+
+  it('a JSON upload is re-encoded and ingested, as BloodHound does; inside a zip it is not JSON (as in BloodHound)', async () => {
+    const jobId = (await startUploadJob(admin)).data.id
+    const text = GROUPS_COUNT_LARGER.replace('DOMAIN ADMINS@', 'DOMÄIN ADMINS@')
+    const res = await postRaw(admin, jobId, utf16le(text), 'groups-utf16.json')
+    expect(res.status).toBe(202)
+    expect((await res.json()) as unknown).toMatchObject({ data: { nodes: 1, errors: [] } })
+    expect(await db().prepare('SELECT name FROM nodes WHERE objectid = ?').bind(S.da).first<string>('name')).toBe('DOMÄIN ADMINS@NORTHWIND.LOCAL')
+    const z = zipSync({ 'groups.json': utf16le(text) })
+    await expectEnvelope(await postRaw(admin, jobId, z, 'groups.zip', 'application/zip'), 400, 'file is not valid JSON')
+    await endUploadJob(admin, jobId)
+    await settleRuns(db())
+  })
+})
