@@ -11,6 +11,7 @@ import { defineRoute, type RouteEntry } from '../http/route'
 import { NullTime } from '../http/null-types'
 import { auditOf } from '../audit/audit'
 import { canSeeEnvironment } from '../auth/permissions'
+import { requireSelectorAccess, selectorsVisibleTo } from './access'
 import { parseBoolFilter, parseIntFilter, parseStringFilter, type Filter } from '../findings/query'
 import {
   createGroup,
@@ -20,7 +21,6 @@ import {
   listSelectors,
   renameGroup,
   updateSelectors,
-  visibleObjectIds,
   type GroupRow,
   type MemberQuery,
   type MemberSortKey,
@@ -138,7 +138,9 @@ export const assetGroupRoutes: RouteEntry[] = [
       auth: 'graph/Read',
       description:
         'Filters (BloodHound\'s predicates): `name`, `tag` with `eq:` / `neq:`; `system_group` `eq:true|false`; ' +
-        '`id`, `member_count` with `eq:`, `neq:`, `gt:`, `gte:`, `lt:`, `lte:` (a bare value means `eq:`).',
+        '`id`, `member_count` with `eq:`, `neq:`, `gt:`, `gte:`, `lt:`, `lte:` (a bare value means `eq:`). ' +
+        'A caller restricted to some environments gets every group with `selectors: []` (selectors need access to every ' +
+        'environment, as in the newer asset-group-tags API) and `member_count` of its environments.',
       query: z.object({
         sort_by: z.enum(['name', '-name', 'tag', '-tag', 'member_count', '-member_count', 'id', '-id']).optional(),
         name: z.string().optional(),
@@ -150,7 +152,8 @@ export const assetGroupRoutes: RouteEntry[] = [
       responses: { 200: { description: 'the groups', schema: z.object({ data: z.object({ asset_groups: z.array(AssetGroup) }) }) } },
     },
     async (c, { query }) => {
-      const [groups, selectors] = await Promise.all([listGroups(c.env.DB, c.var.principal.environmentAccess), listSelectors(c.env.DB)])
+      const access = c.var.principal.environmentAccess
+      const [groups, selectors] = await Promise.all([listGroups(c.env.DB, access), listSelectors(c.env.DB)])
       const tests: ((g: ReturnType<typeof groupItem>) => boolean)[] = []
       for (const k of ['name', 'tag'] as const) {
         const raw = query[k]
@@ -161,7 +164,7 @@ export const assetGroupRoutes: RouteEntry[] = [
         const raw = query[k]
         if (raw !== undefined) tests.push(matches(parseIntFilter(raw, `query.${k}`), (g) => g[k]))
       }
-      const items = groups.map((g) => groupItem(g, selectors)).filter((g) => tests.every((t) => t(g)))
+      const items = groups.map((g) => groupItem(g, selectorsVisibleTo(access, selectors))).filter((g) => tests.every((t) => t(g)))
       if (query.sort_by) {
         const desc = query.sort_by.startsWith('-')
         const key = query.sort_by.replace(/^-/, '') as 'name' | 'tag' | 'member_count' | 'id'
@@ -181,6 +184,7 @@ export const assetGroupRoutes: RouteEntry[] = [
       path: '/api/v2/asset-groups',
       operationId: 'CreateAssetGroup',
       summary: 'Create an asset group (members come from its selectors at the next analysis run)',
+      description: 'Needs access to every environment (403 `user does not have access to this resource` otherwise, as the newer API).',
       tags: ['Asset Isolation'],
       auth: 'graph/ManageAssetGroups',
       audit: {
@@ -191,6 +195,7 @@ export const assetGroupRoutes: RouteEntry[] = [
       responses: { 200: { description: 'the new group', schema: z.object({ data: AssetGroup }) } },
     },
     async (c, { body }) => {
+      requireSelectorAccess(c.var.principal.environmentAccess)
       const audit = auditOf(c)
       const g = await createGroup(c.env.DB, body.name, body.tag, rfc3339(c.var.now()), audit.write())
       if (!g) throw new ApiError(409, `an asset group with the tag "${body.tag}" already exists`, 'tag')
@@ -203,6 +208,7 @@ export const assetGroupRoutes: RouteEntry[] = [
       path: '/api/v2/asset-groups/:asset_group_id',
       operationId: 'GetAssetGroup',
       summary: 'One asset group with its selectors and member count',
+      description: 'A caller restricted to some environments gets `selectors: []` (as the list).',
       tags: ['Asset Isolation'],
       auth: 'graph/Read',
       params: GroupId,
@@ -211,7 +217,7 @@ export const assetGroupRoutes: RouteEntry[] = [
     async (c, { params }) => {
       const id = Number(params.asset_group_id)
       const g = await groupOr404(c, id)
-      return c.json({ data: groupItem(g, await listSelectors(c.env.DB, id)) })
+      return c.json({ data: groupItem(g, selectorsVisibleTo(c.var.principal.environmentAccess, await listSelectors(c.env.DB, id))) })
     },
   ),
   defineRoute(
@@ -222,7 +228,7 @@ export const assetGroupRoutes: RouteEntry[] = [
       summary: 'Rename an asset group (its tag, which members carry, does not change)',
       description:
         'As BloodHound\'s UpdateAssetGroup: body `{"name": …}`; only the name changes (a `tag` in the body is ignored). ' +
-        'System groups may be renamed too. 404 for an unknown group.',
+        'System groups may be renamed too. 404 for an unknown group. Needs access to every environment (403 otherwise).',
       tags: ['Asset Isolation'],
       auth: 'graph/ManageAssetGroups',
       audit: {
@@ -237,6 +243,7 @@ export const assetGroupRoutes: RouteEntry[] = [
       responses: { 200: { description: 'the renamed group', schema: z.object({ data: AssetGroup }) } },
     },
     async (c, { params, body }) => {
+      requireSelectorAccess(c.var.principal.environmentAccess)
       const id = Number(params.asset_group_id)
       const g = await renameGroup(c.env.DB, id, body.name, rfc3339(c.var.now()), auditOf(c).write())
       if (!g) throw new ApiError(404, 'asset group not found', 'asset_group_id')
@@ -252,7 +259,8 @@ export const assetGroupRoutes: RouteEntry[] = [
       summary: 'Delete an asset group with its selectors and members (system groups cannot be deleted)',
       description:
         'As BloodHound\'s DeleteAssetGroup: 200 with an empty body; 409 "Cannot delete a system defined asset group." for ' +
-        'Admin Tier Zero and Owned; 404 for an unknown group. Its members lose its tag at the next analysis run.',
+        'Admin Tier Zero and Owned; 404 for an unknown group. Its members lose its tag at the next analysis run. ' +
+        'Needs access to every environment (403 otherwise).',
       tags: ['Asset Isolation'],
       auth: 'graph/ManageAssetGroups',
       audit: {
@@ -263,6 +271,7 @@ export const assetGroupRoutes: RouteEntry[] = [
       responses: { 200: { description: 'deleted (empty body)' } },
     },
     async (c, { params }) => {
+      requireSelectorAccess(c.var.principal.environmentAccess)
       const id = Number(params.asset_group_id)
       const g = await groupOr404(c, id)
       if (g.system_group === 1) throw new ApiError(409, SYSTEM_GROUP_DELETE, 'asset_group_id')
@@ -361,8 +370,8 @@ export const assetGroupRoutes: RouteEntry[] = [
       summary: 'Add or remove object-id selectors; the next analysis run applies them',
       description:
         'Each item names an object id (`sid`) to `add` to or `remove` from the group. Additions already present and ' +
-        'removals of absent selectors change nothing. A caller restricted to some environments may only name objects ' +
-        'of those environments. The change takes effect at the next analysis run (POST /api/v2/analysis).',
+        'removals of absent selectors change nothing. Needs access to every environment (403 otherwise, as the newer ' +
+        'API\u2019s selectors). The change takes effect at the next analysis run (POST /api/v2/analysis).',
       tags: ['Asset Isolation'],
       auth: 'graph/ManageAssetGroups',
       // BloodHound's actions: CreateAssetGroupSelector for a request that adds, DeleteAssetGroupSelector for one
@@ -385,17 +394,9 @@ export const assetGroupRoutes: RouteEntry[] = [
       },
     },
     async (c, { params, body }) => {
+      requireSelectorAccess(c.var.principal.environmentAccess)
       const id = Number(params.asset_group_id)
       await groupOr404(c, id)
-      const access = c.var.principal.environmentAccess
-      if (!access.all) {
-        // Restricted callers: every named object must be a node of their environments (404 as for any
-        // object they may not see, so the answer does not reveal objects elsewhere).
-        const sids = [...new Set(body.map((s) => s.sid))]
-        const seen = await visibleObjectIds(c.env.DB, sids, access)
-        const missing = sids.filter((s) => !seen.has(s))
-        if (missing.length > 0) throw new ApiError(404, `object not found: ${missing[0]}`, 'sid')
-      }
       // Last change per object id wins (a list may add then remove the same id).
       const last = new Map<string, z.infer<typeof SelectorSpec>>()
       for (const s of body) last.set(s.sid, s)

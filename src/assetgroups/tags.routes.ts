@@ -8,6 +8,7 @@
 import type { Context } from 'hono'
 import { z } from 'zod'
 import type { AppEnv } from '../env'
+import { requireSelectorAccess } from './access'
 import { ApiError, rfc3339 } from '../http/errors'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { NullTime } from '../http/null-types'
@@ -391,13 +392,9 @@ function memberPage<T extends z.ZodRawShape>(member: T) {
 const environmentsOf = (v: string | string[] | undefined): string[] | null =>
   v === undefined ? null : (Array.isArray(v) ? v : [v]).flatMap((e) => e.split(',')).filter(Boolean)
 
-/**
- * Selector routes need access to every environment (BloodHound's RequireAllEnvironmentAccess): a rule runs over
- * the whole graph and its text and counts speak of every environment, so a restricted caller neither reads nor
- * writes them (403, BloodHound's message).
- */
+/** Selector routes and tag writes need access to every environment: the one rule of ./access.ts (both APIs). */
 function requireAllEnvironments(c: Context<AppEnv>): void {
-  if (!c.var.principal.environmentAccess.all) throw new ApiError(403, 'user does not have access to this resource', 'environment_access')
+  requireSelectorAccess(c.var.principal.environmentAccess)
 }
 
 async function tagOr404(c: Context<AppEnv>, id: number): Promise<GroupRow> {
