@@ -11,8 +11,10 @@
  *   1. intake before any parser sees the text: size cap, strict base64 and UTF-8, no character XML forbids,
  *      no `<!DOCTYPE`/`<!ENTITY` anywhere (so no entity can be declared: no XXE, no billion laughs), a tag
  *      cap; then @xmldom/xmldom with an onError that throws on every level, and a nesting-depth cap
- *      walked iteratively. xml-crypto later re-parses the same text with its own xmldom copy: it only ever
- *      sees a document this intake accepted.
+ *      walked iteratively; bounds on attributes and namespace declarations per tag (counted on the text,
+ *      before the parser, which is quadratic in a tag's attributes) and on namespace declarations in scope
+ *      (exclusive c14n is quadratic in them); so every unauthenticated request is cheap. xml-crypto later
+ *      re-parses the same text with its own xmldom copy: it only ever sees a document this intake accepted.
  *   2. shape, over the WHOLE document (not just where we expect things): root samlp:Response; exactly one
  *      saml:Assertion anywhere and it is a direct child of the root (an extra assertion before, after or
  *      around the signed one, or one tucked into Extensions or a ds:Object, is refused outright); no
@@ -64,6 +66,23 @@ export const MAX_RESPONSE_BASE64 = Math.ceil(MAX_RESPONSE_BYTES / 3) * 4 + 64 * 
 export const MAX_RESPONSE_TAGS = 20_000
 /** Nesting cap: Response > Assertion > AttributeStatement > Attribute > AttributeValue is 5; signatures add 6. */
 export const MAX_RESPONSE_DEPTH = 32
+/**
+ * Attributes (namespace declarations included) on one start tag. The busiest element of a real response
+ * (an Assertion or AttributeValue with ID, Version, IssueInstant, xsi:type and a few xmlns) has under 10.
+ * xmldom checks each attribute against the element's others (quadratic: 32,500 on one tag cost 0.3 s),
+ * so this is counted on the text, before the parser runs.
+ */
+export const MAX_ATTRIBUTES_PER_ELEMENT = 64
+/** Namespace declarations on one start tag: real responses declare at most a handful per element. */
+export const MAX_NAMESPACES_PER_ELEMENT = 32
+/**
+ * Namespace declarations in scope at any element (its own plus its ancestors', overrides counted twice).
+ * Exclusive canonicalisation (xml-crypto) considers every in-scope namespace at every element it
+ * writes, once per metadata certificate tried: a root declaring 32,500 prefixes made signature checking
+ * quadratic (3.5–6.3 s for one forged request). Real responses have under 20 in scope (samlp, saml, ds,
+ * xs, xsi, ...); 128 keeps the check linear in the document with a small constant.
+ */
+export const MAX_NAMESPACES_IN_SCOPE = 128
 /**
  * Clock tolerance for NotBefore / NotOnOrAfter / IssueInstant: two minutes. IdP and worker clocks are
  * NTP-synchronised; two minutes covers drift and the browser's round trip without stretching a
@@ -152,6 +171,7 @@ export function parseHardened(xml: string, what = 'SAML response'): Document {
   let tags = 0
   for (let i = xml.indexOf('<'); i !== -1; i = xml.indexOf('<', i + 1))
     if (++tags > MAX_RESPONSE_TAGS) fail('too_many_tags', `the ${what} has more than ${MAX_RESPONSE_TAGS} tags`)
+  checkStartTags(xml, what)
   let first: string | undefined
   let doc: Document
   try {
@@ -167,13 +187,84 @@ export function parseHardened(xml: string, what = 'SAML response'): Document {
   }
   const root = doc.documentElement
   if (!root) return fail('not_xml', `the ${what} has no root element`)
-  const stack: [Element, number][] = [[root, 1]]
+  // Depth and in-scope namespace declarations, walked iteratively (the parser has already bounded each tag).
+  const stack: [Element, number, number][] = [[root, 1, 0]]
   while (stack.length) {
-    const [el, depth] = stack.pop()!
+    const [el, depth, outer] = stack.pop()!
     if (depth > MAX_RESPONSE_DEPTH) fail('too_deep', `the ${what} nests elements more than ${MAX_RESPONSE_DEPTH} levels deep`)
-    for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) stack.push([n as Element, depth + 1])
+    let inScope = outer
+    for (let i = 0; i < el.attributes.length; i++) {
+      const n = el.attributes.item(i)!.name
+      if (n === 'xmlns' || n.startsWith('xmlns:')) inScope++
+    }
+    if (inScope > MAX_NAMESPACES_IN_SCOPE)
+      fail('too_many_namespaces', `the ${what} has more than ${MAX_NAMESPACES_IN_SCOPE} namespace declarations in scope at one element`)
+    for (let n = el.firstChild; n; n = n.nextSibling) if (n.nodeType === 1) stack.push([n as Element, depth + 1, inScope])
   }
   return doc
+}
+
+/**
+ * Counts the attributes and namespace declarations of every start tag on the text, in one linear pass,
+ * so that a tag too rich to be a SAML element is refused before xmldom (quadratic in a tag's attributes)
+ * sees it. Comments, CDATA sections and processing instructions are skipped; anything this scanner
+ * does not understand is left for the parser to refuse (it is only a bound, not a validator).
+ */
+function checkStartTags(xml: string, what: string): void {
+  const n = xml.length
+  const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d
+  let i = xml.indexOf('<')
+  while (i !== -1 && i < n) {
+    if (xml.startsWith('<!--', i)) {
+      const e = xml.indexOf('-->', i + 4)
+      if (e === -1) return
+      i = xml.indexOf('<', e + 3)
+      continue
+    }
+    if (xml.startsWith('<![CDATA[', i)) {
+      const e = xml.indexOf(']]>', i + 9)
+      if (e === -1) return
+      i = xml.indexOf('<', e + 3)
+      continue
+    }
+    if (xml.startsWith('<?', i)) {
+      const e = xml.indexOf('?>', i + 2)
+      if (e === -1) return
+      i = xml.indexOf('<', e + 2)
+      continue
+    }
+    const c0 = xml.charCodeAt(i + 1)
+    if (c0 === 0x2f /* </ */ || c0 === 0x21 /* <! */) {
+      i = xml.indexOf('<', i + 1)
+      continue
+    }
+    // a start tag: the element name, then name="value" pairs up to > or />
+    let j = i + 1
+    while (j < n && !isSpace(xml.charCodeAt(j)) && xml[j] !== '>' && xml[j] !== '/') j++
+    let attributes = 0
+    let namespaces = 0
+    for (;;) {
+      while (j < n && isSpace(xml.charCodeAt(j))) j++
+      if (j >= n || xml[j] === '>' || xml[j] === '/' || xml[j] === '<') break
+      const nameStart = j
+      while (j < n && xml[j] !== '=' && !isSpace(xml.charCodeAt(j)) && xml[j] !== '>' && xml[j] !== '<') j++
+      const name = xml.slice(nameStart, j)
+      while (j < n && isSpace(xml.charCodeAt(j))) j++
+      if (xml[j] !== '=') break
+      j++
+      while (j < n && isSpace(xml.charCodeAt(j))) j++
+      const q = xml[j]
+      if (q !== '"' && q !== "'") break
+      const end = xml.indexOf(q, j + 1)
+      if (end === -1) return
+      j = end + 1
+      if (++attributes > MAX_ATTRIBUTES_PER_ELEMENT)
+        fail('too_many_attributes', `the ${what} has an element with more than ${MAX_ATTRIBUTES_PER_ELEMENT} attributes`)
+      if ((name === 'xmlns' || name.startsWith('xmlns:')) && ++namespaces > MAX_NAMESPACES_PER_ELEMENT)
+        fail('too_many_namespaces', `the ${what} has an element with more than ${MAX_NAMESPACES_PER_ELEMENT} namespace declarations`)
+    }
+    i = xml.indexOf('<', j)
+  }
 }
 
 // ---- DOM helpers (namespace + local name, never prefixes) ------------------------------------------

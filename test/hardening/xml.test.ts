@@ -15,6 +15,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseIdpMetadata, MetadataError } from '../../src/saml/metadata'
 import { IDP_FIXTURES } from '../fixtures/saml/corpus'
+import {
+  MAX_ATTRIBUTES_PER_ELEMENT,
+  MAX_NAMESPACES_IN_SCOPE,
+  MAX_NAMESPACES_PER_ELEMENT,
+  MAX_RESPONSE_BYTES,
+  parseHardened,
+  SamlResponseError,
+  verifySamlResponse,
+} from '../../src/saml/response'
+import { buildResponse, KEY_A, KEY_B, sign } from '../fixtures/saml/idp-signer'
 import { BASE } from '../helpers'
 import { count, dbDigest, envelopeProblem, expectSameDigest, hAdminSession, hfetch, internalLeaks, objectParts, report, routeInfo, type RouteInfo } from './lib'
 
@@ -232,4 +242,93 @@ describe('hostile SAML metadata', () => {
       }
     })
   }
+})
+
+/**
+ * Hostile SAML responses at the assertion consumer (unauthenticated): shapes that are well-formed and
+ * within the size cap but make the parser or exclusive canonicalisation spend time far beyond what a
+ * real response costs. Each must be refused at intake (parseHardened), before any signature is checked,
+ * with the reason and message the sign-in log carries. Timing is not asserted here (bench/ measures).
+ */
+describe('hostile SAML responses: namespace and attribute shapes', () => {
+  /** two metadata certificates: the reported cost was paid once per certificate tried */
+  const exp = () => ({
+    idpEntityId: 'https://idp.hostile.example/metadata',
+    certificates: [KEY_B.certBase64, KEY_A.certBase64],
+    acsUrl: 'https://sp.example/api/v2/sso/x/callback',
+    spEntityId: 'https://sp.example/api/v2/sso/x',
+    allowSha1: false,
+    now: new Date(),
+  })
+  const signedResponse = async () => {
+    const e = exp()
+    return sign(buildResponse({ idpEntityId: e.idpEntityId, acsUrl: e.acsUrl, spEntityId: e.spEntityId, inResponseTo: '_1', email: 'a@corp.example' }), 'assertion', KEY_A)
+  }
+  const refusal = (xml: string) => {
+    try {
+      verifySamlResponse(xml, exp())
+    } catch (e) {
+      return e
+    }
+    return null
+  }
+
+  it('control: a real signed response passes intake and verifies', async () => {
+    const xml = await signedResponse()
+    expect(() => parseHardened(xml)).not.toThrow()
+    expect(verifySamlResponse(xml, exp()).inResponseTo).toBe('_1')
+  })
+
+  it(`a forged ~504 KiB response whose root declares 32,500 namespace prefixes is refused at intake`, async () => {
+    const xml = await signedResponse()
+    let decls = ''
+    for (let i = 0; i < 32_500; i++) decls += ` xmlns:p${i.toString(36)}="u"`
+    const forged = xml.replace('<samlp:Response ', `<samlp:Response${decls} `)
+    expect(forged.length).toBeGreaterThan(450 * 1024)
+    expect(forged.length).toBeLessThanOrEqual(MAX_RESPONSE_BYTES)
+    const e = refusal(forged)
+    expect(e).toBeInstanceOf(SamlResponseError)
+    expect(e).toMatchObject({
+      reason: 'too_many_namespaces',
+      message: `the SAML response has an element with more than ${MAX_NAMESPACES_PER_ELEMENT} namespace declarations`,
+    })
+  })
+
+  it('namespace declarations on one tag beyond the per-element bound (within the attribute bound) are refused', async () => {
+    const xml = await signedResponse()
+    let decls = ''
+    for (let i = 0; i <= MAX_NAMESPACES_PER_ELEMENT; i++) decls += ` xmlns:p${i}="urn:x"`
+    expect(refusal(xml.replace('<samlp:Response ', `<samlp:Response${decls} `))).toMatchObject({
+      reason: 'too_many_namespaces',
+      message: `the SAML response has an element with more than ${MAX_NAMESPACES_PER_ELEMENT} namespace declarations`,
+    })
+  })
+
+  it('namespace declarations spread over nested elements beyond the in-scope bound are refused', async () => {
+    const xml = await signedResponse()
+    // 5 nested wrappers of 30 declarations each: every tag is within its own bounds, 150 are in scope inside
+    const open = (n: number) => {
+      let d = ''
+      for (let i = 0; i < 30; i++) d += ` xmlns:q${n}_${i}="urn:x"`
+      return `<samlp:Extensions${d}>`
+    }
+    let inner = ''
+    for (let n = 0; n < 5; n++) inner += open(n)
+    inner += '</samlp:Extensions>'.repeat(5)
+    const nested = xml.replace('<samlp:Status>', `${inner}<samlp:Status>`)
+    expect(refusal(nested)).toMatchObject({
+      reason: 'too_many_namespaces',
+      message: `the SAML response has more than ${MAX_NAMESPACES_IN_SCOPE} namespace declarations in scope at one element`,
+    })
+  })
+
+  it('plain attributes beyond the per-element bound are refused (also inside quotes holding ">", and in a self-closing tag)', async () => {
+    const xml = await signedResponse()
+    let attrs = ''
+    for (let i = 0; i <= MAX_ATTRIBUTES_PER_ELEMENT; i++) attrs += ` a${i}='v>${i}'`
+    expect(refusal(xml.replace('<samlp:StatusCode ', `<samlp:StatusCode${attrs} `))).toMatchObject({ reason: 'too_many_attributes' })
+    // the same count hidden in a comment or CDATA is text, not attributes: intake lets it through to the signature check
+    const commented = xml.replace('<samlp:Status>', `<!--<x${attrs}/>--><samlp:Status>`)
+    expect(refusal(commented)).not.toMatchObject({ reason: 'too_many_attributes' })
+  })
 })
