@@ -321,13 +321,18 @@ export const authRoutes: RouteEntry[] = [
           // a password change ends the user's sessions, but not the caller's own session making it
           keep_session_id: params.user_id === c.var.principal.userId ? c.var.principal.sessionId : undefined,
           sso_provider_id: body.sso_provider_id,
+          // Linked to a provider (from a password or another provider): sessions opened the old way end.
+          end_sessions: body.sso_provider_id !== undefined && body.sso_provider_id !== null && body.sso_provider_id !== current.sso_provider_id,
         },
         nowIso,
         auditOf(c).write(),
       )
       if (r === 'conflict') throw new ApiError(409, 'a user with this principal name or email address already exists', 'principal_name')
       if (!r) throw new ApiError(404, 'resource not found', 'user_id')
-      await invalidateUser(c.env, params.user_id, nowIso, undefined, sessions)
+      // After the write: the sessions open now (one started while the write was under way included) and
+      // those open before it (a password change has just ended some, so they are no longer listed).
+      const after = await openSessionIds(db, params.user_id, nowIso)
+      await invalidateUser(c.env, params.user_id, nowIso, undefined, [...new Set([...sessions, ...after])])
       return c.json({ data: userJson(r) })
     },
   ),

@@ -143,11 +143,16 @@ export interface UserPatch {
   /** with password_hash: the one open session that survives the change (the caller's own), if any */
   keep_session_id?: string
   sso_provider_id?: number | null
+  /**
+   * End the user's sessions (all but `keep_session_id`) in the change's batch, as a password change does:
+   * set when the user is linked to another SSO provider (their way of signing in changed).
+   */
+  end_sessions?: boolean
 }
 
 /**
  * Applies a patch in one statement; disabling a user also ends their sessions in the same batch, and so
- * does a password change (all but `keep_session_id`).
+ * does a password change or a new SSO link (all but `keep_session_id`).
  * Returns null when the user does not exist, 'conflict' on a duplicate name/email.
  */
 export async function updateUser(db: D1Database, id: string, p: UserPatch, now: string, audit: AuditWrite): Promise<User | null | 'conflict'> {
@@ -169,7 +174,7 @@ export async function updateUser(db: D1Database, id: string, p: UserPatch, now: 
   args.push(now)
   const stmts = [db.prepare(`UPDATE users SET ${sets.join(', ')} WHERE id = ?`).bind(...args, id)]
   if (p.is_disabled) stmts.push(db.prepare('UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL').bind(now, id))
-  else if (p.password_hash !== undefined)
+  else if (p.password_hash !== undefined || p.end_sessions)
     // A new password ends the sessions opened with the old one, in the same batch as the change, except
     // the session that made the change when it is the user's own (`id IS NOT NULL` when there is none).
     stmts.push(

@@ -51,6 +51,13 @@ import { offsetError, pruneOffsets, rememberOffset, REPLAY_MEMORY_MS, type Offse
  * requests (`admit`) across all their tokens and sessions the same way.
  */
 export const FLUSH_MS = 30 * 1000
+/**
+ * How long a cached subject is believed without reading D1 again. `invalidate()` remains the way a
+ * change takes effect at once; this bounds the damage when a change reaches D1 without it (a session
+ * created between a change's listing and its write, a row ended by hand or by a future code path): such a
+ * change is seen within this age. One D1 read per active token or session every 5 s costs little.
+ */
+export const SUBJECT_MAX_AGE_MS = 5 * 1000
 
 interface PendingAccess {
   tokenId: string
@@ -151,6 +158,8 @@ export class RateLimiter extends DurableObject<Env> {
   /** In memory only (see above). Null: full (never used, or forgotten). */
   private bucket: BucketState | null = null
   private subject: Subject | null | undefined
+  /** The request time (nowMs) at which the cached subject's read started; past SUBJECT_MAX_AGE_MS it is read again. */
+  private subjectAtMs = 0
   /** The D1 read in flight for a cold subject, shared by every request that arrives meanwhile. */
   private subjectLoad: Promise<Subject | null> | undefined
   /** Bumped by `invalidate()`: a read started under an older generation is never cached. */
@@ -200,15 +209,20 @@ export class RateLimiter extends DurableObject<Env> {
     return this.spend(p)
   }
 
-  private subjectOf(kind: 'token' | 'session', id: string): Subject | null | Promise<Subject | null> {
-    if (this.subject !== undefined) return this.subject
+  private subjectOf(kind: 'token' | 'session', id: string, nowMs: number): Subject | null | Promise<Subject | null> {
+    // A clock that went backwards (nowMs < subjectAtMs) also counts as aged.
+    if (this.subject !== undefined && nowMs >= this.subjectAtMs && nowMs - this.subjectAtMs < SUBJECT_MAX_AGE_MS) return this.subject
+    this.subject = undefined
     if (this.subjectLoad) return this.subjectLoad
     const gen = this.generation
     // Promise callbacks never run synchronously, so `load` is assigned before the identity checks run.
     const load: Promise<Subject | null> = (kind === 'token' ? loadTokenSubject(this.env.DB, id) : loadSessionSubject(this.env.DB, id))
       .then((s) => {
         // Cache only if no invalidate() arrived while the read was in flight (it may predate the write).
-        if (this.generation === gen) this.subject = s
+        if (this.generation === gen) {
+          this.subject = s
+          this.subjectAtMs = nowMs
+        }
         return s
       })
       .finally(() => {
@@ -222,7 +236,7 @@ export class RateLimiter extends DurableObject<Env> {
   /** Subject check plus one token from the bucket, for a request whose credential already verified. */
   async authorize(req: LimitParams & { kind: 'token' | 'session'; id: string; signed?: SignedRequestFacts; leaseWant?: number }): Promise<AuthorizeResult> {
     // A failed D1 read rejects here; the worker turns that into a 503 (fail closed), never an admission.
-    const s = await this.subjectOf(req.kind, req.id)
+    const s = await this.subjectOf(req.kind, req.id, req.nowMs)
     const refusal = subjectRefusal(s, req.kind, req.nowMs)
     if (refusal || !s) return { ok: false, reason: refusal ?? 'unknown subject' }
     // Replay checks run after the subject check (a revoked token learns nothing) and before the bucket.
@@ -264,7 +278,7 @@ export class RateLimiter extends DurableObject<Env> {
    * isolate answers 429 with these figures).
    */
   async lease(req: LimitParams & { kind: 'token' | 'session'; id: string; want: number }): Promise<LeaseResult> {
-    const s = await this.subjectOf(req.kind, req.id)
+    const s = await this.subjectOf(req.kind, req.id, req.nowMs)
     const refusal = subjectRefusal(s, req.kind, req.nowMs)
     if (refusal || !s) return { ok: false, reason: refusal ?? 'unknown subject' }
     const d = grant(this.bucket, req.nowMs, req.rate, req.burst, req.want)

@@ -18,6 +18,7 @@ import type { AppEnv } from '../env'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { NullTime } from '../http/null-types'
 import { auditOf } from '../audit/audit'
+import { invalidateSubject } from '../ratelimit/limiter.client'
 import { ApiError, rfc3339 } from '../http/errors'
 import { autoProvisionPatch, CreateProviderForm, signInPatch, UpdateProviderForm, type CreateProviderInput } from './form'
 import { MAX_METADATA_BYTES, MetadataError, parseIdpMetadata } from './metadata'
@@ -63,6 +64,11 @@ const ConfigSchema = z.object({
   allow_idp_initiated: z.boolean().describe('extra: IdP-initiated sign-in accepted (default false)'),
   allow_sha1: z.boolean().describe('extra: RSA-SHA1 / SHA-1 accepted from this IdP (default false)'),
 })
+
+/** After a provider's deletion committed (its users' sessions ended in that batch): their limiter objects forget them. */
+async function endSessions(env: Env, sessionIds: string[]): Promise<void> {
+  await Promise.all(sessionIds.map((id) => invalidateSubject(env, 'session', id)))
+}
 
 export const SamlProviderSchema = z
   .object({
@@ -325,7 +331,8 @@ export const samlRoutes: RouteEntry[] = [
       const r = await getProviderById(c.env.DB, params.saml_provider_id)
       const affected = r ? await deleteProvider(c.env.DB, r.sso_provider_id, rfc3339(c.var.now()), auditOf(c).write({ sso_provider_id: r.sso_provider_id })) : null
       if (!affected) throw new ApiError(404, 'resource not found', 'saml_provider_id')
-      return c.json({ data: { affected_users: affected.map(userJson) } })
+      await endSessions(c.env, affected.endedSessions)
+      return c.json({ data: { affected_users: affected.users.map(userJson) } })
     },
   ),
   defineRoute(
@@ -408,7 +415,8 @@ export const samlRoutes: RouteEntry[] = [
     async (c, { params }) => {
       const affected = await deleteProvider(c.env.DB, params.sso_provider_id, rfc3339(c.var.now()), auditOf(c).write())
       if (!affected) throw new ApiError(404, 'resource not found', 'sso_provider_id')
-      return c.json({ data: { affected_users: affected.map(userJson) } })
+      await endSessions(c.env, affected.endedSessions)
+      return c.json({ data: { affected_users: affected.users.map(userJson) } })
     },
   ),
   defineRoute(

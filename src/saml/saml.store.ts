@@ -252,8 +252,19 @@ export async function getProviderBySlug(db: D1Database, slug: string): Promise<S
  * ON DELETE CASCADE being enabled): its users are unlinked (returned, as BloodHound's `affected_users`),
  * its outstanding AuthnRequests and replay-cache rows go. Returns null when there was nothing to delete.
  */
-export async function deleteProvider(db: D1Database, ssoProviderId: number, now: string, audit: AuditWrite): Promise<User[] | null> {
+export async function deleteProvider(
+  db: D1Database,
+  ssoProviderId: number,
+  now: string,
+  audit: AuditWrite,
+): Promise<{ users: User[]; endedSessions: string[] } | null> {
   const results = await auditedBatch(db, [
+    // Its users' sessions end with it (they were opened through this provider), in the same transaction.
+    db
+      .prepare(
+        `UPDATE sessions SET ended_at = ? WHERE ended_at IS NULL AND user_id IN (SELECT id FROM users WHERE sso_provider_id = ?) RETURNING id`,
+      )
+      .bind(now, ssoProviderId),
     db
       .prepare(
         `UPDATE users SET sso_provider_id = NULL, updated_at = ? WHERE sso_provider_id = ?
@@ -267,9 +278,12 @@ export async function deleteProvider(db: D1Database, ssoProviderId: number, now:
       .bind(ssoProviderId),
     db.prepare(`DELETE FROM saml_providers WHERE sso_provider_id = ?`).bind(ssoProviderId),
     db.prepare(`DELETE FROM sso_providers WHERE id = ? RETURNING id`).bind(ssoProviderId),
-  ], audit, { ifChanged: 5 })
-  if (results[5].results.length === 0) return null
-  return (results[0].results as unknown as Parameters<typeof toUser>[0][]).map(toUser)
+  ], audit, { ifChanged: 6 })
+  if (results[6].results.length === 0) return null
+  return {
+    users: (results[1].results as unknown as Parameters<typeof toUser>[0][]).map(toUser),
+    endedSessions: (results[0].results as { id: string }[]).map((r) => r.id),
+  }
 }
 
 /**
