@@ -123,9 +123,18 @@ export async function getSpMetadata(c: EdgeHoundClient, slug: string): Promise<{
 
 export type SamlLoginStart =
   /** HTTP-Redirect binding: where the browser is sent (the IdP SSO URL with SAMLRequest and RelayState) */
-  | { binding: 'HTTP-Redirect'; location: string; response: Response }
+  | { binding: 'HTTP-Redirect'; location: string; bindingCookie: string | null; response: Response }
   /** HTTP-POST binding: the auto-submitting form page and the Content-Security-Policy it came with */
-  | { binding: 'HTTP-POST'; html: string; csp: string | null; response: Response }
+  | { binding: 'HTTP-POST'; html: string; csp: string | null; bindingCookie: string | null; response: Response }
+
+/**
+ * The `name=value` of the cookie that binds the sign-in to the browser that started it (a browser sends it
+ * back with the IdP's POST to the callback; pass it to postSamlResponse as `cookie`).
+ */
+function bindingCookieOf(res: Response): string | null {
+  const c = res.headers.getSetCookie().find((v) => v.startsWith('edgehound_saml_request='))
+  return c ? c.split(';')[0] : null
+}
 
 async function failure(res: Response): Promise<EdgeHoundError> {
   return EdgeHoundError.of(res, await res.text())
@@ -138,8 +147,10 @@ async function failure(res: Response): Promise<EdgeHoundError> {
 export async function startSamlLogin(c: EdgeHoundClient, slug: string, opts: { relayState?: string } = {}): Promise<SamlLoginStart> {
   const q = opts.relayState === undefined ? '' : `?RelayState=${encodeURIComponent(opts.relayState)}`
   const res = await c.raw('GET', `/api/v2/sso/${encodeURIComponent(slug)}/login${q}`)
-  if (res.status === 302) return { binding: 'HTTP-Redirect', location: res.headers.get('location') ?? '', response: res }
-  if (res.status === 200) return { binding: 'HTTP-POST', html: await res.text(), csp: res.headers.get('content-security-policy'), response: res }
+  const bindingCookie = bindingCookieOf(res)
+  if (res.status === 302) return { binding: 'HTTP-Redirect', location: res.headers.get('location') ?? '', bindingCookie, response: res }
+  if (res.status === 200)
+    return { binding: 'HTTP-POST', html: await res.text(), csp: res.headers.get('content-security-policy'), bindingCookie, response: res }
   throw await failure(res)
 }
 
@@ -148,7 +159,7 @@ export interface SamlCallbackResult {
   location: string
   /** the session JWT of the `token` cookie, when signed in */
   sessionToken: string | null
-  /** the whole Set-Cookie header, when signed in */
+  /** the `token` Set-Cookie header, when signed in */
   setCookie: string | null
   response: Response
 }
@@ -158,15 +169,23 @@ export interface SamlCallbackResult {
  * Both success and refusal are a 302 (returned); anything else (404 unknown slug, 413, 429) throws
  * EdgeHoundError. The client's fetch must not follow redirects (`redirect: 'manual'`).
  */
-export async function postSamlResponse(c: EdgeHoundClient, slug: string, samlResponse: string, relayState?: string): Promise<SamlCallbackResult> {
+export async function postSamlResponse(
+  c: EdgeHoundClient,
+  slug: string,
+  samlResponse: string,
+  relayState?: string,
+  /** the Cookie header the browser sends: the `bindingCookie` of the startSamlLogin that began this sign-in */
+  cookie?: string,
+): Promise<SamlCallbackResult> {
   const form = new URLSearchParams({ SAMLResponse: samlResponse })
   if (relayState !== undefined) form.set('RelayState', relayState)
   const res = await c.raw('POST', `/api/v2/sso/${encodeURIComponent(slug)}/callback`, form.toString(), {
     contentType: 'application/x-www-form-urlencoded',
+    ...(cookie ? { headers: { Cookie: cookie } } : {}),
   })
   if (res.status !== 302) throw await failure(res)
-  const setCookie = res.headers.get('set-cookie')
-  const token = setCookie ? /(?:^|[;,]\s*)token=([^;]+)/.exec(setCookie)?.[1] ?? null : null
+  const setCookie = res.headers.getSetCookie().find((v) => v.startsWith('token=')) ?? null
+  const token = setCookie ? /^token=([^;]+)/.exec(setCookie)?.[1] ?? null : null
   return { location: res.headers.get('location') ?? '', sessionToken: token, setCookie, response: res }
 }
 

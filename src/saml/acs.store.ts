@@ -16,18 +16,20 @@ export interface AcsProvider {
   sign_in: SignInOptions
   /** DER base64 of each signing certificate of the metadata */
   certificates: string[]
+  /** the metadata's validUntil (RFC 3339), or null: past it, the metadata (and its certificates) is trusted nowhere */
+  metadata_valid_until: string | null
 }
 
 export async function getAcsProvider(db: D1Database, slug: string): Promise<AcsProvider | null> {
   const r = await db
     .prepare(
-      `SELECT s.id AS sso_provider_id, s.slug, s.config, p.issuer_uri, p.principal_attribute_mappings,
+      `SELECT s.id AS sso_provider_id, s.slug, s.config, p.issuer_uri, p.principal_attribute_mappings, p.metadata_valid_until,
               (SELECT json_group_array(c.der_base64) FROM (SELECT der_base64 FROM saml_provider_certificates WHERE saml_provider_id = p.id ORDER BY position) c) AS certificates
          FROM sso_providers s JOIN saml_providers p ON p.sso_provider_id = s.id
         WHERE s.slug = ?`,
     )
     .bind(slug)
-    .first<{ sso_provider_id: number; slug: string; config: string; issuer_uri: string; principal_attribute_mappings: string; certificates: string }>()
+    .first<{ sso_provider_id: number; slug: string; config: string; issuer_uri: string; principal_attribute_mappings: string; certificates: string; metadata_valid_until: string | null }>()
   if (!r) return null
   const cfg = parseConfig(r.config)
   return {
@@ -38,6 +40,7 @@ export async function getAcsProvider(db: D1Database, slug: string): Promise<AcsP
     auto_provision: cfg.auto_provision,
     sign_in: cfg.sign_in,
     certificates: JSON.parse(r.certificates) as string[],
+    metadata_valid_until: r.metadata_valid_until,
   }
 }
 

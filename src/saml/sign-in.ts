@@ -94,3 +94,53 @@ export function placesFor(cfg: { PUBLIC_BASE_URL?: string; UI_BASE_URL?: string 
   const base = cfg.PUBLIC_BASE_URL ?? new URL(requestUrl).origin
   return { base, ui: cfg.UI_BASE_URL ?? `${base}/ui` }
 }
+
+// ---- binding a sign-in to the browser that started it (login CSRF) -------------------------------
+
+/**
+ * The cookie that binds an SP-initiated sign-in to the browser that started it. Without it, an attacker
+ * could start a sign-in, authenticate at the IdP as themselves, and make a victim's browser post that
+ * (valid, signed, unused) response to the callback: the victim would be signed in as the attacker
+ * (login CSRF), and their own session cookie overwritten.
+ *
+ * Set by GET /login, its value is the AuthnRequest's random ID (160 bits, `newRequestId`); the callback
+ * requires it and refuses a response whose signed InResponseTo is not that value. An HMAC of the id would
+ * add nothing: the attacker can read the id of their own request anyway (it travels to the IdP in the
+ * clear) and what they lack is a way to put a cookie into the victim's browser. The value is not a
+ * secret; it is the binding.
+ *
+ * Attributes: the IdP's POST to the callback is a cross-site top-level POST, on which browsers send only
+ * `SameSite=None` cookies, and `SameSite=None` requires `Secure` (browsers treat http://localhost as a
+ * secure context, so development works too). `HttpOnly`: no script needs it. `Path` = the callback path:
+ * the cookie goes to nothing else. `Max-Age` = the AuthnRequest's lifetime. The callback clears it,
+ * whatever the outcome.
+ *
+ * One cookie per provider path, so sign-ins with two providers do not disturb each other; a second
+ * /login with the same provider (another tab) replaces the first, whose answer is then refused.
+ */
+export const BINDING_COOKIE = 'edgehound_saml_request'
+
+export function bindingCookie(requestId: string, callbackPath: string, maxAgeSeconds: number): string {
+  if (!/^_[0-9a-f]{40}$/.test(requestId)) throw new Error('binding cookie value must be a request id from newRequestId')
+  return `${BINDING_COOKIE}=${requestId}; Path=${callbackPath}; Max-Age=${maxAgeSeconds}; HttpOnly; Secure; SameSite=None`
+}
+
+/** Ends the binding (sent on every callback answer: a binding is good for one attempt). */
+export const clearBindingCookie = (callbackPath: string) => `${BINDING_COOKIE}=; Path=${callbackPath}; Max-Age=0; HttpOnly; Secure; SameSite=None`
+
+/**
+ * The binding cookie's values in a Cookie header (a browser may send more than one when the paths
+ * differ, e.g. a stale one from an older deployment path); the callback accepts the response if any of
+ * them is its InResponseTo.
+ */
+export function bindingCookieValues(cookieHeader: string | undefined): string[] {
+  const out: string[] = []
+  for (const part of (cookieHeader ?? '').split(';')) {
+    const eq = part.indexOf('=')
+    if (eq === -1) continue
+    if (part.slice(0, eq).trim() !== BINDING_COOKIE) continue
+    const v = part.slice(eq + 1).trim()
+    if (/^_[0-9a-f]{40}$/.test(v)) out.push(v)
+  }
+  return out
+}

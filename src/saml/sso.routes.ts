@@ -42,6 +42,9 @@ import {
   provisionedRole,
   successLocation,
   tokenCookie,
+  bindingCookie,
+  bindingCookieValues,
+  clearBindingCookie,
   type Places,
 } from './sign-in'
 import { getUser, insertUser, updateUser, type User } from '../auth/users.store'
@@ -77,8 +80,18 @@ function logSignIn(c: Context<AppEnv>, line: { outcome: 'signed_in' | 'refused' 
   }
 }
 
-const redirect = (location: string, headers: Record<string, string> = {}) =>
-  new Response(null, { status: 302, headers: { Location: location, 'Cache-Control': 'no-store', ...headers } })
+/** A 302 with each of `cookies` as its own Set-Cookie header. */
+function redirect(location: string, cookies: string[] = []): Response {
+  const headers = new Headers({ Location: location, 'Cache-Control': 'no-store' })
+  for (const cookie of cookies) headers.append('Set-Cookie', cookie)
+  return new Response(null, { status: 302, headers })
+}
+
+/** The callback's path (the binding cookie's Path), from the ACS URL so a PUBLIC_BASE_URL with a path prefix is honoured. */
+const callbackPath = (acsUrl: string) => new URL(acsUrl).pathname
+
+/** Whether metadata with this validUntil may be relied on at `now` (SAML metadata §2.3.2: past it, no). */
+const metadataExpired = (validUntil: string | null, now: Date) => validUntil !== null && Date.parse(validUntil) <= now.getTime()
 
 /** Slugs are `[a-z0-9-]+` (names.ts): anything else cannot name a provider, so it is simply not found. */
 const isSlug = (s: string) => /^[a-z0-9-]{1,200}$/.test(s)
@@ -151,7 +164,7 @@ export const ssoFlowRoutes: RouteEntry[] = [
       if (!t) throw notFound()
       const now = c.var.now()
       // Metadata past its validUntil must not be relied on (SAML metadata §2.3.2 / saml2int): no login with it.
-      if (t.metadata_valid_until !== null && Date.parse(t.metadata_valid_until) <= now.getTime())
+      if (metadataExpired(t.metadata_valid_until, now))
         throw new ApiError(
           409,
           `the IdP metadata of this SSO provider expired at ${t.metadata_valid_until}; an administrator must upload current metadata`,
@@ -176,8 +189,11 @@ export const ssoFlowRoutes: RouteEntry[] = [
       if (!(await recordAuthnRequest(c.env.DB, requestId, t.slug, rfc3339(now), rfc3339(now.getTime() + AUTHN_REQUEST_TTL_MS)))) throw notFound()
       const xml = authnRequestXml({ id: requestId, issueInstant: now, destination: endpoint, acsUrl: urls.sp_acs_uri, issuer: urls.sp_issuer_uri })
       const relayState = query.RelayState ?? null
+      // Binds the sign-in to this browser: the callback requires this cookie to hold the InResponseTo (sign-in.ts).
+      const binding = bindingCookie(requestId, callbackPath(urls.sp_acs_uri), AUTHN_REQUEST_TTL_MS / 1000)
 
-      if (target.binding === 'HTTP-Redirect') return c.body(null, 302, { Location: redirectBindingLocation(endpoint, xml, relayState) })
+      if (target.binding === 'HTTP-Redirect')
+        return c.body(null, 302, { Location: redirectBindingLocation(endpoint, xml, relayState), 'Set-Cookie': binding, 'Cache-Control': 'no-store' })
 
       if (!cspOrigin(endpoint))
         throw new ApiError(409, "the IdP SSO URL of this provider has a host name that cannot be used in a login page's security policy", 'saml')
@@ -186,6 +202,8 @@ export const ssoFlowRoutes: RouteEntry[] = [
         'Content-Type': 'text/html; charset=utf-8',
         'Content-Security-Policy': page.csp,
         'X-Frame-Options': 'DENY',
+        'Set-Cookie': binding,
+        'Cache-Control': 'no-store',
       })
     },
   ),
@@ -228,9 +246,12 @@ export const ssoFlowRoutes: RouteEntry[] = [
       const db = c.env.DB
       const cfg = c.var.config
       const place = places(c)
+      const urls = spUrls(baseUrl(c), params.slug)
+      // Every answer ends the browser binding: it is good for one attempt.
+      const unbind = clearBindingCookie(callbackPath(urls.sp_acs_uri))
       const refuse = (reason: string, detail: string, message: string = MESSAGES.unauthenticated) => {
         logSignIn(c, { outcome: 'refused', provider: params.slug, reason, detail: detail.slice(0, 1000) })
-        return redirect(failureLocation(place, message))
+        return redirect(failureLocation(place, message), [unbind])
       }
 
       // Decoded as the HTML form encoding browsers use (URLSearchParams: + is a space, %XX escapes).
@@ -243,7 +264,15 @@ export const ssoFlowRoutes: RouteEntry[] = [
       if (relays.length > 1) return refuse('bad_form', `the form has ${relays.length} RelayState fields`)
 
       const now = c.var.now()
-      const urls = spUrls(baseUrl(c), provider.slug)
+      // Expired metadata is trusted nowhere: not to start a sign-in (GET /login answers 409), not to finish one.
+      if (metadataExpired(provider.metadata_valid_until, now))
+        return refuse('metadata_expired', `the IdP metadata of this provider expired at ${provider.metadata_valid_until}; an administrator must upload current metadata`, MESSAGES.connection)
+      // Login CSRF: an SP-initiated response is accepted only from the browser that started the sign-in
+      // (sign-in.ts, bindingCookie). Without any binding cookie, and no IdP-initiated sign-in allowed, the
+      // response cannot be accepted whatever it says: refused before any signature is checked.
+      const bound = bindingCookieValues(c.req.header('cookie'))
+      if (bound.length === 0 && !provider.sign_in.allow_idp_initiated)
+        return refuse('browser_binding', 'the browser posting the response did not start a sign-in with this provider (no sign-in cookie, or it expired), and IdP-initiated sign-in is not allowed for it')
       let v: VerifiedAssertion
       try {
         v = verifySamlResponse(decodeSamlResponse(responses[0]), {
@@ -260,6 +289,13 @@ export const ssoFlowRoutes: RouteEntry[] = [
       }
       if (v.inResponseTo === null && !provider.sign_in.allow_idp_initiated)
         return refuse('idp_initiated', 'the response answers no AuthnRequest (IdP-initiated sign-in), which this provider does not allow')
+      if (v.inResponseTo !== null && !bound.includes(v.inResponseTo))
+        return refuse(
+          'browser_binding',
+          `the response answers AuthnRequest ${JSON.stringify(v.inResponseTo.slice(0, 200))}, which this browser did not start (${bound.length === 0 ? 'no sign-in cookie' : "the sign-in cookie names another request"})`,
+        )
+      if (v.sessionNotOnOrAfter !== null && v.sessionNotOnOrAfter.getTime() <= now.getTime())
+        return refuse('session_not_on_or_after', `the IdP ended this session at ${v.sessionNotOnOrAfter.toISOString()} (SessionNotOnOrAfter)`)
 
       // Only now, with a verified response, is anything written: the AuthnRequest is consumed and the
       // assertion ID recorded, in one transaction.
@@ -290,6 +326,11 @@ export const ssoFlowRoutes: RouteEntry[] = [
           `user ${user.id} (${JSON.stringify(principal)}) ${user.sso_provider_id === null ? 'is not linked to an SSO provider' : `belongs to SSO provider ${user.sso_provider_id}`}`,
           MESSAGES.notAllowed,
         )
+      // A refused sign-in changes nothing: a disabled user is turned away before the role claim is applied.
+      if (user?.is_disabled) {
+        logSignIn(c, { outcome: 'user_disabled', provider: provider.slug, user_id: user.id })
+        return redirect(disabledLocation(place), [unbind])
+      }
       const ap = provider.auto_provision
       if (!user) {
         if (!ap.enabled) return refuse('not_provisioned', `no user is named ${JSON.stringify(principal)} and auto provisioning is off`, MESSAGES.notAllowed)
@@ -332,16 +373,16 @@ export const ssoFlowRoutes: RouteEntry[] = [
         }
       }
       if (user.is_disabled) {
+        // only a user created disabled by a concurrent change could get here
         logSignIn(c, { outcome: 'user_disabled', provider: provider.slug, user_id: user.id })
-        return redirect(disabledLocation(place))
+        return redirect(disabledLocation(place), [unbind])
       }
       auditOf(c).setActor({ id: user.id, name: user.principal_name })
-      const session = await startSession(db, cfg, user.id, now, auditOf(c).write({ provider: provider.slug }))
+      // The IdP's SessionNotOnOrAfter bounds the session (and its cookie), never lengthens it.
+      const session = await startSession(db, cfg, user.id, now, auditOf(c).write({ provider: provider.slug }), v.sessionNotOnOrAfter ?? undefined)
       logSignIn(c, { outcome: 'signed_in', provider: provider.slug, user_id: user.id, created })
       const relay = relays[0] ?? null
-      return redirect(successLocation(place, relay), {
-        'Set-Cookie': tokenCookie(session.token, session.ttlSeconds, place.base.startsWith('https:')),
-      })
+      return redirect(successLocation(place, relay), [unbind, tokenCookie(session.token, session.ttlSeconds, place.base.startsWith('https:'))])
     },
   ),
   defineRoute(

@@ -54,13 +54,23 @@ async function provider(o: Omit<ProviderFormInput, 'name' | 'metadata'> & { key?
   return { ...data, slug: data.sp_issuer_uri.split('/').pop()!, idp, key }
 }
 
-/** The ID of a fresh AuthnRequest of this provider (GET /login, Redirect binding). */
+/**
+ * The browser that started each sign-in: AuthnRequest ID -> the binding cookie GET /login gave it. `post`
+ * sends the cookie of the request a response answers, as that browser would; the cross-browser tests
+ * send none or another's.
+ */
+const browsers = new Map<string, string>()
+
+/** The ID of a fresh AuthnRequest of this provider (GET /login, Redirect binding); its browser's cookie goes to `browsers`. */
 async function authnRequestId(p: Provider): Promise<string> {
   const start = await startSamlLogin(anon, p.slug)
   if (start.binding !== 'HTTP-Redirect') throw new Error('expected the Redirect binding')
   const bytes = Uint8Array.from(atob(new URL(start.location).searchParams.get('SAMLRequest')!), (c) => c.charCodeAt(0))
   const xml = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate-raw'))).text()
-  return /\bID="([^"]+)"/.exec(xml)![1]
+  const id = /\bID="([^"]+)"/.exec(xml)![1]
+  expect(start.bindingCookie).toBe(`edgehound_saml_request=${id}`)
+  browsers.set(id, start.bindingCookie!)
+  return id
 }
 
 type Answer = Partial<ResponseOptions> & { signWhat?: SignWhat; key?: TestKey; alg?: 'SHA-256' | 'SHA-1'; idpInitiated?: boolean }
@@ -70,7 +80,9 @@ async function answer(p: Provider, o: Answer = {}): Promise<string> {
   const xml = buildResponse({ idpEntityId: p.idp, acsUrl: p.sp_acs_uri, spEntityId: p.sp_issuer_uri, ...o, inResponseTo })
   return sign(xml, o.signWhat ?? 'assertion', o.key ?? p.key, o.alg)
 }
-const post = (p: Provider, xml: string, relay?: string) => postSamlResponse(anon, p.slug, b64(xml), relay)
+/** Posts `xml` from the browser that started the sign-in it answers (`cookie` overrides: '' sends none). */
+const post = (p: Provider, xml: string, relay?: string, cookie?: string) =>
+  postSamlResponse(anon, p.slug, b64(xml), relay, cookie ?? browsers.get(/\bInResponseTo="([^"]+)"/.exec(xml)?.[1] ?? '') ?? '')
 async function signIn(p: Provider, o: Answer = {}, relay?: string): Promise<SamlCallbackResult> {
   return post(p, await answer(p, o), relay)
 }
@@ -241,7 +253,9 @@ describe('sign-in is refused', () => {
   it('InResponseTo: unknown, issued for another provider, or answered already', async () => {
     const p = await provider({ autoProvision: { enabled: true, default_role_id: 1 } })
     const other = await provider()
-    expectRefused(await signIn(p, { inResponseTo: '_0123456789abcdef0123456789abcdef01234567', email: 'mallory@corp.example' }), UNAUTHENTICATED, 'unknown_in_response_to')
+    // an id this service never issued, even with a (forged) sign-in cookie naming it
+    const forged = '_0123456789abcdef0123456789abcdef01234567'
+    expectRefused(await post(p, await answer(p, { inResponseTo: forged, email: 'mallory@corp.example' }), undefined, `edgehound_saml_request=${forged}`), UNAUTHENTICATED, 'unknown_in_response_to')
     expectRefused(await signIn(p, { inResponseTo: await authnRequestId(other), email: 'mallory@corp.example' }), UNAUTHENTICATED, 'unknown_in_response_to')
     const id = await authnRequestId(p)
     await expectSignedIn(await signIn(p, { inResponseTo: id, email: 'pat@corp.example' }), 'pat@corp.example')
@@ -264,7 +278,9 @@ describe('sign-in is refused', () => {
   it('IdP-initiated sign-in: off by default, a per-provider switch', async () => {
     const p = await provider({ autoProvision: { enabled: true, default_role_id: 2 } })
     expect(p.config).toEqual({ auto_provision: { enabled: true, default_role_id: 2, role_provision: false }, allow_idp_initiated: false, allow_sha1: false })
-    expectRefused(await signIn(p, { idpInitiated: true, email: 'rae@corp.example' }), UNAUTHENTICATED, 'idp_initiated')
+    // from a browser without a sign-in cookie it is refused before its signature is looked at; with one, for what it is
+    expectRefused(await signIn(p, { idpInitiated: true, email: 'rae@corp.example' }), UNAUTHENTICATED, 'browser_binding')
+    expectRefused(await post(p, await answer(p, { idpInitiated: true, email: 'rae@corp.example' }), undefined, browsers.get(await authnRequestId(p))), UNAUTHENTICATED, 'idp_initiated')
     const { data } = await updateSsoProvider(admin, p.sso_provider_id.int32, { allowIdpInitiated: true })
     expect(data.config.allow_idp_initiated).toBe(true)
     await expectSignedIn(await signIn(p, { idpInitiated: true, email: 'rae@corp.example' }), 'rae@corp.example')
@@ -302,8 +318,12 @@ describe('sign-in is refused', () => {
     const p = await provider({ autoProvision: { enabled: true, default_role_id: 2 } })
     const u = await expectSignedIn(await signIn(p, { email: 'wes@corp.example' }), 'wes@corp.example')
     const xml = await answer(p, { email: 'wes@corp.example' })
+    const session = client({ kind: 'bearer', jwt: (await signIn(p, { email: 'wes@corp.example' })).sessionToken! })
+    expect((await session.self()).data.id).toBe(u.id)
     const { data } = await deleteSsoProvider(admin, p.sso_provider_id.int32)
     expect(data.affected_users.map((x) => (x as { id: string }).id)).toEqual([u.id])
+    // the sessions opened through the provider end with it
+    await expect(session.self()).rejects.toMatchObject({ status: 401 })
     const e = await post(p, xml).catch((x: unknown) => x)
     expect(e).toBeInstanceOf(EdgeHoundError)
     expect((e as EdgeHoundError).status).toBe(404)
@@ -315,11 +335,100 @@ describe('sign-in is refused', () => {
     const xxe = `<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">&x;</samlp:Response>`
     const bodies: [string, string][] = [[b64(xxe), 'doctype'], [b64('{"a": 1}'), 'not_xml'], ['PHNhbWw+*%%%', 'bad_base64'], [b64('<samlp:Response'), 'not_xml']]
     for (const [body, reason] of bodies) {
-      expectRefused(await postSamlResponse(anon, p.slug, body), UNAUTHENTICATED, reason)
+      expectRefused(await postSamlResponse(anon, p.slug, body, undefined, browsers.get(await authnRequestId(p))), UNAUTHENTICATED, reason)
       expect(signInLog.at(-1)).toMatchObject({ type: 'saml_sign_in', outcome: 'refused', provider: p.slug })
     }
     const big = await anon.raw('POST', `/api/v2/sso/${p.slug}/callback`, `SAMLResponse=${'A'.repeat(5 * 1024 * 1024)}`, { contentType: 'application/x-www-form-urlencoded' })
     await expectEnvelope(big, 413)
+  })
+})
+
+describe('login CSRF: a sign-in is bound to the browser that started it', () => {
+  it('GET /login sets the binding cookie with the attributes a cross-site POST to the callback needs', async () => {
+    const p = await provider()
+    const start = await startSamlLogin(anon, p.slug)
+    const set = start.response.headers.getSetCookie()
+    expect(set).toHaveLength(1)
+    expect(set[0]).toMatch(new RegExp(`^edgehound_saml_request=_[0-9a-f]{40}; Path=/api/v2/sso/${p.slug}/callback; Max-Age=600; HttpOnly; Secure; SameSite=None$`))
+  })
+
+  it("the attacker's response posted from the victim's browser (no cookie, or the victim's own sign-in cookie) is refused; nothing is created", async () => {
+    const p = await provider({ autoProvision: { enabled: true, default_role_id: 1 } })
+    const attackers = await answer(p, { email: 'mallory@corp.example' }) // the attacker's own sign-in
+    const victimsCookie = browsers.get(await authnRequestId(p))! // the victim started a sign-in of their own
+    for (const cookie of ['', victimsCookie, `other=1; ${victimsCookie}`]) {
+      const r = await post(p, attackers, undefined, cookie)
+      expectRefused(r, UNAUTHENTICATED, 'browser_binding')
+      // the refusal also ends whatever binding the browser held
+      expect(r.response.headers.getSetCookie()).toEqual([`edgehound_saml_request=; Path=/api/v2/sso/${p.slug}/callback; Max-Age=0; HttpOnly; Secure; SameSite=None`])
+    }
+    expect((await admin.listUsers()).data.users.some((u) => u.principal_name === 'mallory@corp.example')).toBe(false)
+    // the same kind of response from the browser that started it signs in, and clears the binding
+    const r = await signIn(p, { email: 'yara@corp.example' })
+    await expectSignedIn(r, 'yara@corp.example')
+    expect(r.response.headers.getSetCookie()[0]).toMatch(/^edgehound_saml_request=; .*Max-Age=0/)
+  })
+
+  it('IdP-initiated (allowed for the provider): accepted without a binding cookie, refused when not allowed', async () => {
+    const p = await provider({ autoProvision: { enabled: true, default_role_id: 2 } })
+    expectRefused(await post(p, await answer(p, { idpInitiated: true, email: 'cy@corp.example' })), UNAUTHENTICATED, 'browser_binding')
+    await updateSsoProvider(admin, p.sso_provider_id.int32, { allowIdpInitiated: true })
+    await expectSignedIn(await post(p, await answer(p, { idpInitiated: true, email: 'cy@corp.example' })), 'cy@corp.example')
+  })
+})
+
+describe('what a sign-in may and may not change', () => {
+  it("expired metadata is trusted nowhere: a response to a sign-in started before validUntil, and an IdP-initiated one, are refused after it", async () => {
+    const p = await provider({ autoProvision: { enabled: true, default_role_id: 2 } })
+    await updateSsoProvider(admin, p.sso_provider_id.int32, { allowIdpInitiated: true })
+    const started = await answer(p, { email: 'mallory@corp.example' }) // sign-in started while the metadata was current
+    const unsolicited = await answer(p, { idpInitiated: true, email: 'mallory@corp.example' })
+    // validUntil passes (stored as the metadata upload stores it)
+    await env.DB.prepare('UPDATE saml_providers SET metadata_valid_until = ? WHERE sso_provider_id = ?')
+      .bind(new Date(Date.now() - 1000).toISOString().replace(/\.\d+Z$/, 'Z'), p.sso_provider_id.int32)
+      .run()
+    await expect(startSamlLogin(anon, p.slug)).rejects.toMatchObject({ status: 409 })
+    expectRefused(await post(p, started), 'Your SSO Connection failed, please contact your Administrator', 'metadata_expired')
+    expectRefused(await post(p, unsolicited), 'Your SSO Connection failed, please contact your Administrator', 'metadata_expired')
+  })
+
+  it("a disabled user's refused sign-in changes nothing: the IdP's role claim is not applied", async () => {
+    const p = await provider({ autoProvision: { enabled: true, default_role_id: 2, role_provision: true } })
+    const u = await expectSignedIn(await signIn(p, { email: 'zed@corp.example', attributes: { [ROLE_CLAIM]: ['bh-read-only'] } }), 'zed@corp.example')
+    await admin.updateUser(u.id, { is_disabled: true })
+    const before = (await admin.listUsers()).data.users.find((x) => x.id === u.id)!
+    expect(before.roles).toEqual(['Read-Only'])
+    const r = await signIn(p, { email: 'zed@corp.example', attributes: { [ROLE_CLAIM]: ['bh-administrator'] } })
+    expect(r.location).toBe(`${BASE}/ui/user-disabled`)
+    expect(r.setCookie).toBeNull()
+    const after = (await admin.listUsers()).data.users.find((x) => x.id === u.id)!
+    expect(after).toEqual(before)
+  })
+
+  it("the IdP's SessionNotOnOrAfter bounds the session and its cookie; one already past refuses the sign-in", async () => {
+    const p = await provider({ autoProvision: { enabled: true, default_role_id: 2 } })
+    const end = Date.now() + 600_000
+    const r = await signIn(p, { email: 'abe@corp.example', sessionNotOnOrAfter: end })
+    await expectSignedIn(r, 'abe@corp.example')
+    const maxAge = Number(/Max-Age=(\d+)/.exec(r.setCookie!)![1])
+    expect(maxAge).toBeGreaterThan(590)
+    expect(maxAge).toBeLessThanOrEqual(600)
+    const claims = JSON.parse(atob(r.sessionToken!.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')))
+    expect(claims.exp).toBe(Math.floor(end / 1000))
+    const stored = await env.DB.prepare('SELECT expires_at FROM sessions WHERE id = ?').bind(claims.jti).first<string>('expires_at')
+    expect(Date.parse(stored!)).toBe(Math.floor(end / 1000) * 1000)
+    expectRefused(await signIn(p, { email: 'abe@corp.example', sessionNotOnOrAfter: Date.now() - 1000 }), UNAUTHENTICATED, 'session_not_on_or_after')
+  })
+
+  it("linking a password user to a provider ends the sessions they opened with the password", async () => {
+    const p = await provider()
+    const bea = await admin.createUser({ principal_name: 'bea', email_address: 'bea@corp.example', roles: ['User'], secret: 'correct-horse-battery-bea' })
+    const anonymous = new EdgeHoundClient({ baseUrl: BASE, fetch: noFollow })
+    const { data } = await anonymous.login('bea', 'correct-horse-battery-bea')
+    const session = client({ kind: 'bearer', jwt: data.session_token })
+    expect((await session.self()).data.principal_name).toBe('bea')
+    await admin.updateUser(bea.data.id, { sso_provider_id: p.sso_provider_id.int32 })
+    await expect(session.self()).rejects.toMatchObject({ status: 401 })
   })
 })
 
@@ -330,7 +439,8 @@ afterAll(async () => {
     [
       'carol@corp.example', 'dora@corp.example', 'erin@corp.example', 'finn@corp.example', 'gus@corp.example', 'hal@corp.example', 'ivy',
       'jo@corp.example', 'kim@corp.example', 'nia@corp.example.evil.example', 'olga@corp.example', 'pat@corp.example', 'quinn@corp.example',
-      'rae@corp.example', 'sam', 'tess', 'vic@corp.example', 'wes@corp.example',
+      'rae@corp.example', 'sam', 'tess', 'vic@corp.example', 'wes@corp.example', 'yara@corp.example', 'zed@corp.example', 'abe@corp.example',
+      'bea', 'cy@corp.example',
     ].sort(),
   )
   expect((await workerFetch(new Request(`${BASE}/api/v2/saml/sso`))).status).toBe(200)
