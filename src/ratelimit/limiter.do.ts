@@ -13,7 +13,7 @@ import { offsetError, pruneOffsets, rememberOffset, REPLAY_MEMORY_MS, type Offse
  * For tokens and sessions the object is both the rate limiter and the revocation authority, so an
  * authenticated request costs exactly one Durable Object round-trip (`authorize`):
  *  - it caches its subject (the user's roles, environment access, disabled flag; for a session its expiry)
- *    after one D1 read, and answers from memory afterwards. Concurrent requests on a cold object share that
+ *    after one D1 read, and answers from memory afterwards, for at most SUBJECT_MAX_AGE_MS (5 s) before reading again. Concurrent requests on a cold object share that
  *    one read (single flight), and a failed read is not cached: every waiter fails (503, fail closed) and
  *    the next request reads again;
  *  - whoever revokes a token, disables or changes a user, or ends a session writes D1 first and then

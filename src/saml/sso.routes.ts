@@ -155,7 +155,13 @@ export const ssoFlowRoutes: RouteEntry[] = [
       query: LoginQuery,
       responses: {
         200: { description: 'HTTP-POST binding: an auto-submitting form to the IdP (strict CSP)', contentType: 'text/html', schema: z.string() },
-        302: { description: 'HTTP-Redirect binding: to the IdP SSO endpoint', headers: { Location: 'IdP SSO URL with SAMLRequest (and RelayState)' } },
+        302: {
+          description: 'HTTP-Redirect binding: to the IdP SSO endpoint',
+          headers: {
+            Location: 'IdP SSO URL with SAMLRequest (and RelayState)',
+            'Set-Cookie': '`edgehound_saml_request=<AuthnRequest ID>; Path=<callback path>; Max-Age=600; HttpOnly; Secure; SameSite=None` (also on the 200 page)',
+          },
+        },
         409: { description: "the provider's IdP metadata has expired (validUntil passed), or its SSO URL cannot be used" },
       },
     },
@@ -219,8 +225,10 @@ export const ssoFlowRoutes: RouteEntry[] = [
         "The response must be signed (Response, Assertion or both; every signature must verify) with a certificate of the provider's " +
         'metadata, be addressed to this ACS URL and SP, come from the provider, be current, answer an AuthnRequest this service ' +
         'issued in the last 10 minutes (unless IdP-initiated sign-in is allowed for the provider) and not have been used before. ' +
+        'The browser must send the `edgehound_saml_request` cookie GET /login gave it, holding the ID of that AuthnRequest ' +
+        '(the sign-in is bound to the browser that started it); the provider metadata must not have expired (validUntil). ' +
         "The user named by the email attribute must belong to this provider (or is created when auto provisioning is on). " +
-        'Success: 302 to the UI (or the same-site RelayState path) with the session JWT in the `token` cookie. ' +
+        "Success: 302 to the UI (or the same-site RelayState path) with the session JWT in the `token` cookie (ending no later than the IdP's SessionNotOnOrAfter). " +
         'Failure: 302 to `<UI>/login?error=<message>`; a disabled user: 302 to `<UI>/user-disabled`. See docs/saml.md.',
       tags: TAGS,
       auth: 'public',
@@ -237,7 +245,11 @@ export const ssoFlowRoutes: RouteEntry[] = [
       responses: {
         302: {
           description: 'signed in (Set-Cookie `token`, Location the UI or RelayState), or refused (Location `<UI>/login?error=…` or `<UI>/user-disabled`)',
-          headers: { Location: 'where the browser goes next', 'Set-Cookie': 'token=<session JWT>; Path=/; Max-Age=…; SameSite=Lax[; Secure] (success only)' },
+          headers: {
+            Location: 'where the browser goes next',
+            'Set-Cookie':
+              'always `edgehound_saml_request=; Path=<callback path>; Max-Age=0; HttpOnly; Secure; SameSite=None` (the binding is used up); on success also `token=<session JWT>; Path=/; Max-Age=…; SameSite=Lax[; Secure]`',
+          },
         },
       },
     },
