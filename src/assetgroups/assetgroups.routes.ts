@@ -6,6 +6,7 @@
 import type { Context } from 'hono'
 import { z } from 'zod'
 import type { AppEnv } from '../env'
+import { PageInt } from '../http/paging'
 import { ApiError, rfc3339 } from '../http/errors'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { NullTime } from '../http/null-types'
@@ -294,13 +295,8 @@ export const assetGroupRoutes: RouteEntry[] = [
       auth: 'graph/Read',
       params: GroupId,
       query: z.object({
-        skip: z.string().regex(/^\d{1,9}$/, 'skip must be a non-negative integer').transform(Number).optional(),
-        limit: z
-          .string()
-          .regex(/^\d{1,9}$/, `limit must be an integer from 1 to ${MEMBERS_MAX_LIMIT}`)
-          .transform(Number)
-          .refine((n) => n >= 1 && n <= MEMBERS_MAX_LIMIT, `limit must be an integer from 1 to ${MEMBERS_MAX_LIMIT}`)
-          .optional(),
+        skip: PageInt('skip'),
+        limit: PageInt('limit', { min: 1, max: MEMBERS_MAX_LIMIT }),
         sort_by: z.enum([...MEMBER_SORT, ...MEMBER_SORT.map((k) => `-${k}`)] as [string, ...string[]]).optional(),
         object_id: z.string().optional(),
         primary_kind: z.string().optional(),

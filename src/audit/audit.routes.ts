@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { defineRoute, type RouteEntry } from '../http/route'
+import { pageInt } from '../http/paging'
 import { ApiError, rfc3339 } from '../http/errors'
 import { parseTime, splitOp } from '../findings/query'
 import { listAuditLogs, type AuditColumn, type AuditFilter, type AuditOp, type AuditSort } from './audit.store'
@@ -50,10 +51,9 @@ const Query = z.object({
   ...Object.fromEntries(Object.keys(FILTERS).map((k) => [k, str])),
 })
 
+/** skip and limit: the shared paging parser (at most PAGE_INT_MAX; a larger value is a 400, never a 500). */
 function intParam(raw: string | undefined, name: string, def: number): number {
-  if (raw === undefined || raw === '') return def
-  if (!/^\d+$/.test(raw.trim())) throw new ApiError(400, `${name} must be a non-negative integer`, `query.${name}`)
-  return Number(raw.trim())
+  return pageInt(raw, name, { def })
 }
 
 export function parseAuditQuery(url: URL, now: Date) {
@@ -103,7 +103,7 @@ export const auditRoutes: RouteEntry[] = [
       summary: 'The audit log: every change made through the API (intent, then success or failure)',
       description:
         'Paged with `skip`/`limit` (default 1000; 0 or more than 10000 is answered with 10000 entries at most, and the response\'s `limit` ' +
-        'says so); past the end `logs` is `[]`. `before` (default now, exclusive) and `after` ' +
+        'says so; either above 1000000000 is 400); past the end `logs` is `[]`. `before` (default now, exclusive) and `after` ' +
         '(default before − 1 year, inclusive) take RFC 3339 date-times with any offset. Filters `column=<op>:<value>` on id (eq, neq, gt, gte, lt, lte), ' +
         'actor_id, actor_name, actor_email, action, request_id, source_ip_address, status (eq, neq). `sort_by` on id, created_at, actor_name, ' +
         'actor_email, action, source_ip_address, status (`-` for descending; default created_at; id breaks ties).',

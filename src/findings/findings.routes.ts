@@ -3,6 +3,7 @@ import { z } from 'zod'
 import type { AppEnv } from '../env'
 import { canSeeEnvironment } from '../auth/permissions'
 import { kindCatalogAt, loadKindCatalog } from '../extensions/catalog'
+import { PageInt } from '../http/paging'
 import { ApiError, rfc3339 } from '../http/errors'
 import { overBudget } from '../http/budget'
 import { WEIGHT } from '../ratelimit/cost'
@@ -124,12 +125,7 @@ export const RunSchema = z
 
 const DomainParams = z.object({ domain_id: z.string().min(1) })
 
-const nonNegInt = (name: string) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, `${name} must be a non-negative integer`)
-    .transform(Number)
-    .optional()
+const nonNegInt = (name: string) => PageInt(name)
 
 /** Rows per details page (docs/budgets.md), including limit=0 (every row). */
 export const DETAILS_MAX_ROWS = 10_000

@@ -3,6 +3,7 @@
  * `{count, skip, limit, start, end, data}`. Without from/to: the newest row of each environment.
  */
 import { z } from 'zod'
+import { PageInt } from '../http/paging'
 import { ApiError, rfc3339 } from '../http/errors'
 import { overBudget } from '../http/budget'
 import { defineRoute, type RouteEntry } from '../http/route'
@@ -34,7 +35,7 @@ function environmentsOf(c: { req: { queries: (k: string) => string[] | undefined
   return [...new Set((c.req.queries('environments') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean))]
 }
 
-const intStr = (name: string) => z.string().regex(/^\d{1,9}$/, `${name} must be a non-negative integer`).transform(Number).optional()
+const intStr = (name: string) => PageInt(name)
 
 const PostureStat = z
   .object({
