@@ -230,7 +230,14 @@ export const savedQueryRoutes: RouteEntry[] = [
       method: 'put',
       path: '/api/v2/saved-queries/:id',
       operationId: 'UpdateSavedQuery',
-      audit: { action: 'UpdateSavedQuery', fields: ({ params }) => ({ ...(params as object) }) },
+      // The intent row names the query and which fields were sent; the success row adds what changed (updateAudit).
+      audit: {
+        action: 'UpdateSavedQuery',
+        fields: ({ params, body }) => ({
+          ...(params as object),
+          sent: (['name', 'query', 'description'] as const).filter((k) => typeof (body as Record<string, unknown> | undefined)?.[k] === 'string' && (body as Record<string, string>)[k] !== ''),
+        }),
+      },
       summary: 'Change a saved query (non-empty fields replace the stored ones)',
       tags: ['Cypher'],
       auth: 'graph/Read',
@@ -250,7 +257,7 @@ export const savedQueryRoutes: RouteEntry[] = [
         description: body.description || q.description,
         updated_at: rfc3339(c.var.now()),
       }
-      const row = await updateSavedQuery(db, next, auditOf(c).write())
+      const row = await updateSavedQuery(db, next, auditOf(c).write(await updateAudit(q, next)))
       if (!row) throw new ApiError(400, DUPLICATE, 'body.name')
       return c.json({ data: json(row) })
     },
@@ -361,7 +368,8 @@ export const savedQueryRoutes: RouteEntry[] = [
       description:
         "BloodHound's DeleteSavedQueryPermissions: the owner or an administrator removes the listed users (no users: every sharing " +
         'row, public included); a user the query is shared with may remove themselves (400 when it is not shared with them). ' +
-        "Removing others from another user's query: 403 `Query does not belong to the user`. 204.",
+        "Removing others from another user's query: 403 `Query does not belong to the user`; removing every row of a public " +
+        'query (making it private) follows PUT\u2019s rule: an owner who is not an administrator gets 403 `Forbidden`. 204.',
       tags: ['Cypher'],
       auth: 'graph/Read',
       params: Id,
@@ -380,11 +388,40 @@ export const savedQueryRoutes: RouteEntry[] = [
       // which lets a user who lists themselves also remove the others listed.
       const others = users.length === 0 || users.some((u) => u !== me)
       if (others && q.user_id !== me && !isAdmin(c)) throw new ApiError(403, 'Query does not belong to the user', 'path.id')
+      // Removing every row of a public query makes it private: the same change as PUT …/permissions with neither
+      // users nor public, so the same rule decides it (BloodHound's CanUpdateSavedQueriesPermission: an owner who
+      // is not an administrator may not make a public query private). BloodHound's DELETE does not check this;
+      // without it the refusal of PUT is one request away.
+      if (users.length === 0 && (await isPublic(db, q.id))) {
+        const decision = sharingDecision({ admin: isAdmin(c), owned: q.user_id === me, public: true, me, users: [], makePublic: false })
+        if (decision !== 'ok') throw new ApiError(403, 'Forbidden', 'path.id')
+      }
       await unshare(db, q.id, users, auditOf(c).write())
       return c.body(null, 204)
     },
   ),
 ]
+
+/** SHA-256 of a query's text, hex: the audit log says the text changed without holding it. */
+async function queryDigest(text: string): Promise<string> {
+  const d = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
+  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+/**
+ * The success row's fields of an update: `changed` (the fields whose value differs), old and new name and
+ * description when they changed, and the SHA-256 of the old and new query text when it changed (the text itself
+ * can be long and may hold names of the graph; the digest tells which version ran, as a query's own digest).
+ */
+export async function updateAudit(before: SavedQueryRow, after: SavedQueryRow): Promise<Record<string, unknown>> {
+  const changed = (['name', 'description', 'query'] as const).filter((k) => before[k] !== after[k])
+  const out: Record<string, unknown> = { changed }
+  if (changed.includes('name')) Object.assign(out, { old_name: before.name, new_name: after.name })
+  if (changed.includes('description')) Object.assign(out, { old_description: before.description, new_description: after.description })
+  if (changed.includes('query'))
+    Object.assign(out, { old_query_sha256: await queryDigest(before.query), new_query_sha256: await queryDigest(after.query) })
+  return out
+}
 
 /**
  * Who may change a query's sharing, as BloodHound decides it (saved_queries_permissions.go

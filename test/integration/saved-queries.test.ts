@@ -221,3 +221,60 @@ describe('listing, scopes and sharing', () => {
     await expectEnvelope(await up.client.raw('GET', '/api/v2/saved-queries'), 403)
   })
 })
+
+describe('issue 24: making a public query private, and what an update audits', () => {
+  it('DELETE …/permissions on a public query: a non-administrator owner gets 403 like PUT; an administrator makes it private', async () => {
+    const q = (await createSavedQuery(alice.client, { name: `public-${Date.now()}`, query: 'MATCH (n) RETURN n LIMIT 1' })).data
+    expect((await shareSavedQuery(alice.client, q.id, { public: true })).status).toBe(201)
+    // PUT refuses the owner's "make private" (BloodHound's CanUpdateSavedQueriesPermission) ...
+    await expectEnvelope(await shareSavedQuery(alice.client, q.id, {}), 403, 'Forbidden')
+    // ... and so does DELETE with no users (every row, the public one included)
+    await expectEnvelope(await unshareSavedQuery(alice.client, q.id, []), 403, 'Forbidden')
+    await expectEnvelope(await alice.client.raw('DELETE', `/api/v2/saved-queries/${q.id}/permissions`, {}), 403, 'Forbidden')
+    expect((await getSavedQueryPermissions(bob.client, q.id)).data.public).toBe(true)
+    const refused = await env.DB.prepare(
+      "SELECT status FROM audit_logs WHERE action = 'DeleteSavedQueryPermissions' AND json_extract(fields, '$.id') = ?1 ORDER BY id",
+    )
+      .bind(q.id)
+      .all<{ status: string }>()
+    expect(refused.results.map((r) => r.status)).toEqual(['intent', 'failure', 'intent', 'failure'])
+    // an administrator may make any public query private, through either route
+    expect((await unshareSavedQuery(admin, q.id, [])).status).toBe(204)
+    await expectEnvelope(await bob.client.raw('GET', `/api/v2/saved-queries/${q.id}/permissions`), 404, 'no query permissions exist for saved query')
+    // a private query of one's own: the owner still removes every sharing row
+    await shareSavedQuery(alice.client, q.id, { user_ids: [bob.userId] })
+    expect((await unshareSavedQuery(alice.client, q.id, [])).status).toBe(204)
+    expect((await getSavedQuery(bob.client, q.id).catch(() => null))).toBeNull()
+  })
+
+  it('an update is audited with what changed: fields, old and new name and description, digests of the query text', async () => {
+    const q = (await createSavedQuery(alice.client, { name: `audited-${Date.now()}`, query: 'MATCH (u:User) RETURN u', description: 'before' })).data
+    const successRow = async () => {
+      const r = await env.DB.prepare(
+        "SELECT fields FROM audit_logs WHERE action = 'UpdateSavedQuery' AND status = 'success' AND json_extract(fields, '$.id') = ?1 ORDER BY id DESC LIMIT 1",
+      )
+        .bind(q.id)
+        .first<{ fields: string }>()
+      return JSON.parse(r!.fields) as Record<string, unknown>
+    }
+    const sha = async (t: string) =>
+      [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(t)))].map((b) => b.toString(16).padStart(2, '0')).join('')
+
+    await updateSavedQuery(alice.client, q.id, { name: `${q.name}-2`, query: 'MATCH (c:Computer) RETURN c' })
+    const f = await successRow()
+    expect(f).toMatchObject({
+      id: q.id,
+      sent: ['name', 'query'],
+      changed: ['name', 'query'],
+      old_name: q.name,
+      new_name: `${q.name}-2`,
+      old_query_sha256: await sha('MATCH (u:User) RETURN u'),
+      new_query_sha256: await sha('MATCH (c:Computer) RETURN c'),
+    })
+    expect(f).not.toHaveProperty('old_description')
+    expect(JSON.stringify(f)).not.toContain('MATCH')
+
+    await updateSavedQuery(alice.client, q.id, { description: 'after', name: `${q.name}-2` })
+    expect(await successRow()).toEqual({ id: q.id, sent: ['name', 'description'], changed: ['description'], old_description: 'before', new_description: 'after' })
+  })
+})
