@@ -2,7 +2,7 @@
 // `npm test`: runs every suite (workerd integration + unit, and the Node-side CLI suite when present),
 // then prints the totals alone on a line as `N passed, N failed` (what CI reads).
 // Extra arguments go to vitest, e.g. `npm test -- test/unit/signature.test.ts`.
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { patchTestPool } from './patch-test-pool.mjs'
@@ -13,6 +13,8 @@ mkdirSync(out, { recursive: true })
 const args = process.argv.slice(2)
 // a test-harness bug fix in node_modules (see the script); silent unless it changed something
 if (patchTestPool() === 'patched') console.log('vitest-pool-workers: nested-proxy fix applied (scripts/patch-test-pool.mjs)')
+// the console's static files: wrangler.toml's [assets] folder must exist before the worker starts
+execFileSync(process.execPath, [path.join(root, 'scripts', 'build-ui.mjs')], { cwd: root, stdio: 'inherit' })
 const suites = [
   { name: 'workers', config: 'test/vitest.config.ts' },
   { name: 'cli', config: 'test/vitest.cli.config.ts' },

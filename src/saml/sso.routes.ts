@@ -50,7 +50,6 @@ import {
 import { getUser, insertUser, updateUser, type User } from '../auth/users.store'
 import { startSession } from '../auth/session-start'
 import { invalidateUser } from '../auth/auth.routes'
-import { uiRoutes } from './ui.routes'
 
 const ACS_MAX_BYTES = 1024 * 1024
 /**
@@ -418,5 +417,4 @@ export const ssoFlowRoutes: RouteEntry[] = [
       return c.json({ data: { endpoints: rows.map((r) => ({ name: r.name, initiation_url: spUrls(base, r.slug).sp_sso_uri })) } })
     },
   ),
-  ...uiRoutes,
 ]

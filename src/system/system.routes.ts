@@ -39,6 +39,18 @@ export const systemRoutes: RouteEntry[] = [
   defineRoute(
     {
       method: 'get',
+      path: '/',
+      operationId: 'ConsoleRedirect',
+      summary: 'The web console: `/` redirects to `/ui/` (the console\'s static files, wrangler.toml [assets])',
+      tags: ['API Info'],
+      auth: 'public',
+      responses: { 302: { description: 'Location: /ui/', schema: z.string() } },
+    },
+    (c) => c.redirect('/ui/', 302),
+  ),
+  defineRoute(
+    {
+      method: 'get',
       path: '/health',
       operationId: 'Health',
       summary: 'Liveness check (no authentication)',

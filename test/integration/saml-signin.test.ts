@@ -122,23 +122,6 @@ describe('sign-in succeeds', () => {
     }
   })
 
-  it('GET /ui tells the signed-in user who they are (from the cookie); without it, how to sign in', async () => {
-    const p = await provider({ autoProvision: { enabled: true, default_role_id: 2 } })
-    const r = await signIn(p, { email: 'dora@corp.example' })
-    const page = await workerFetch(new Request(`${BASE}/ui`, { headers: { Cookie: `other=1; token=${r.sessionToken}` } }))
-    expect(page.status).toBe(200)
-    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8')
-    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'")
-    const html = await page.text()
-    expect(html).toContain('<strong>dora@corp.example</strong> (User)')
-    expect(html).toContain('POST /api/v2/tokens')
-    const anonPage = await (await workerFetch(new Request(`${BASE}/ui`))).text()
-    expect(anonPage).toContain('Not signed in')
-    expect(anonPage).toContain(`href="${p.sp_sso_uri}"`)
-    const failed = await (await workerFetch(new Request(loginUrl('<b>no</b>')))).text()
-    expect(failed).toContain('&lt;b&gt;no&lt;/b&gt;')
-  })
-
   it('just-in-time: the first sign-in creates the user (linked, default role); the second reuses it', async () => {
     const p = await provider({ autoProvision: { enabled: true, default_role_id: 3 } })
     const first = await expectSignedIn(await signIn(p, { email: 'erin@corp.example' }), 'erin@corp.example')
@@ -311,7 +294,6 @@ describe('sign-in is refused', () => {
     const r = await signIn(p, { email: 'vic@corp.example' })
     expect(r.location).toBe(`${BASE}/ui/user-disabled`)
     expect(r.setCookie).toBeNull()
-    expect((await workerFetch(new Request(r.location))).status).toBe(200)
   })
 
   it('deleted provider: its ACS is 404, its users are unlinked and listed as affected', async () => {
@@ -437,7 +419,7 @@ afterAll(async () => {
   const created = (await admin.listUsers()).data.users.filter((u) => !usersBefore.has(u.id)).map((u) => u.principal_name).sort()
   expect(created).toEqual(
     [
-      'carol@corp.example', 'dora@corp.example', 'erin@corp.example', 'finn@corp.example', 'gus@corp.example', 'hal@corp.example', 'ivy',
+      'carol@corp.example', 'erin@corp.example', 'finn@corp.example', 'gus@corp.example', 'hal@corp.example', 'ivy',
       'jo@corp.example', 'kim@corp.example', 'nia@corp.example.evil.example', 'olga@corp.example', 'pat@corp.example', 'quinn@corp.example',
       'rae@corp.example', 'sam', 'tess', 'vic@corp.example', 'wes@corp.example', 'yara@corp.example', 'zed@corp.example', 'abe@corp.example',
       'bea', 'cy@corp.example',
