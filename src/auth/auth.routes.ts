@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { clearedCookies, COOKIE_LOGIN_HEADER, csrfToken, originProblem, sessionCookies } from './csrf'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError, rfc3339 } from '../http/errors'
 import { ROLES } from './permissions'
@@ -139,7 +140,7 @@ export const authRoutes: RouteEntry[] = [
       method: 'post',
       path: '/api/v2/login',
       operationId: 'Login',
-      summary: 'Log in with a user name and secret; returns a session JWT',
+      summary: 'Log in with a user name and secret; returns a session JWT (with `X-EdgeHound-Session: cookie`: sets the console\'s HttpOnly session cookie instead)',
       tags: ['Auth'],
       auth: 'public',
       publicLimit: 'login',
@@ -160,6 +161,12 @@ export const authRoutes: RouteEntry[] = [
         throw new ApiError(400, `login method ${body.login_method.slice(0, 40)} is not supported`, 'login_method')
       const db = c.env.DB
       const cfg = c.var.config
+      // `X-EdgeHound-Session: cookie`: a browser login (the console). Refused from another site (login CSRF).
+      const cookieMode = (c.req.header(COOKIE_LOGIN_HEADER) ?? '').toLowerCase() === 'cookie'
+      if (cookieMode) {
+        const bad = originProblem({ url: c.req.url, origin: c.req.header('origin') ?? null, secFetchSite: c.req.header('sec-fetch-site') ?? null, publicBaseUrl: cfg.PUBLIC_BASE_URL })
+        if (bad) throw new ApiError(403, bad, 'csrf')
+      }
       const username = body.username.trim()
       let user = await findUserForLogin(db, username)
       if (!user && cfg.BOOTSTRAP_ADMIN_PASSWORD && (await countUsers(db)) === 0) {
@@ -182,7 +189,14 @@ export const authRoutes: RouteEntry[] = [
       const ok = await verifyPassword(body.secret, user?.password_hash)
       if (!user || !ok) throw new ApiError(401, 'authentication is invalid', 'auth')
       if (user.is_disabled) throw new ApiError(403, 'user disabled', 'auth')
-      const { token } = await startSession(db, cfg, user.id, c.var.now(), auditOf(c).write())
+      const { token, sessionId, ttlSeconds } = await startSession(db, cfg, user.id, c.var.now(), auditOf(c).write())
+      if (cookieMode) {
+        // the console: the session goes into the HttpOnly cookie only, never into script-readable JSON (auth/csrf.ts)
+        const secure = (cfg.PUBLIC_BASE_URL ?? new URL(c.req.url).origin).startsWith('https:')
+        for (const v of sessionCookies(token, await csrfToken(cfg.JWT_SIGNING_KEY, sessionId), ttlSeconds, secure)) c.header('Set-Cookie', v, { append: true })
+        c.header('Cache-Control', 'no-store')
+        return c.json({ data: { user_id: user.id, auth_expired: false, session_token: '' } })
+      }
       return c.json({ data: { user_id: user.id, auth_expired: false, session_token: token } })
     },
   ),
@@ -203,6 +217,9 @@ export const authRoutes: RouteEntry[] = [
       const ids = p.sessionId ? [p.sessionId] : await openSessionIds(c.env.DB, p.userId, now)
       const ended = await endSessions(c.env.DB, ids, now, auditOf(c).write({ sessions: ids.length }))
       await Promise.all(ids.map((id) => invalidateSubject(c.env, 'session', id)))
+      // a browser session's cookies go too (harmless for bearer and signed callers, who have none)
+      const secure = (c.var.config.PUBLIC_BASE_URL ?? new URL(c.req.url).origin).startsWith('https:')
+      for (const v of clearedCookies(secure)) c.header('Set-Cookie', v, { append: true })
       return c.json({ data: { sessions_ended: ended } })
     },
   ),

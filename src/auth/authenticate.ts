@@ -7,6 +7,7 @@ import { admit } from '../ratelimit/admission'
 import { measuredExtra } from '../ratelimit/cost'
 import { fromBase64Strict, toBase64 } from './encoding'
 import { verifySession } from './jwt'
+import { CSRF_HEADER, csrfProblem, readCookie, SESSION_COOKIE } from './csrf'
 import { permissionsOf, type Permission } from './permissions'
 import type { Principal } from './principal'
 import { isMutating, offsetRangeError } from './request-date'
@@ -217,6 +218,27 @@ async function verifyCredential(c: Context<AppEnv>, header: string, readOnly = f
   return { kind: 'token', id: param, signed }
 }
 
+/** The session of the `token` cookie; a change also needs the session's CSRF proof and this site's Origin (403). */
+async function verifyCookieSession(c: Context<AppEnv>, jwt: string): Promise<Credential> {
+  const cfg = c.get('config')
+  const claims = await verifySession(jwt, cfg.JWT_SIGNING_KEY, Math.floor(c.get('now')().getTime() / 1000))
+  if (typeof claims === 'string') return fail(c, `session cookie ${claims}`)
+  const problem = await csrfProblem(
+    {
+      method: c.req.method,
+      url: c.req.url,
+      origin: c.req.header('origin') ?? null,
+      secFetchSite: c.req.header('sec-fetch-site') ?? null,
+      csrfHeader: c.req.header(CSRF_HEADER) ?? null,
+      publicBaseUrl: cfg.PUBLIC_BASE_URL,
+    },
+    cfg.JWT_SIGNING_KEY,
+    claims.jti,
+  )
+  if (problem) throw new ApiError(403, problem, 'csrf')
+  return { kind: 'session', id: claims.jti }
+}
+
 /**
  * `cost`: the route's declared weight for this request (src/http/route.ts, src/ratelimit/cost.ts), taken from
  * the caller's bucket on admission; the measured rest is charged when the request ends.
@@ -234,8 +256,15 @@ export function authenticate(
         return next()
       }
       const header = c.req.header('authorization')
-      if (!header || !header.trim()) return fail(c, 'authentication required: no Authorization header')
-      const cred = await verifyCredential(c, header.trim(), opts.readOnly)
+      let cred: Credential
+      if (header && header.trim()) cred = await verifyCredential(c, header.trim(), opts.readOnly)
+      else {
+        // The console's browser session: the HttpOnly cookie, with the CSRF proof for changes (auth/csrf.ts).
+        // Only without an Authorization header, so bearer and signed requests never depend on cookies.
+        const jwt = readCookie(c.req.header('cookie'), SESSION_COOKIE)
+        if (!jwt) return fail(c, 'authentication required: no Authorization header')
+        cred = await verifyCookieSession(c, jwt)
+      }
       const cfg = c.get('config')
       const nowMs = c.get('now')().getTime()
       const weight = cfg.RATE_LIMIT_COST === 'on' && opts.cost ? Math.max(1, Math.ceil(opts.cost(c))) : 1

@@ -47,6 +47,11 @@ export class BookmarkMemory {
 export type Credentials =
   | { kind: 'token'; tokenId: string; tokenKey: string; scheme?: 'svcsignature' | 'bhesignature' }
   | { kind: 'bearer'; jwt: string }
+  /**
+   * A browser session (the console): the browser sends the HttpOnly `token` cookie by itself; changes carry
+   * the session's CSRF proof, read by `csrf` (in a browser, from the `csrf_token` cookie). See src/auth/csrf.ts.
+   */
+  | { kind: 'cookie'; csrf: () => string | null }
   | { kind: 'none' }
 
 export interface ClientOptions {
@@ -194,6 +199,9 @@ export class EdgeHoundClient {
       headers.set('Signature', toBase64(sig))
     } else if (cred.kind === 'bearer') {
       headers.set('Authorization', `Bearer ${cred.jwt}`)
+    } else if (cred.kind === 'cookie' && MUTATING.has(m)) {
+      const proof = cred.csrf()
+      if (proof) headers.set('X-CSRF-Token', proof)
     }
     return new Request(this.baseUrl + target, { method: method.toUpperCase(), headers, body: bytes })
   }
@@ -219,6 +227,15 @@ export class EdgeHoundClient {
       username,
       secret,
     })
+  }
+  /** A browser login: the session is set as the HttpOnly cookie (the answer's session_token is empty). */
+  loginWithCookie(username: string, secret: string) {
+    return this.call<{ data: { user_id: string; auth_expired: boolean; session_token: string } }>(
+      'POST',
+      '/api/v2/login',
+      { login_method: 'secret', username, secret },
+      { headers: { 'X-EdgeHound-Session': 'cookie' } },
+    )
   }
   logout() {
     return this.call<{ data: { sessions_ended: number } }>('POST', '/api/v2/logout')

@@ -77,18 +77,6 @@ export const MESSAGES = {
   connection: 'Your SSO Connection failed, please contact your Administrator',
 } as const
 
-/**
- * BloodHound's `token` cookie: Path=/, readable by the UI (not HttpOnly: BloodHound's UI reads it to
- * send it as a Bearer token), expiring with the session. Secure whenever the site is https. SameSite=Lax,
- * not BloodHound's Strict: the cookie is set on the answer to the IdP's cross-site POST and must be sent
- * on the redirect that follows; a Strict cookie is withheld from every request of a navigation that
- * began on another site, so the first page would not see the session. Lax still keeps it off cross-site
- * subrequests and cross-site POSTs.
- */
-export function tokenCookie(jwt: string, maxAgeSeconds: number, secure: boolean): string {
-  return `token=${jwt}; Path=/; Max-Age=${maxAgeSeconds}; SameSite=Lax${secure ? '; Secure' : ''}`
-}
-
 /** Base and UI URLs from the settings (PUBLIC_BASE_URL, UI_BASE_URL) and the request URL. */
 export function placesFor(cfg: { PUBLIC_BASE_URL?: string; UI_BASE_URL?: string }, requestUrl: string): Places {
   const base = cfg.PUBLIC_BASE_URL ?? new URL(requestUrl).origin

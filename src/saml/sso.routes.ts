@@ -9,6 +9,7 @@
  *   GET  /api/v2/saml/sso             every provider's name and login URL (public, as in BloodHound)
  *   + the small pages under /ui (ui.routes.ts) the sign-in redirects to when UI_BASE_URL is not set
  */
+import { csrfToken, sessionCookies } from '../auth/csrf'
 import type { Context } from 'hono'
 import { z } from 'zod'
 import type { AppEnv } from '../env'
@@ -41,7 +42,6 @@ import {
   placesFor,
   provisionedRole,
   successLocation,
-  tokenCookie,
   bindingCookie,
   bindingCookieValues,
   clearBindingCookie,
@@ -393,7 +393,9 @@ export const ssoFlowRoutes: RouteEntry[] = [
       const session = await startSession(db, cfg, user.id, now, auditOf(c).write({ provider: provider.slug }), v.sessionNotOnOrAfter ?? undefined)
       logSignIn(c, { outcome: 'signed_in', provider: provider.slug, user_id: user.id, created })
       const relay = relays[0] ?? null
-      return redirect(successLocation(place, relay), [unbind, tokenCookie(session.token, session.ttlSeconds, place.base.startsWith('https:'))])
+      // the console's browser session: HttpOnly `token` and its CSRF proof (auth/csrf.ts)
+      const csrf = await csrfToken(cfg.JWT_SIGNING_KEY, session.sessionId)
+      return redirect(successLocation(place, relay), [unbind, ...sessionCookies(session.token, csrf, session.ttlSeconds, place.base.startsWith('https:'))])
     },
   ),
   defineRoute(

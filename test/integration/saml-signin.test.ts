@@ -109,7 +109,9 @@ describe('sign-in succeeds', () => {
       const r = await signIn(p, { signWhat, email: 'carol@corp.example' })
       expect(r.response.status).toBe(302)
       expect(r.location).toBe(`${BASE}/ui`)
-      expect(r.setCookie).toMatch(/^token=[\w-]+\.[\w-]+\.[\w-]+; Path=\/; Max-Age=28800; SameSite=Lax$/) // http test origin: no Secure
+      // the console's browser session (auth/csrf.ts): HttpOnly session cookie and its readable CSRF proof
+      expect(r.setCookie).toMatch(/^token=[\w-]+\.[\w-]+\.[\w-]+; Path=\/; Max-Age=28800; SameSite=Lax; HttpOnly$/) // http test origin: no Secure
+      expect(r.response.headers.getSetCookie().find((v) => v.startsWith('csrf_token='))).toMatch(/^csrf_token=[\w-]{43}; Path=\/; Max-Age=28800; SameSite=Lax$/)
       expect(r.response.headers.get('cache-control')).toBe('no-store')
       const me = await expectSignedIn(r, 'carol@corp.example')
       expect(me.sso_provider_id).toBe(p.sso_provider_id.int32)

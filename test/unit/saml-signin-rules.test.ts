@@ -1,6 +1,6 @@
 /** src/saml/sign-in.ts: principal, JIT role, where the browser goes, the cookie. */
 import { describe, expect, it } from 'vitest'
-import { assertedPrincipal, disabledLocation, failureLocation, provisionedRole, ROLE_CLAIM, successLocation, tokenCookie } from '../../src/saml/sign-in'
+import { assertedPrincipal, disabledLocation, failureLocation, provisionedRole, ROLE_CLAIM, successLocation } from '../../src/saml/sign-in'
 
 const EMAIL = 'urn:oid:0.9.2342.19200300.100.1.3'
 const CLAIM = 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress'
@@ -51,9 +51,5 @@ describe('redirects and cookie', () => {
   it('failure and disabled URLs are BloodHound’s, the message encoded', () => {
     expect(failureLocation(p, 'a b&c')).toBe('https://bh.example.com/ui/login?error=a%20b%26c')
     expect(disabledLocation(p)).toBe('https://bh.example.com/ui/user-disabled')
-  })
-  it('the token cookie', () => {
-    expect(tokenCookie('j.w.t', 28800, true)).toBe('token=j.w.t; Path=/; Max-Age=28800; SameSite=Lax; Secure')
-    expect(tokenCookie('j.w.t', 60, false)).toBe('token=j.w.t; Path=/; Max-Age=60; SameSite=Lax')
   })
 })
