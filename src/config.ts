@@ -46,6 +46,11 @@ const schema = z.object({
    * not admission, and the bench's query-latency cases).
    */
   RATE_LIMIT_COST: z.enum(['on', 'off'], { error: 'must be on or off' }).optional().default('on'),
+  /**
+   * `on`: every signed mutation is one-use, including the data-plane routes declared repeatable
+   * (src/auth/replay.ts); for deployments whose clients all vary what they sign. Default `off`.
+   */
+  SIGNED_MUTATIONS_ONCE: z.enum(['on', 'off'], { error: 'must be on or off' }).optional().default('off'),
   /** weighted requests one API token or session may have running at once (src/ratelimit/cost.ts) */
   RATE_LIMIT_IN_FLIGHT_PER_TOKEN: intFrom(4),
   /** weighted requests (weight > 1) one user may have running at once, across all tokens and sessions */

@@ -188,6 +188,7 @@ export const assetGroupRoutes: RouteEntry[] = [
       description: 'Needs access to every environment (403 `user does not have access to this resource` otherwise, as the newer API).',
       tags: ['Asset Isolation'],
       auth: 'graph/ManageAssetGroups',
+      replay: { repeatable: 'privilege-zone data: a repeat creates nothing new (names are unique) and is rate-limited' },
       audit: {
         action: 'CreateAssetGroup',
         fields: ({ body }) => ({ asset_group_name: (body as { name?: unknown }).name, asset_group_tag: (body as { tag?: unknown }).tag }),
@@ -232,6 +233,7 @@ export const assetGroupRoutes: RouteEntry[] = [
         'System groups may be renamed too. 404 for an unknown group. Needs access to every environment (403 otherwise).',
       tags: ['Asset Isolation'],
       auth: 'graph/ManageAssetGroups',
+      replay: { repeatable: 'privilege-zone data: renaming to the same name again is idempotent' },
       audit: {
         action: 'UpdateAssetGroup',
         fields: ({ params, body }) => ({
@@ -264,6 +266,7 @@ export const assetGroupRoutes: RouteEntry[] = [
         'Needs access to every environment (403 otherwise).',
       tags: ['Asset Isolation'],
       auth: 'graph/ManageAssetGroups',
+      replay: { repeatable: 'privilege-zone data: deleting again answers 404 and changes nothing' },
       audit: {
         action: 'DeleteAssetGroup',
         fields: ({ params }) => ({ asset_group_id: Number((params as { asset_group_id: string }).asset_group_id) }),
@@ -370,6 +373,7 @@ export const assetGroupRoutes: RouteEntry[] = [
         'API\u2019s selectors). The change takes effect at the next analysis run (POST /api/v2/analysis).',
       tags: ['Asset Isolation'],
       auth: 'graph/ManageAssetGroups',
+      replay: { repeatable: 'selectors: the same selector changes applied again give the same set (collector overwrite runs repeat them)' },
       // BloodHound's actions: CreateAssetGroupSelector for a request that adds, DeleteAssetGroupSelector for one
       // that only removes (a request that does both also writes a DeleteAssetGroupSelector success row).
       audit: {

@@ -10,7 +10,8 @@ import { verifySession } from './jwt'
 import { CSRF_HEADER, csrfProblem, readCookie, SESSION_COOKIE } from './csrf'
 import { permissionsOf, type Permission } from './permissions'
 import type { Principal } from './principal'
-import { isMutating, offsetRangeError } from './request-date'
+import { offsetRangeError } from './request-date'
+import { isOneUse, type ReplayClass } from './replay'
 import { importTokenKey, parseRfc3339WithOffset, requestTarget, skewError } from './signature'
 import { verifyRequestSignature } from './signature-verify'
 import type { LimitResult, PrincipalSnapshot, SignedRequestFacts } from '../ratelimit/limiter.do'
@@ -174,7 +175,7 @@ export function forgetTokenKey(tokenId: string) {
 
 type Credential = { kind: 'token' | 'session'; id: string; signed?: SignedRequestFacts }
 
-async function verifyCredential(c: Context<AppEnv>, header: string, readOnly = false): Promise<Credential> {
+async function verifyCredential(c: Context<AppEnv>, header: string, readOnly: boolean, replay: ReplayClass): Promise<Credential> {
   const sp = header.indexOf(' ')
   const scheme = (sp === -1 ? header : header.slice(0, sp)).toLowerCase()
   const param = sp === -1 ? '' : header.slice(sp + 1).trim()
@@ -213,8 +214,8 @@ async function verifyCredential(c: Context<AppEnv>, header: string, readOnly = f
   // ones already admitted (auth/request-date.ts). The replay key is the signature as decoded, re-encoded
   // canonically, so two spellings of one signature are one key.
   const signed: SignedRequestFacts = { offsetMinutes: parsed.offsetMinutes, claimedMs: date.getTime() }
-  // A route declared read-only (route.ts `readOnly`) changes nothing, so its requests are checked like GETs.
-  if (isMutating(c.req.method) && !readOnly) signed.replayKey = toBase64(sig)
+  // Only a one-use request (its route's replay class, src/auth/replay.ts) is remembered and refused again.
+  if (isOneUse(c.req.method, replay, readOnly, cfg.SIGNED_MUTATIONS_ONCE === 'on')) signed.replayKey = toBase64(sig)
   return { kind: 'token', id: param, signed }
 }
 
@@ -244,7 +245,9 @@ async function verifyCookieSession(c: Context<AppEnv>, jwt: string): Promise<Cre
  * the caller's bucket on admission; the measured rest is charged when the request ends.
  */
 export function authenticate(
-  opts: { required: true; cost?: (c: Context<AppEnv>) => number; readOnly?: boolean } | { required: false; publicLimit: 'ip' | 'login' },
+  opts:
+    | { required: true; cost?: (c: Context<AppEnv>) => number; readOnly?: boolean; replay?: ReplayClass }
+    | { required: false; publicLimit: 'ip' | 'login' },
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     let admitted: { weight: number; nowMs: number; slots: [string, string][] }
@@ -257,7 +260,7 @@ export function authenticate(
       }
       const header = c.req.header('authorization')
       let cred: Credential
-      if (header && header.trim()) cred = await verifyCredential(c, header.trim(), opts.readOnly)
+      if (header && header.trim()) cred = await verifyCredential(c, header.trim(), opts.readOnly === true, opts.replay ?? 'once')
       else {
         // The console's browser session: the HttpOnly cookie, with the CSRF proof for changes (auth/csrf.ts).
         // Only without an Authorization header, so bearer and signed requests never depend on cookies.

@@ -60,6 +60,7 @@ export const tokenRoutes: RouteEntry[] = [
       summary: 'Create an API token; the key appears only in this response',
       tags: ['Auth'],
       auth: 'auth/CreateToken',
+      replay: { once: 'answers with a secret: a copy would hand its holder a fresh key' },
       body: { kind: 'json', schema: CreateTokenBody, maxBytes: 16 * 1024 },
       audit: { action: 'CreateAuthToken', fields: ({ body }) => ({ token_name: (body as { token_name?: string }).token_name }) },
       responses: {
@@ -123,6 +124,7 @@ export const tokenRoutes: RouteEntry[] = [
       summary: 'Revoke an API token; it fails on the very next request',
       tags: ['Auth'],
       auth: 'auth/CreateToken',
+      replay: { once: 'identity change: revoking a token is done once' },
       params: z.object({ token_id: z.string().uuid('id is malformed') }),
       audit: { action: 'DeleteAuthToken', fields: ({ params }) => ({ id: (params as { token_id: string }).token_id }) },
       responses: { 200: { description: 'revoked', schema: z.object({ data: z.object({ id: z.string(), revoked: z.literal(true) }) }) } },

@@ -8,9 +8,9 @@ import { computeSignature } from '../auth/signature'
 import { toBase64 } from '../auth/encoding'
 
 /**
- * A signed mutating request (POST, PUT, PATCH, DELETE) is accepted once (src/auth/request-date.ts): its
- * signature covers only the method, target, date hour and body, so two identical bodiless POSTs in one
- * hour would be one request to the service. Wrappers of mutations that are legitimately repeated with no
+ * A signed one-use mutation (src/auth/replay.ts; every mutation with SIGNED_MUTATIONS_ONCE=on) is accepted
+ * once: its signature covers only the method, target, date hour and body, so two identical bodiless POSTs
+ * in one hour would be one request to the service. Wrappers of mutations that are legitimately repeated with no
  * body (start an ingest job, run the analysis) add this signed, ignored query parameter to tell them apart.
  */
 export function repeatable(path: string): string {

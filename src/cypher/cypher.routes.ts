@@ -48,6 +48,7 @@ export const cypherRoutes: RouteEntry[] = [
         'The response header `X-Cypher-Plan` summarises how the patterns were matched.',
       tags: ['Cypher'],
       auth: 'graph/Read',
+      replay: { repeatable: 'a read-only query: it changes nothing' },
       body: { kind: 'json', schema: CypherQuerySchema, maxBytes: 256 * 1024 },
       responses: { 200: { description: 'the nodes, edges and literals the query returned', schema: z.object({ data: CypherResultSchema }) } },
     },

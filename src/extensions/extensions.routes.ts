@@ -80,6 +80,7 @@ export const extensionRoutes: RouteEntry[] = [
         'Child sets are reconciled by name in one atomic write. Built-in extensions cannot be modified.',
       tags: ['Graph Extensions'],
       auth: 'graph/ManageExtensions',
+      replay: { repeatable: 'an idempotent upsert: the same schema applied again answers created: false' },
       body: { kind: 'json', schema: AnyJsonDocument, maxBytes: MAX_BODY },
       responses: { 200: { description: 'created or updated', schema: UpsertResult } },
     },
@@ -156,6 +157,7 @@ export const extensionRoutes: RouteEntry[] = [
       summary: 'Delete an extension with all its kinds, environments and findings (built-ins cannot be deleted)',
       tags: ['Graph Extensions'],
       auth: 'graph/ManageExtensions',
+      replay: { repeatable: 'deleting again answers 404 and changes nothing' },
       params: IdParams,
       responses: {
         200: {

@@ -370,6 +370,7 @@ export const findingRoutes: RouteEntry[] = [
         'Acceptance does not change `updated_at` (only metric changes do).',
       tags: ['Attack Paths'],
       auth: 'risks/ManageRisks',
+      replay: { once: 'risk acceptance hides a finding: a copy could re-accept a risk an administrator has just reopened' },
       params: z.object({ id: z.string().regex(/^[1-9]\d{0,15}$/, 'id is malformed') }),
       body: { kind: 'json', schema: AcceptanceBody, maxBytes: 4 * 1024 },
       responses: { 200: { description: 'the finding after the change', schema: z.object({ data: z.union([RelationshipItem, ListItem]) }) } },
@@ -406,6 +407,7 @@ export const findingRoutes: RouteEntry[] = [
       description: 'Answers 202 with the run the request joined: a new pending run, or the one already pending.',
       tags: ['Analysis'],
       auth: 'analysis/Run',
+      replay: { repeatable: 'an analysis request: repeats coalesce into the pending run' },
       responses: { 202: { description: 'requested', schema: z.object({ data: RunSchema }) } },
     },
     async (c) => {

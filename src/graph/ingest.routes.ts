@@ -93,6 +93,7 @@ export const ingestRoutes: RouteEntry[] = [
       summary: 'Start a file-upload (ingest) job',
       tags: ['Graph'],
       auth: 'graph/Ingest',
+      replay: { repeatable: 'data plane: another upload job, as upload scripts start one per run (empty body, so every start is the same request); bounded by the rate limit' },
       responses: { 201: { description: 'the new job, status 1 (running)', schema: z.object({ data: IngestJobSchema }) } },
     },
     async (c) => {
@@ -159,6 +160,7 @@ export const ingestRoutes: RouteEntry[] = [
         'holds at most 100 files inflating to at most 20 MiB in all; 200,000 nodes and edges; 400 staging statements.',
       tags: ['Graph'],
       auth: 'graph/Ingest',
+      replay: { repeatable: 'data plane: the same file into the same open job; bounded by the job\'s budgets and the rate limit' },
       params: JobParams,
       body: {
         kind: 'raw',
@@ -252,6 +254,7 @@ export const ingestRoutes: RouteEntry[] = [
       summary: 'End a job: records collection times of its environments and requests an analysis run (unless every file of it was refused)',
       tags: ['Graph'],
       auth: 'graph/Ingest',
+      replay: { repeatable: 'data plane: ending an ended job again changes nothing' },
       params: JobParams,
       responses: { 200: { description: 'the ended job', schema: z.object({ data: IngestJobSchema }) } },
     },

@@ -9,6 +9,7 @@ import { ApiError } from './errors'
 import { zodDetails } from './zod-errors'
 import { AuditScope, failureMessage, resolveAction, type AuditDecl } from '../audit/audit'
 import { writeAuditRow } from '../audit/audit.store'
+import { replayClassError, type ReplayDecl } from '../auth/replay'
 
 /**
  * One declaration per route: method, path, who may call it, what it accepts and what it answers.
@@ -79,12 +80,22 @@ export interface RouteDef<
   audit?: AuditDecl
   /**
    * A non-GET route that changes nothing (today only POST /api/v2/graphs/cypher, which refuses updating
-   * clauses). Its signed requests follow the GET rule of src/auth/request-date.ts — valid for the signature's
-   * window, repeatable — instead of "a mutation is admitted once": a client that sends the same read query
-   * twice in one signed hour (Sentinel's Tier Zero collector after a restart) is answered, not refused. Only
-   * allowed together with `audit: { exempt }` (checked by defineRoute), so a route that writes cannot opt in.
+   * clauses). It is charged for its time like a GET (src/auth/authenticate.ts) and must be declared
+   * `replay: { repeatable }`. Only allowed together with `audit: { exempt }` (checked by defineRoute), so a
+   * route that writes cannot opt in.
    */
   readOnly?: true
+  /**
+   * What a copy of one of this route's signed requests may gain (SECURITY.md rule 3, src/auth/replay.ts).
+   * Required on every non-GET route that accepts signed requests (defineRoute refuses a declaration without
+   * it, and test/unit/route-replay.test.ts walks the route table), each with a one-line reason:
+   * - `{ once: reason }`: identity and access changes and anything that answers with a secret. A signed
+   *   request is admitted once; a copy (or an honest repeat) within the window is refused with 401.
+   * - `{ repeatable: reason }`: data-plane operations whose effect is idempotent or bounded by the rate
+   *   limit. The same signed request may be admitted again within the signature's window, as BloodHound
+   *   serves it. The `SIGNED_MUTATIONS_ONCE=on` setting makes these one-use too.
+   */
+  replay?: ReplayDecl
 }
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined
@@ -172,6 +183,8 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
 ): RouteEntry {
   if (def.readOnly && !(def.audit && 'exempt' in def.audit))
     throw new Error(`route ${def.method.toUpperCase()} ${def.path}: readOnly needs audit: { exempt } (a route that changes nothing)`)
+  const replayError = replayClassError(def)
+  if (replayError) throw new Error(`route ${def.method.toUpperCase()} ${def.path}: ${replayError}`)
   const handlers: MiddlewareHandler<AppEnv>[] = []
   const maxBytes = def.body?.maxBytes ?? DEFAULT_MAX_BODY
   handlers.push(async (c, next) => {
@@ -197,6 +210,7 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
             required: true,
             cost: cost === undefined ? undefined : typeof cost === 'number' ? () => cost : cost.of,
             readOnly: def.readOnly === true,
+            replay: def.replay && 'once' in def.replay ? 'once' : 'repeatable',
           },
     ),
   )

@@ -234,6 +234,7 @@ const createDef = {
   method: 'post' as const,
   tags: ['Auth', 'Community', 'Enterprise'],
   auth: 'auth/ManageProviders' as const,
+  replay: { once: 'SSO provider change: who may sign in, and with which role' },
   body: { kind: 'form' as const, schema: CreateProviderForm, maxBytes: MAX_FORM_BYTES },
   // the name only: the metadata document (certificates) stays out of the audit log
   audit: { action: 'CreateSAMLIdentityProvider' as const, fields: ({ body }: { body: unknown }) => ({ name: String((body as { name?: unknown }).name ?? '').slice(0, 100) }) },
@@ -324,6 +325,7 @@ export const samlRoutes: RouteEntry[] = [
       summary: 'Delete a SAML provider (and its SSO provider)',
       tags: ['Auth', 'Community', 'Enterprise'],
       auth: 'auth/ManageProviders',
+      replay: { once: 'SSO provider change (ends its users\' sessions): identity and access' },
       params: idParam('saml_provider_id'),
       responses: { 200: { description: 'deleted; its users are unlinked and listed in affected_users', schema: AffectedUsers } },
     },
@@ -363,6 +365,7 @@ export const samlRoutes: RouteEntry[] = [
         '`config.auto_provision.*` (merged into the current config). All changes are written together or not at all.',
       tags: ['Auth', 'Community', 'Enterprise'],
       auth: 'auth/ManageProviders',
+      replay: { once: 'SSO provider change (who may sign in, with which role): a copy could undo an administrator\'s correction' },
       params: idParam('sso_provider_id'),
       body: { kind: 'form', schema: UpdateProviderForm, maxBytes: MAX_FORM_BYTES },
       responses: {
@@ -409,6 +412,7 @@ export const samlRoutes: RouteEntry[] = [
       summary: 'Delete an SSO provider',
       tags: ['Auth', 'Community', 'Enterprise'],
       auth: 'auth/ManageProviders',
+      replay: { once: 'SSO provider change (ends its users\' sessions): identity and access' },
       params: idParam('sso_provider_id'),
       responses: { 200: { description: 'deleted; its users are unlinked and listed in affected_users', schema: AffectedUsers } },
     },
