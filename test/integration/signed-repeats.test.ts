@@ -44,10 +44,10 @@ describe('repeatable data-plane mutations: the same signed request twice in its 
     const req = await signedRequest(tok, 'PUT', '/api/v2/extensions', JSON.stringify(smallDoc('Repeat Ext', 'RPT')))
     const first = await req.send()
     expect(first.status).toBe(200)
-    expect((await first.json()).data.created).toBe(true)
+    expect(((await first.json()) as { data: { created: boolean } }).data.created).toBe(true)
     const second = await req.send()
     expect(second.status).toBe(200)
-    expect((await second.json()).data.created).toBe(false)
+    expect(((await second.json()) as { data: { created: boolean } }).data.created).toBe(false)
   })
 
   it('a wrong-content-type retry of the same body is answered 415 both times (not 401)', async () => {
@@ -64,7 +64,8 @@ describe('repeatable data-plane mutations: the same signed request twice in its 
     const b = await start.send()
     expect(a.status).toBe(201)
     expect(b.status).toBe(201)
-    const ids = [(await a.json()).data.id, (await b.json()).data.id]
+    const idOf = async (r: Response) => ((await r.json()) as { data: { id: number } }).data.id
+    const ids = [await idOf(a), await idOf(b)]
     expect(ids[0]).not.toBe(ids[1])
     for (const id of ids) {
       const end = await signedRequest(tok, 'POST', `/api/v2/file-upload/${id}/end`)
@@ -79,14 +80,14 @@ describe('repeatable data-plane mutations: the same signed request twice in its 
     const admin = await adminSession()
     const created = await admin.raw('POST', '/api/v2/asset-group-tags/1/selectors', { name: `repeat-sel-${crypto.randomUUID().slice(0, 8)}`, seeds: [{ type: 1, value: 'S-1-5-21-1-1-1-5001' }] })
     expect(created.status).toBe(201)
-    const sel = (await created.json()).data.id
+    const sel = ((await created.json()) as { data: { id: number } }).data.id
     const tok = await freshToken()
     const patch = await signedRequest(tok, 'PATCH', `/api/v2/asset-group-tags/1/selectors/${sel}`, JSON.stringify({ description: 'kept by the collector' }))
     const first = await patch.send()
     const second = await patch.send()
     expect(first.status).toBe(200)
     expect(second.status).toBe(200)
-    expect((await second.json()).data.description).toBe('kept by the collector')
+    expect(((await second.json()) as { data: { description: string } }).data.description).toBe('kept by the collector')
   })
 
   it('an analysis request repeated is answered (202 both times)', async () => {
@@ -118,7 +119,7 @@ describe('one-use identity and access mutations: a copy is refused', () => {
     expect((await promote.send()).status).toBeLessThan(300)
     expect((await admin.raw('PATCH', `/api/v2/bloodhound-users/${userId}`, { roles: ['Read-Only'] })).status).toBeLessThan(300)
     await expectEnvelope(await promote.send(), 401, 'already accepted')
-    const after = await (await admin.raw('GET', `/api/v2/bloodhound-users/${userId}`)).json()
+    const after = (await (await admin.raw('GET', `/api/v2/bloodhound-users/${userId}`)).json()) as { data: { roles: unknown } }
     expect(JSON.stringify(after.data.roles)).toContain('Read-Only')
     expect(JSON.stringify(after.data.roles)).not.toContain('Administrator')
   })
