@@ -225,7 +225,7 @@ describe('replayed signed requests', () => {
     await expectEnvelope(await send(tok, 'GET', '/api/version', captured, rewrite(captured, 0)), 401, 'more than one hour below')
   })
 
-  it('a mutating request is accepted once, whatever minutes or offset the copy carries', async () => {
+  it('a one-use mutation (token creation) is accepted once, whatever minutes or offset the copy carries', async () => {
     const tok = await freshToken()
     const date = localDate(Date.now(), 0)
     const body = JSON.stringify({ token_name: 'once' })
@@ -263,7 +263,7 @@ describe('replayed signed requests', () => {
 
   it('only a route that declares it changes nothing (audit exempt) may be read-only', async () => {
     const { defineRoute } = await import('../../src/http/route')
-    const def = { method: 'post' as const, path: '/x', operationId: 'X', summary: 'x', tags: [] as string[], auth: 'graph/Read' as const, responses: {}, readOnly: true as const }
+    const def = { method: 'post' as const, path: '/x', operationId: 'X', summary: 'x', tags: [] as string[], auth: 'graph/Read' as const, responses: {}, readOnly: true as const, replay: { repeatable: 'a read-only test route' } }
     expect(() => defineRoute({ ...def, audit: { action: 'CreateAssetGroup' } }, (c) => c.body(null))).toThrow(/readOnly needs audit/)
     expect(() => defineRoute({ ...def, audit: { exempt: 'reads' } }, (c) => c.body(null))).not.toThrow()
   })
