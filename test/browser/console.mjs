@@ -1,0 +1,278 @@
+#!/usr/bin/env node
+// The console (ui/) in a real browser: starts the worker locally (wrangler's unstable_startWorker, local D1 with
+// the migrations applied, the console's static files from ui/dist, no internet needed), ingests a small graph
+// through the API with the typed client, and drives Debian's Chromium through playwright-core: a wrong
+// password shows the envelope's message; sign in with a password (HttpOnly cookie); search an object and open
+// its panel; pathfinding draws the path (asserted through the table view "Graph as table"); a Cypher query
+// draws its nodes. Measures the first-load compressed JavaScript (gzip of the entry chunks) and the sign-in
+// page's time to interactive, and keeps screenshots in test/artifacts/ (docs/console-*.png with --screenshots).
+// Prints one line "N passed, N failed" at the end; exits non-zero on any failure.
+//
+//   node --import tsx test/browser/console.mjs [--screenshots]     (CHROMIUM_PATH=/path/to/chromium for another binary)
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { EdgeHoundClient } from '../../src/client/index.ts'
+import { ingest } from '../../src/client/graph.ts'
+
+const root = path.resolve(import.meta.dirname, '../..')
+const artifacts = path.join(root, 'test', 'artifacts')
+const shotsToDocs = process.argv.includes('--screenshots')
+// Local-only values for this run (never used anywhere else).
+const SECRETS = {
+  ENVIRONMENT: 'development',
+  JWT_SIGNING_KEY: 'console-test-jwt-signing-key-0123456789abcdef0123',
+  TOKEN_ENCRYPTION_KEY: 'Y29uc29sZS10ZXN0LXRva2VuLWVuY3J5cHRpb24ta2U=',
+  BOOTSTRAP_ADMIN_USERNAME: 'admin',
+  BOOTSTRAP_ADMIN_PASSWORD: 'console-test-admin-password',
+}
+
+let passed = 0
+let failed = 0
+async function check(name, fn) {
+  try {
+    await fn()
+    passed++
+    console.log(`ok   ${name}`)
+  } catch (e) {
+    failed++
+    console.log(`FAIL ${name}: ${e?.message ?? e}`)
+  }
+}
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg)
+}
+function finish(code) {
+  console.log(`${passed} passed, ${failed} failed`)
+  process.exit(code ?? (failed > 0 || passed === 0 ? 1 : 0))
+}
+const watchdog = setTimeout(() => {
+  console.log('FAIL the console test did not finish within 5 minutes')
+  failed++
+  finish(1)
+}, 300_000)
+watchdog.unref()
+
+const exe = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/lib/chromium/chromium', '/usr/bin/chromium-browser'].filter(Boolean).find((p) => existsSync(p))
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+// A small graph: ALICE -MemberOf-> HELPDESK -AdminTo-> SRV01
+const FIXTURE = {
+  metadata: { source_kind: 'ConsoleTest' },
+  graph: {
+    nodes: [
+      { id: 'CT-USER-ALICE', kinds: ['User'], properties: { name: 'ALICE@CONSOLE.TEST', title: 'Analyst' } },
+      { id: 'CT-GROUP-HELPDESK', kinds: ['Group'], properties: { name: 'HELPDESK@CONSOLE.TEST' } },
+      { id: 'CT-COMPUTER-SRV01', kinds: ['Computer'], properties: { name: 'SRV01.CONSOLE.TEST' } },
+    ],
+    edges: [
+      { start: { value: 'CT-USER-ALICE' }, end: { value: 'CT-GROUP-HELPDESK' }, kind: 'MemberOf' },
+      { start: { value: 'CT-GROUP-HELPDESK' }, end: { value: 'CT-COMPUTER-SRV01' }, kind: 'AdminTo' },
+    ],
+  },
+}
+
+let worker
+let browser
+const persist = mkdtempSync(path.join(os.tmpdir(), 'edgehound-console-'))
+try {
+  if (!exe) {
+    console.log('FAIL chromium not found (apt-get install -y chromium, or set CHROMIUM_PATH)')
+    failed++
+    finish(1)
+  }
+  mkdirSync(artifacts, { recursive: true })
+  execFileSync(process.execPath, [path.join(root, 'scripts', 'build-ui.mjs')], { cwd: root, stdio: 'inherit' })
+  execFileSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
+    cwd: root,
+    env: { ...process.env, CI: 'true' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= 'false'
+  const { unstable_startWorker } = await import('wrangler')
+  worker = await unstable_startWorker({
+    config: path.join(root, 'wrangler.toml'),
+    build: { nodejsCompatMode: (cfg) => (cfg.compatibility_flags.includes('nodejs_compat') ? 'v2' : null) },
+    bindings: Object.fromEntries(Object.entries(SECRETS).map(([k, v]) => [k, { type: 'secret_text', value: v }])),
+    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, persist, watch: false, logLevel: 'warn' },
+  })
+  await worker.ready
+  const origin = (await worker.url).origin
+
+  // the fixture, through the API (typed client, bearer session)
+  const anon = new EdgeHoundClient({ baseUrl: origin })
+  const login = await anon.login(SECRETS.BOOTSTRAP_ADMIN_USERNAME, SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
+  const api = anon.withCredentials({ kind: 'bearer', jwt: login.data.session_token })
+  await ingest(api, FIXTURE)
+  for (let i = 0; i < 100; i++) {
+    const r = await api.call('GET', '/api/v2/search?q=ALICE%40CONSOLE')
+    if (r.data.length) break
+    await new Promise((r) => setTimeout(r, 200))
+  }
+
+  browser = await (await import('playwright-core')).chromium.launch({ executablePath: exe, headless: true, args: FLAGS }) // playwright gives every launch a fresh profile directory
+  const context = await browser.newContext({ viewport: { width: 1366, height: 860 } })
+  const external = []
+  const problems = []
+  await context.route('**/*', (route) => {
+    const u = new URL(route.request().url())
+    if (u.origin !== origin) {
+      external.push(u.href)
+      return route.abort()
+    }
+    return route.continue()
+  })
+  const page = await context.newPage()
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) problems.push(m.text())
+  })
+  page.on('pageerror', (e) => problems.push(String(e)))
+  page.setDefaultTimeout(20_000)
+
+  await check('/ redirects to the console; its page carries a strict CSP (no inline script)', async () => {
+    const res = await page.goto(`${origin}/`)
+    assert(new URL(page.url()).pathname.startsWith('/ui/'), `landed on ${page.url()}`)
+    const csp = (await res.allHeaders())['content-security-policy'] ?? ''
+    const script = /script-src ([^;]*)/.exec(csp)?.[1] ?? ''
+    assert(script.trim() === "'self'" && csp.includes("default-src 'none'") && csp.includes("frame-ancestors 'none'"), `CSP is "${csp}"`)
+  })
+
+  await check('signed out, the console goes to sign-in (Username, Password, "Sign in")', async () => {
+    await page.getByRole('button', { name: 'Sign in' }).waitFor()
+    assert(new URL(page.url()).pathname === '/ui/login', `at ${page.url()}`)
+  })
+
+  let tti = 0
+  await check('sign-in page time to interactive (fresh load)', async () => {
+    const t0 = Date.now()
+    await page.goto(`${origin}/ui/login`)
+    await page.getByRole('button', { name: 'Sign in' }).waitFor()
+    await page.getByLabel('Username').focus()
+    tti = Date.now() - t0
+    const nav = await page.evaluate(() => performance.getEntriesByType('navigation')[0]?.domInteractive ?? 0)
+    console.log(`     sign-in page interactive in ${tti} ms (navigation domInteractive ${Math.round(nav)} ms)`)
+    assert(tti < 1500, `${tti} ms, the goal is 1.5 s`)
+  })
+
+  let firstLoad = 0
+  await check('first-load JavaScript (gzip of the entry chunks) ≤ 400 KB', async () => {
+    const html = readFileSync(path.join(root, 'ui', 'dist', 'index.html'), 'utf8')
+    const entries = [...html.matchAll(/(?:src|href)="(\/ui\/assets\/[^"]+\.js)"/g)].map((m) => m[1])
+    assert(entries.length > 0, 'no entry script in index.html')
+    firstLoad = entries.reduce((s, e) => s + gzipSync(readFileSync(path.join(root, 'ui', 'dist', e))).length, 0)
+    console.log(`     first-load JS: ${entries.length} chunk(s), ${(firstLoad / 1024).toFixed(1)} KB gzip`)
+    assert(firstLoad <= 400 * 1024, `${firstLoad} bytes`)
+  })
+
+  await check('a wrong password shows the envelope message next to the form', async () => {
+    await page.getByLabel('Username').fill('admin')
+    await page.getByLabel('Password').fill('not-the-password')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    const alert = page.getByRole('alert')
+    await alert.waitFor()
+    assert((await alert.innerText()).includes('authentication is invalid'), `alert: ${await alert.innerText()}`)
+    if (shotsToDocs) await page.screenshot({ path: path.join(root, 'docs', 'console-sign-in.png') })
+  })
+
+  await check('sign in with a password: the session is an HttpOnly cookie; the shell shows the navigation', async () => {
+    await page.getByLabel('Password').fill(SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('link', { name: 'Explore' }).waitFor()
+    for (const name of ['Attack paths', 'Posture', 'Privilege zones', 'Administration']) await page.getByRole('link', { name }).waitFor()
+    const cookies = await context.cookies()
+    const token = cookies.find((c) => c.name === 'token')
+    assert(token && token.httpOnly && token.sameSite === 'Lax', `token cookie ${JSON.stringify(token)}`)
+    const visible = await page.evaluate(() => document.cookie)
+    assert(!/(^|;\s*)token=/.test(visible), 'the session cookie is readable by script')
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))
+    assert(stored === '{}{}', `storage holds ${stored}`)
+  })
+
+  await check('Explore › Search: an object by name, its kind shown; selecting it draws it and opens its panel', async () => {
+    await page.getByRole('tab', { name: 'Search' }).click()
+    await page.getByRole('searchbox', { name: 'Search' }).fill('alice@console')
+    const item = page.getByRole('list', { name: 'Search results' }).getByRole('button', { name: /ALICE@CONSOLE\.TEST/ })
+    await item.waitFor()
+    assert((await item.innerText()).includes('User'), `result shows ${await item.innerText()}`)
+    await item.click()
+    const panel = page.getByRole('complementary', { name: 'ALICE@CONSOLE.TEST properties' })
+    await panel.waitFor()
+    await panel.getByText('Analyst').waitFor()
+    const table = page.getByRole('table', { name: 'Graph as table' })
+    assert((await table.innerText()).includes('CT-USER-ALICE'), 'the table lists the object')
+    await page.getByTestId('graph-canvas').waitFor()
+    await page.getByRole('searchbox', { name: 'Search' }).fill('CT-COMPUTER-SRV01')
+    await page.getByRole('list', { name: 'Search results' }).getByRole('button', { name: /SRV01/ }).waitFor()
+  })
+
+  await check('Explore › Pathfinding: start and end draw the path (asserted through the table view)', async () => {
+    await page.getByRole('tab', { name: 'Pathfinding' }).click()
+    await page.getByRole('searchbox', { name: 'Start node' }).fill('ALICE@')
+    await page.getByRole('list', { name: 'Start node results' }).getByRole('button', { name: /ALICE/ }).click()
+    await page.getByRole('searchbox', { name: 'End node' }).fill('SRV01')
+    await page.getByRole('list', { name: 'End node results' }).getByRole('button', { name: /SRV01/ }).click()
+    await page.getByRole('button', { name: 'Find path' }).click()
+    const table = page.getByRole('table', { name: 'Graph as table' })
+    await table.getByText('AdminTo').waitFor()
+    const text = await table.innerText()
+    for (const want of ['ALICE@CONSOLE.TEST', 'HELPDESK@CONSOLE.TEST', 'SRV01.CONSOLE.TEST', 'MemberOf', 'AdminTo']) assert(text.includes(want), `table lacks ${want}: ${text}`)
+    assert((await table.locator('tr.edge-row').count()) === 2, 'two relationships')
+    await page.getByTestId('graph-canvas').waitFor()
+    await page.waitForTimeout(800) // the layout worker's answer
+    if (shotsToDocs) await page.screenshot({ path: path.join(root, 'docs', 'console-explore.png') })
+  })
+
+  await check('Explore › Cypher: the editor (CodeMirror, "Cypher query") and Run draw the answer', async () => {
+    await page.getByRole('tab', { name: 'Cypher' }).click()
+    const editor = page.getByRole('textbox', { name: 'Cypher query' })
+    await editor.waitFor()
+    await editor.click()
+    await page.keyboard.press('Control+A')
+    await page.keyboard.type("MATCH (n) WHERE n.objectid STARTS WITH 'CT-' RETURN n")
+    await page.getByRole('button', { name: 'Run' }).click()
+    const table = page.getByRole('table', { name: 'Graph as table' })
+    await page.waitForFunction(() => {
+      const t = document.querySelector('table[aria-label="Graph as table"]')?.textContent ?? ''
+      return t.includes('CT-USER-ALICE') && t.includes('CT-GROUP-HELPDESK') && t.includes('CT-COMPUTER-SRV01') && !t.includes('Relationships')
+    })
+    assert((await table.locator('tbody tr').count()) === 3, 'three nodes')
+  })
+
+  await check('a failed Cypher query shows the envelope message where the user acted', async () => {
+    const editor = page.getByRole('textbox', { name: 'Cypher query' })
+    await editor.click()
+    await page.keyboard.press('Control+A')
+    await page.keyboard.type('MATCH (n RETURN n')
+    await page.getByRole('button', { name: 'Run' }).click()
+    const alert = page.getByRole('tabpanel').getByRole('alert')
+    await alert.waitFor()
+    assert((await alert.innerText()).length > 5, 'an error message')
+  })
+
+  await check('an ended session returns to sign-in, and back to where the user was', async () => {
+    await api.call('POST', '/api/v2/logout') // ends the bearer session only; end the browser's too
+    const cookie = (await context.cookies()).find((c) => c.name === 'token')
+    const jwt = cookie.value
+    await new EdgeHoundClient({ baseUrl: origin, credentials: { kind: 'bearer', jwt } }).logout()
+    await page.goto(`${origin}/ui/explore`)
+    await page.getByRole('button', { name: 'Sign in' }).waitFor()
+    assert(new URL(page.url()).searchParams.get('next') === '/ui/explore', `at ${page.url()}`)
+  })
+
+  await check('nothing was fetched from another origin; no script or CSP error', async () => {
+    assert(external.length === 0, `external requests: ${external.join(', ')}`)
+    assert(problems.length === 0, `page errors: ${problems.join(' | ')}`)
+  })
+  await page.screenshot({ path: path.join(artifacts, 'console.png') }).catch(() => {})
+  console.log(`console figures: first-load JS ${(firstLoad / 1024).toFixed(1)} KB gzip; sign-in interactive ${tti} ms`)
+} catch (e) {
+  failed++
+  console.log(`FAIL setup: ${e?.stack ?? e}`)
+} finally {
+  await browser?.close().catch(() => {})
+  await worker?.dispose().catch(() => {})
+  rmSync(persist, { recursive: true, force: true })
+}
+finish()
