@@ -51,6 +51,7 @@ EdgeHound is starting on http://127.0.0.1:8787
   then create an API token with the session token:
     curl -s http://127.0.0.1:8787/api/v2/tokens -H "Authorization: Bearer <session_token>" \\
       -H 'Content-Type: application/json' -d '{"token_name":"my-token"}'
+  Console (sign in with the same user name and password): http://127.0.0.1:8787/ui/
   API explorer: http://127.0.0.1:8787/api/v2/docs    OpenAPI: http://127.0.0.1:8787/api/v2/spec
 `)
 // Optional demo data (bench/demo.ts, the benchmark's generated AD + Azure graph, ingested through the API

@@ -251,6 +251,15 @@ try {
     assert((await alert.innerText()).length > 5, 'an error message')
   })
 
+  await check('Privilege zones lists the tags (Tier Zero); Administration lists the users', async () => {
+    await page.getByRole('link', { name: 'Privilege zones' }).click()
+    await page.getByRole('table', { name: 'Privilege zones' }).getByRole('cell', { name: 'Tier Zero', exact: true }).waitFor()
+    await page.getByRole('link', { name: 'Administration' }).click()
+    const users = page.getByRole('table', { name: 'Administration' })
+    await users.getByRole('cell', { name: 'Administrator', exact: true }).waitFor()
+    assert((await users.innerText()).includes('admin'), 'the administrator is listed')
+  })
+
   await check('an ended session returns to sign-in, and back to where the user was', async () => {
     await api.call('POST', '/api/v2/logout') // ends the bearer session only; end the browser's too
     const cookie = (await context.cookies()).find((c) => c.name === 'token')

@@ -5,6 +5,7 @@ import { search, shortestPath, type SearchResultJson } from '../../src/client/gr
 import { cypherQuery } from '../../src/client/cypher'
 import { listSamlSignOnEndpoints } from '../../src/client/saml'
 import { availableDomains } from '../../src/client/graph'
+import { listAssetGroupTags } from '../../src/client/assetgroups'
 import { client, goSignIn, isSignedOut, messageOf } from './api'
 import { drawMode, edgeRows, emptyGraph, fromGraphAnswer, fromSearchResult, kindColour, MAX_DRAWN_NODES, type ConsoleGraph, type GraphAnswer } from './graph-model'
 
@@ -149,7 +150,17 @@ function Shell({ path }: { path: string }) {
         <button class="secondary" onClick={signOut}>Sign out</button>
       </header>
       {error && <p role="alert" class="error">{error}</p>}
-      {path.startsWith('/ui/explore') ? <Explore /> : path.startsWith('/ui/attack-paths') ? <Environments /> : <NotYet path={path} />}
+      {path.startsWith('/ui/explore') ? (
+        <Explore />
+      ) : path.startsWith('/ui/attack-paths') ? (
+        <Environments />
+      ) : path.startsWith('/ui/privilege-zones') ? (
+        <Zones />
+      ) : path.startsWith('/ui/administration') ? (
+        <Users />
+      ) : (
+        <NotYet path={path} />
+      )}
     </div>
   )
 }
@@ -182,6 +193,57 @@ function Environments() {
         </table>
       )}
     </main>
+  )
+}
+
+/** A simple list page: one API call, its rows as a labelled table. */
+function ListPage<T>({ title, note, load, columns }: { title: string; note: string; load: () => Promise<T[]>; columns: [string, (row: T) => string][] }) {
+  const [error, setError] = useState('')
+  const [rows, setRows] = useState<T[] | null>(null)
+  useEffect(() => {
+    attempt(load, setError).then((r) => r && setRows(r))
+  }, [])
+  return (
+    <main class="page">
+      <h1>{title}</h1>
+      <p class="muted">{note}</p>
+      {error && <p role="alert" class="error">{error}</p>}
+      {rows && (
+        <table aria-label={title} class="list">
+          <thead><tr>{columns.map(([h]) => <th scope="col" key={h}>{h}</th>)}</tr></thead>
+          <tbody>{rows.map((r, i) => <tr key={i}>{columns.map(([h, f]) => <td key={h}>{f(r)}</td>)}</tr>)}</tbody>
+        </table>
+      )}
+    </main>
+  )
+}
+
+const TAG_TYPES: Record<number, string> = { 1: 'Tier', 2: 'Label', 3: 'Owned' }
+
+function Zones() {
+  return (
+    <ListPage
+      title="Privilege zones"
+      note="Tags (Tier Zero, Owned and custom labels); selectors and members are not in the console yet."
+      load={async () => (await listAssetGroupTags(client)).data.tags}
+      columns={[['Name', (t) => t.name], ['Type', (t) => TAG_TYPES[t.type] ?? String(t.type)], ['Description', (t) => t.description]]}
+    />
+  )
+}
+
+function Users() {
+  return (
+    <ListPage
+      title="Administration"
+      note="Users and their roles; ingest, tokens, SSO providers, extensions and the audit log are not in the console yet."
+      load={async () => (await client.listUsers()).data.users}
+      columns={[
+        ['User', (u) => u.principal_name],
+        ['Roles', (u) => u.roles.join(', ')],
+        ['Environments', (u) => (u.all_environments ? 'all' : u.environment_access.join(', ') || 'none')],
+        ['Status', (u) => (u.is_disabled ? 'disabled' : 'active')],
+      ]}
+    />
   )
 }
 
