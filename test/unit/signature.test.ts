@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import vectors from '../../../shared/vectors/signature.json'
+import vectors from '../fixtures/signature/vectors.json'
 import { computeSignature, importTokenKey, parseRfc3339, requestTarget, skewError, verifySignature } from '../../src/auth/signature'
 import { fromBase64Strict, toBase64 } from '../../src/auth/encoding'
 
 const enc = new TextEncoder()
 
-describe('signature chain: every vector in shared/vectors/signature.json', () => {
+describe('signature chain: every vector in test/fixtures/signature/vectors.json (scripts/signature-vectors.mjs)', () => {
+  it('the fixture holds its cases (a missing or emptied file fails here, never skips)', () => {
+    expect(vectors.cases.length).toBeGreaterThanOrEqual(11)
+    expect(vectors.cases.some((x) => x.method === 'PUT')).toBe(true)
+  })
+
   it('the imported token key (what the worker caches) verifies exactly like the key text, and cannot be exported', async () => {
     const imported = await importTokenKey(vectors.token_key)
     expect(imported.extractable).toBe(false)
