@@ -5,7 +5,7 @@
  *
  * The signatures are computed here with node:crypto's createHmac, independently of the Worker's two
  * implementations (src/auth/signature.ts with SubtleCrypto, src/auth/signature-verify.ts), so the tests
- * compare those against a third, ten-line reading of the scheme (README "Signed requests"):
+ * compare those against a third, ten-line reading of the scheme (README "Signing a request by hand"):
  *
  *   d1 = HMAC-SHA256(UTF-8 bytes of the token key text, METHOD + request target)
  *   d2 = HMAC-SHA256(d1, first 13 characters of RequestDate, "YYYY-MM-DDTHH")
