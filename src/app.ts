@@ -3,7 +3,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { AppEnv } from './env'
 import { loadConfig } from './config'
 import { ApiError, sendError, type ErrorDetail } from './http/errors'
-import { pathMatcher, type RouteEntry } from './http/route'
+import { pathMatcher, routeOrder, type RouteEntry } from './http/route'
 import { securityHeaders } from './http/security-headers'
 import { d1Session } from './http/d1-session'
 import { noteLocalWrite } from './graph/environments'
@@ -68,7 +68,8 @@ export function createApp(routes: RouteEntry[] = ROUTES) {
     }
   })
 
-  for (const r of routes) app.on(r.def.method.toUpperCase(), [r.def.path], ...r.handlers)
+  // a literal path segment beats a parameter wherever both could match (routeOrder, src/http/route.ts)
+  for (const r of routeOrder(routes)) app.on(r.def.method.toUpperCase(), [r.def.path], ...r.handlers)
 
   app.notFound((c) => {
     const path = c.req.path

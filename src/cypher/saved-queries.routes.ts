@@ -10,6 +10,7 @@ import { defineRoute, type RouteEntry } from '../http/route'
 import { NullTime } from '../http/null-types'
 import { auditOf } from '../audit/audit'
 import { ApiError, rfc3339 } from '../http/errors'
+import { ErrorEnvelope } from '../http/openapi'
 import { Limit, NumericId, Skip } from '../graph/params'
 import {
   deleteSavedQuery,
@@ -205,6 +206,23 @@ export const savedQueryRoutes: RouteEntry[] = [
       const row = await insertSavedQuery(c.env.DB, { user_id: c.var.principal.userId, name: body.name, query: body.query, description: body.description, created_at: now, updated_at: now }, auditOf(c).write())
       if (!row) throw new ApiError(400, DUPLICATE, 'body.name')
       return c.json({ data: json(row) }, 201)
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/saved-queries/export',
+      operationId: 'ExportSavedQueries',
+      summary: "BloodHound's saved-query export: not served yet (404)",
+      description:
+        'BloodHound answers a zip of the saved queries in scope. EdgeHound does not serve it yet and answers 404 `not implemented`; ' +
+        '`GET /api/v2/saved-queries` lists them. Declared so that the path is not taken for a query id.',
+      tags: ['Cypher'],
+      auth: 'graph/Read',
+      responses: { 404: { description: 'not implemented', schema: ErrorEnvelope } },
+    },
+    () => {
+      throw new ApiError(404, 'not implemented: GET /api/v2/saved-queries/export; GET /api/v2/saved-queries lists the saved queries', 'route')
     },
   ),
   defineRoute(

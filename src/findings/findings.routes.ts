@@ -5,6 +5,7 @@ import { canSeeEnvironment } from '../auth/permissions'
 import { kindCatalogAt, loadKindCatalog } from '../extensions/catalog'
 import { PageInt } from '../http/paging'
 import { ApiError, rfc3339 } from '../http/errors'
+import { ErrorEnvelope } from '../http/openapi'
 import { overBudget } from '../http/budget'
 import { WEIGHT } from '../ratelimit/cost'
 import { defineRoute, type RouteEntry } from '../http/route'
@@ -449,6 +450,24 @@ export const findingRoutes: RouteEntry[] = [
       requireAllEnvironments(c)
       const { count, runs } = await listRuns(c.env.DB, skip, limit)
       return c.json({ count, skip, limit, data: runs })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/analysis/status',
+      operationId: 'GetAnalysisRequest',
+      summary: "BloodHound's pending analysis request: not served yet (404)",
+      description:
+        'BloodHound answers the pending analysis request (who asked, what kind, when). EdgeHound does not serve it yet and ' +
+        'answers 404 `not implemented`; `GET /api/v2/analysis` lists the runs with their status, `GET /api/v2/datapipe/status` ' +
+        'says whether one is pending or running. Declared so that the path is not taken for a run id.',
+      tags: ['Analysis'],
+      auth: 'graph/Read',
+      responses: { 404: { description: 'not implemented', schema: ErrorEnvelope } },
+    },
+    () => {
+      throw new ApiError(404, 'not implemented: GET /api/v2/analysis/status; GET /api/v2/analysis lists the analysis runs', 'route')
     },
   ),
   defineRoute(

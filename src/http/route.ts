@@ -282,6 +282,30 @@ async function runAudited(
 /** Logged when a handler answered 2xx without its success row in its change's batch (a defect; see runAudited). */
 export const AUDIT_OUTSIDE_BATCH = 'audit success row not written in the change batch'
 
+/**
+ * The order routes are registered in, so that a literal path segment always beats a parameter.
+ *
+ * Hono runs every route whose pattern matches, in registration order, and the first to answer wins; a
+ * parameter route registered before a literal one beside it captures its path (`GET /api/v2/analysis/:run_id`
+ * answered `/api/v2/analysis/status` with 400 "id is malformed"). Routes are therefore ordered by the shape
+ * of their segments, compared left to right: at the first position where one route has a literal segment
+ * and the other a parameter, the literal one comes first. Two routes that can match the same concrete path
+ * have the same number of segments and agree on every literal they both have, so the first position where
+ * their shapes differ decides between them, whatever the files they are declared in; routes of the same
+ * shape keep their declared order (the sort is stable). Routes that can never match the same path may move
+ * relative to each other, which changes nothing. test/unit/route-order.test.ts walks the route table.
+ */
+export function routeOrder<T extends { def: { path: string } }>(routes: readonly T[]): T[] {
+  const shape = (path: string) => path.split('/').filter(Boolean).map((seg) => (seg.startsWith(':') || seg.includes('*') ? 1 : 0))
+  const shapes = new Map(routes.map((r) => [r, shape(r.def.path)] as const))
+  return [...routes].sort((a, b) => {
+    const x = shapes.get(a)!
+    const y = shapes.get(b)!
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i]
+    return x.length - y.length
+  })
+}
+
 /** Hono path `/a/:id/b` → OpenAPI `/a/{id}/b` */
 export function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, '{$1}')

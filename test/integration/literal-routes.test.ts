@@ -1,0 +1,36 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { EdgeHoundClient } from '../../src/client'
+import { adminToken, expectEnvelope } from '../helpers'
+
+/**
+ * Paths with a literal segment where a parameter route sits beside them are answered by their own route
+ * (src/http/route.ts routeOrder; test/unit/route-order.test.ts walks the table). Before, the parameter
+ * route took them: /api/v2/analysis/status was a malformed run id (400) and /api/v2/saved-queries/export a
+ * malformed query id (400).
+ */
+let admin: EdgeHoundClient
+
+beforeAll(async () => {
+  admin = await adminToken()
+})
+
+describe('literal segments beside parameter routes', () => {
+  it('GET /api/v2/analysis/status answers its own 404 "not implemented", not a malformed run id', async () => {
+    const body = await expectEnvelope(await admin.raw('GET', '/api/v2/analysis/status'), 404, /^not implemented: GET \/api\/v2\/analysis\/status/)
+    expect(body.errors[0].context).toBe('route')
+    // the run route beside it is unchanged
+    await expectEnvelope(await admin.raw('GET', '/api/v2/analysis/abc'), 400, 'id is malformed')
+    await expectEnvelope(await admin.raw('GET', '/api/v2/analysis/999999'), 404, 'analysis run not found')
+  })
+
+  it('GET /api/v2/saved-queries/export answers its own 404 "not implemented", not a malformed query id', async () => {
+    await expectEnvelope(await admin.raw('GET', '/api/v2/saved-queries/export'), 404, /^not implemented: GET \/api\/v2\/saved-queries\/export/)
+    const res = await admin.raw('GET', '/api/v2/saved-queries/abc')
+    expect(res.status).toBe(400)
+  })
+
+  it('POST /api/v2/file-upload/start still starts a job (the literal beside /file-upload/{id})', async () => {
+    const res = await admin.raw('POST', '/api/v2/file-upload/start')
+    expect(res.status).toBe(201)
+  })
+})
