@@ -87,8 +87,9 @@ export interface RouteDef<
   readOnly?: true
   /**
    * What a copy of one of this route's signed requests may gain (SECURITY.md rule 3, src/auth/replay.ts).
-   * Required on every non-GET route that accepts signed requests (defineRoute refuses a declaration without
-   * it, and test/unit/route-replay.test.ts walks the route table), each with a one-line reason:
+   * Required on every non-GET route that accepts signed requests (the type of defineRoute's argument demands
+   * it, ReplayRequirement; defineRoute refuses a declaration without it at run time, and
+   * test/unit/route-replay.test.ts walks the route table), each with a one-line reason:
    * - `{ once: reason }`: identity and access changes and anything that answers with a secret. A signed
    *   request is admitted once; a copy (or an honest repeat) within the window is refused with 401.
    * - `{ repeatable: reason }`: data-plane operations whose effect is idempotent or bounded by the rate
@@ -177,8 +178,15 @@ async function readBody(c: Context<AppEnv>, spec: BodySpec): Promise<unknown> {
   return c.req.arrayBuffer()
 }
 
+/**
+ * What the type demands of `replay`: a GET or a public route declares none; every other route declares
+ * `{ once: reason }` or `{ repeatable: reason }` (src/auth/replay.ts). A new mutating route without it does
+ * not compile; defineRoute checks the same at run time (replayClassError), with the reason's length.
+ */
+export type ReplayRequirement = { method: 'get'; replay?: never } | { auth: 'public'; replay?: never } | { replay: ReplayDecl }
+
 export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends BodySpec | undefined>(
-  def: RouteDef<P, Q, B>,
+  def: RouteDef<P, Q, B> & ReplayRequirement,
   handler: Handler<P, Q, B>,
 ): RouteEntry {
   if (def.readOnly && !(def.audit && 'exempt' in def.audit))

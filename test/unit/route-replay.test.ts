@@ -58,6 +58,7 @@ describe('signed-request replay classes on the route table', () => {
   it('defineRoute refuses a mutating route without a class, a bare reason, or a read-only route declared once', () => {
     const base = { path: '/x', operationId: 'X', summary: 'x', tags: [] as string[], auth: 'graph/Read' as const, responses: {}, audit: { exempt: 'test' } }
     const ok = (c: { body: (b: null) => Response }) => c.body(null)
+    // @ts-expect-error the type refuses a mutating route without a class (ReplayRequirement); the run-time check too
     expect(() => defineRoute({ ...base, method: 'post' }, ok)).toThrow(/must declare replay/)
     expect(() => defineRoute({ ...base, method: 'post', replay: { once: '' } }, ok)).toThrow(/one-line reason/)
     expect(() => defineRoute({ ...base, method: 'post', readOnly: true, replay: { once: 'it changes nothing at all' } }, ok)).toThrow(/declare it repeatable/)
