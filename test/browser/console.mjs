@@ -9,16 +9,13 @@
 // Prints one line "N passed, N failed" at the end; exits non-zero on any failure.
 //
 //   node --import tsx test/browser/console.mjs [--screenshots]     (CHROMIUM_PATH=/path/to/chromium for another binary)
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import os from 'node:os'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { EdgeHoundClient } from '../../src/client/index.ts'
 import { ingest } from '../../src/client/graph.ts'
+import { artifacts, assert, openBrowser, root, startLocalWorker, suite } from './lib.mjs'
 
-const root = path.resolve(import.meta.dirname, '../..')
-const artifacts = path.join(root, 'test', 'artifacts')
 const shotsToDocs = process.argv.includes('--screenshots')
 // Local-only values for this run (never used anywhere else).
 const SECRETS = {
@@ -28,35 +25,7 @@ const SECRETS = {
   BOOTSTRAP_ADMIN_USERNAME: 'admin',
   BOOTSTRAP_ADMIN_PASSWORD: 'console-test-admin-password',
 }
-
-let passed = 0
-let failed = 0
-async function check(name, fn) {
-  try {
-    await fn()
-    passed++
-    console.log(`ok   ${name}`)
-  } catch (e) {
-    failed++
-    console.log(`FAIL ${name}: ${e?.message ?? e}`)
-  }
-}
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg)
-}
-function finish(code) {
-  console.log(`${passed} passed, ${failed} failed`)
-  process.exit(code ?? (failed > 0 || passed === 0 ? 1 : 0))
-}
-const watchdog = setTimeout(() => {
-  console.log('FAIL the console test did not finish within 5 minutes')
-  failed++
-  finish(1)
-}, 300_000)
-watchdog.unref()
-
-const exe = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/lib/chromium/chromium', '/usr/bin/chromium-browser'].filter(Boolean).find((p) => existsSync(p))
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const { check, fail, finish } = suite('the console test')
 
 // A small graph: ALICE -MemberOf-> HELPDESK -AdminTo-> SRV01
 const FIXTURE = {
@@ -74,32 +43,11 @@ const FIXTURE = {
   },
 }
 
-let worker
+let server
 let browser
-const persist = mkdtempSync(path.join(os.tmpdir(), 'edgehound-console-'))
 try {
-  if (!exe) {
-    console.log('FAIL chromium not found (apt-get install -y chromium, or set CHROMIUM_PATH)')
-    failed++
-    finish(1)
-  }
-  mkdirSync(artifacts, { recursive: true })
-  execFileSync(process.execPath, [path.join(root, 'scripts', 'build-ui.mjs')], { cwd: root, stdio: 'inherit' })
-  execFileSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
-    cwd: root,
-    env: { ...process.env, CI: 'true' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= 'false'
-  const { unstable_startWorker } = await import('wrangler')
-  worker = await unstable_startWorker({
-    config: path.join(root, 'wrangler.toml'),
-    build: { nodejsCompatMode: (cfg) => (cfg.compatibility_flags.includes('nodejs_compat') ? 'v2' : null) },
-    bindings: Object.fromEntries(Object.entries(SECRETS).map(([k, v]) => [k, { type: 'secret_text', value: v }])),
-    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, persist, watch: false, logLevel: 'warn' },
-  })
-  await worker.ready
-  const origin = (await worker.url).origin
+  server = await startLocalWorker({ secrets: SECRETS, tmpPrefix: 'edgehound-console-', buildUi: true })
+  const { origin } = server
 
   // the fixture, through the API (typed client, bearer session)
   const anon = new EdgeHoundClient({ baseUrl: origin })
@@ -112,24 +60,8 @@ try {
     await new Promise((r) => setTimeout(r, 200))
   }
 
-  browser = await (await import('playwright-core')).chromium.launch({ executablePath: exe, headless: true, args: FLAGS }) // playwright gives every launch a fresh profile directory
-  const context = await browser.newContext({ viewport: { width: 1366, height: 860 } })
-  const external = []
-  const problems = []
-  await context.route('**/*', (route) => {
-    const u = new URL(route.request().url())
-    if (u.origin !== origin) {
-      external.push(u.href)
-      return route.abort()
-    }
-    return route.continue()
-  })
-  const page = await context.newPage()
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) problems.push(m.text())
-  })
-  page.on('pageerror', (e) => problems.push(String(e)))
-  page.setDefaultTimeout(20_000)
+  browser = await openBrowser(origin)
+  const { context, page, external, problems } = browser
 
   await check('/ redirects to the console; its page carries a strict CSP (no inline script)', async () => {
     const res = await page.goto(`${origin}/`)
@@ -277,11 +209,9 @@ try {
   await page.screenshot({ path: path.join(artifacts, 'console.png') }).catch(() => {})
   console.log(`console figures: first-load JS ${(firstLoad / 1024).toFixed(1)} KB gzip; sign-in interactive ${tti} ms`)
 } catch (e) {
-  failed++
-  console.log(`FAIL setup: ${e?.stack ?? e}`)
+  fail(`setup: ${e?.stack ?? e}`)
 } finally {
-  await browser?.close().catch(() => {})
-  await worker?.dispose().catch(() => {})
-  rmSync(persist, { recursive: true, force: true })
+  await browser?.close()
+  await server?.stop()
 }
 finish()

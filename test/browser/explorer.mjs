@@ -7,13 +7,10 @@
 // Prints one line "N passed, N failed" at the end; exits non-zero on any failure.
 //
 //   node test/browser/explorer.mjs            (CHROMIUM_PATH=/path/to/chromium to use another binary)
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
-import os from 'node:os'
+import { statSync } from 'node:fs'
 import path from 'node:path'
+import { artifacts, assert, openBrowser, startLocalWorker, suite } from './lib.mjs'
 
-const root = path.resolve(import.meta.dirname, '../..')
-const artifacts = path.join(root, 'test', 'artifacts')
 const screenshot = path.join(artifacts, 'explorer.png')
 // Local-only values for this run (never used anywhere else).
 const SECRETS = {
@@ -23,91 +20,18 @@ const SECRETS = {
   BOOTSTRAP_ADMIN_USERNAME: 'admin',
   BOOTSTRAP_ADMIN_PASSWORD: 'browser-test-admin-password',
 }
+const { check, fail, finish } = suite('the browser test')
 
-let passed = 0
-let failed = 0
-async function check(name, fn) {
-  try {
-    await fn()
-    passed++
-    console.log(`ok   ${name}`)
-  } catch (e) {
-    failed++
-    console.log(`FAIL ${name}: ${e?.message ?? e}`)
-  }
-}
-function assert(cond, msg) {
-  if (!cond) throw new Error(msg)
-}
-function finish(code) {
-  console.log(`${passed} passed, ${failed} failed`)
-  process.exit(code ?? (failed > 0 || passed === 0 ? 1 : 0))
-}
-const watchdog = setTimeout(() => {
-  console.log('FAIL the browser test did not finish within 5 minutes')
-  failed++
-  finish(1)
-}, 300_000)
-watchdog.unref()
-
-function chromiumPath() {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium', '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean)
-  return candidates.find((p) => existsSync(p))
-}
-
-let worker
+let server
 let browser
-const persist = mkdtempSync(path.join(os.tmpdir(), 'edgehound-explorer-'))
 try {
-  const exe = chromiumPath()
-  if (!exe) {
-    console.log('FAIL chromium not found (apt-get install -y chromium, or set CHROMIUM_PATH)')
-    failed++
-    finish(1)
-  }
-  // Local D1 with every migration, in a throw-away directory.
-  execFileSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
-    cwd: root,
-    env: { ...process.env, CI: 'true' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
-  // Offline: Miniflare would fetch the `Request.cf` placeholder from workers.cloudflare.com and print a DNS error
-  // when it cannot; the built-in placeholder serves this test as well.
-  process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= 'false'
-  const { unstable_startWorker } = await import('wrangler')
-  worker = await unstable_startWorker({
-    config: path.join(root, 'wrangler.toml'),
-    // as in test/cli/e2e-worker.test.ts: the programmatic API does not derive the bundler's Node.js compatibility
-    // mode from compatibility_flags as `wrangler dev` does, so xml-crypto's require("crypto") would fail the build
-    build: { nodejsCompatMode: (cfg) => (cfg.compatibility_flags.includes('nodejs_compat') ? 'v2' : null) },
-    bindings: Object.fromEntries(Object.entries(SECRETS).map(([k, v]) => [k, { type: 'secret_text', value: v }])),
-    dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, persist, watch: false, logLevel: 'warn' },
-  })
-  await worker.ready
-  const origin = (await worker.url).origin
+  server = await startLocalWorker({ secrets: SECRETS, tmpPrefix: 'edgehound-explorer-' })
+  const { origin } = server
   const spec = await (await fetch(`${origin}/api/v2/spec`)).json()
   const operations = Object.values(spec.paths).flatMap((item) => Object.keys(item).filter((m) => ['get', 'put', 'post', 'patch', 'delete'].includes(m)))
 
-  const { chromium } = await import('playwright-core')
-  browser = await chromium.launch({ executablePath: exe, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] })
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  const external = []
-  const consoleErrors = []
-  // Offline proof: anything not served by the worker is recorded and refused.
-  await context.route('**/*', (route) => {
-    const u = new URL(route.request().url())
-    if (u.origin !== origin) {
-      external.push(u.href)
-      return route.abort()
-    }
-    return route.continue()
-  })
-  const page = await context.newPage()
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) consoleErrors.push(m.text())
-  })
-  page.on('pageerror', (e) => consoleErrors.push(String(e)))
-  page.setDefaultTimeout(20_000)
+  browser = await openBrowser(origin, { viewport: { width: 1280, height: 900 } })
+  const { page, external, problems: consoleErrors } = browser
 
   /** opens an operation, sends it, and returns the result panel's text once a status line shows */
   async function send(operationId) {
@@ -204,7 +128,6 @@ try {
   })
 
   await check('screenshot kept in test/artifacts/explorer.png', async () => {
-    mkdirSync(artifacts, { recursive: true })
     // the state worth looking at: a token filled in and a signed request answered 200
     if (token) {
       await page.fill('#auth-token-key', token.key)
@@ -216,11 +139,9 @@ try {
     assert(statSync(screenshot).size > 10_000, 'screenshot is not empty')
   })
 } catch (e) {
-  failed++
-  console.log(`FAIL setup: ${e?.stack ?? e}`)
+  fail(`setup: ${e?.stack ?? e}`)
 } finally {
-  await browser?.close().catch(() => {})
-  await worker?.dispose().catch(() => {})
-  rmSync(persist, { recursive: true, force: true })
+  await browser?.close()
+  await server?.stop()
 }
 finish()

@@ -1,0 +1,124 @@
+// Shared harness of the browser suites (explorer.mjs, console*.mjs): the check counter and its final
+// "N passed, N failed" line, a local worker on a throw-away D1 directory (wrangler's unstable_startWorker, every
+// migration applied, no internet needed), and Debian's Chromium through playwright-core with every request to
+// another origin refused and recorded, and every page/script error collected.
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+export const root = path.resolve(import.meta.dirname, '../..')
+export const artifacts = path.join(root, 'test', 'artifacts')
+mkdirSync(artifacts, { recursive: true })
+
+/** Counts checks; `finish()` prints the totals line CI reads and exits (non-zero on any failure or no check). */
+export function suite(label, { timeoutMs = 300_000 } = {}) {
+  let passed = 0
+  let failed = 0
+  const finish = (code) => {
+    console.log(`${passed} passed, ${failed} failed`)
+    process.exit(code ?? (failed > 0 || passed === 0 ? 1 : 0))
+  }
+  const fail = (message) => {
+    failed++
+    console.log(`FAIL ${message}`)
+  }
+  const watchdog = setTimeout(() => {
+    fail(`${label} did not finish within ${Math.round(timeoutMs / 60_000)} minutes`)
+    finish(1)
+  }, timeoutMs)
+  watchdog.unref()
+  async function check(name, fn) {
+    try {
+      await fn()
+      passed++
+      console.log(`ok   ${name}`)
+    } catch (e) {
+      fail(`${name}: ${e?.message ?? e}`)
+    }
+  }
+  return { check, fail, finish }
+}
+
+export function assert(cond, msg) {
+  if (!cond) throw new Error(msg)
+}
+
+export function chromiumPath() {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/lib/chromium/chromium', '/usr/bin/chromium-browser'].filter(Boolean)
+  return candidates.find((p) => existsSync(p))
+}
+
+/**
+ * The worker on 127.0.0.1 (random port) with `secrets` as its secret bindings and a fresh local D1 directory.
+ * `buildUi` builds the console into ui/dist first. Returns { origin, stop }.
+ */
+export async function startLocalWorker({ secrets, tmpPrefix = 'edgehound-browser-', buildUi = false }) {
+  const persist = mkdtempSync(path.join(os.tmpdir(), tmpPrefix))
+  let worker
+  const stop = async () => {
+    await worker?.dispose().catch(() => {})
+    rmSync(persist, { recursive: true, force: true })
+  }
+  try {
+    if (buildUi) execFileSync(process.execPath, [path.join(root, 'scripts', 'build-ui.mjs')], { cwd: root, stdio: 'inherit' })
+    execFileSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
+      cwd: root,
+      env: { ...process.env, CI: 'true' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    // Offline: Miniflare would fetch the `Request.cf` placeholder from workers.cloudflare.com and print a DNS error
+    // when it cannot; the built-in placeholder serves these tests as well.
+    process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= 'false'
+    const { unstable_startWorker } = await import('wrangler')
+    worker = await unstable_startWorker({
+      config: path.join(root, 'wrangler.toml'),
+      // as in test/cli/e2e-worker.test.ts: the programmatic API does not derive the bundler's Node.js compatibility
+      // mode from compatibility_flags as `wrangler dev` does, so xml-crypto's require("crypto") would fail the build
+      build: { nodejsCompatMode: (cfg) => (cfg.compatibility_flags.includes('nodejs_compat') ? 'v2' : null) },
+      bindings: Object.fromEntries(Object.entries(secrets).map(([k, v]) => [k, { type: 'secret_text', value: v }])),
+      dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, persist, watch: false, logLevel: 'error' },
+    })
+    await worker.ready
+    return { origin: (await worker.url).origin, stop }
+  } catch (e) {
+    await stop()
+    throw e
+  }
+}
+
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+/**
+ * Chromium with one context (a fresh profile) and one page. Requests to any origin but `origin` are refused and
+ * listed in `external`; console errors (but the browser's own "Failed to load resource … 4xx" lines, which the
+ * tests provoke on purpose) and page errors are listed in `problems`.
+ */
+export async function openBrowser(origin, { viewport = { width: 1366, height: 860 } } = {}) {
+  const exe = chromiumPath()
+  if (!exe) throw new Error('chromium not found (apt-get install -y chromium, or set CHROMIUM_PATH)')
+  const { chromium } = await import('playwright-core')
+  const browser = await chromium.launch({ executablePath: exe, headless: true, args: FLAGS })
+  const context = await browser.newContext({ viewport })
+  const external = []
+  const problems = []
+  await context.route('**/*', (route) => {
+    const u = new URL(route.request().url())
+    if (u.origin !== origin) {
+      external.push(u.href)
+      return route.abort()
+    }
+    return route.continue()
+  })
+  const watch = (page) => {
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) problems.push(m.text())
+    })
+    page.on('pageerror', (e) => problems.push(String(e)))
+    page.setDefaultTimeout(20_000)
+    return page
+  }
+  context.on('page', watch)
+  const page = await context.newPage()
+  return { browser, context, page, external, problems, close: () => browser.close().catch(() => {}) }
+}
