@@ -3,7 +3,7 @@
 // then prints the totals alone on a line as `N passed, N failed` (what CI reads).
 // Extra arguments go to vitest, e.g. `npm test -- test/unit/signature.test.ts`.
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { patchTestPool } from './patch-test-pool.mjs'
 
@@ -93,6 +93,7 @@ function runVitest(argv) {
 let passed = 0
 let failed = 0
 let crashed = false
+const failures = [] // "file › test: first line of the message", repeated at the end so a long log's tail names them
 for (const s of suites) {
   const json = path.join(out, `vitest-${s.name}.json`)
   rmSync(json, { force: true })
@@ -110,7 +111,22 @@ for (const s of suites) {
   failed += res.numFailedTests
   // a file that failed to load counts as a failure even when it had no tests
   failed += res.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length
+  for (const f of res.testResults) {
+    const file = path.relative(process.cwd(), f.name)
+    if (f.status === 'failed' && f.assertionResults.length === 0) failures.push(`${file}: ${firstLine(f.message)}`)
+    for (const t of f.assertionResults) if (t.status === 'failed') failures.push(`${file} › ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`)
+  }
   console.log(`suite ${s.name}: ${res.numPassedTests} passed, ${res.numFailedTests} failed`)
+}
+function firstLine(text) {
+  return String(text ?? '').split('\n').find((l) => l.trim()) ?? ''
+}
+// CI prints this file again at the very end of .ci/run, after the benchmark and browser suites' output.
+const failuresFile = path.join(out, 'failed-tests.txt')
+writeFileSync(failuresFile, failures.map((f) => `FAIL ${f}\n`).join(''))
+if (failures.length) {
+  console.log(`\n${failures.length} failed test(s):`)
+  for (const f of failures) console.log(`FAIL ${f}`)
 }
 if (hidden) console.log(`(${hidden} workerd "WebSocket peer disconnected" lines at test-runner shutdown hidden)`)
 for (const [name, n] of hiddenFaults) console.log(`(${n} uncaught-exception report(s) of ${name} hidden)`)
