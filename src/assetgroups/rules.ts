@@ -36,9 +36,10 @@
  *  - Rules see the graph as the previous complete run left it: a rule that tests `Tag_Tier_Zero` sees the Tier Zero
  *    of that run, never one half-computed by this run.
  *  - Cost: a rule is evaluated (environments + 1) times per run. Each evaluation returns only its environment's
- *    nodes, but the source's label scan reads nodes in id order and filters the environment afterwards, so the reads
- *    grow with the number of environments (docs/asset-groups.md: 20,000 nodes, one rule, 50 environments 726 ms
- *    against 27 ms for the whole-graph pass alone). Off the request path (the Analyzer's alarm).
+ *    nodes; the source's label scan for one environment reads that environment's rows from the index nodes_env (it
+ *    used to read every node in id order and filter the environment afterwards, so the reads grew with the number
+ *    of environments: docs/asset-groups.md, 20,000 nodes, one rule, 50 environments 726 ms against 27 ms for the
+ *    whole-graph pass alone). Off the request path (the Analyzer's alarm).
  */
 import { DEFAULT_LIMITS, SharedMemoryLimit, withPooledBudget, type BytePool, type CypherLimits } from '../cypher/budget'
 import { d1GraphSource } from '../cypher/cypher.store'

@@ -226,6 +226,32 @@ function toPartialNode(r: { id: number; objectid: string | null; kinds: string; 
 }
 
 /**
+ * The label scan's statement (d1GraphSource scanNodes): ?1 after, ?2 kinds (JSON or NULL), ?3 objectid, ?4 name,
+ * ?5 access, ?6 limit, ?7… conditions. Two statements, one for each kind of caller, so that each is planned for
+ * its own case: a restricted caller's `n.environment_id IN (json_each(?5))` is read from the index nodes_env, a
+ * range per environment (the caller's nodes only, then sorted by id), where the shared form
+ * `(?5 IS NULL OR … IN …)` (graph.store.ts visible) could not use it and walked every node of the graph in id
+ * order, filtering the environment afterwards (a rule evaluated per environment read the whole table once per
+ * environment: src/assetgroups/rules.ts). An unrestricted caller's scan walks the primary key from ?1 in id
+ * order and stops at the page's end. test/integration/cypher-scan-plans.test.ts checks both plans. The
+ * unrestricted statement tests ?5 against a constant (`?5 = ?5`, always true for the bound NO_ACCESS) only so
+ * that both bind the same parameters: D1 refuses a bound parameter a statement does not use.
+ */
+export function scanSql(columns: string, restricted: boolean, prefilter: string, conditions: string): string {
+  return `SELECT ${columns} FROM nodes n
+           WHERE n.id > ?1
+             AND (?2 IS NULL OR n.kind IN (SELECT value FROM json_each(?2))
+                  OR (${prefilter}EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN (SELECT value FROM json_each(?2)))))
+             AND (?3 IS NULL OR n.objectid = ?3)
+             AND (?4 IS NULL OR (n.name = ?4 COLLATE NOCASE AND n.name = ?4))
+             AND ${restricted ? 'n.environment_id IN (SELECT value FROM json_each(?5))' : '?5 = ?5'}
+             ${conditions}
+           ORDER BY n.id LIMIT ?6`
+}
+/** What an unrestricted scan binds as ?5 (see scanSql). */
+const NO_ACCESS = '*'
+
+/**
  * `opts.nodeKeys`: read only these node properties (needs.ts nodePropertyKeys for the query being run;
  * absent or null: whole nodes).
  */
@@ -269,18 +295,8 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
       const n0 = 7 + cond.params.length
       const prefilter = needles.length ? `(${needles.map((_, i) => `instr(n.kinds, ?${n0 + i}) > 0`).join(' OR ')}) AND ` : ''
       const rows = await db
-        .prepare(
-          `SELECT ${NODE_COLUMNS} FROM nodes n
-           WHERE n.id > ?1
-             AND (?2 IS NULL OR n.kind IN (SELECT value FROM json_each(?2))
-                  OR (${prefilter}EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN (SELECT value FROM json_each(?2)))))
-             AND (?3 IS NULL OR n.objectid = ?3)
-             AND (?4 IS NULL OR (n.name = ?4 COLLATE NOCASE AND n.name = ?4))
-             AND ${visible('n.environment_id', '?5')}
-             ${cond.sql}
-           ORDER BY n.id LIMIT ?6`,
-        )
-        .bind(afterId, scan.kinds ? JSON.stringify(scan.kinds) : null, scan.objectid, scan.name, access, limit, ...cond.params, ...needles)
+        .prepare(scanSql(NODE_COLUMNS, access !== null, prefilter, cond.sql))
+        .bind(afterId, scan.kinds ? JSON.stringify(scan.kinds) : null, scan.objectid, scan.name, access ?? NO_ACCESS, limit, ...cond.params, ...needles)
         .all<NodeRow>()
       return rows.results.map(toNode)
     },
