@@ -64,16 +64,8 @@ export function referencedRels(rows: Value[][]): number[] {
 /** Node ids every graph value of the rows refers to (to load them before presenting). */
 export function referencedNodes(rows: Value[][]): number[] {
   const ids = new Set<number>()
-  const walk = (v: Value): void => {
-    if (v instanceof NodeRef) ids.add(v.id)
-    else if (v instanceof RelRef) {
-      ids.add(v.start)
-      ids.add(v.end)
-    } else if (v instanceof PathVal) v.nodes.forEach((n) => ids.add(n))
-    else if (Array.isArray(v)) v.forEach(walk)
-    else if (isMap(v)) Object.values(v).forEach(walk)
-  }
-  rows.forEach((r) => r.forEach(walk))
+  const node = (id: number) => void ids.add(id)
+  for (const r of rows) for (const v of r) forEachElement(v, node, () => {})
   return [...ids]
 }
 
@@ -98,28 +90,40 @@ export function chargeRow(answer: AnswerBudget, columns: string[], row: Value[],
     answer.chargeEntries(1)
     answer.chargeBytes(NODE_MIN_BYTES + 1)
   }
-  const rel = (r: RelRef) => {
-    node(r.start)
-    node(r.end)
+  const rel = () => {
     answer.chargeEntries(1)
     answer.chargeBytes(EDGE_MIN_BYTES + 1)
   }
-  const graph = (v: Value): void => {
-    if (v instanceof NodeRef) node(v.id)
-    else if (v instanceof RelRef) rel(v)
-    else if (v instanceof PathVal) {
-      v.nodes.forEach(node)
-      v.rels.forEach(rel)
-    } else if (Array.isArray(v)) v.forEach(graph)
-    else if (isMap(v)) Object.values(v).forEach(graph)
+  row.forEach((v, i) => (holdsGraph(v) ? forEachElement(v, node, rel) : chargeLiteral(answer, columns[i], v, 1)))
+}
+
+/**
+ * Every graph element a returned value holds, in the order the answer lists them: a relationship's two nodes before
+ * it, a path's nodes before its relationships, lists and maps entry by entry. chargeRow, presentResult and
+ * referencedNodes walk values with it, so the lower bound, the exact charge and a rule's selection see the same
+ * elements (the two charges in the same order).
+ */
+function forEachElement(v: Value, node: (id: number) => void, rel: (r: RelRef) => void): void {
+  const relationship = (r: RelRef) => {
+    node(r.start)
+    node(r.end)
+    rel(r)
   }
-  row.forEach((v, i) => {
-    if (holdsGraph(v)) return graph(v)
-    answer.chargeEntries(1)
-    answer.chargeBytes(LITERAL_FRAME_BYTES + 1)
-    answer.chargeString(columns[i])
-    answer.chargeJson(v)
-  })
+  if (v instanceof NodeRef) node(v.id)
+  else if (v instanceof RelRef) relationship(v)
+  else if (v instanceof PathVal) {
+    for (const id of v.nodes) node(id)
+    for (const r of v.rels) relationship(r)
+  } else if (Array.isArray(v)) for (const x of v) forEachElement(x, node, rel)
+  else if (isMap(v)) for (const x of Object.values(v)) forEachElement(x, node, rel)
+}
+
+/** A literal entry `{"key":…,"value":…}` of column `key`, after `separator` comma bytes, charged before it is copied. */
+function chargeLiteral(answer: AnswerBudget, key: string, v: Value, separator: 0 | 1): void {
+  answer.chargeEntries(1)
+  answer.chargeBytes(LITERAL_FRAME_BYTES + separator)
+  answer.chargeString(key)
+  answer.chargeJson(v)
 }
 
 /**
@@ -148,8 +152,6 @@ export function presentResult(columns: string[], rows: Value[][], graph: GraphCa
     nodes[key] = node
   }
   const addRel = (r: RelRef) => {
-    addNode(r.start)
-    addNode(r.end)
     const e = graph.rel(r.id)
     const edge: CypherResult['edges'][number] = { source: String(r.start), target: String(r.end), label: r.kind, kind: r.kind, lastSeen: lastSeen(e.properties, e.updated_at) }
     if (includeProperties && Object.keys(e.properties).length > 0) edge.properties = e.properties
@@ -158,22 +160,10 @@ export function presentResult(columns: string[], rows: Value[][], graph: GraphCa
     answer.chargeJson(edge)
     edges.push(edge)
   }
-  const addGraph = (v: Value): void => {
-    if (v instanceof NodeRef) addNode(v.id)
-    else if (v instanceof RelRef) addRel(v)
-    else if (v instanceof PathVal) {
-      v.nodes.forEach(addNode)
-      v.rels.forEach(addRel)
-    } else if (Array.isArray(v)) v.forEach(addGraph)
-    else if (isMap(v)) Object.values(v).forEach(addGraph)
-  }
   for (const row of rows)
     row.forEach((v, i) => {
-      if (holdsGraph(v)) return addGraph(v)
-      answer.chargeEntries(1)
-      answer.chargeBytes(LITERAL_FRAME_BYTES + (literals.length ? 1 : 0))
-      answer.chargeString(columns[i])
-      answer.chargeJson(v) // before literalJson copies it
+      if (holdsGraph(v)) return forEachElement(v, addNode, addRel)
+      chargeLiteral(answer, columns[i], v, literals.length ? 1 : 0)
       literals.push({ key: columns[i], value: literalJson(v) })
     })
   const out: CypherResult = { nodes, edges, literals }
