@@ -108,9 +108,11 @@ function conditionSql(
   first: number,
   access: string | null,
   ranges: ReadonlyMap<string, PrefixRange> = new Map(),
-): { sql: string; params: (string | null)[] } {
+): { sql: string; params: (string | null)[]; indexed: boolean } {
   const parts: string[] = []
   const params: (string | null)[] = []
+  /** whether a part reads a few nodes from an index of its own (the Tier Zero hint, a prefix range) */
+  let indexed = false
   for (const c of conditions) {
     if (c.type === 'related') {
       // exactly the existence test of connected() with n as the near end (the engine checks it again)
@@ -130,14 +132,15 @@ function conditionSql(
         )
         .join(' OR ')
       parts.push(`${c.negated ? 'NOT ' : ''}(${exists})`)
-    } else if (c.type === 'tierZero')
+    } else if (c.type === 'tierZero') {
+      indexed = true
       // the stored part from the partial index (a few nodes, not a test of every node), the selectors' part
       // from asset_group_members (a tag containing admin_tier_0: group_concat joins tags with spaces, so the
       // old per-node test of the joined tags found it within one tag, exactly as this does)
       parts.push(`(n.id IN (SELECT t.id FROM nodes t WHERE ${TIER_ZERO_HINT})
         OR n.objectid IN (SELECT m.objectid FROM asset_group_members m JOIN asset_groups g ON g.id = m.asset_group_id
                           WHERE m.custom_member = 1 AND instr(g.tag, 'admin_tier_0') > 0))`)
-    else if (c.type === 'owned')
+    } else if (c.type === 'owned')
       parts.push(`(instr(n.kinds, '"Tag_Owned"') > 0 OR instr(n.properties, 'owned') > 0 OR instr(coalesce(${SELECTED_TAGS}, ''), 'owned') > 0)`)
     else {
       const p = `?${first + params.length}`
@@ -150,11 +153,14 @@ function conditionSql(
       // an object id ending with `…-512` (or another Tier Zero RID suffix) ends with that suffix, so the node
       // is in the partial index nodes_tier_zero_hint (TIER_ZERO_HINT tests substr(objectid, -4)): read from
       // there (a few nodes) instead of testing every node (`g.objectid ENDS WITH '-512'`)
-      if (c.op === 'endsWith' && c.column === 'objectid' && !c.anyCase && RID_SUFFIXES.has(c.value.slice(-4)))
+      if (c.op === 'endsWith' && c.column === 'objectid' && !c.anyCase && RID_SUFFIXES.has(c.value.slice(-4))) {
+        indexed = true
         parts.push(`n.id IN (SELECT t.id FROM nodes t WHERE ${TIER_ZERO_HINT})`)
+      }
       // a selective STARTS WITH (see scanNodes): also the index range holding every value with the prefix
       const range = c.op === 'startsWith' && !c.anyCase ? ranges.get(`${c.column}|${c.value}`) : undefined
       if (range) {
+        indexed = true
         const lo = `?${first + params.length}`
         params.push(range.low)
         const hi = `?${first + params.length}`
@@ -163,7 +169,7 @@ function conditionSql(
       }
     }
   }
-  return { sql: parts.map((x) => `AND ${x}`).join('\n'), params }
+  return { sql: parts.map((x) => `AND ${x}`).join('\n'), params, indexed }
 }
 
 /** A property key written into a JSON path as is (anything else is not pushed down: counts.ts). */
@@ -227,24 +233,29 @@ function toPartialNode(r: { id: number; objectid: string | null; kinds: string; 
 
 /**
  * The label scan's statement (d1GraphSource scanNodes): ?1 after, ?2 kinds (JSON or NULL), ?3 objectid, ?4 name,
- * ?5 access, ?6 limit, ?7… conditions. Two statements, one for each kind of caller, so that each is planned for
- * its own case: a restricted caller's `n.environment_id IN (json_each(?5))` is read from the index nodes_env, a
- * range per environment (the caller's nodes only, then sorted by id), where the shared form
- * `(?5 IS NULL OR … IN …)` (graph.store.ts visible) could not use it and walked every node of the graph in id
- * order, filtering the environment afterwards (a rule evaluated per environment read the whole table once per
- * environment: src/assetgroups/rules.ts). An unrestricted caller's scan walks the primary key from ?1 in id
- * order and stops at the page's end. test/integration/cypher-scan-plans.test.ts checks both plans. The
- * unrestricted statement tests ?5 against a constant (`?5 = ?5`, always true for the bound NO_ACCESS) only so
- * that both bind the same parameters: D1 refuses a bound parameter a statement does not use.
+ * ?5 access, ?6 limit, ?7… conditions. One statement for each kind of caller, so that each is planned for its own
+ * case (the shared form `(?5 IS NULL OR … IN …)`, graph.store.ts visible, kept SQLite from the index nodes_env and
+ * walked every node of the graph in id order, filtering the environment afterwards: a rule evaluated per
+ * environment read the whole table once per environment, src/assetgroups/rules.ts):
+ *  - `index`, a restricted caller: `n.environment_id IN (json_each(?5))` read from nodes_env, a range per
+ *    environment (the caller's nodes only, then sorted by id);
+ *  - `filter`, a restricted caller whose conditions read a few nodes from an index of their own (the Tier Zero
+ *    hint, a prefix range: conditionSql `indexed`): the environment is tested on those nodes (`+` keeps SQLite from
+ *    choosing nodes_env instead, which would read every node of the environment);
+ *  - `all`, an unrestricted caller: the primary key from ?1 in id order, stopping at the page's end. It tests ?5
+ *    against itself (always true for the bound NO_ACCESS) only so that every form binds the same parameters: D1
+ *    refuses a bound parameter a statement does not use.
+ * test/integration/cypher-scan-plans.test.ts checks each plan.
  */
-export function scanSql(columns: string, restricted: boolean, prefilter: string, conditions: string): string {
+export function scanSql(columns: string, access: 'index' | 'filter' | 'all', prefilter: string, conditions: string): string {
+  const visibleSql = access === 'index' ? 'n.environment_id IN (SELECT value FROM json_each(?5))' : access === 'filter' ? '+n.environment_id IN (SELECT value FROM json_each(?5))' : '?5 = ?5'
   return `SELECT ${columns} FROM nodes n
            WHERE n.id > ?1
              AND (?2 IS NULL OR n.kind IN (SELECT value FROM json_each(?2))
                   OR (${prefilter}EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN (SELECT value FROM json_each(?2)))))
              AND (?3 IS NULL OR n.objectid = ?3)
              AND (?4 IS NULL OR (n.name = ?4 COLLATE NOCASE AND n.name = ?4))
-             AND ${restricted ? 'n.environment_id IN (SELECT value FROM json_each(?5))' : '?5 = ?5'}
+             AND ${visibleSql}
              ${conditions}
            ORDER BY n.id LIMIT ?6`
 }
@@ -295,7 +306,7 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
       const n0 = 7 + cond.params.length
       const prefilter = needles.length ? `(${needles.map((_, i) => `instr(n.kinds, ?${n0 + i}) > 0`).join(' OR ')}) AND ` : ''
       const rows = await db
-        .prepare(scanSql(NODE_COLUMNS, access !== null, prefilter, cond.sql))
+        .prepare(scanSql(NODE_COLUMNS, access === null ? 'all' : cond.indexed ? 'filter' : 'index', prefilter, cond.sql))
         .bind(afterId, scan.kinds ? JSON.stringify(scan.kinds) : null, scan.objectid, scan.name, access ?? NO_ACCESS, limit, ...cond.params, ...needles)
         .all<NodeRow>()
       return rows.results.map(toNode)
