@@ -9,7 +9,7 @@ import { strToU8, zipSync } from 'fflate'
 import { adminToken, env } from '../helpers'
 import { endUploadJob, startUploadJob, uploadFile } from '../../src/client/graph'
 import { P, pkiFiles } from '../fixtures/sharphound/pkilab'
-import { derivedEdges, runAnalysisDirect, settleRuns } from '../fixtures/findings/helpers'
+import { derivedEdges, openFindingRows, runAnalysisDirect, settleRuns } from '../fixtures/findings/helpers'
 
 const db = () => (env as unknown as { DB: D1Database }).DB
 const NAME = new Map<string, string>(Object.entries(P).map(([k, v]) => [v, k]))
@@ -91,5 +91,26 @@ describe('ADCS post-processing on SharpHound data', () => {
     await runAnalysisDirect(db())
     expect(await count()).toBe(before)
     expect(await edges('ADCSESC1')).toEqual(['enrollers->domain'])
+  })
+
+  it('findings: every derived ADCS relationship into Tier Zero is an open T0<kind> finding (the domain is Tier Zero)', async () => {
+    const open = (await openFindingRows(db())).filter((f) => f.deleted_at === null && /^T0(ADCSESC|GoldenCert)/.test(f.finding))
+    const got = open.map((f) => `${f.finding} ${NAME.get(f.from_objectid) ?? f.from_objectid}->${NAME.get(f.to_objectid) ?? f.to_objectid}`).sort()
+    expect(got).toEqual([
+      'T0ADCSESC1 enrollers->domain',
+      'T0ADCSESC10a carol->domain',
+      'T0ADCSESC3 bob->domain',
+      'T0ADCSESC4 dave->domain',
+      'T0ADCSESC4 erin->domain',
+      'T0ADCSESC6a enrollers->domain',
+      'T0ADCSESC6b enrollers->domain',
+      'T0ADCSESC9a carol->domain',
+      'T0GoldenCert ca01->domain',
+    ])
+    // the same set as the derived relationships that end at the domain, but those from `da`, a Domain Admin and so
+    // Tier Zero itself (ESC13 ends at a group outside Tier Zero: no finding)
+    const kinds = ['GoldenCert', 'ADCSESC1', 'ADCSESC3', 'ADCSESC4', 'ADCSESC6a', 'ADCSESC6b', 'ADCSESC9a', 'ADCSESC9b', 'ADCSESC10a', 'ADCSESC10b', 'ADCSESC13', 'ADCSESC16']
+    const derived = (await Promise.all(kinds.map(async (k) => (await edges(k)).filter((e) => e.endsWith('->domain') && !e.startsWith('da->')).map((e) => `T0${k} ${e}`)))).flat().sort()
+    expect(got).toEqual(derived)
   })
 })

@@ -11,7 +11,7 @@ import { strToU8, zipSync } from 'fflate'
 import { adminToken, env } from '../helpers'
 import { endUploadJob, startUploadJob, uploadFile } from '../../src/client/graph'
 import { R, relayFiles } from '../fixtures/sharphound/relaylab'
-import { derivedEdges, runAnalysisDirect, settleRuns } from '../fixtures/findings/helpers'
+import { derivedEdges, openFindingRows, runAnalysisDirect, settleRuns } from '../fixtures/findings/helpers'
 
 const db = () => (env as unknown as { DB: D1Database }).DB
 const NAME = new Map<string, string>(Object.entries(R).map(([k, v]) => [v, k]))
@@ -65,6 +65,36 @@ describe('NTLM relay post-processing on SharpHound data', () => {
     const ca = JSON.parse((await db().prepare('SELECT properties FROM nodes WHERE objectid = ?').bind(R.esc16ca).first<{ properties: string }>())!.properties) as Record<string, unknown>
     expect(ca).toMatchObject({ isuserspecifiessanenabled: true, isuserspecifiessanenabledcollected: true, disabledextensionscollected: true, disabledextensions: ['1.3.6.1.4.1.311.25.2'] })
     expect(await edges('ADCSESC16')).toEqual(['serveradmins->domain'])
+  })
+
+  it('findings: a relay relationship into a Tier Zero computer is an open T0<kind> finding; ADCSESC16 into the domain too', async () => {
+    const findings = async () =>
+      (await openFindingRows(db()))
+        .filter((f) => f.deleted_at === null && /^T0(CoerceAndRelay|ADCSESC16)/.test(f.finding))
+        .map((f) => `${f.finding} ${NAME.get(f.from_objectid) ?? f.from_objectid}->${NAME.get(f.to_objectid) ?? f.to_objectid}`)
+        .sort()
+    // the relay victims are ordinary computers: no relay finding yet
+    expect(await findings()).toEqual(['T0ADCSESC16 serveradmins->domain'])
+    // SRV01 (relayed to over SMB, and an ESC8 victim) and WS01 (an LDAP/LDAPS and ESC8 victim) made Tier Zero
+    const admin = await adminToken()
+    const made = await admin.raw('POST', '/api/v2/asset-group-tags/1/selectors', { name: 'relay victims', seeds: [{ type: 1, value: R.srv01 }, { type: 1, value: R.ws01 }] })
+    expect(made.status).toBe(201)
+    await runAnalysisDirect(db())
+    expect(await findings()).toEqual([
+      'T0ADCSESC16 serveradmins->domain',
+      'T0CoerceAndRelayNTLMToADCS au->srv01',
+      'T0CoerceAndRelayNTLMToADCS au->ws01',
+      'T0CoerceAndRelayNTLMToLDAP au->ws01',
+      'T0CoerceAndRelayNTLMToLDAPS au->ws01',
+      'T0CoerceAndRelayNTLMToSMB au->srv01',
+    ])
+    // the finding types are listed for the domain, with their titles
+    const types = await admin.raw('GET', `/api/v2/domains/${R.domain}/available-types`)
+    expect(types.status).toBe(200)
+    const listed = ((await types.json()) as { data: string[] }).data
+    expect(listed).toEqual(expect.arrayContaining(['T0CoerceAndRelayNTLMToSMB', 'T0CoerceAndRelayNTLMToLDAP', 'T0CoerceAndRelayNTLMToLDAPS', 'T0CoerceAndRelayNTLMToADCS', 'T0ADCSESC16']))
+    const title = await admin.raw('GET', '/api/v2/assets/findings/T0CoerceAndRelayNTLMToSMB/title.md')
+    expect(await title.text()).toBe('Non Tier Zero Principals with Coerce and Relay NTLM to SMB Privileges on Tier Zero Objects')
   })
 
   it('a second run derives the same set', async () => {

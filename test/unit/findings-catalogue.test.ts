@@ -6,14 +6,18 @@ import { KNOWN_CATALOG, GH_REMEDIATION } from '../fixtures/findings/known-graph'
 
 const T0_KINDS = [
   'GenericAll', 'GenericWrite', 'WriteDacl', 'WriteOwner', 'Owns', 'AddMember', 'ForceChangePassword', 'AllExtendedRights',
-  'DCSync', 'AdminTo', 'AZOwns', 'AZAddSecret', 'AZAddOwner', 'AZResetPassword', 'AZAddMembers',
+  'DCSync', 'AdminTo',
+  // derived by the ADCS and NTLM relay post-processing
+  'GoldenCert', 'ADCSESC1', 'ADCSESC3', 'ADCSESC4', 'ADCSESC6a', 'ADCSESC6b', 'ADCSESC9a', 'ADCSESC9b', 'ADCSESC10a', 'ADCSESC10b',
+  'ADCSESC13', 'ADCSESC16', 'CoerceAndRelayNTLMToSMB', 'CoerceAndRelayNTLMToLDAP', 'CoerceAndRelayNTLMToLDAPS', 'CoerceAndRelayNTLMToADCS',
+  'AZOwns', 'AZAddSecret', 'AZAddOwner', 'AZResetPassword', 'AZAddMembers',
 ]
 
 /** The doc quotes each text as a Markdown block quote. */
 const quoted = (text: string) => text.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n')
 
 describe('finding catalogue', () => {
-  it('has exactly the issue’s built-in types: T0<kind> for the 15 edge kinds, Kerberoasting, ASREPRoasting', () => {
+  it('has exactly the issue’s built-in types: T0<kind> for the 31 edge kinds, Kerberoasting, ASREPRoasting', () => {
     expect(BUILTIN_FINDINGS.map((d) => d.type)).toEqual([...T0_KINDS.map((k) => `T0${k}`), 'Kerberoasting', 'ASREPRoasting'])
     for (const d of BUILTIN_FINDINGS) {
       if (d.type.startsWith('T0')) expect(d).toMatchObject({ shape: 'relationship', edgeKind: d.type.slice(2) })
