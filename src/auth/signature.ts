@@ -50,13 +50,13 @@ export function parseRfc3339WithOffset(s: string): { time: Date; offsetMinutes: 
 }
 
 async function hmacKey(raw: Uint8Array | ArrayBuffer, usage: ('sign' | 'verify')[] = ['sign']): Promise<CryptoKey> {
-  return crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, usage)
+  return crypto.subtle.importKey('raw', raw as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, usage)
 }
 
 async function hmac(key: Uint8Array | ArrayBuffer | CryptoKey, msg: Uint8Array | ArrayBuffer): Promise<ArrayBuffer> {
   // raw bytes are imported; a CryptoKey (the cached first link) is used as it is
   const k = key instanceof ArrayBuffer || ArrayBuffer.isView(key) ? await hmacKey(key) : key
-  return crypto.subtle.sign('HMAC', k, msg)
+  return crypto.subtle.sign('HMAC', k, msg as BufferSource)
 }
 
 /**
@@ -100,7 +100,7 @@ export async function verifySignature(
 ): Promise<boolean> {
   const d2 = await chainKey(tokenKey, method, target, requestDate)
   const key = await hmacKey(d2, ['verify'])
-  return crypto.subtle.verify('HMAC', key, signature, body)
+  return crypto.subtle.verify('HMAC', key, signature as BufferSource, body as BufferSource)
 }
 
 export const MAX_CLOCK_SKEW_MS = 60 * 60 * 1000

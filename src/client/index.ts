@@ -203,7 +203,7 @@ export class EdgeHoundClient {
       const proof = cred.csrf()
       if (proof) headers.set('X-CSRF-Token', proof)
     }
-    return new Request(this.baseUrl + target, { method: method.toUpperCase(), headers, body: bytes })
+    return new Request(this.baseUrl + target, { method: method.toUpperCase(), headers, body: bytes as BodyInit | null })
   }
 
   /** Sends a request and returns the raw response (no status check). */

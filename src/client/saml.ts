@@ -68,7 +68,7 @@ export function samlProviderForm(input: ProviderFormInput): FormData {
   const form = new FormData()
   if (input.name !== undefined) form.set('name', input.name)
   if (input.metadata !== undefined) {
-    const blob = input.metadata instanceof Blob ? input.metadata : new Blob([input.metadata], { type: 'application/xml' })
+    const blob = input.metadata instanceof Blob ? input.metadata : new Blob([input.metadata as string | Uint8Array<ArrayBuffer>], { type: 'application/xml' })
     form.set('metadata', blob, input.fileName ?? 'metadata.xml')
   }
   const ap = input.autoProvision

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { drawMode, edgeRows, fromGraphAnswer, fromSearchResult, kindColour, MAX_DRAWN_NODES } from '../../ui/src/graph-model'
+import { drawMode, edgeRows, fromGraphAnswer, fromSearchResult, kindColour, MAX_DRAWN_NODES } from '../../ui/src/pages/explore/graph-model'
 
 const node = (label: string, kind: string, objectId: string) => ({ label, kind, objectId, kinds: [kind], isTierZero: false, isOwnedObject: false, lastSeen: '' })
 
-describe('console graph model (ui/src/graph-model.ts)', () => {
+describe('console graph model (ui/src/pages/explore/graph-model.ts)', () => {
   it('builds nodes and edges from a path or Cypher answer; drops edges whose ends are missing', () => {
     const g = fromGraphAnswer({
       nodes: { '1': node('ALICE@CORP', 'User', 'S-1'), '2': node('ADMINS@CORP', 'Group', 'S-2') },

@@ -1,117 +1,29 @@
+// The console's shell: routing, navigation and the session. Each page is its own module under pages/, loaded
+// when first visited (sign-in is in the entry chunk so that it is interactive at once).
 import { lazy, Suspense } from 'preact/compat'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
+import type { ComponentType } from 'preact'
 import type { UserJson } from '../../src/client/index'
-import { search, shortestPath, type SearchResultJson } from '../../src/client/graph'
-import { cypherQuery } from '../../src/client/cypher'
-import { listSamlSignOnEndpoints } from '../../src/client/saml'
-import { availableDomains } from '../../src/client/graph'
-import { listAssetGroupTags } from '../../src/client/assetgroups'
-import { client, goSignIn, isSignedOut, messageOf } from './api'
-import { drawMode, edgeRows, emptyGraph, fromGraphAnswer, fromSearchResult, kindColour, MAX_DRAWN_NODES, type ConsoleGraph, type GraphAnswer } from './graph-model'
+import { client } from './api'
+import { attempt } from './lib/attempt'
+import { navigate, usePath } from './lib/navigate'
+import { SignIn, UserDisabled } from './pages/sign-in'
 
-const GraphCanvas = lazy(() => import('./graph-canvas'))
-
-function navigate(to: string) {
-  history.pushState(null, '', to)
-  dispatchEvent(new PopStateEvent('popstate'))
-}
-
-function usePath(): string {
-  const [path, setPath] = useState(location.pathname)
-  useEffect(() => {
-    const on = () => setPath(location.pathname)
-    addEventListener('popstate', on)
-    return () => removeEventListener('popstate', on)
-  }, [])
-  return path.replace(/\/+$/, '') || '/ui'
-}
-
-/** Runs an API call; an ended session goes back to sign-in, other failures become the message shown. */
-async function attempt<T>(fn: () => Promise<T>, setError: (m: string) => void): Promise<T | undefined> {
-  try {
-    setError('')
-    return await fn()
-  } catch (e) {
-    if (isSignedOut(e)) goSignIn()
-    else setError(messageOf(e))
-    return undefined
-  }
-}
+/** The navigation, in order: label, path prefix, page module. */
+const PAGES: { label: string; href: string; page: ComponentType }[] = [
+  { label: 'Explore', href: '/ui/explore', page: lazy(() => import('./pages/explore/index')) },
+  { label: 'Attack paths', href: '/ui/attack-paths', page: lazy(() => import('./pages/attack-paths')) },
+  { label: 'Posture', href: '/ui/posture', page: NotYet },
+  { label: 'Privilege zones', href: '/ui/privilege-zones', page: lazy(() => import('./pages/zones')) },
+  { label: 'Administration', href: '/ui/administration', page: lazy(() => import('./pages/admin/index')) },
+]
 
 export function App() {
   const path = usePath()
   if (path === '/ui/login') return <SignIn />
-  if (path === '/ui/user-disabled')
-    return (
-      <main class="center">
-        <h1>Account disabled</h1>
-        <p>Your account is disabled. Please contact your Administrator.</p>
-        <p><a href="/ui/login">Back to sign in</a></p>
-      </main>
-    )
+  if (path === '/ui/user-disabled') return <UserDisabled />
   return <Shell path={path} />
 }
-
-function SignIn() {
-  const params = new URLSearchParams(location.search)
-  const [error, setError] = useState(params.get('error') ?? '')
-  const [busy, setBusy] = useState(false)
-  const [providers, setProviders] = useState<{ name: string; initiation_url: string }[]>([])
-  useEffect(() => {
-    listSamlSignOnEndpoints(client).then((r) => setProviders(r.data.endpoints), () => setProviders([]))
-  }, [])
-  async function submit(ev: Event) {
-    ev.preventDefault()
-    const form = new FormData(ev.currentTarget as HTMLFormElement)
-    setBusy(true)
-    try {
-      setError('')
-      await client.loginWithCookie(String(form.get('username') ?? ''), String(form.get('password') ?? ''))
-      const next = params.get('next')
-      navigate(next && next.startsWith('/ui') && !next.startsWith('//') ? next : '/ui/explore')
-    } catch (e) {
-      setError(messageOf(e))
-    } finally {
-      setBusy(false)
-    }
-  }
-  return (
-    <main class="center signin">
-      <h1 class="brand">EdgeHound</h1>
-      <p class="muted">Attack paths, at the edge.</p>
-      <form onSubmit={submit} class="card" aria-label="Sign in">
-        <label>
-          Username
-          <input name="username" autocomplete="username" required autofocus />
-        </label>
-        <label>
-          Password
-          <input name="password" type="password" autocomplete="current-password" required />
-        </label>
-        {error && <p role="alert" class="error">{error}</p>}
-        <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
-        {providers.length > 0 && (
-          <div class="sso">
-            <p class="muted">or</p>
-            {providers.map((p) => (
-              <a class="button secondary" role="button" href={p.initiation_url} key={p.initiation_url}>
-                Sign in with {p.name}
-              </a>
-            ))}
-          </div>
-        )}
-      </form>
-    </main>
-  )
-}
-
-const NAV: [string, string][] = [
-  ['Explore', '/ui/explore'],
-  ['Attack paths', '/ui/attack-paths'],
-  ['Posture', '/ui/posture'],
-  ['Privilege zones', '/ui/privilege-zones'],
-  ['Administration', '/ui/administration'],
-]
 
 function Shell({ path }: { path: string }) {
   const [me, setMe] = useState<UserJson | null>(null)
@@ -127,12 +39,14 @@ function Shell({ path }: { path: string }) {
     location.assign('/ui/login')
   }
   if (!me) return <main class="center">{error ? <p role="alert" class="error">{error}</p> : <p class="muted">Loading…</p>}</main>
+  const current = PAGES.find((p) => path.startsWith(p.href))
+  const Page = current?.page ?? NotYet
   return (
     <div class="shell">
       <header>
         <span class="brand">EdgeHound</span>
         <nav aria-label="Main">
-          {NAV.map(([label, href]) => (
+          {PAGES.map(({ label, href }) => (
             <a
               href={href}
               key={href}
@@ -150,330 +64,20 @@ function Shell({ path }: { path: string }) {
         <button class="secondary" onClick={signOut}>Sign out</button>
       </header>
       {error && <p role="alert" class="error">{error}</p>}
-      {path.startsWith('/ui/explore') ? (
-        <Explore />
-      ) : path.startsWith('/ui/attack-paths') ? (
-        <Environments />
-      ) : path.startsWith('/ui/privilege-zones') ? (
-        <Zones />
-      ) : path.startsWith('/ui/administration') ? (
-        <Users />
-      ) : (
-        <NotYet path={path} />
-      )}
+      <Suspense fallback={<main class="page"><p class="muted">Loading…</p></main>}>
+        <Page />
+      </Suspense>
     </div>
   )
 }
 
-function NotYet({ path }: { path: string }) {
-  const label = NAV.find(([, h]) => path.startsWith(h))?.[0] ?? 'This page'
+function NotYet() {
+  const path = location.pathname
+  const label = PAGES.find((p) => path.startsWith(p.href))?.label ?? 'This page'
   return (
     <main class="page">
       <h1>{label}</h1>
       <p class="muted">{label} is not in the console yet; the API serves it (see /api/v2/docs).</p>
     </main>
-  )
-}
-
-function Environments() {
-  const [error, setError] = useState('')
-  const [envs, setEnvs] = useState<{ id: string; name: string; type: string; collected: boolean }[] | null>(null)
-  useEffect(() => {
-    attempt(() => availableDomains(client), setError).then((r) => r && setEnvs(r.data as never))
-  }, [])
-  return (
-    <main class="page">
-      <h1>Attack paths</h1>
-      {error && <p role="alert" class="error">{error}</p>}
-      <p class="muted">Environments with collected data (finding details are not in the console yet).</p>
-      {envs && (
-        <table aria-label="Environments">
-          <thead><tr><th>Name</th><th>Type</th><th>Id</th><th>Collected</th></tr></thead>
-          <tbody>{envs.map((e) => <tr key={e.id}><td>{e.name}</td><td>{e.type}</td><td>{e.id}</td><td>{e.collected ? 'yes' : 'no'}</td></tr>)}</tbody>
-        </table>
-      )}
-    </main>
-  )
-}
-
-/** A simple list page: one API call, its rows as a labelled table. */
-function ListPage<T>({ title, note, load, columns }: { title: string; note: string; load: () => Promise<T[]>; columns: [string, (row: T) => string][] }) {
-  const [error, setError] = useState('')
-  const [rows, setRows] = useState<T[] | null>(null)
-  useEffect(() => {
-    attempt(load, setError).then((r) => r && setRows(r))
-  }, [])
-  return (
-    <main class="page">
-      <h1>{title}</h1>
-      <p class="muted">{note}</p>
-      {error && <p role="alert" class="error">{error}</p>}
-      {rows && (
-        <table aria-label={title} class="list">
-          <thead><tr>{columns.map(([h]) => <th scope="col" key={h}>{h}</th>)}</tr></thead>
-          <tbody>{rows.map((r, i) => <tr key={i}>{columns.map(([h, f]) => <td key={h}>{f(r)}</td>)}</tr>)}</tbody>
-        </table>
-      )}
-    </main>
-  )
-}
-
-const TAG_TYPES: Record<number, string> = { 1: 'Tier', 2: 'Label', 3: 'Owned' }
-
-function Zones() {
-  return (
-    <ListPage
-      title="Privilege zones"
-      note="Tags (Tier Zero, Owned and custom labels); selectors and members are not in the console yet."
-      load={async () => (await listAssetGroupTags(client)).data.tags}
-      columns={[['Name', (t) => t.name], ['Type', (t) => TAG_TYPES[t.type] ?? String(t.type)], ['Description', (t) => t.description]]}
-    />
-  )
-}
-
-function Users() {
-  return (
-    <ListPage
-      title="Administration"
-      note="Users and their roles; ingest, tokens, SSO providers, extensions and the audit log are not in the console yet."
-      load={async () => (await client.listUsers()).data.users}
-      columns={[
-        ['User', (u) => u.principal_name],
-        ['Roles', (u) => u.roles.join(', ')],
-        ['Environments', (u) => (u.all_environments ? 'all' : u.environment_access.join(', ') || 'none')],
-        ['Status', (u) => (u.is_disabled ? 'disabled' : 'active')],
-      ]}
-    />
-  )
-}
-
-type Mode = 'Search' | 'Pathfinding' | 'Cypher'
-
-function Explore() {
-  const [mode, setMode] = useState<Mode>('Search')
-  const [graph, setGraph] = useState<ConsoleGraph>(emptyGraph())
-  const [selected, setSelected] = useState<string | null>(null)
-  return (
-    <div class="explore">
-      <aside class="side">
-        <div role="tablist" aria-label="Explore mode" class="tabs">
-          {(['Search', 'Pathfinding', 'Cypher'] as Mode[]).map((m) => (
-            <button role="tab" aria-selected={mode === m} key={m} onClick={() => setMode(m)}>{m}</button>
-          ))}
-        </div>
-        <div role="tabpanel" aria-label={mode}>
-          {mode === 'Search' && <SearchMode onResult={(g, id) => (setGraph(g), setSelected(id))} />}
-          {mode === 'Pathfinding' && <PathMode onResult={(g) => (setGraph(g), setSelected(null))} />}
-          {mode === 'Cypher' && <CypherMode onResult={(g) => (setGraph(g), setSelected(null))} />}
-        </div>
-      </aside>
-      <section class="result" aria-label="Result">
-        <GraphResult graph={graph} onSelect={setSelected} />
-      </section>
-      {selected && <NodePanel node={graph.nodes.find((n) => n.id === selected) ?? null} onClose={() => setSelected(null)} />}
-    </div>
-  )
-}
-
-function useSearch(text: string, setError: (m: string) => void) {
-  const [results, setResults] = useState<SearchResultJson[]>([])
-  useEffect(() => {
-    const q = text.trim()
-    if (q.length < 2) return setResults([])
-    const t = setTimeout(() => {
-      attempt(() => search(client, { q, limit: 10 }), setError).then((r) => setResults(r?.data ?? []))
-    }, 250)
-    return () => clearTimeout(t)
-  }, [text])
-  return results
-}
-
-function ResultList({ results, label, onPick }: { results: SearchResultJson[]; label: string; onPick: (r: SearchResultJson) => void }) {
-  if (results.length === 0) return null
-  return (
-    <ul class="results" aria-label={label}>
-      {results.map((r) => (
-        <li key={r.objectid}>
-          <button class="result-item" onClick={() => onPick(r)}>
-            <span class="dot" style={{ background: kindColour(r.type) }} aria-hidden="true" />
-            <span class="name">{r.name || r.objectid}</span>
-            <span class="kind">{r.type}</span>
-          </button>
-        </li>
-      ))}
-    </ul>
-  )
-}
-
-function SearchMode({ onResult }: { onResult: (g: ConsoleGraph, id: string) => void }) {
-  const [text, setText] = useState('')
-  const [error, setError] = useState('')
-  const results = useSearch(text, setError)
-  return (
-    <div>
-      <label class="block">
-        Search
-        <input type="search" value={text} placeholder="name or object id" onInput={(e) => setText((e.target as HTMLInputElement).value)} />
-      </label>
-      {error && <p role="alert" class="error">{error}</p>}
-      <ResultList results={results} label="Search results" onPick={(r) => onResult(fromSearchResult(r), r.objectid)} />
-    </div>
-  )
-}
-
-function NodePicker({ label, value, onPick }: { label: string; value: SearchResultJson | null; onPick: (r: SearchResultJson) => void }) {
-  const [text, setText] = useState('')
-  const [error, setError] = useState('')
-  const results = useSearch(text, setError)
-  return (
-    <div>
-      <label class="block">
-        {label}
-        <input type="search" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
-      </label>
-      {value && <p class="picked">{value.name} <span class="kind">{value.type}</span></p>}
-      {error && <p role="alert" class="error">{error}</p>}
-      {!value || text !== value.name ? (
-        <ResultList results={results} label={`${label} results`} onPick={(r) => (onPick(r), setText(r.name))} />
-      ) : null}
-    </div>
-  )
-}
-
-function PathMode({ onResult }: { onResult: (g: ConsoleGraph) => void }) {
-  const [start, setStart] = useState<SearchResultJson | null>(null)
-  const [end, setEnd] = useState<SearchResultJson | null>(null)
-  const [kinds, setKinds] = useState('')
-  const [error, setError] = useState('')
-  async function find() {
-    if (!start || !end) return
-    const r = await attempt(() => shortestPath(client, start.objectid, end.objectid, kinds.trim() ? `in:${kinds.trim()}` : undefined), setError)
-    if (r) onResult(fromGraphAnswer(r.data as GraphAnswer))
-  }
-  return (
-    <div>
-      <NodePicker label="Start node" value={start} onPick={setStart} />
-      <NodePicker label="End node" value={end} onPick={setEnd} />
-      <label class="block">
-        Relationship kinds (optional, comma-separated)
-        <input value={kinds} onInput={(e) => setKinds((e.target as HTMLInputElement).value)} placeholder="MemberOf,AdminTo" />
-      </label>
-      <button onClick={find} disabled={!start || !end}>Find path</button>
-      {error && <p role="alert" class="error">{error}</p>}
-    </div>
-  )
-}
-
-function CypherMode({ onResult }: { onResult: (g: ConsoleGraph) => void }) {
-  const holder = useRef<HTMLDivElement>(null)
-  const text = useRef('MATCH (n:User) RETURN n LIMIT 25')
-  const [error, setError] = useState('')
-  const [loaded, setLoaded] = useState(false)
-  const [busy, setBusy] = useState(false)
-  const runRef = useRef<() => void>(() => {})
-  async function run() {
-    setBusy(true)
-    const r = await attempt(() => cypherQuery(client, text.current), setError)
-    setBusy(false)
-    if (r) onResult(fromGraphAnswer(r.data as unknown as GraphAnswer))
-  }
-  runRef.current = run
-  useEffect(() => {
-    let destroy: (() => void) | undefined
-    let live = true
-    import('./cypher-editor').then(({ mountCypherEditor }) => {
-      if (!live || !holder.current) return
-      destroy = mountCypherEditor(holder.current, text.current, (t) => (text.current = t), () => runRef.current())
-      setLoaded(true)
-    })
-    return () => {
-      live = false
-      destroy?.()
-    }
-  }, [])
-  return (
-    <div>
-      <p class="label">Cypher query</p>
-      <div ref={holder} class="editor">{!loaded && <p class="muted">Loading the editor…</p>}</div>
-      <button onClick={run} disabled={busy}>Run</button>
-      {error && <p role="alert" class="error">{error}</p>}
-    </div>
-  )
-}
-
-function GraphResult({ graph, onSelect }: { graph: ConsoleGraph; onSelect: (id: string) => void }) {
-  const mode = drawMode(graph)
-  if (mode === 'empty') return <p class="muted empty">Search for an object, find a path, or run a Cypher query: the answer is drawn here.</p>
-  const rows = edgeRows(graph)
-  return (
-    <div>
-      {mode === 'table-only' ? (
-        <p role="status" class="warning">
-          {graph.nodes.length.toLocaleString('en')} nodes: more than {MAX_DRAWN_NODES.toLocaleString('en')} are listed in the table only, not drawn.
-        </p>
-      ) : (
-        <Suspense fallback={<div class="canvas muted">Loading the graph…</div>}>
-          <GraphCanvas graph={graph} onSelect={onSelect} />
-        </Suspense>
-      )}
-      <table aria-label="Graph as table" class="graph-table">
-        <thead>
-          <tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Object ID</th></tr>
-        </thead>
-        <tbody>
-          {graph.nodes.map((n) => (
-            <tr key={n.id}>
-              <td><button class="link" onClick={() => onSelect(n.id)}>{n.name}</button></td>
-              <td>{n.kind}</td>
-              <td>{n.objectId}</td>
-            </tr>
-          ))}
-          {rows.length > 0 && <tr><th colSpan={3} scope="rowgroup">Relationships</th></tr>}
-          {rows.map((r, i) => (
-            <tr key={`e${i}`} class="edge-row">
-              <td>{r.from}</td>
-              <td>{r.kind}</td>
-              <td>{r.to}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  )
-}
-
-function NodePanel({ node, onClose }: { node: ConsoleGraph['nodes'][number] | null; onClose: () => void }) {
-  const [props, setProps] = useState<Record<string, unknown> | null>(null)
-  const [error, setError] = useState('')
-  useEffect(() => {
-    setProps(null)
-    if (!node) return
-    // the object's properties, through the typed client (a Cypher read by object id, parameters escaped)
-    const id = node.objectId.replace(/\\/g, '\\\\').replace(/'/g, "\\'")
-    attempt(() => cypherQuery(client, `MATCH (n) WHERE n.objectid = '${id}' RETURN n LIMIT 1`, true), setError).then((r) => {
-      const first = r ? Object.values((r.data as { nodes: Record<string, { properties?: Record<string, unknown> }> }).nodes)[0] : undefined
-      setProps(first?.properties ?? {})
-    })
-  }, [node?.objectId])
-  if (!node) return null
-  return (
-    <aside class="panel" aria-label={`${node.name} properties`}>
-      <header>
-        <h2>{node.name}</h2>
-        <button class="secondary" onClick={onClose} aria-label="Close panel">×</button>
-      </header>
-      <p><span class="dot" style={{ background: kindColour(node.kind) }} aria-hidden="true" /> {node.kind}</p>
-      {error && <p role="alert" class="error">{error}</p>}
-      <h3>Properties</h3>
-      <dl>
-        <dt>Object ID</dt>
-        <dd>{node.objectId}</dd>
-        {props &&
-          Object.entries(props)
-            .filter(([k]) => k !== 'objectid')
-            .sort(([a], [b]) => a.localeCompare(b))
-            .map(([k, v]) => [<dt key={`k${k}`}>{k}</dt>, <dd key={`v${k}`}>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>])}
-      </dl>
-    </aside>
   )
 }

@@ -1,0 +1,67 @@
+import { useEffect, useState } from 'preact/hooks'
+import { listSamlSignOnEndpoints } from '../../../src/client/saml'
+import { client, messageOf } from '../api'
+import { navigate } from '../lib/navigate'
+
+export function SignIn() {
+  const params = new URLSearchParams(location.search)
+  const [error, setError] = useState(params.get('error') ?? '')
+  const [busy, setBusy] = useState(false)
+  const [providers, setProviders] = useState<{ name: string; initiation_url: string }[]>([])
+  useEffect(() => {
+    listSamlSignOnEndpoints(client).then((r) => setProviders(r.data.endpoints), () => setProviders([]))
+  }, [])
+  async function submit(ev: Event) {
+    ev.preventDefault()
+    const form = new FormData(ev.currentTarget as HTMLFormElement)
+    setBusy(true)
+    try {
+      setError('')
+      await client.loginWithCookie(String(form.get('username') ?? ''), String(form.get('password') ?? ''))
+      const next = params.get('next')
+      navigate(next && next.startsWith('/ui') && !next.startsWith('//') ? next : '/ui/explore')
+    } catch (e) {
+      setError(messageOf(e))
+    } finally {
+      setBusy(false)
+    }
+  }
+  return (
+    <main class="center signin">
+      <h1 class="brand">EdgeHound</h1>
+      <p class="muted">Attack paths, at the edge.</p>
+      <form onSubmit={submit} class="card" aria-label="Sign in">
+        <label>
+          Username
+          <input name="username" autocomplete="username" required autofocus />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" autocomplete="current-password" required />
+        </label>
+        {error && <p role="alert" class="error">{error}</p>}
+        <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
+        {providers.length > 0 && (
+          <div class="sso">
+            <p class="muted">or</p>
+            {providers.map((p) => (
+              <a class="button secondary" role="button" href={p.initiation_url} key={p.initiation_url}>
+                Sign in with {p.name}
+              </a>
+            ))}
+          </div>
+        )}
+      </form>
+    </main>
+  )
+}
+
+export function UserDisabled() {
+  return (
+    <main class="center">
+      <h1>Account disabled</h1>
+      <p>Your account is disabled. Please contact your Administrator.</p>
+      <p><a href="/ui/login">Back to sign in</a></p>
+    </main>
+  )
+}
