@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest'
+import { AD_ENTITY_TYPES, AZ_DESCENDENT_KINDS, AZ_ENTITY_TYPES, AZ_RELATED, traverses } from '../../src/graph/entities'
+import { countOf, SECTION_TABLE, sectionsFor } from '../../ui/src/pages/explore/sections'
+import { circleLayout, prefersSequential, ranks, sequentialLayout, RANK_GAP } from '../../ui/src/pages/explore/layouts'
+import { exportGraph, mergeGraphs } from '../../ui/src/pages/explore/graph-ops'
+import { GLYPHS, glyphForIcon, styleOf, styleTable } from '../../ui/src/pages/explore/kind-style'
+
+describe('console node panel sections (ui/src/pages/explore/sections.ts)', () => {
+  it('every AD section names a list the entity route serves, its count a key the detail returns, and draws only lists reached along relationships', () => {
+    for (const [kind, t] of Object.entries(SECTION_TABLE).filter(([, t]) => t.platform === 'ad')) {
+      const served = AD_ENTITY_TYPES.find((x) => x.segment === t.segment)
+      expect(served, kind).toBeDefined()
+      for (const s of t.sections) {
+        expect(Object.keys(served!.lists), `${kind} ${s.label}`).toContain(s.list)
+        if (s.count) expect(Object.keys(served!.counts), `${kind} ${s.label}`).toContain(s.count[0])
+        expect(s.graph, `${kind} ${s.label}: graph`).toBe(traverses(served!.lists[s.list]))
+      }
+    }
+  })
+  it('every Azure section names a related type the route serves, and its count a key of the detail', () => {
+    for (const [kind, t] of Object.entries(SECTION_TABLE).filter(([, t]) => t.platform === 'azure')) {
+      const served = AZ_ENTITY_TYPES.find((x) => x.segment === t.segment)
+      expect(served?.kind, kind).toBe(kind)
+      for (const s of t.sections) {
+        expect(Object.keys(AZ_RELATED), `${kind} ${s.label}`).toContain(s.list)
+        if (!s.count) continue
+        const keys = served!.counts.map((c) => c.key.join('.'))
+        if (s.count[0] === 'descendents') {
+          expect(keys).toContain('descendents.descendent_counts')
+          expect(AZ_DESCENDENT_KINDS[s.list]).toBe(s.count[2])
+        } else expect(keys, `${kind} ${s.label}`).toContain(s.count.join('.'))
+      }
+    }
+  })
+  it('a node gets its primary kind’s sections; other on-premises kinds the base object control; extension kinds none', () => {
+    expect(sectionsFor(['User', 'Base'])!.segment).toBe('users')
+    expect(sectionsFor(['Base', 'Group'])!.segment).toBe('groups')
+    expect(sectionsFor(['AZUser', 'AZBase'])).toMatchObject({ platform: 'azure', segment: 'users' })
+    expect(sectionsFor(['LocalGroup'])!.segment).toBe('base')
+    expect(sectionsFor(['GH_Repository'])).toBeNull()
+    const labels = sectionsFor(['User'])!.sections.map((s) => s.label)
+    for (const want of ['Sessions', 'Member of', 'Local admin rights', 'Outbound object control', 'Inbound object control']) expect(labels).toContain(want)
+    expect(sectionsFor(['Group'])!.sections.map((s) => s.label)).toContain('Members')
+  })
+  it('counts are read from the detail, nested keys included; a descendant kind absent from the counts is 0', () => {
+    const user = sectionsFor(['User'])!.sections
+    expect(countOf(user.find((s) => s.label === 'Member of')!, { props: {}, groupMembership: 3 })).toBe(3)
+    expect(countOf(user.find((s) => s.label === 'Member of')!, { props: {} })).toBeUndefined()
+    const kv = sectionsFor(['AZKeyVault'])!.sections
+    expect(countOf(kv[0], { Readers: { KeyReaders: 4 } })).toBe(4)
+    const tenant = sectionsFor(['AZTenant'])!.sections
+    const users = tenant.find((s) => s.list === 'descendent-users')!
+    expect(countOf(users, { descendents: { descendent_counts: { AZUser: 7 } } })).toBe(7)
+    expect(countOf(tenant.find((s) => s.list === 'descendent-devices')!, { descendents: { descendent_counts: { AZUser: 7 } } })).toBe(0)
+    expect(countOf(sectionsFor(['Base'])!.sections[1], { props: {} })).toBeUndefined()
+  })
+})
+
+describe('console layouts (ui/src/pages/explore/layouts.ts)', () => {
+  it('a path is laid out left to right, one column per step', () => {
+    const pos = sequentialLayout(['c', 'a', 'b'], [{ source: 'a', target: 'b' }, { source: 'b', target: 'c' }])
+    expect(pos.get('a')).toEqual({ x: 0, y: 0 })
+    expect(pos.get('b')).toEqual({ x: RANK_GAP, y: 0 })
+    expect(pos.get('c')).toEqual({ x: 2 * RANK_GAP, y: 0 })
+  })
+  it('rank is the longest distance from a root; a cycle does not loop and every node gets a position', () => {
+    const r = ranks(['a', 'b', 'c', 'd'], [{ source: 'a', target: 'b' }, { source: 'b', target: 'c' }, { source: 'a', target: 'c' }, { source: 'c', target: 'b' }, { source: 'd', target: 'd' }])
+    expect(r.get('a')).toBe(0)
+    expect(r.get('d')).toBe(0)
+    expect(r.get('c')! > r.get('b')! || r.get('b')! > r.get('c')!).toBe(true)
+    const pos = sequentialLayout(['x', 'y'], [{ source: 'x', target: 'y' }, { source: 'y', target: 'x' }])
+    expect(pos.size).toBe(2)
+    expect(new Set([...pos.values()].map((p) => p.x)).size).toBe(2)
+  })
+  it('nodes of one column do not overlap, and are ordered after their predecessors (fewer crossings)', () => {
+    const edges = [
+      { source: 'r', target: 'p1' }, { source: 'r', target: 'p2' },
+      { source: 'p2', target: 'q2' }, { source: 'p1', target: 'q1' },
+    ]
+    const pos = sequentialLayout(['r', 'p1', 'p2', 'q2', 'q1'], edges)
+    expect(pos.get('p1')!.y).not.toBe(pos.get('p2')!.y)
+    expect(Math.sign(pos.get('q1')!.y - pos.get('q2')!.y)).toBe(Math.sign(pos.get('p1')!.y - pos.get('p2')!.y))
+  })
+  it('paths prefer the sequential layout; large or dense answers and answers without edges do not', () => {
+    expect(prefersSequential(3, [{ source: 'a', target: 'b' }])).toBe(true)
+    expect(prefersSequential(3, [])).toBe(false)
+    expect(prefersSequential(301, [{ source: 'a', target: 'b' }])).toBe(false)
+    const star = Array.from({ length: 20 }, (_, i) => ({ source: 'hub', target: `n${i}` }))
+    expect(prefersSequential(21, star)).toBe(false)
+    expect(circleLayout(['a', 'b']).get('b')!.x).toBeCloseTo(-100)
+  })
+})
+
+describe('console graph operations (ui/src/pages/explore/graph-ops.ts)', () => {
+  const n = (id: string, objectId: string, name = objectId) => ({ id, name, kind: 'User', objectId })
+  it('merging a section walk keeps objects once (same object id, whatever the answer keyed them by) and drops repeated edges', () => {
+    const a = { nodes: [n('S-1', 'S-1'), n('2', 'S-2')], edges: [{ source: 'S-1', target: '2', kind: 'MemberOf' }] }
+    const b = { nodes: [n('10', 'S-1'), n('11', 'S-2'), n('2', 'S-3')], edges: [{ source: '10', target: '11', kind: 'MemberOf' }, { source: '11', target: '2', kind: 'AdminTo' }] }
+    const m = mergeGraphs(a, b)
+    expect(m.nodes.map((x) => [x.id, x.objectId])).toEqual([['S-1', 'S-1'], ['2', 'S-2'], ['obj:S-3', 'S-3']])
+    expect(m.edges).toEqual([{ source: 'S-1', target: '2', kind: 'MemberOf' }, { source: '2', target: 'obj:S-3', kind: 'AdminTo' }])
+  })
+  it('the JSON export lists the drawn nodes and relationships by object id', () => {
+    const doc = JSON.parse(exportGraph({ nodes: [n('1', 'S-1', 'ANN'), n('2', 'S-2', 'BOB')], edges: [{ source: '1', target: '2', kind: 'AdminTo' }] }, new Date('2026-11-29T00:00:00Z')))
+    expect(doc).toEqual({
+      exported_at: '2026-11-29T00:00:00.000Z',
+      nodes: [{ id: '1', name: 'ANN', kind: 'User', object_id: 'S-1' }, { id: '2', name: 'BOB', kind: 'User', object_id: 'S-2' }],
+      edges: [{ source: 'S-1', target: 'S-2', kind: 'AdminTo' }],
+    })
+  })
+})
+
+describe('console kind styles (ui/src/pages/explore/kind-style.ts)', () => {
+  it('built-in kinds have their own colour and glyph; the primary kind wins; unknown kinds a stable colour and the generic glyph', () => {
+    expect(styleOf('User').glyph).toBe('user')
+    expect(styleOf(['Computer', 'Base']).glyph).toBe('computer')
+    expect(styleOf(['Base', 'Computer']).glyph).toBe('computer')
+    expect(styleOf('GH_Repo')).toEqual(styleOf('GH_Repo'))
+    expect(styleOf('GH_Repo').glyph).toBe('generic')
+    expect(styleOf('GH_Repo').colour).not.toBe(styleOf('GH_User').colour)
+    for (const path of Object.values(GLYPHS)) expect(path).toMatch(/^M[\d. ,a-zA-Z-]+$/)
+  })
+  it('extension node kinds bring their colour and icon (matched to a glyph by name); a bad colour falls back', () => {
+    const t = styleTable([
+      { name: 'GH_User', icon: 'user-astronaut', color: '#123abc' },
+      { name: 'GH_Org', icon: 'building-columns', color: 'red' },
+      { name: 'GH_Team', icon: 'people-group', color: '' },
+      { name: 'User', icon: 'robot', color: '#000' },
+    ])
+    expect(styleOf('GH_User', t)).toEqual({ colour: '#123abc', glyph: 'user' })
+    expect(styleOf('GH_Org', t).glyph).toBe('certificate')
+    expect(styleOf('GH_Org', t).colour).toMatch(/^hsl/)
+    expect(styleOf('GH_Team', t).glyph).toBe('group')
+    expect(styleOf('User', t)).toEqual({ colour: '#000', glyph: 'robot' })
+    expect(glyphForIcon('zzz')).toBe('generic')
+    expect(glyphForIcon(null)).toBe('generic')
+  })
+})
