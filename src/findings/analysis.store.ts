@@ -103,6 +103,12 @@ export async function getRun(db: D1Database, id: number): Promise<RunRecord | nu
   return r ? toRun(r) : null
 }
 
+/** The oldest run still waiting to start (what BloodHound calls the pending analysis request), or null. */
+export async function pendingRun(db: D1Database): Promise<RunRecord | null> {
+  const r = await db.prepare(`SELECT * FROM analysis_runs WHERE status = 'pending' ORDER BY id LIMIT 1`).first<RunRow>()
+  return r ? toRun(r) : null
+}
+
 export async function listRuns(db: D1Database, skip: number, limit: number): Promise<{ count: number; runs: RunRecord[] }> {
   const [c, rows] = await db.batch([
     db.prepare(`SELECT COUNT(*) AS n FROM analysis_runs`),

@@ -11,7 +11,7 @@ import { WEIGHT } from '../ratelimit/cost'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { NullTime } from '../http/null-types'
 import { auditOf } from '../audit/audit'
-import { getRun, listRuns } from './analysis.store'
+import { getRun, listRuns, pendingRun } from './analysis.store'
 import { requestRun } from './analyzer.client'
 import { ASSET_NAMES, findFindingDef, type AssetName } from './catalogue'
 import { detailItem, sparklineItem } from './details'
@@ -399,6 +399,29 @@ export const findingRoutes: RouteEntry[] = [
   ),
   defineRoute(
     {
+      method: 'put',
+      path: '/api/v2/analysis',
+      operationId: 'RequestAnalysisBloodHound',
+      cost: WEIGHT.analysis,
+      audit: { action: 'RequestAnalysis' },
+      summary: "Request an analysis run, as BloodHound's web interface does (202, no body)",
+      description:
+        'The same request as `POST /api/v2/analysis`, answered as BloodHound answers it: 202 with an empty body. The optional JSON ' +
+        "body BloodHound reads (`analysis_step`) is accepted; EdgeHound's runs always do every step.",
+      tags: ['Analysis'],
+      auth: 'analysis/Run',
+      replay: { repeatable: 'an analysis request: repeats coalesce into the pending run' },
+      body: { kind: 'json', required: false, schema: z.object({ analysis_step: z.number().int().optional() }).passthrough() },
+      responses: { 202: { description: 'requested (no body)' } },
+    },
+    async (c) => {
+      requireAllEnvironments(c)
+      await requestRun(c.env, `requested by ${c.var.principal.principalName}`, Date.now(), auditOf(c).write())
+      return c.body(null, 202)
+    },
+  ),
+  defineRoute(
+    {
       method: 'post',
       path: '/api/v2/analysis',
       operationId: 'RequestAnalysis',
@@ -457,17 +480,26 @@ export const findingRoutes: RouteEntry[] = [
       method: 'get',
       path: '/api/v2/analysis/status',
       operationId: 'GetAnalysisRequest',
-      summary: "BloodHound's pending analysis request: not served yet (404)",
+      summary: "The pending analysis request, in BloodHound's shape",
       description:
-        'BloodHound answers the pending analysis request (who asked, what kind, when). EdgeHound does not serve it yet and ' +
-        'answers 404 `not implemented`; `GET /api/v2/analysis` lists the runs with their status, `GET /api/v2/datapipe/status` ' +
-        'says whether one is pending or running. Declared so that the path is not taken for a run id.',
+        'The oldest analysis run still waiting to start: `requested_by` (why it was requested: a user, an ingest job, …), ' +
+        '`request_type` (`analysis`) and `requested_at`. With none pending, BloodHound answers the empty request: empty strings ' +
+        'and the zero time `0001-01-01T00:00:00Z`. `GET /api/v2/analysis` lists the runs with their status.',
       tags: ['Analysis'],
       auth: 'graph/Read',
-      responses: { 404: { description: 'not implemented', schema: ErrorEnvelope } },
+      responses: {
+        200: {
+          description: 'the pending request, or the empty one',
+          schema: z.object({ data: z.object({ requested_by: z.string(), request_type: z.string(), requested_at: z.string() }) }),
+        },
+      },
     },
-    () => {
-      throw new ApiError(404, 'not implemented: GET /api/v2/analysis/status; GET /api/v2/analysis lists the analysis runs', 'route')
+    async (c) => {
+      const run = await pendingRun(c.env.DB)
+      const data = run
+        ? { requested_by: run.reasons[0] ?? '', request_type: 'analysis', requested_at: run.requested_at }
+        : { requested_by: '', request_type: '', requested_at: '0001-01-01T00:00:00Z' }
+      return c.json({ data })
     },
   ),
   defineRoute(

@@ -323,6 +323,14 @@ const CASES: Case[] = [
     fields: ([s]) => expect(Number.isInteger(s.run_id)).toBe(true),
   },
   {
+    name: "request an analysis run, BloodHound's method",
+    route: 'PUT /api/v2/analysis',
+    act: () => json('PUT', '/api/v2/analysis'),
+    rows: intentAnd('RequestAnalysis'),
+    changes: ['analysis_runs'],
+    fields: ([s]) => expect(Number.isInteger(s.run_id)).toBe(true),
+  },
+  {
     name: 'accept the risk of a finding',
     route: 'PUT /api/v2/attack-paths/:id/acceptance',
     prepare: openFindingId,

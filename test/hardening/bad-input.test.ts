@@ -42,7 +42,19 @@ import {
   NOT_JSON_TYPES,
   shaped,
 } from './arbitraries'
-import { BASE } from '../helpers'
+import { BASE, env } from '../helpers'
+import { settleRuns } from '../fixtures/findings/helpers'
+
+/**
+ * The database's digest once no analysis run is pending or running. An accepted request to an analysis route
+ * (POST or PUT /api/v2/analysis, an upload job's end) starts a run in the Analyzer object that writes findings,
+ * posture rows and the run itself a moment later, possibly while another route's refusal is being checked; that
+ * write is not the refused request's doing, so each digest waits for the runs first.
+ */
+async function settledDigest() {
+  await settleRuns(env.DB)
+  return dbDigest()
+}
 
 /** fast-check runs per property and route; the suite's total stays within a few minutes on 2 cores. */
 const RUNS = 12
@@ -117,7 +129,7 @@ function expectRefused(s: Sent, where: string, allowed: number[] = [400, 404, 40
 
 /** Survives: no 5xx, no hang; errors are envelopes; a refusal leaves the database untouched. */
 async function expectSurvives(r: RouteInfo, run: () => Promise<Sent>, where: string) {
-  const before = await dbDigest()
+  const before = await settledDigest()
   const s = await run()
   const publicRoute = r.auth === 'public'
   expect(s.res.status, `${where}: ${s.res.status} ${s.text.slice(0, 300)}`).toBeLessThan(500)
@@ -127,7 +139,7 @@ async function expectSurvives(r: RouteInfo, run: () => Promise<Sent>, where: str
   if (s.res.status >= 400) {
     if (!publicRoute) expect([401, 403, 429], `${where}: ${s.res.status} ${s.text.slice(0, 300)}`).not.toContain(s.res.status)
     checkError(s, where)
-    const after = await dbDigest()
+    const after = await settledDigest()
     expect(changedTables(before, after), `${where}: refused (${s.res.status}) but the database changed`).toEqual([])
     count('survived-refused')
   } else {
@@ -168,7 +180,7 @@ describe('bad input on every route', () => {
     describe(r.label, () => {
       if (r.pathParams.length > 0) {
         it('malformed path parameters: 4xx envelope, nothing stored', { timeout: TIMEOUT }, async () => {
-          const before = await dbDigest()
+          const before = await settledDigest()
           const bad = refusedBody(r)
           await fc.assert(
             fc.asyncProperty(fc.constantFrom(...r.pathParams), hostileSegment, fc.boolean(), async (param, seg, all) => {
@@ -181,7 +193,7 @@ describe('bad input on every route', () => {
             // the classics run every time (fast-check's examples), the random ones on top
             { numRuns: RUNS, examples: r.pathParams.flatMap((p) => SEGMENT_EXAMPLES.map((seg) => [p, seg, false] as [string, string, boolean])) },
           )
-          expectSameDigest(before, await dbDigest(), r.label)
+          expectSameDigest(before, await settledDigest(), r.label)
         })
       }
 
@@ -201,7 +213,7 @@ describe('bad input on every route', () => {
 
       if (r.method !== 'GET') {
         it('bodies over the limit: 413 before anything is read (with and without Content-Length)', { timeout: TIMEOUT }, async () => {
-          const before = await dbDigest()
+          const before = await settledDigest()
           const ct = r.bodyKind === 'form' ? 'multipart/form-data; boundary=b' : r.bodyKind === 'raw' ? ((r.def.body as { contentTypes: string[] }).contentTypes[0] ?? 'application/octet-stream') : 'application/json'
           const target = targetOf(r)
           for (const size of [r.maxBytes + 1, Math.min(r.maxBytes * 2, r.maxBytes + 4 * 1024 * 1024)]) {
@@ -219,14 +231,14 @@ describe('bad input on every route', () => {
             },
           })
           expectRefused(await send(r.method, target, stream, { 'Content-Type': ct }), describeCase(r, 'oversize', 'streamed, no Content-Length'), [413])
-          expectSameDigest(before, await dbDigest(), r.label)
+          expectSameDigest(before, await settledDigest(), r.label)
         })
       }
 
       if (r.bodyKind === 'json') {
         const schema = (r.def.body as { schema: unknown }).schema
         it('invalid JSON text and invalid UTF-8: 400', { timeout: TIMEOUT }, async () => {
-          const before = await dbDigest()
+          const before = await settledDigest()
           const target = targetOf(r, pooledPath(r))
           await fc.assert(
             fc.asyncProperty(invalidJsonText, async (text) => {
@@ -240,11 +252,11 @@ describe('bad input on every route', () => {
             }),
             { numRuns: RUNS },
           )
-          expectSameDigest(before, await dbDigest(), r.label)
+          expectSameDigest(before, await settledDigest(), r.label)
         })
 
         it('wrong and missing content types: 415', { timeout: TIMEOUT }, async () => {
-          const before = await dbDigest()
+          const before = await settledDigest()
           const target = targetOf(r, pooledPath(r))
           await fc.assert(
             fc.asyncProperty(fc.constantFrom(...NOT_JSON_TYPES, null), async (ct) => {
@@ -254,13 +266,13 @@ describe('bad input on every route', () => {
             }),
             { numRuns: Math.min(RUNS, NOT_JSON_TYPES.length + 1) },
           )
-          expectSameDigest(before, await dbDigest(), r.label)
+          expectSameDigest(before, await settledDigest(), r.label)
         })
 
         const invalid = invalidBody(schema)
         if (invalid) {
           it('schema violations (wrong types, missing members, deep nesting, huge arrays, __proto__ keys): 4xx', { timeout: TIMEOUT }, async () => {
-            const before = await dbDigest()
+            const before = await settledDigest()
             const target = targetOf(r, pooledPath(r))
             await fc.assert(
               fc.asyncProperty(invalid, async (v) => {
@@ -269,7 +281,7 @@ describe('bad input on every route', () => {
               }),
               { numRuns: RUNS * 2 },
             )
-            expectSameDigest(before, await dbDigest(), r.label)
+            expectSameDigest(before, await settledDigest(), r.label)
           })
         }
 
@@ -290,7 +302,7 @@ describe('bad input on every route', () => {
         const shape = objectParts(schema)?.shape ?? {}
         const keys = Object.keys(shape)
         it('wrong content types and malformed multipart: 4xx, nothing stored', { timeout: TIMEOUT }, async () => {
-          const before = await dbDigest()
+          const before = await settledDigest()
           const target = targetOf(r, pooledPath(r))
           const cases: { ct: string | null; body: string; expect: number[] }[] = [
             { ct: 'application/json', body: JSON.stringify(Object.fromEntries(keys.map((k) => [k, 'x']))), expect: [415] },
@@ -309,7 +321,7 @@ describe('bad input on every route', () => {
             const s = await send(r.method, target, new TextEncoder().encode(c.body), c.ct === null ? {} : { 'Content-Type': c.ct })
             expectRefused(s, describeCase(r, 'multipart', `${c.ct}: ${c.body}`), c.expect)
           }
-          expectSameDigest(before, await dbDigest(), r.label)
+          expectSameDigest(before, await settledDigest(), r.label)
         })
 
         it('forms with hostile, missing, duplicated and extra fields: never 5xx, refusals change nothing', { timeout: TIMEOUT }, async () => {
@@ -340,13 +352,13 @@ describe('bad input on every route', () => {
       if (r.bodyKind === 'raw') {
         const types = (r.def.body as { contentTypes: string[] }).contentTypes
         it('raw body: wrong content types 415; hostile bytes never 5xx', { timeout: TIMEOUT }, async () => {
-          const before = await dbDigest()
+          const before = await settledDigest()
           const target = targetOf(r, pooledPath(r))
           for (const ct of ['text/plain', 'application/x-hardening', 'multipart/form-data; boundary=x', null].filter((t) => t === null || !types.includes(t))) {
             const s = await send(r.method, target, new TextEncoder().encode('{}'), ct === null ? {} : { 'Content-Type': ct })
             expectRefused(s, describeCase(r, 'raw content type', String(ct)), [415])
           }
-          expectSameDigest(before, await dbDigest(), r.label)
+          expectSameDigest(before, await settledDigest(), r.label)
           await fc.assert(
             fc.asyncProperty(
               fc.constantFrom(...types),

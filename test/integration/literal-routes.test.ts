@@ -15,9 +15,10 @@ beforeAll(async () => {
 })
 
 describe('literal segments beside parameter routes', () => {
-  it('GET /api/v2/analysis/status answers its own 404 "not implemented", not a malformed run id', async () => {
-    const body = await expectEnvelope(await admin.raw('GET', '/api/v2/analysis/status'), 404, /^not implemented: GET \/api\/v2\/analysis\/status/)
-    expect(body.errors[0].context).toBe('route')
+  it('GET /api/v2/analysis/status answers the pending request, not a malformed run id', async () => {
+    const res = await admin.raw('GET', '/api/v2/analysis/status')
+    expect(res.status).toBe(200)
+    expect(Object.keys(((await res.json()) as { data: object }).data).sort()).toEqual(['request_type', 'requested_at', 'requested_by'])
     // the run route beside it is unchanged
     await expectEnvelope(await admin.raw('GET', '/api/v2/analysis/abc'), 400, 'id is malformed')
     await expectEnvelope(await admin.raw('GET', '/api/v2/analysis/999999'), 404, 'analysis run not found')
