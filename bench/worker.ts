@@ -26,6 +26,11 @@
  *   POST /__bench/vars      JSON object of vars (e.g. {"LIMITER_LEASE_MS":"0"}) laid over the configured ones
  *                           for the requests that follow ({} restores them), so leases on and off are measured
  *                           on one worker in one run; this isolate's leases are dropped at each change.
+ *   POST /__bench/rules-graph?nodes=N&environments=E  replaces DB's graph by bench/lib/rules-graph.ts's (N nodes
+ *                           over E domains) and empties the rules' kept selections (bench/rules.ts).
+ *   POST /__bench/rules     evaluates the asset-group rule in the body ({"cypher": …}) once, as an analysis run
+ *                           does (src/assetgroups/rules.ts evaluateRules), and answers what it selected and how
+ *                           many D1 statements it sent.
  *   POST /__bench/migrate?db=DB|FLOOR_DB  runs a JSON array of SQL statements (the migrations, split by
  *                           wrangler's splitter in the harness) on that database. Miniflare's Node-side
  *                           D1 proxy cannot be used under tsx (its synchronous fetcher trips over the
@@ -37,6 +42,8 @@ import worker, { Analyzer as BaseAnalyzer, RateLimiter as BaseRateLimiter } from
 import { createApp } from '../src/app'
 import { postProcess } from '../src/collectors/postprocess'
 import { census, dropAllLeases } from '../src/ratelimit/admission'
+import { evaluateRules } from '../src/assetgroups/rules'
+import { rulesGraph } from './lib/rules-graph'
 
 type BenchEnv = Env & { FLOOR_DB?: D1Database }
 
@@ -263,6 +270,21 @@ export default {
       if (path === '/__bench/pipeline') return pipeline.fetch(req, env, ctx)
       if (path === '/__bench/floor-insert' && req.method === 'POST') return floorInsert(req, env)
       if (path === '/__bench/postprocess' && req.method === 'POST') return Response.json(await postProcess(env.DB, new Date().toISOString()))
+      if (path === '/__bench/rules-graph' && req.method === 'POST') {
+        const q = new URL(url).searchParams
+        const g = rulesGraph(Number(q.get('nodes') ?? 20_000), Number(q.get('environments') ?? 1))
+        await env.DB.batch(['edges', 'nodes', 'asset_group_rule_selections', 'asset_group_rule_scopes'].map((t) => env.DB.prepare(`DELETE FROM ${t}`)))
+        const now = new Date().toISOString()
+        const writes = [...chunks(g.nodes).map((c) => env.DB.prepare(NODE_SQL).bind(c, now)), ...chunks(g.edges).map((c) => env.DB.prepare(EDGE_SQL).bind(c, now))]
+        for (let i = 0; i < writes.length; i += 40) await env.DB.batch(writes.slice(i, i + 40))
+        return Response.json({ nodes: g.nodes.length, edges: g.edges.length })
+      }
+      if (path === '/__bench/rules' && req.method === 'POST') {
+        const { cypher } = (await req.json()) as { cypher: string }
+        const before = d1.statements
+        const [r] = await evaluateRules(countingDb(env.DB), [{ selectorId: 0, seedId: 0, tag: 'admin_tier_0', cypher }])
+        return Response.json({ members: r.objectids.length, scopes: r.scopes.length, error: r.error, statements: d1.statements - before })
+      }
       if (path === '/__bench/migrate' && req.method === 'POST') {
         const which = new URL(url).searchParams.get('db')
         const db = which === 'DB' ? env.DB : which === 'FLOOR_DB' ? env.FLOOR_DB : undefined

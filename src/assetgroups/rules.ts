@@ -8,7 +8,8 @@
  *    account of environment B lost Tier Zero and its finding). So a rule is evaluated in SCOPES:
  *      · once per environment, over that environment's nodes only (the Cypher source restricted to it, exactly as
  *        for a reader of that one environment): its answer depends on that environment's data alone, and each
- *        environment's evaluation has the whole budget to itself;
+ *        environment's evaluation has the whole budget to itself (skipped when its answer is known to be empty: see
+ *        "Cost" below);
  *      · once over the whole graph (scope WHOLE_GRAPH): it finds what no single environment holds, a pattern that
  *        crosses environments (a user of a child domain that is MemberOf the forest root's Enterprise Admins: the
  *        edge crosses a trust) and nodes without an environment. BloodHound evaluates rules over the whole graph, so
@@ -35,17 +36,32 @@
  *    evaluation refused only because other queries held the pool is run again (RULE_ATTEMPTS, RULE_RETRY_MS apart).
  *  - Rules see the graph as the previous complete run left it: a rule that tests `Tag_Tier_Zero` sees the Tier Zero
  *    of that run, never one half-computed by this run.
- *  - Cost: a rule is evaluated (environments + 1) times per run. Each evaluation returns only its environment's
- *    nodes; the source's label scan for one environment reads that environment's rows from the index nodes_env (it
- *    used to read every node in id order and filter the environment afterwards, so the reads grew with the number
- *    of environments: docs/asset-groups.md, 20,000 nodes, one rule, 50 environments 726 ms against 27 ms for the
- *    whole-graph pass alone). Off the request path (the Analyzer's alarm).
+ *  - Cost: the whole-graph pass runs first, and an environment's own pass is skipped when its answer is known to be
+ *    empty: the rule is MONOTONE (src/cypher/monotone.ts: MATCH / WHERE / WITH / UNWIND / RETURN without OPTIONAL
+ *    MATCH, pattern predicates, aggregation, SKIP / LIMIT or shortest paths), so its answer over an environment's
+ *    view (a subgraph of the whole graph) is contained in its answer over the whole graph, and the whole-graph pass
+ *    succeeded and found no node of that environment. The skipped pass is recorded as what it would have been: a
+ *    success selecting nothing (its failure, if any, cleared; its last good selection now empty). Only the
+ *    environments holding nodes of the whole-graph answer are evaluated on their own, so a rule that selects in a
+ *    few environments costs a few evaluations, not (environments + 1).
+ *    Why those passes still run, rather than splitting the whole-graph answer by each node's environment: the split
+ *    is NOT each environment's own answer when a pattern crosses environments (C's user MemberOf B's Enterprise
+ *    Admins is in C's part of the split, and not in C's own answer). The scopes' last good selections must keep
+ *    today's meaning, or a later failure of the whole-graph pass would keep the wrong nodes: were C's own
+ *    selection to hold the cross-trust member, a membership removed in C would stay Tier Zero while another
+ *    environment's data fails the whole-graph pass; were the whole-graph selection to hold every node it found, so
+ *    would a membership removed in B (B's data must decide B's Tier Zero: tierzero-environments.test.ts).
+ *    When the whole-graph pass fails (another environment's data exhausted a budget) or the rule is not monotone,
+ *    every environment is evaluated on its own, as before: the guarantee above does not depend on the shortcut.
+ *    A label scan for one environment reads that environment's rows from the index nodes_env (cypher.store.ts
+ *    scanSql). Off the request path (the Analyzer's alarm). Measured by `npm run bench:rules` (BENCHMARKS.md).
  */
 import { DEFAULT_LIMITS, SharedMemoryLimit, withPooledBudget, type BytePool, type CypherLimits } from '../cypher/budget'
 import { d1GraphSource } from '../cypher/cypher.store'
 import { CypherError, parseCypher } from '../cypher/parse'
 import { referencedNodes } from '../cypher/present'
 import { runQuery } from '../cypher/run'
+import { isMonotone } from '../cypher/monotone'
 import { loadNodes } from '../cypher/match'
 import { loadRuleSelection, ruleEnvironments, type CypherRule, type RuleOutcome, type RuleScopeRow, type RuleSelectionRow } from './selectors.store'
 
@@ -123,6 +139,15 @@ async function evaluateScope(
   }
 }
 
+/** Whether the rule's Cypher is monotone (src/cypher/monotone.ts); a rule that does not parse is not. */
+function monotone(rule: CypherRule): boolean {
+  try {
+    return isMonotone(parseCypher(rule.cypher))
+  } catch {
+    return false
+  }
+}
+
 export async function evaluateRules(
   db: D1Database,
   rules: readonly CypherRule[],
@@ -133,12 +158,17 @@ export async function evaluateRules(
   const out: RuleResult[] = []
   // Rules and scopes run one after the other: each has the whole budget, and a slow one cannot starve the next.
   for (const rule of rules) {
+    // The whole-graph pass first. When it succeeds and the rule is monotone, an environment holding none of the
+    // nodes it found would find nothing on its own (see "Cost" above): its pass is not run, it succeeds with no
+    // nodes. Every other environment is evaluated on its own, as before.
+    const whole = await evaluateScope(db, rule, null, opts)
+    const found = whole.ok && monotone(rule) ? new Set(whole.found.map((f) => f.environment)) : null
     const scopes: ScopeResult[] = []
     const selected = new Set<string>()
-    /** environments whose own pass succeeded, and what they found */
+    /** environments whose own pass succeeded (run, or known empty) */
     const okEnvironments = new Set<string>()
     for (const environment of environments) {
-      const r = await evaluateScope(db, rule, JSON.stringify([environment]), opts)
+      const r: Attempt = found && !found.has(environment) ? { ok: true, found: [] } : await evaluateScope(db, rule, JSON.stringify([environment]), opts)
       if (r.ok) {
         okEnvironments.add(environment)
         const ids = r.found.map((f) => f.objectid)
@@ -150,7 +180,6 @@ export async function evaluateRules(
         scopes.push({ scope: environment, objectids: kept, error: r.error, fresh: null })
       }
     }
-    const whole = await evaluateScope(db, rule, null, opts)
     if (whole.ok) {
       const added = whole.found.filter((f) => !selected.has(f.objectid))
       for (const f of added) selected.add(f.objectid)

@@ -15,6 +15,7 @@ import { createTagSelector, getTagSelector, listTagSelectorMembers, updateTagSel
 import { findingDetails, requestAnalysis } from '../../src/client/findings'
 import { DEFAULT_LIMITS } from '../../src/cypher/budget'
 import { runAnalysisDirect, settleRuns } from '../fixtures/findings/helpers'
+import { evaluateRules, WHOLE_GRAPH } from '../../src/assetgroups/rules'
 
 const db = () => (env as unknown as { DB: D1Database }).DB
 
@@ -211,5 +212,79 @@ describe('a Cypher rule and the environments (issue 24)', () => {
     expect((await tagFailures(admin)).filter((f) => f.selector_id === groups)).toEqual([])
     const rows = await db().prepare(`SELECT (SELECT COUNT(*) FROM asset_group_rule_scopes WHERE selector_id = ?1) AS n`).bind(groups).first<{ n: number }>()
     expect(rows!.n).toBe(0)
+  })
+
+  it('a monotone rule is evaluated over the whole graph, then only in the environments its answer holds; when the whole graph fails, in every one', async () => {
+    // D's user is a member of E's Enterprise Admins (across a trust); E's own admin too
+    const D = 'S-1-5-21-7400'
+    const E = 'S-1-5-21-7500'
+    const E_EA = `${E}-519`
+    const E_ADMIN = `${E}-1700`
+    const D_USER = `${D}-1800`
+    await settleRuns(db())
+    await ingest(admin, {
+      graph: {
+        nodes: [node(D, ['Domain'], 'D.EXAMPLE', D), node(E, ['Domain'], 'E.EXAMPLE', E), node(E_EA, ['Group'], 'ENTERPRISE ADMINS@E.EXAMPLE', E), node(E_ADMIN, ['User'], 'E-ADMIN@E.EXAMPLE', E), node(D_USER, ['User'], 'D-USER@D.EXAMPLE', D)],
+        edges: [memberOf(E_ADMIN, E_EA), memberOf(D_USER, E_EA)],
+      },
+    })
+    await settleRuns(db())
+    const everyEnvironment = [A, B, C, D, E].sort()
+
+    /** evaluateRules over env.DB, recording the environments evaluated on their own (their bound access parameter) */
+    const evaluate = async (cypher: string, limits = DEFAULT_LIMITS) => {
+      const evaluated = new Set<string>()
+      const recorded = new Proxy(db(), {
+        get(target, key) {
+          if (key !== 'prepare') return Reflect.get(target, key, target)
+          return (sql: string) => {
+            const stmt = target.prepare(sql)
+            return new Proxy(stmt, {
+              get(t, k) {
+                if (k !== 'bind') return Reflect.get(t, k, t)
+                return (...params: unknown[]) => {
+                  for (const p of params)
+                    if (typeof p === 'string' && p.startsWith('["S-1-5-21-')) for (const e of JSON.parse(p) as string[]) if (everyEnvironment.includes(e)) evaluated.add(e)
+                  return t.bind(...params)
+                }
+              },
+            })
+          }
+        },
+      })
+      const [r] = await evaluateRules(recorded, [{ selectorId: 990_001, seedId: 990_001, tag: 'admin_tier_0', cypher }], { limits, retryMs: 0 })
+      return { r, evaluated: [...evaluated].sort(), scope: (s: string) => r.scopes.find((x) => x.scope === s)! }
+    }
+
+    const rule = `MATCH (u)-[:MemberOf]->(g:Group) WHERE g.objectid = '${E_EA}' RETURN u`
+    const fast = await evaluate(rule)
+    expect(fast.r.objectids.sort()).toEqual([D_USER, E_ADMIN].sort())
+    expect(fast.r.error).toBeNull()
+    // the whole graph's answer holds nodes of D and E: only they are evaluated on their own
+    expect(fast.evaluated).toEqual([D, E].sort())
+    // every environment has its scope, succeeded; A, B and C (not evaluated) select nothing
+    expect(fast.r.scopes.map((x) => [x.scope, x.error]).sort()).toEqual([...everyEnvironment, WHOLE_GRAPH].map((x) => [x, null]).sort())
+    for (const e of [A, B, C]) expect(fast.scope(e)).toMatchObject({ objectids: [], fresh: [] })
+    // D's own answer does not hold D's user: its membership crosses into E, so it is the whole graph's own selection
+    // (not the whole-graph answer split by environment)
+    expect(fast.scope(E)).toMatchObject({ objectids: [E_ADMIN], fresh: [E_ADMIN] })
+    expect(fast.scope(D)).toMatchObject({ objectids: [], fresh: [] })
+    expect(fast.scope(WHOLE_GRAPH)).toMatchObject({ objectids: [D_USER], fresh: [D_USER] })
+
+    // a rule that is not monotone (LIMIT) is evaluated in every environment, as before
+    const limited = await evaluate(`${rule} LIMIT 10`)
+    expect(limited.evaluated).toEqual(everyEnvironment)
+    expect(limited.r.objectids.sort()).toEqual([D_USER, E_ADMIN].sort())
+
+    // A's 14 members of its Enterprise Admins exhaust a 5-row result budget for the whole graph: every environment
+    // is then evaluated on its own, A's fails alone and E's admin stays selected, whatever A holds
+    const members = "MATCH (u)-[:MemberOf]->(g:Group) WHERE g.objectid ENDS WITH '-519' RETURN u"
+    const tight = { ...DEFAULT_LIMITS, maxResultRows: 5 }
+    expect((await evaluate(members)).r.error).toBeNull()
+    const fallback = await evaluate(members, tight)
+    expect(fallback.evaluated).toEqual(everyEnvironment)
+    expect(fallback.r.scopes.filter((x) => x.error !== null).map((x) => x.scope).sort()).toEqual([WHOLE_GRAPH, A].sort())
+    expect(fallback.r.objectids).toContain(E_ADMIN)
+    expect(fallback.scope(E)).toMatchObject({ objectids: [E_ADMIN], error: null })
   })
 })
