@@ -17,6 +17,7 @@ import { extensionsDelete, extensionsList, extensionsPut, samlCreate } from './c
 import { analysisRunCmd, analysisStatusCmd } from './commands/analysis'
 import { findings } from './commands/findings'
 import { audit } from './commands/audit'
+import { cypher, pathCmd, searchCmd } from './commands/graph'
 
 export const COMMANDS: Command[] = [
   login,
@@ -34,6 +35,9 @@ export const COMMANDS: Command[] = [
   analysisStatusCmd,
   findings,
   audit,
+  cypher,
+  searchCmd,
+  pathCmd,
 ]
 
 function version(): string {

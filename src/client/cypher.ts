@@ -70,3 +70,14 @@ export function getSavedQueryPermissions(c: EdgeHoundClient, id: number) {
 export function unshareSavedQuery(c: EdgeHoundClient, id: number, userIds: string[]) {
   return c.raw('DELETE', `/api/v2/saved-queries/${id}/permissions`, { user_ids: userIds })
 }
+
+/**
+ * The saved queries the caller can run that are named exactly `name` (BloodHound's `name=eq:` filter): their
+ * own, those shared with them and public ones (each with its `scope`). A name is unique among one user's
+ * queries, not across users, so several may come back; the caller's own is listed first.
+ */
+export async function savedQueriesNamed(c: EdgeHoundClient, name: string): Promise<SavedQueryJson[]> {
+  const r = await listSavedQueries(c, `scope=all&name=${encodeURIComponent(`eq:${name}`)}`)
+  const rank = (q: SavedQueryJson) => (q.scope === 'owned' || q.scope === undefined ? 0 : q.scope === 'shared' ? 1 : 2)
+  return [...r.data].sort((a, b) => rank(a) - rank(b))
+}

@@ -206,3 +206,18 @@ export function azureRelated(
 export function azureRelatedGraph(c: EdgeHoundClient, entityType: string, objectId: string, relatedEntityType: string) {
   return c.call<PathGraphJson>('GET', `/api/v2/azure/${entityType}${qs({ object_id: objectId, related_entity_type: relatedEntityType, type: 'graph' })}`)
 }
+
+/**
+ * The node a person means by `text`, resolved as the API's search resolves it: an exact (case-insensitive)
+ * object id or name match. The search lists those first (GET /api/v2/search), so the first page holds them
+ * all unless more than `limit` nodes share the name. `exact`: the nodes matching exactly (an object id match
+ * alone when there is one, since object ids are unique); `others`: the rest of the page (names containing
+ * `text`), for suggestions. Nodes outside the caller's environments are not found, as everywhere.
+ */
+export async function resolveNode(c: EdgeHoundClient, text: string, limit = 20): Promise<{ exact: SearchResultJson[]; others: SearchResultJson[] }> {
+  const page = (await search(c, { q: text, limit })).data ?? []
+  const t = text.trim().toLowerCase()
+  const byId = page.filter((n) => n.objectid.toLowerCase() === t)
+  const exact = byId.length ? byId : page.filter((n) => n.name.toLowerCase() === t)
+  return { exact, others: page.filter((n) => !exact.includes(n)) }
+}

@@ -20,6 +20,18 @@ beforeAll(async () => {
   srv.on('GET', '/api/v2/tokens', () => ({ status: 403, json: envelope(403, 'missing permission auth/CreateToken', 'auth') }))
   // an answer far larger than a pipe's buffer (64 KiB), printed over many lines
   srv.on('GET', '/api/v2/big', () => ({ text: JSON.stringify({ data: Array.from({ length: 20_000 }, (_, i) => ({ id: i, name: `object ${i}` })) }, null, 2) }))
+  // a Cypher answer whose table (--all) is far larger than a pipe's buffer
+  srv.on('POST', '/api/v2/graphs/cypher', () => ({
+    json: {
+      data: {
+        nodes: Object.fromEntries(
+          Array.from({ length: 20_000 }, (_, i) => [String(i), { label: `USER${i}@CORP.LOCAL`, kind: 'User', kinds: ['User'], objectId: `S-1-5-21-9-${i}`, isTierZero: false, isOwnedObject: false, lastSeen: '' }]),
+        ),
+        edges: [],
+        literals: [],
+      },
+    },
+  }))
   await srv.start()
 })
 afterAll(() => srv.close())
@@ -66,8 +78,11 @@ describe('bin/edgehound.mjs (the package.json bin)', () => {
 })
 
 describe('a reader that closes the pipe early (`edgehound … | head`)', () => {
-  it('exits quietly with status 0: no EPIPE stack trace', async () => {
-    const child = spawn(path.join(root, 'bin/edgehound.mjs'), ['request', 'GET', '/api/v2/big'], {
+  it.each([
+    ['request', ['request', 'GET', '/api/v2/big']],
+    ['cypher', ['cypher', '--all', 'MATCH (n) RETURN n']],
+  ])('%s exits quietly with status 0: no EPIPE stack trace', async (_name, args) => {
+    const child = spawn(path.join(root, 'bin/edgehound.mjs'), args, {
       cwd: home,
       env: { PATH: process.env.PATH ?? '', HOME: home, EDGEHOUND_URL: srv.url, EDGEHOUND_TOKEN_ID: TOKEN_ID, EDGEHOUND_TOKEN_KEY: TOKEN_KEY } as unknown as NodeJS.ProcessEnv,
     })

@@ -129,6 +129,31 @@ describe('edgehound against the real worker', () => {
     expect(again.out).toMatch(/^Analysis run \d+ complete/)
   }, 120_000)
 
+  it('search, path (names resolved) and cypher with --save / --saved against the ingested graph', async () => {
+    const s = await cli(['search', 'alice'])
+    expect(s.code).toBe(0)
+    expect(s.out).toMatch(/^ALICE@CORP\.LOCAL\s+User\s+S-1-5-21-1000-1001$/m)
+    const p = await cli(['path', 'alice@corp.local', 'DOMAIN ADMINS@CORP.LOCAL', '--json'])
+    expect(p.err).toBe('')
+    expect(p.code).toBe(0)
+    const j = JSON.parse(p.out)
+    expect([j.start.objectid, j.end.objectid]).toEqual(['S-1-5-21-1000-1001', 'S-1-5-21-1000-512'])
+    expect(j.edges.map((e: { kind: string }) => e.kind).sort()).toEqual(['AddMember', 'MemberOf'])
+    const q = await cli(['cypher', '--save', 'e2e alice', "MATCH (u:User) WHERE u.name = 'ALICE@CORP.LOCAL' RETURN u"])
+    expect(q.code).toBe(0)
+    expect(q.out).toMatch(/^ALICE@CORP\.LOCAL\s+User\s+S-1-5-21-1000-1001/m)
+    expect(q.err).toContain('saved as "e2e alice"')
+    const again = await cli(['cypher', '--saved', 'e2e alice', '--json'])
+    expect(again.code).toBe(0)
+    expect(Object.values(JSON.parse(again.out).nodes).map((n) => (n as { objectId: string }).objectId)).toEqual(['S-1-5-21-1000-1001'])
+    const bad = await cli(['cypher', 'MATCH RETURN'])
+    expect(bad.code).toBe(1)
+    expect(bad.err).toMatch(/^error: .+ \[query\]\n/)
+    // the extension test below counts the saved queries: leave none behind
+    const id = /\(id (\d+)\)/.exec(q.err)![1]
+    expect((await cli(['request', 'DELETE', `/api/v2/saved-queries/${id}`])).code).toBe(0)
+  })
+
   it('the example connector: alerts on the first run, nothing on the second', async () => {
     const profile = JSON.parse(await readFile(config, 'utf8')).profiles.default
     const client = new EdgeHoundClient({ baseUrl: url, credentials: { kind: 'token', tokenId: profile.token_id, tokenKey: profile.token_key } })
