@@ -8,6 +8,7 @@ import { z } from 'zod'
 import type { AppEnv } from '../env'
 import { PageInt } from '../http/paging'
 import { ApiError, rfc3339 } from '../http/errors'
+import { environmentsOfObjects } from '../audit/audit.store'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { NullTime } from '../http/null-types'
 import { auditOf } from '../audit/audit'
@@ -383,6 +384,8 @@ export const assetGroupRoutes: RouteEntry[] = [
           add: Array.isArray(body) ? body.filter((s) => s.action === 'add').map((s) => s.sid) : [],
           remove: Array.isArray(body) ? body.filter((s) => s.action === 'remove').map((s) => s.sid) : [],
         }),
+        // the environments of every object named (src/audit/visibility.ts)
+        environments: ({ body }, c) => environmentsOfObjects(c.env.DB, (body as { sid: string }[]).map((s) => s.sid)),
       },
       params: GroupId,
       body: { kind: 'json', schema: SelectorBody, maxBytes: 256 * 1024 },

@@ -13,6 +13,7 @@ import { ApiError, rfc3339 } from '../http/errors'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { NullTime } from '../http/null-types'
 import { auditOf, type AuditInput } from '../audit/audit'
+import { environmentsOfObjects } from '../audit/audit.store'
 import { Limit, NumericId, OptionalBool, Skip } from '../graph/params'
 import {
   createTag,
@@ -46,6 +47,7 @@ import {
   SEED_CYPHER,
   SEED_OBJECT_ID,
   type SelectorPatch,
+  type Seed,
   type TagSelector,
 } from './selectors.store'
 import { validateSeeds } from './seeds'
@@ -420,7 +422,35 @@ const ids = (input: AuditInput) => {
     ...(p.asset_group_tag_selector_id !== undefined ? { asset_group_tag_selector_id: Number(p.asset_group_tag_selector_id) } : {}),
   }
 }
-/** The entry's fields: what the request set (seed values are cut to 1 KiB by the audit module). */
+/**
+ * The environments a selector change's entry concerns (src/audit/visibility.ts): those of the object-id seeds its
+ * fields name. A Cypher seed can select anything, so its entry is `unknown` (served whole only to readers of every
+ * environment). An update that replaces seeds also names the seeds it removes (`seeds_removed`), so the current
+ * seeds count too; an update without seeds names none.
+ */
+const seedsOf = (input: AuditInput): Seed[] | undefined => (input.body as { seeds?: Seed[] } | undefined)?.seeds
+async function seedEnvironments(seeds: Seed[], c: Context<AppEnv>): Promise<string[] | 'unknown'> {
+  if (seeds.some((s) => s.type !== SEED_OBJECT_ID)) return 'unknown'
+  return environmentsOfObjects(c.env.DB, seeds.map((s) => s.value))
+}
+const createEnvironments = (input: AuditInput, c: Context<AppEnv>) => seedEnvironments(seedsOf(input) ?? [], c)
+const updateEnvironments = async (input: AuditInput, c: Context<AppEnv>) => {
+  const seeds = seedsOf(input)
+  if (!seeds || seeds.length === 0) return []
+  const current = await getTagSelector(c.env.DB, Number((input.params as { asset_group_tag_selector_id: unknown }).asset_group_tag_selector_id))
+  return seedEnvironments([...seeds, ...(current?.seeds ?? [])], c)
+}
+/**
+ * What replacing a selector's seeds changed, for its success entry: the seeds added and removed, whole, so that the
+ * entry identifies the change without the previous entry (issue 24: a removal among many seeds).
+ */
+function seedChange(before: Seed[], after: Seed[]): { seeds_added: Seed[]; seeds_removed: Seed[] } {
+  const key = (s: Seed) => `${s.type}\u0000${s.value}`
+  const had = new Set(before.map(key))
+  const has = new Set(after.map(key))
+  return { seeds_added: after.filter((s) => !had.has(key(s))), seeds_removed: before.filter((s) => !has.has(key(s))) }
+}
+/** The entry's fields: what the request set, whole (seed values and rule texts are never cut; src/audit/fields.ts). */
 const bodyFields = (input: AuditInput) => {
   const b = (input.body ?? {}) as Record<string, unknown>
   const out: Record<string, unknown> = {}
@@ -769,7 +799,7 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       tags: ['Asset Isolation'],
       auth: 'graph/ManageAssetGroups',
       replay: { repeatable: 'selectors: a repeat adds a selector the caller may add anyway, bounded by the rate limit (OpenHound\'s runs repeat them)' },
-      audit: { action: 'CreateAssetGroupTagSelector', fields: (input) => ({ ...ids(input), ...bodyFields(input) }) },
+      audit: { action: 'CreateAssetGroupTagSelector', fields: (input) => ({ ...ids(input), ...bodyFields(input) }), environments: createEnvironments },
       params: TagId,
       body: { kind: 'json', schema: CreateBody, maxBytes: 256 * 1024 },
       responses: { 201: { description: 'the new selector', schema: z.object({ data: AssetGroupTagSelectorSchema }) } },
@@ -885,7 +915,7 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       tags: ['Asset Isolation'],
       auth: 'graph/ManageAssetGroups',
       replay: { repeatable: 'selectors: the same PATCH applied again is idempotent (OpenHound\'s overwrite runs repeat it)' },
-      audit: { action: 'UpdateAssetGroupTagSelector', fields: (input) => ({ ...ids(input), ...bodyFields(input) }) },
+      audit: { action: 'UpdateAssetGroupTagSelector', fields: (input) => ({ ...ids(input), ...bodyFields(input) }), environments: updateEnvironments },
       params: SelectorIds,
       body: { kind: 'json', schema: PatchBody, maxBytes: 256 * 1024 },
       responses: { 200: { description: 'the selector as changed', schema: z.object({ data: AssetGroupTagSelectorSchema }) } },
@@ -902,7 +932,8 @@ export const assetGroupTagRoutes: RouteEntry[] = [
         patch.disabled = body.disabled
       }
       if (body.seeds !== undefined && body.seeds.length > 0) patch.seeds = validateSeeds(body.seeds)
-      const r = await updateTagSelector(c.env.DB, current, patch, c.var.principal.userId, rfc3339(c.var.now()), auditOf(c).write())
+      const change = patch.seeds ? seedChange(current.seeds, patch.seeds) : {}
+      const r = await updateTagSelector(c.env.DB, current, patch, c.var.principal.userId, rfc3339(c.var.now()), auditOf(c).write(change))
       if (r === 'duplicate') throw new ApiError(409, DUPLICATE, 'name')
       return c.json({ data: selectorJson(r, undefined, (await selectorFailures(c.env.DB, [r.id])).get(r.id)) })
     },

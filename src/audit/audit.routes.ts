@@ -3,6 +3,8 @@ import { defineRoute, type RouteEntry } from '../http/route'
 import { pageInt } from '../http/paging'
 import { ApiError, rfc3339 } from '../http/errors'
 import { parseTime, splitOp } from '../findings/query'
+import { visibleFields } from './visibility'
+import { inlineFieldsMax } from './fields'
 import { listAuditLogs, type AuditColumn, type AuditFilter, type AuditOp, type AuditSort } from './audit.store'
 
 /**
@@ -106,7 +108,11 @@ export const auditRoutes: RouteEntry[] = [
         'says so; either above 1000000000 is 400); past the end `logs` is `[]`. `before` (default now, exclusive) and `after` ' +
         '(default before − 1 year, inclusive) take RFC 3339 date-times with any offset. Filters `column=<op>:<value>` on id (eq, neq, gt, gte, lt, lte), ' +
         'actor_id, actor_name, actor_email, action, request_id, source_ip_address, status (eq, neq). `sort_by` on id, created_at, actor_name, ' +
-        'actor_email, action, source_ip_address, status (`-` for descending; default created_at; id breaks ties).',
+        'actor_email, action, source_ip_address, status (`-` for descending; default created_at; id breaks ties). ' +
+        'A caller restricted to some environments is served every entry, but an entry about an environment outside its access ' +
+        '(object ids, selector seeds and rules, findings, uploads, other users\' environment access) has its `fields` replaced by ' +
+        '`{"redacted": "…"}`. Fields are stored whole (never cut); a page serves at most 8 MiB of fields, so an entry larger than ' +
+        'its share of that (8 MiB / limit) is served as `{"omitted": true, "chars": n, "reason": "…"}`: `?id=eq:<id>&limit=1` serves it whole.',
       tags: ['Audit'],
       auth: 'audit/Read',
       query: Query,
@@ -126,8 +132,12 @@ export const auditRoutes: RouteEntry[] = [
         sort: p.sort,
         skip: p.skip,
         limit: p.limit,
+        inlineMax: inlineFieldsMax(p.limit),
       })
-      return c.json({ count, skip: p.skip, limit: p.limit, data: { logs: rows } })
+      // a reader restricted to some environments gets entries about others redacted (src/audit/visibility.ts)
+      const access = c.var.principal.environmentAccess
+      const logs = rows.map(({ environments, fields, ...r }) => ({ ...r, fields: visibleFields({ action: r.action, environments }, fields, access) }))
+      return c.json({ count, skip: p.skip, limit: p.limit, data: { logs } })
     },
   ),
 ]

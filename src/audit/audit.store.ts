@@ -1,4 +1,5 @@
 import type { AuditFields, AuditWrite } from './audit'
+import { tooLargeForPage } from './fields'
 
 /** Audit log storage (migrations/0017_audit_logs.sql). User text never becomes SQL: columns come from fixed lists. */
 
@@ -12,6 +13,8 @@ export interface AuditRowInput {
   source_ip_address: string
   status: 'intent' | 'success' | 'failure'
   commit_id: string
+  /** the environments the row concerns (src/audit/visibility.ts `environmentsColumn`); absent: NULL, decided by action */
+  environments?: string
 }
 
 /**
@@ -30,10 +33,10 @@ export function auditInsert(db: D1Database, r: AuditRowInput, ifChanged = false,
   }
   return db
     .prepare(
-      `INSERT INTO audit_logs (created_at, actor_id, actor_name, actor_email, action, fields, request_id, source_ip_address, status, commit_id)
-       SELECT ?1, ?2, ?3, COALESCE((SELECT email FROM users WHERE id = ?2), ''), ?4, ${fields}, ?6, ?7, ?8, ?9${ifChanged ? ' WHERE changes() > 0' : ''}`,
+      `INSERT INTO audit_logs (created_at, actor_id, actor_name, actor_email, action, fields, request_id, source_ip_address, status, commit_id, environments)
+       SELECT ?1, ?2, ?3, COALESCE((SELECT email FROM users WHERE id = ?2), ''), ?4, ${fields}, ?6, ?7, ?8, ?9, ?10${ifChanged ? ' WHERE changes() > 0' : ''}`,
     )
-    .bind(r.created_at, r.actor_id, r.actor_name, r.action, r.fields, r.request_id, r.source_ip_address, r.status, r.commit_id)
+    .bind(r.created_at, r.actor_id, r.actor_name, r.action, r.fields, r.request_id, r.source_ip_address, r.status, r.commit_id, r.environments ?? null)
 }
 
 /**
@@ -72,6 +75,8 @@ export interface AuditLogRow {
   source_ip_address: string
   status: 'intent' | 'success' | 'failure'
   commit_id: string
+  /** the stored environments column (never served as such; src/audit/visibility.ts reads it) */
+  environments: string | null
 }
 
 export type AuditColumn = 'id' | 'created_at' | 'actor_id' | 'actor_name' | 'actor_email' | 'action' | 'request_id' | 'source_ip_address' | 'status'
@@ -90,7 +95,7 @@ const SQL_OP: Record<AuditOp, string> = { eq: '=', neq: '<>', gt: '>', gte: '>='
 
 export async function listAuditLogs(
   db: D1Database,
-  q: { after: string; before: string; filters: AuditFilter[]; sort: AuditSort[]; skip: number; limit: number },
+  q: { after: string; before: string; filters: AuditFilter[]; sort: AuditSort[]; skip: number; limit: number; inlineMax?: number },
 ): Promise<{ count: number; rows: AuditLogRow[] }> {
   // `after` inclusive, `before` exclusive: consecutive windows never serve a row twice.
   const where = ['created_at >= ?', 'created_at < ?']
@@ -106,12 +111,17 @@ export async function listAuditLogs(
     db.prepare(`SELECT count(*) AS n FROM audit_logs WHERE ${w}`).bind(...binds),
     db
       .prepare(
-        `SELECT id, created_at, actor_id, actor_name, actor_email, action, fields, request_id, source_ip_address, status, commit_id
+        // a row's fields larger than inlineMax characters stay in the database (only their length is read): the
+        // page's size is bounded whatever the entries hold (src/audit/fields.ts `tooLargeForPage`)
+        `SELECT id, created_at, actor_id, actor_name, actor_email, action,
+           CASE WHEN length(fields) <= ? THEN fields END AS fields, length(fields) AS fields_chars,
+           request_id, source_ip_address, status, commit_id, environments
          FROM audit_logs WHERE ${w} ORDER BY ${order.join(', ')} LIMIT ? OFFSET ?`,
       )
-      .bind(...binds, q.limit, q.skip),
+      .bind(q.inlineMax ?? Number.MAX_SAFE_INTEGER, ...binds, q.limit, q.skip),
   ])
-  const list = (rows.results as (Omit<AuditLogRow, 'fields'> & { fields: string })[]).map((r) => {
+  const list = (rows.results as (Omit<AuditLogRow, 'fields'> & { fields: string | null; fields_chars: number })[]).map(({ fields_chars, ...r }) => {
+    if (r.fields === null) return { ...r, fields: tooLargeForPage(r.id, fields_chars) }
     let fields: Record<string, unknown> = {}
     try {
       const v = JSON.parse(r.fields)
@@ -122,6 +132,22 @@ export async function listAuditLogs(
     return { ...r, fields }
   })
   return { count: (count.results[0] as { n: number }).n, rows: list }
+}
+
+/**
+ * The environments of some graph objects, for an audit entry that names them (src/audit/visibility.ts): their
+ * environment ids, or 'unknown' when one of them is no node or has no environment (its id alone could name a
+ * hidden environment's object, so the entry is served only to readers of every environment).
+ */
+export async function environmentsOfObjects(db: D1Database, objectids: string[]): Promise<string[] | 'unknown'> {
+  const ids = [...new Set(objectids)]
+  if (ids.length === 0) return []
+  const { results } = await db
+    .prepare('SELECT objectid, environment_id FROM nodes WHERE objectid IN (SELECT value FROM json_each(?1))')
+    .bind(JSON.stringify(ids))
+    .all<{ objectid: string; environment_id: string | null }>()
+  if (results.length < ids.length || results.some((r) => !r.environment_id)) return 'unknown'
+  return [...new Set(results.map((r) => r.environment_id as string))]
 }
 
 /** Retention: deletes rows older than `cutoff` in bounded chunks (runs from the cron trigger). Returns rows deleted. */

@@ -3,6 +3,8 @@ import type { AppEnv } from '../env'
 import { ApiError, rfc3339 } from '../http/errors'
 import { auditInsert, type AuditRowInput } from './audit.store'
 import type { AuditAction } from './actions'
+import { boundFields, scrubFields } from './fields'
+import { environmentsColumn, type AuditEnvironments } from './visibility'
 
 /**
  * Audit entries (docs/audit.md). Auditing is declared on the route definition (`audit` in
@@ -17,8 +19,11 @@ import type { AuditAction } from './actions'
  *
  * Reasoning about secrets: `fields` is built only from values a route's declaration or handler names
  * explicitly, and {@link scrubFields} drops, as a second line of defence, any key that names a secret
- * (passwords, keys, tokens, private parts of certificates) before the row is written.
+ * (passwords, keys, tokens, private parts of certificates) before the row is written. Fields are never cut
+ * (src/audit/fields.ts), and each row names the environments it concerns (src/audit/visibility.ts), from the
+ * declaration's `environments`, so that a reader restricted to some environments is served it redacted.
  */
+export { scrubFields } from './fields'
 
 export { AUDIT_ACTIONS, type AuditAction } from './actions'
 export type AuditStatus = 'intent' | 'success' | 'failure'
@@ -40,26 +45,15 @@ export type AuditDecl =
       fields?: (input: AuditInput) => AuditFields
       /** false: no intent row (login: nobody is known before the credential is checked) */
       intent?: boolean
+      /**
+       * The environments the entry concerns (object ids' environments, a finding's, the environments a user is
+       * given), computed before the intent row; `'unknown'` when they cannot be known (a Cypher rule). Required
+       * in effect for the actions src/audit/visibility.ts classifies as environment-scoped: without it their
+       * rows are `unknown` and served redacted to every restricted reader.
+       */
+      environments?: (input: AuditInput, c: Context<AppEnv>) => AuditEnvironments | Promise<AuditEnvironments>
     }
   | { exempt: string }
-
-const SECRET_KEY = /(secret|password|passwd|private|(^|_)key$|^key|token_key|jwt|session_token|signature|assertion|credential)/i
-
-/** Drops every key that names a secret, at any depth (second line of defence; see the module comment). */
-export function scrubFields(v: unknown, depth = 0): unknown {
-  if (depth > 6) return null
-  if (Array.isArray(v)) return v.slice(0, 100).map((x) => scrubFields(x, depth + 1))
-  if (v && typeof v === 'object') {
-    const out: AuditFields = {}
-    for (const [k, x] of Object.entries(v as AuditFields)) {
-      if (SECRET_KEY.test(k) || x === undefined) continue
-      out[k] = scrubFields(x, depth + 1)
-    }
-    return out
-  }
-  if (typeof v === 'string' && v.length > 1024) return v.slice(0, 1024)
-  return v
-}
 
 /**
  * The outcome row of one request (success, or the failure a route records in its own ledger), to be
@@ -86,6 +80,8 @@ export class AuditScope {
   private fields: AuditFields
   private actor: Actor | null
   private writes: AuditWrite[] = []
+  /** the environments of the request's rows (declaration's `environments`); undefined: none computed */
+  environments: AuditEnvironments | undefined
 
   constructor(
     readonly action: AuditAction,
@@ -175,7 +171,8 @@ export class AuditScope {
       actor_id: this.actor?.id ?? '',
       actor_name: this.actor?.name ?? '',
       action,
-      fields: JSON.stringify(scrubFields({ ...(own ?? this.fields), ...extra }) ?? {}),
+      fields: boundFields((scrubFields({ ...(own ?? this.fields), ...extra }) ?? {}) as AuditFields),
+      environments: environmentsColumn(action, this.environments),
       request_id: c.var.requestId,
       source_ip_address: c.req.header('cf-connecting-ip') ?? '',
       status,

@@ -134,6 +134,16 @@ function userAuditFields(body: unknown): Record<string, unknown> {
   return out
 }
 
+/**
+ * The environments a user change's entry concerns (src/audit/visibility.ts): those its fields name, i.e. the
+ * environment ids it sends in `environment_access` (recorded whole, even beside `all_environments: true`). A
+ * change that names none concerns none: `all_environments: true` alone names no environment, so a restricted
+ * auditor may read it.
+ */
+function userAuditEnvironments(body: unknown): string[] {
+  return (body as { environment_access?: string[] }).environment_access ?? []
+}
+
 export const authRoutes: RouteEntry[] = [
   defineRoute(
     {
@@ -149,6 +159,8 @@ export const authRoutes: RouteEntry[] = [
       audit: {
         action: 'LoginAttempt',
         intent: false,
+        // a sign-in names no environment, nor does the bootstrap administrator's CreateUser row (every environment)
+        environments: () => [],
         fields: ({ body }) => {
           const b = body as { username: string; login_method: string }
           return { username: b.username.trim().slice(0, 200), login_method: b.login_method.slice(0, 40) }
@@ -262,7 +274,7 @@ export const authRoutes: RouteEntry[] = [
       auth: 'auth/ManageUsers',
       replay: { once: 'creates a user with a role: a copy could recreate a user an administrator has just deleted' },
       body: { kind: 'json', schema: CreateUserBody, maxBytes: 64 * 1024 },
-      audit: { action: 'CreateUser', fields: ({ body }) => userAuditFields(body) },
+      audit: { action: 'CreateUser', fields: ({ body }) => userAuditFields(body), environments: ({ body }) => userAuditEnvironments(body) },
       responses: { 200: { description: 'created', schema: one }, 409: { description: 'principal name or email taken' } },
     },
     async (c, { body }) => {
@@ -311,7 +323,11 @@ export const authRoutes: RouteEntry[] = [
       replay: { once: 'changes roles, password, environment access: a copy could re-promote a user an administrator has just demoted' },
       params: UserIdParams,
       body: { kind: 'json', schema: UpdateUserBody, maxBytes: 64 * 1024 },
-      audit: { action: 'UpdateUser', fields: ({ params, body }) => ({ id: (params as { user_id: string }).user_id, ...userAuditFields(body) }) },
+      audit: {
+        action: 'UpdateUser',
+        fields: ({ params, body }) => ({ id: (params as { user_id: string }).user_id, ...userAuditFields(body) }),
+        environments: ({ body }) => userAuditEnvironments(body),
+      },
       responses: { 200: { description: 'updated', schema: one }, 409: { description: 'principal name or email taken' } },
     },
     async (c, { params, body }) => {

@@ -5,7 +5,7 @@ import type { EdgeHoundClient } from './index'
 import type { AuditLogRow } from '../audit/audit.store'
 
 /** One entry as the API answers it: the store's row (src/audit/audit.store.ts). */
-export type AuditLogJson = AuditLogRow
+export type AuditLogJson = Omit<AuditLogRow, 'environments'>
 
 export interface AuditQuery {
   skip?: number

@@ -364,6 +364,11 @@ export const findingRoutes: RouteEntry[] = [
       audit: {
         action: ({ body }) => ((body as { accepted?: boolean }).accepted === false ? 'UnacceptRisk' : 'AcceptRisk'),
         fields: ({ params, body }) => ({ id: Number((params as { id: string }).id), ...(body as object) }),
+        // the finding's environment (src/audit/visibility.ts); a finding that is not open: unknown
+        environments: async ({ params }, c) => {
+          const row = await getOpenFinding(c.env.DB, Number((params as { id: string }).id), rfc3339(c.var.now()))
+          return row?.environment_id ? [row.environment_id] : 'unknown'
+        },
       },
       summary: 'Accept (or stop accepting) the risk of a finding',
       description:

@@ -9,7 +9,7 @@ import { graphKinds } from './kinds'
 import { ACCEPTED_TYPES, MAX_UPLOAD_BYTES, uploadParts } from './upload'
 import { validateUpload, writeUpload } from './ingest'
 import { canActOnJob, seesAllJobs } from './job-access'
-import { createJob, endJob, getJob, JOB_STATUS, listJobs, recordFailedFile, type JobRecord } from './jobs.store'
+import { createJob, endJob, getJob, jobEnvironments, JOB_STATUS, listJobs, recordFailedFile, type JobRecord } from './jobs.store'
 import { JobNotRunningError } from './ingest.store'
 import { Limit, NumericId, Skip } from './params'
 import type { Context } from 'hono'
@@ -250,7 +250,12 @@ export const ingestRoutes: RouteEntry[] = [
       path: '/api/v2/file-upload/:id/end',
       operationId: 'EndFileUploadJob',
       cost: WEIGHT.analysis,
-      audit: { action: 'EndFileUploadJob', fields: ({ params }) => ({ ...(params as object) }) },
+      audit: {
+        action: 'EndFileUploadJob',
+        fields: ({ params }) => ({ ...(params as object) }),
+        // the environments the job wrote to, whose collection times it records (src/audit/visibility.ts)
+        environments: ({ params }, c) => jobEnvironments(c.env.DB, Number((params as { id: string }).id)),
+      },
       summary: 'End a job: records collection times of its environments and requests an analysis run (unless every file of it was refused)',
       tags: ['Graph'],
       auth: 'graph/Ingest',

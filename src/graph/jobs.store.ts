@@ -137,6 +137,12 @@ export async function recordFailedFile(db: D1Database, jobId: number, errors: Jo
   )
 }
 
+/** The environments a job has written to so far (its EndFileUploadJob audit entry names them; src/audit/visibility.ts). */
+export async function jobEnvironments(db: D1Database, jobId: number): Promise<string[]> {
+  const { results } = await db.prepare(`SELECT environment_id FROM ingest_job_environments WHERE job_id = ?1`).bind(jobId).all<{ environment_id: string }>()
+  return results.map((r) => r.environment_id)
+}
+
 /**
  * Ends a running job: sets its final status and records, for every environment that received data in
  * it, the collection time. Returns null when the job was not running (someone else ended it first).

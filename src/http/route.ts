@@ -260,6 +260,8 @@ async function runAudited(
   const db = c.env.DB
   const scope = new AuditScope(resolveAction(decl, input), c, decl.fields ? decl.fields(input) : {})
   c.set('audit', scope)
+  // the environments of the request's rows, known before its first row (src/audit/visibility.ts)
+  if (decl.environments) scope.environments = await decl.environments(input, c)
   if (decl.intent !== false) await writeAuditRow(scope.row(db, 'intent'))
   let res: Response
   try {

@@ -217,7 +217,13 @@ export const ssoFlowRoutes: RouteEntry[] = [
       method: 'post',
       path: '/api/v2/sso/:slug/callback',
       operationId: 'SamlAssertionConsumerService',
-      audit: { action: 'LoginAttempt', intent: false, fields: ({ params }) => ({ login_method: 'saml', ...(params as object) }) },
+      audit: {
+        action: 'LoginAttempt',
+        intent: false,
+        fields: ({ params }) => ({ login_method: 'saml', ...(params as object) }),
+        // neither the sign-in nor the user it provisions or updates (id, name, role) names an environment
+        environments: () => [],
+      },
       summary: 'SAML assertion consumer service (sp_acs_uri): verify the IdP response, sign the user in, redirect',
       description:
         'The IdP posts `SAMLResponse` (base64) and optionally `RelayState` here (HTTP-POST binding, url-encoded form). ' +
