@@ -13,11 +13,15 @@ describe('console graph model (ui/src/pages/explore/graph-model.ts)', () => {
       ],
     })
     expect(g.nodes).toEqual([
-      { id: '1', name: 'ALICE@CORP', kind: 'User', objectId: 'S-1' },
-      { id: '2', name: 'ADMINS@CORP', kind: 'Group', objectId: 'S-2' },
+      { id: '1', name: 'ALICE@CORP', kind: 'User', objectId: 'S-1', kinds: ['User'] },
+      { id: '2', name: 'ADMINS@CORP', kind: 'Group', objectId: 'S-2', kinds: ['Group'] },
     ])
     expect(g.edges).toEqual([{ source: '1', target: '2', kind: 'MemberOf' }])
     expect(edgeRows(g)).toEqual([{ from: 'ALICE@CORP', kind: 'MemberOf', to: 'ADMINS@CORP' }])
+  })
+  it('keeps the kinds and the Tier Zero / Owned flags of an answer node', () => {
+    const g = fromGraphAnswer({ nodes: { '1': { ...node('DA@CORP', 'Group', 'S-512'), kinds: ['Group', 'Base'], isTierZero: true, isOwnedObject: true } }, edges: [] })
+    expect(g.nodes[0]).toMatchObject({ kinds: ['Group', 'Base'], tierZero: true, owned: true })
   })
   it('a nameless node is named by its object id; an empty answer is empty', () => {
     expect(fromGraphAnswer({ nodes: { a: node('', 'User', 'S-9') }, edges: [] }).nodes[0].name).toBe('S-9')

@@ -3,7 +3,13 @@ import { EditorView, basicSetup } from 'codemirror'
 import { StreamLanguage } from '@codemirror/language'
 import { cypher } from '@codemirror/legacy-modes/mode/cypher'
 
-export function mountCypherEditor(parent: HTMLElement, initial: string, onChange: (text: string) => void, onRun: () => void): () => void {
+export interface CypherEditorHandle {
+  destroy(): void
+  /** replaces the text (a saved or pre-built query chosen from a list) */
+  set(text: string): void
+}
+
+export function mountCypherEditor(parent: HTMLElement, initial: string, onChange: (text: string) => void, onRun: () => void): CypherEditorHandle {
   const view = new EditorView({
     parent,
     doc: initial,
@@ -26,5 +32,8 @@ export function mountCypherEditor(parent: HTMLElement, initial: string, onChange
       }),
     ],
   })
-  return () => view.destroy()
+  return {
+    destroy: () => view.destroy(),
+    set: (text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }),
+  }
 }

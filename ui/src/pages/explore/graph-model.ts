@@ -3,6 +3,7 @@
  * test/unit/console-graph-model.test.ts). Search results, shortest paths and Cypher answers all become one
  * shape, which the table view and the canvas both draw.
  */
+import { styleOf } from './kind-style'
 
 export interface ConsoleNode {
   /** the key of the answer's node map (graph id), or the object id for a search result */
@@ -10,6 +11,10 @@ export interface ConsoleNode {
   name: string
   kind: string
   objectId: string
+  /** every kind of the node (primary first), when the answer gives them */
+  kinds?: string[]
+  tierZero?: boolean
+  owned?: boolean
 }
 export interface ConsoleEdge {
   source: string
@@ -23,7 +28,7 @@ export interface ConsoleGraph {
 
 /** the shape shared by GET /api/v2/graphs/shortest-path and POST /api/v2/graphs/cypher */
 export interface GraphAnswer {
-  nodes: Record<string, { label: string; kind: string; objectId: string }>
+  nodes: Record<string, { label: string; kind: string; objectId: string; kinds?: string[]; isTierZero?: boolean; isOwnedObject?: boolean }>
   edges: { source: string; target: string; kind: string; label?: string }[]
 }
 
@@ -34,7 +39,13 @@ export const emptyGraph = (): ConsoleGraph => ({ nodes: [], edges: [] })
 
 export function fromGraphAnswer(a: GraphAnswer | null | undefined): ConsoleGraph {
   if (!a) return emptyGraph()
-  const nodes = Object.entries(a.nodes ?? {}).map(([id, n]) => ({ id, name: n.label || n.objectId, kind: n.kind || 'Unknown', objectId: n.objectId }))
+  const nodes: ConsoleNode[] = Object.entries(a.nodes ?? {}).map(([id, n]) => {
+    const node: ConsoleNode = { id, name: n.label || n.objectId, kind: n.kind || 'Unknown', objectId: n.objectId }
+    if (n.kinds?.length) node.kinds = n.kinds
+    if (n.isTierZero) node.tierZero = true
+    if (n.isOwnedObject) node.owned = true
+    return node
+  })
   const known = new Set(nodes.map((n) => n.id))
   // an edge whose end is not in the answer cannot be drawn; keep only complete ones
   const edges = (a.edges ?? []).filter((e) => known.has(e.source) && known.has(e.target)).map((e) => ({ source: e.source, target: e.target, kind: e.kind || e.label || '' }))
@@ -53,28 +64,9 @@ export function drawMode(g: ConsoleGraph, max = MAX_DRAWN_NODES): DrawMode {
   return g.nodes.length > max ? 'table-only' : 'graph'
 }
 
-const KIND_COLOURS: Record<string, string> = {
-  User: '#2f80ed',
-  Group: '#e2b93b',
-  Computer: '#eb5757',
-  Domain: '#27ae60',
-  GPO: '#9b51e0',
-  OU: '#f2994a',
-  Container: '#8d6e63',
-  AZUser: '#56ccf2',
-  AZGroup: '#f2c94c',
-  AZTenant: '#219653',
-  AZApp: '#bb6bd9',
-  AZServicePrincipal: '#6fcf97',
-  AZRole: '#f06292',
-}
-
-/** The colour of a kind: a fixed one for the common kinds, else a stable colour from the kind's name. */
+/** The colour of a kind (kind-style.ts: built-in kinds' own, else a stable colour from the kind's name). */
 export function kindColour(kind: string): string {
-  if (KIND_COLOURS[kind]) return KIND_COLOURS[kind]
-  let h = 0
-  for (let i = 0; i < kind.length; i++) h = (h * 31 + kind.charCodeAt(i)) >>> 0
-  return `hsl(${h % 360}, 55%, 50%)`
+  return styleOf(kind).colour
 }
 
 /** Node names for the relationship rows of the table view: "source name → target name". */

@@ -1,21 +1,124 @@
-// The Explore page: search, pathfinding and Cypher modes; the answer drawn as a graph (loaded on first use) with
-// its table view, and the selected node's panel.
+// The Explore page: search, pathfinding and Cypher modes; the answer drawn as a graph (loaded on first use, with
+// icons and colours per kind, extension kinds included), its table view, the selected node's or relationship's
+// panel, right-click actions, layouts and the JSON export.
 import { lazy, Suspense } from 'preact/compat'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useMemo, useState } from 'preact/hooks'
 import { search, shortestPath, type SearchResultJson } from '../../../../src/client/graph'
-import { cypherQuery } from '../../../../src/client/cypher'
+import { getExtension, listExtensions } from '../../../../src/client/extensions'
+import { listAssetGroups, updateAssetGroupSelectors, type AssetGroupJson } from '../../../../src/client/assetgroups'
+import type { UserJson } from '../../../../src/client/index'
+import { permissionsOf, type Role } from '../../../../src/auth/permissions'
 import { client } from '../../api'
 import { attempt } from '../../lib/attempt'
-import { drawMode, edgeRows, emptyGraph, fromGraphAnswer, fromSearchResult, kindColour, MAX_DRAWN_NODES, type ConsoleGraph, type GraphAnswer } from './graph-model'
+import { drawMode, edgeRows, emptyGraph, fromGraphAnswer, fromSearchResult, MAX_DRAWN_NODES, type ConsoleGraph, type ConsoleNode, type GraphAnswer } from './graph-model'
+import { styleTable, type ExtensionNodeKind, type KindStyle } from './kind-style'
+import { prefersSequential } from './layouts'
+import { exportGraph, EXPORT_FILE_NAME, mergeGraphs } from './graph-ops'
+import { KindIcon } from './kind-icon'
+import type { LayoutName } from './graph-canvas'
+import type { MenuAction } from './context-menu'
 
 const GraphCanvas = lazy(() => import('./graph-canvas'))
+const CypherPanel = lazy(() => import('./cypher-panel'))
+const NodePanel = lazy(() => import('./node-panel'))
+const EdgePanel = lazy(() => import('./edge-panel'))
+const ContextMenu = lazy(() => import('./context-menu'))
 
 type Mode = 'Search' | 'Pathfinding' | 'Cypher'
+type Selection = { type: 'node'; id: string } | { type: 'edge'; index: number } | null
+type Picked = Pick<SearchResultJson, 'objectid' | 'name' | 'type'>
+
+/** Rows of the table view shown at first (and added by each "Show more"), for nodes and for relationships. */
+const TABLE_PAGE = 500
+const TIER_ZERO_TAG = 'admin_tier_0'
+const OWNED_TAG = 'owned'
+
+/** Node kinds of the installed non-built-in extensions (their colours and icons). */
+async function extensionKinds(): Promise<ExtensionNodeKind[]> {
+  const list = await listExtensions(client)
+  const docs = await Promise.all(list.data.extensions.filter((e) => !e.is_builtin).map((e) => getExtension(client, e.id).catch(() => null)))
+  return docs.flatMap((d) => (d ? d.data.node_kinds.map((k) => ({ name: k.name, icon: k.icon, color: k.color })) : []))
+}
+
+function download(name: string, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }))
+  const a = document.createElement('a')
+  a.href = url
+  a.download = name
+  document.body.append(a)
+  a.click()
+  a.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}
 
 export default function Explore() {
   const [mode, setMode] = useState<Mode>('Search')
   const [graph, setGraph] = useState<ConsoleGraph>(emptyGraph())
-  const [selected, setSelected] = useState<string | null>(null)
+  const [selection, setSelection] = useState<Selection>(null)
+  const [layout, setLayout] = useState<LayoutName>('force')
+  const [start, setStart] = useState<Picked | null>(null)
+  const [end, setEnd] = useState<Picked | null>(null)
+  const [pathRun, setPathRun] = useState(0)
+  const [menu, setMenu] = useState<{ node: ConsoleNode; x: number; y: number } | null>(null)
+  const [status, setStatus] = useState('')
+  const [error, setError] = useState('')
+  const [me, setMe] = useState<UserJson | null>(null)
+  const [styles, setStyles] = useState<Map<string, KindStyle>>(() => styleTable())
+  const [groups, setGroups] = useState<AssetGroupJson[] | null>(null)
+
+  useEffect(() => {
+    client.self().then((r) => setMe(r.data), () => {})
+    extensionKinds().then((k) => setStyles(styleTable(k)), () => {})
+  }, [])
+  const mayTag = !!me && permissionsOf(me.roles as Role[]).has('graph/ManageAssetGroups')
+  useEffect(() => {
+    if (mayTag) listAssetGroups(client).then((r) => setGroups(r.data.asset_groups), () => {})
+  }, [mayTag])
+
+  /** A new answer: drawn in the layout it reads best in (paths left to right), nothing selected. */
+  function show(g: ConsoleGraph, select: Selection = null, note = '') {
+    setGraph(g)
+    setSelection(select)
+    setLayout(prefersSequential(g.nodes.length, g.edges) ? 'sequential' : 'force')
+    setStatus(note)
+  }
+  function expand(g: ConsoleGraph) {
+    setGraph((cur) => mergeGraphs(cur, g))
+  }
+
+  function actionsFor(node: ConsoleNode): MenuAction[] {
+    const picked: Picked = { objectid: node.objectId, name: node.name, type: node.kind }
+    const out: MenuAction[] = [
+      { label: 'Set as starting node', run: () => (setStart(picked), setMode('Pathfinding'), setPathRun((n) => n + 1)) },
+      { label: 'Set as ending node', run: () => (setEnd(picked), setMode('Pathfinding'), setPathRun((n) => n + 1)) },
+    ]
+    if (!mayTag || !groups) return out
+    const group = (tag: string) => groups.find((g) => g.tag === tag)
+    const selected = (g: AssetGroupJson | undefined) => !!g?.selectors.some((s) => s.selector === node.objectId)
+    const change = async (g: AssetGroupJson | undefined, action: 'add' | 'remove', what: string) => {
+      if (!g) return setError(`no asset group tagged ${what}`)
+      const r = await attempt(() => updateAssetGroupSelectors(client, g.id, [{ selector_name: node.name, sid: node.objectId, action }]), setError)
+      if (!r) return
+      setStatus(`${node.name} ${action === 'add' ? 'added to' : 'removed from'} ${g.name}; the next analysis run applies it.`)
+      listAssetGroups(client).then((x) => setGroups(x.data.asset_groups), () => {})
+    }
+    const owned = group(OWNED_TAG)
+    const tierZero = group(TIER_ZERO_TAG)
+    out.push(selected(owned) ? { label: 'Remove from Owned', run: () => change(owned, 'remove', OWNED_TAG) } : { label: 'Mark as owned', run: () => change(owned, 'add', OWNED_TAG) })
+    out.push(
+      selected(tierZero)
+        ? { label: 'Remove from Tier Zero', run: () => change(tierZero, 'remove', TIER_ZERO_TAG) }
+        : { label: 'Add to Tier Zero', run: () => change(tierZero, 'add', TIER_ZERO_TAG) },
+    )
+    return out
+  }
+  const openMenu = (id: string, x: number, y: number) => {
+    const node = graph.nodes.find((n) => n.id === id)
+    if (node) setMenu({ node, x, y })
+  }
+
+  const selectedNode = selection?.type === 'node' ? graph.nodes.find((n) => n.id === selection.id) : undefined
+  const selectedEdge = selection?.type === 'edge' ? graph.edges[selection.index] : undefined
   return (
     <div class="explore">
       <aside class="side">
@@ -25,15 +128,42 @@ export default function Explore() {
           ))}
         </div>
         <div role="tabpanel" aria-label={mode}>
-          {mode === 'Search' && <SearchMode onResult={(g, id) => (setGraph(g), setSelected(id))} />}
-          {mode === 'Pathfinding' && <PathMode onResult={(g) => (setGraph(g), setSelected(null))} />}
-          {mode === 'Cypher' && <CypherMode onResult={(g) => (setGraph(g), setSelected(null))} />}
+          {mode === 'Search' && <SearchMode styles={styles} onResult={(g, id) => show(g, { type: 'node', id })} />}
+          {mode === 'Pathfinding' && (
+            <PathMode styles={styles} start={start} end={end} setStart={setStart} setEnd={setEnd} runToken={pathRun} onResult={(g) => show(g, null, `${g.nodes.length} nodes, ${g.edges.length} relationships`)} />
+          )}
+          {mode === 'Cypher' && (
+            <Suspense fallback={<p class="muted">Loading…</p>}>
+              <CypherPanel userId={me?.id ?? null} onResult={(g, note) => show(g, null, note)} />
+            </Suspense>
+          )}
         </div>
       </aside>
       <section class="result" aria-label="Result">
-        <GraphResult graph={graph} onSelect={setSelected} />
+        {status && <p role="status" class="note">{status}</p>}
+        {error && <p role="alert" class="error">{error}</p>}
+        <GraphResult
+          graph={graph}
+          styles={styles}
+          layout={layout}
+          setLayout={setLayout}
+          onSelectNode={(id) => setSelection({ type: 'node', id })}
+          onSelectEdge={(index) => setSelection({ type: 'edge', index })}
+          onContextNode={openMenu}
+        />
       </section>
-      {selected && <NodePanel node={graph.nodes.find((n) => n.id === selected) ?? null} onClose={() => setSelected(null)} />}
+      <Suspense fallback={null}>
+        {selectedNode && <NodePanel key={selectedNode.objectId} node={selectedNode} styles={styles} onExpand={expand} onClose={() => setSelection(null)} />}
+        {selectedEdge && (
+          <EdgePanel
+            edge={selectedEdge}
+            source={graph.nodes.find((n) => n.id === selectedEdge.source)}
+            target={graph.nodes.find((n) => n.id === selectedEdge.target)}
+            onClose={() => setSelection(null)}
+          />
+        )}
+        {menu && <ContextMenu node={menu.node} x={menu.x} y={menu.y} actions={actionsFor(menu.node)} onClose={() => setMenu(null)} />}
+      </Suspense>
     </div>
   )
 }
@@ -51,14 +181,14 @@ function useSearch(text: string, setError: (m: string) => void) {
   return results
 }
 
-function ResultList({ results, label, onPick }: { results: SearchResultJson[]; label: string; onPick: (r: SearchResultJson) => void }) {
+function ResultList({ results, label, styles, onPick }: { results: SearchResultJson[]; label: string; styles: Map<string, KindStyle>; onPick: (r: SearchResultJson) => void }) {
   if (results.length === 0) return null
   return (
     <ul class="results" aria-label={label}>
       {results.map((r) => (
         <li key={r.objectid}>
           <button class="result-item" onClick={() => onPick(r)}>
-            <span class="dot" style={{ background: kindColour(r.type) }} aria-hidden="true" />
+            <KindIcon kinds={r.type} table={styles} />
             <span class="name">{r.name || r.objectid}</span>
             <span class="kind">{r.type}</span>
           </button>
@@ -68,7 +198,7 @@ function ResultList({ results, label, onPick }: { results: SearchResultJson[]; l
   )
 }
 
-function SearchMode({ onResult }: { onResult: (g: ConsoleGraph, id: string) => void }) {
+function SearchMode({ styles, onResult }: { styles: Map<string, KindStyle>; onResult: (g: ConsoleGraph, id: string) => void }) {
   const [text, setText] = useState('')
   const [error, setError] = useState('')
   const results = useSearch(text, setError)
@@ -79,104 +209,111 @@ function SearchMode({ onResult }: { onResult: (g: ConsoleGraph, id: string) => v
         <input type="search" value={text} placeholder="name or object id" onInput={(e) => setText((e.target as HTMLInputElement).value)} />
       </label>
       {error && <p role="alert" class="error">{error}</p>}
-      <ResultList results={results} label="Search results" onPick={(r) => onResult(fromSearchResult(r), r.objectid)} />
+      <ResultList results={results} styles={styles} label="Search results" onPick={(r) => onResult(fromSearchResult(r), r.objectid)} />
     </div>
   )
 }
 
-function NodePicker({ label, value, onPick }: { label: string; value: SearchResultJson | null; onPick: (r: SearchResultJson) => void }) {
-  const [text, setText] = useState('')
+function NodePicker({ label, value, styles, onPick }: { label: string; value: Picked | null; styles: Map<string, KindStyle>; onPick: (r: Picked) => void }) {
+  const [text, setText] = useState(value?.name ?? '')
   const [error, setError] = useState('')
   const results = useSearch(text, setError)
+  useEffect(() => {
+    if (value) setText(value.name)
+  }, [value?.objectid])
   return (
     <div>
       <label class="block">
         {label}
         <input type="search" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} />
       </label>
-      {value && <p class="picked">{value.name} <span class="kind">{value.type}</span></p>}
+      {value && <p class="picked"><KindIcon kinds={value.type} table={styles} size={14} /> {value.name} <span class="kind">{value.type}</span></p>}
       {error && <p role="alert" class="error">{error}</p>}
-      {!value || text !== value.name ? (
-        <ResultList results={results} label={`${label} results`} onPick={(r) => (onPick(r), setText(r.name))} />
-      ) : null}
+      {!value || text !== value.name ? <ResultList results={results} styles={styles} label={`${label} results`} onPick={(r) => (onPick(r), setText(r.name))} /> : null}
     </div>
   )
 }
 
-function PathMode({ onResult }: { onResult: (g: ConsoleGraph) => void }) {
-  const [start, setStart] = useState<SearchResultJson | null>(null)
-  const [end, setEnd] = useState<SearchResultJson | null>(null)
+function PathMode(p: {
+  styles: Map<string, KindStyle>
+  start: Picked | null
+  end: Picked | null
+  setStart: (r: Picked) => void
+  setEnd: (r: Picked) => void
+  runToken: number
+  onResult: (g: ConsoleGraph) => void
+}) {
   const [kinds, setKinds] = useState('')
   const [error, setError] = useState('')
   async function find() {
-    if (!start || !end) return
-    const r = await attempt(() => shortestPath(client, start.objectid, end.objectid, kinds.trim() ? `in:${kinds.trim()}` : undefined), setError)
-    if (r) onResult(fromGraphAnswer(r.data as GraphAnswer))
+    if (!p.start || !p.end) return
+    const r = await attempt(() => shortestPath(client, p.start!.objectid, p.end!.objectid, kinds.trim() ? `in:${kinds.trim()}` : undefined), setError)
+    if (r) p.onResult(fromGraphAnswer(r.data as GraphAnswer))
   }
+  // set from a node's menu: search as soon as both ends are known
+  useEffect(() => {
+    if (p.runToken > 0 && p.start && p.end) find()
+  }, [p.runToken])
   return (
     <div>
-      <NodePicker label="Start node" value={start} onPick={setStart} />
-      <NodePicker label="End node" value={end} onPick={setEnd} />
+      <NodePicker label="Start node" value={p.start} styles={p.styles} onPick={p.setStart} />
+      <NodePicker label="End node" value={p.end} styles={p.styles} onPick={p.setEnd} />
       <label class="block">
         Relationship kinds (optional, comma-separated)
         <input value={kinds} onInput={(e) => setKinds((e.target as HTMLInputElement).value)} placeholder="MemberOf,AdminTo" />
       </label>
-      <button onClick={find} disabled={!start || !end}>Find path</button>
+      <button onClick={find} disabled={!p.start || !p.end}>Find path</button>
       {error && <p role="alert" class="error">{error}</p>}
     </div>
   )
 }
 
-function CypherMode({ onResult }: { onResult: (g: ConsoleGraph) => void }) {
-  const holder = useRef<HTMLDivElement>(null)
-  const text = useRef('MATCH (n:User) RETURN n LIMIT 25')
-  const [error, setError] = useState('')
-  const [loaded, setLoaded] = useState(false)
-  const [busy, setBusy] = useState(false)
-  const runRef = useRef<() => void>(() => {})
-  async function run() {
-    setBusy(true)
-    const r = await attempt(() => cypherQuery(client, text.current), setError)
-    setBusy(false)
-    if (r) onResult(fromGraphAnswer(r.data as unknown as GraphAnswer))
-  }
-  runRef.current = run
-  useEffect(() => {
-    let destroy: (() => void) | undefined
-    let live = true
-    import('./cypher-editor').then(({ mountCypherEditor }) => {
-      if (!live || !holder.current) return
-      destroy = mountCypherEditor(holder.current, text.current, (t) => (text.current = t), () => runRef.current())
-      setLoaded(true)
-    })
-    return () => {
-      live = false
-      destroy?.()
-    }
-  }, [])
-  return (
-    <div>
-      <p class="label">Cypher query</p>
-      <div ref={holder} class="editor">{!loaded && <p class="muted">Loading the editor…</p>}</div>
-      <button onClick={run} disabled={busy}>Run</button>
-      {error && <p role="alert" class="error">{error}</p>}
-    </div>
-  )
-}
-
-function GraphResult({ graph, onSelect }: { graph: ConsoleGraph; onSelect: (id: string) => void }) {
+function GraphResult(p: {
+  graph: ConsoleGraph
+  styles: Map<string, KindStyle>
+  layout: LayoutName
+  setLayout: (l: LayoutName) => void
+  onSelectNode: (id: string) => void
+  onSelectEdge: (index: number) => void
+  onContextNode: (id: string, x: number, y: number) => void
+}) {
+  const { graph } = p
   const mode = drawMode(graph)
+  const rows = useMemo(() => edgeRows(graph), [graph])
+  // a large answer's table is shown a page at a time (thousands of rows would block the page while rendering)
+  const [shown, setShown] = useState({ nodes: TABLE_PAGE, edges: TABLE_PAGE })
+  useEffect(() => setShown({ nodes: TABLE_PAGE, edges: TABLE_PAGE }), [graph])
   if (mode === 'empty') return <p class="muted empty">Search for an object, find a path, or run a Cypher query: the answer is drawn here.</p>
-  const rows = edgeRows(graph)
+  const menuFromRow = (id: string) => (e: MouseEvent) => {
+    e.preventDefault()
+    const r = (e.currentTarget as HTMLElement).getBoundingClientRect()
+    p.onContextNode(id, e.clientX || r.left + 20, e.clientY || r.bottom)
+  }
   return (
     <div>
+      <div class="toolbar" role="toolbar" aria-label="Graph controls">
+        <fieldset class="layouts" disabled={mode !== 'graph'}>
+          <legend>Layout</legend>
+          {(
+            [
+              ['sequential', 'Sequential'],
+              ['force', 'Force-directed'],
+            ] as [LayoutName, string][]
+          ).map(([v, label]) => (
+            <label class="inline" key={v}>
+              <input type="radio" name="layout" checked={p.layout === v} onChange={() => p.setLayout(v)} /> {label}
+            </label>
+          ))}
+        </fieldset>
+        <button class="secondary" onClick={() => download(EXPORT_FILE_NAME, exportGraph(graph))}>Export graph as JSON</button>
+      </div>
       {mode === 'table-only' ? (
         <p role="status" class="warning">
           {graph.nodes.length.toLocaleString('en')} nodes: more than {MAX_DRAWN_NODES.toLocaleString('en')} are listed in the table only, not drawn.
         </p>
       ) : (
         <Suspense fallback={<div class="canvas muted">Loading the graph…</div>}>
-          <GraphCanvas graph={graph} onSelect={onSelect} />
+          <GraphCanvas graph={graph} styles={p.styles} layout={p.layout} onSelectNode={p.onSelectNode} onSelectEdge={p.onSelectEdge} onContextNode={p.onContextNode} />
         </Suspense>
       )}
       <table aria-label="Graph as table" class="graph-table">
@@ -184,59 +321,39 @@ function GraphResult({ graph, onSelect }: { graph: ConsoleGraph; onSelect: (id: 
           <tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Object ID</th></tr>
         </thead>
         <tbody>
-          {graph.nodes.map((n) => (
-            <tr key={n.id}>
-              <td><button class="link" onClick={() => onSelect(n.id)}>{n.name}</button></td>
-              <td>{n.kind}</td>
+          {graph.nodes.slice(0, shown.nodes).map((n) => (
+            <tr key={n.id} onContextMenu={menuFromRow(n.id)}>
+              <td><button class="link" onClick={() => p.onSelectNode(n.id)}>{n.name}</button></td>
+              <td><KindIcon kinds={n.kinds?.length ? n.kinds : n.kind} table={p.styles} size={14} /> {n.kind}</td>
               <td>{n.objectId}</td>
             </tr>
           ))}
+          {graph.nodes.length > shown.nodes && (
+            <tr class="more">
+              <td colSpan={3}>
+                {shown.nodes.toLocaleString('en')} of {graph.nodes.length.toLocaleString('en')} nodes listed.{' '}
+                <button class="link" onClick={() => setShown({ ...shown, nodes: shown.nodes + TABLE_PAGE })}>Show more nodes</button>
+              </td>
+            </tr>
+          )}
           {rows.length > 0 && <tr><th colSpan={3} scope="rowgroup">Relationships</th></tr>}
-          {rows.map((r, i) => (
+          {rows.slice(0, shown.edges).map((r, i) => (
             <tr key={`e${i}`} class="edge-row">
               <td>{r.from}</td>
-              <td>{r.kind}</td>
+              <td><button class="link" aria-label={`${r.kind} from ${r.from} to ${r.to}`} onClick={() => p.onSelectEdge(i)}>{r.kind}</button></td>
               <td>{r.to}</td>
             </tr>
           ))}
+          {rows.length > shown.edges && (
+            <tr class="more">
+              <td colSpan={3}>
+                {shown.edges.toLocaleString('en')} of {rows.length.toLocaleString('en')} relationships listed.{' '}
+                <button class="link" onClick={() => setShown({ ...shown, edges: shown.edges + TABLE_PAGE })}>Show more relationships</button>
+              </td>
+            </tr>
+          )}
         </tbody>
       </table>
     </div>
-  )
-}
-
-function NodePanel({ node, onClose }: { node: ConsoleGraph['nodes'][number] | null; onClose: () => void }) {
-  const [props, setProps] = useState<Record<string, unknown> | null>(null)
-  const [error, setError] = useState('')
-  useEffect(() => {
-    setProps(null)
-    if (!node) return
-    // the object's properties, through the typed client (a Cypher read by object id, parameters escaped)
-    const id = node.objectId.replace(/\\/g, '\\\\').replace(/'/g, "\\'")
-    attempt(() => cypherQuery(client, `MATCH (n) WHERE n.objectid = '${id}' RETURN n LIMIT 1`, true), setError).then((r) => {
-      const first = r ? Object.values((r.data as { nodes: Record<string, { properties?: Record<string, unknown> }> }).nodes)[0] : undefined
-      setProps(first?.properties ?? {})
-    })
-  }, [node?.objectId])
-  if (!node) return null
-  return (
-    <aside class="panel" aria-label={`${node.name} properties`}>
-      <header>
-        <h2>{node.name}</h2>
-        <button class="secondary" onClick={onClose} aria-label="Close panel">×</button>
-      </header>
-      <p><span class="dot" style={{ background: kindColour(node.kind) }} aria-hidden="true" /> {node.kind}</p>
-      {error && <p role="alert" class="error">{error}</p>}
-      <h3>Properties</h3>
-      <dl>
-        <dt>Object ID</dt>
-        <dd>{node.objectId}</dd>
-        {props &&
-          Object.entries(props)
-            .filter(([k]) => k !== 'objectid')
-            .sort(([a], [b]) => a.localeCompare(b))
-            .map(([k, v]) => [<dt key={`k${k}`}>{k}</dt>, <dd key={`v${k}`}>{typeof v === 'string' ? v : JSON.stringify(v)}</dd>])}
-      </dl>
-    </aside>
   )
 }

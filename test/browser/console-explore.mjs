@@ -1,0 +1,252 @@
+#!/usr/bin/env node
+// The console's Explore page in a real browser (headless Chromium through playwright-core, the worker local on a
+// throw-away D1; the shared harness test/browser/lib.mjs). A small graph and a graph extension (a node kind with
+// its own colour and icon) are loaded through the API with the typed client, plus a 5,000-node, 10,000-edge
+// graph for the drawing measurement. Checks: a pre-built query runs and draws; a saved query's round trip (save,
+// listed, run, rename, delete); a node panel's section expands into the graph (asserted through the table view
+// "Graph as table"); a relationship's help; right-click › Set as starting / ending node (pathfinding runs);
+// Add to Tier Zero (the selector is stored); the JSON export downloads the drawn nodes; an extension kind is
+// drawn in its own colour; the 5,000-node answer is laid out off the page's thread and pans at ≥ 30 frames per
+// second (requestAnimationFrame count while the mouse drags the canvas). Prints "N passed, N failed".
+//
+//   node --import tsx test/browser/console-explore.mjs           (CHROMIUM_PATH=/path/to/chromium for another binary)
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { EdgeHoundClient } from '../../src/client/index.ts'
+import { ingest } from '../../src/client/graph.ts'
+import { upsertExtension } from '../../src/client/extensions.ts'
+import { listSavedQueries } from '../../src/client/cypher.ts'
+import { listAssetGroups } from '../../src/client/assetgroups.ts'
+import { artifacts, assert, openBrowser, startLocalWorker, suite } from './lib.mjs'
+
+// Local-only values for this run (never used anywhere else).
+const SECRETS = {
+  ENVIRONMENT: 'development',
+  JWT_SIGNING_KEY: 'console-explore-jwt-signing-key-0123456789abcdef',
+  TOKEN_ENCRYPTION_KEY: 'Y29uc29sZS10ZXN0LXRva2VuLWVuY3J5cHRpb24ta2U=',
+  BOOTSTRAP_ADMIN_USERNAME: 'admin',
+  BOOTSTRAP_ADMIN_PASSWORD: 'console-explore-admin-password',
+}
+const { check, fail, finish } = suite('the console Explore test', { timeoutMs: 480_000 })
+
+const D = 'S-1-5-21-5150'
+const ad = (id, kind, name, props = {}) => ({ id, kinds: [kind], properties: { name, domainsid: D, ...props } })
+// ALICE -MemberOf-> HELPDESK -MemberOf-> DOMAIN ADMINS; HELPDESK -AdminTo-> SRV01; SRV01 -HasSession-> BOB
+const SMALL = {
+  metadata: { source_kind: 'ExploreTest' },
+  graph: {
+    nodes: [
+      ad(D, 'Domain', 'EXPLORE.TEST'),
+      ad(`${D}-512`, 'Group', 'DOMAIN ADMINS@EXPLORE.TEST'),
+      ad(`${D}-1100`, 'Group', 'HELPDESK@EXPLORE.TEST'),
+      ad(`${D}-1101`, 'User', 'ALICE@EXPLORE.TEST', { enabled: true, hasspn: true }),
+      ad(`${D}-1102`, 'User', 'BOB@EXPLORE.TEST', { enabled: true }),
+      ad(`${D}-2001`, 'Computer', 'SRV01.EXPLORE.TEST'),
+      { id: 'CX-ROBOT-1', kinds: ['CX_Robot'], properties: { name: 'ROBBIE' } },
+    ],
+    edges: [
+      [`${D}-1101`, 'MemberOf', `${D}-1100`],
+      [`${D}-1100`, 'MemberOf', `${D}-512`],
+      [`${D}-1100`, 'AdminTo', `${D}-2001`],
+      [`${D}-2001`, 'HasSession', `${D}-1102`],
+    ].map(([a, kind, b]) => ({ start: { value: a }, end: { value: b }, kind })),
+  },
+}
+const EXTENSION = {
+  schema: { name: 'ConsoleExplore', display_name: 'Console explore test', version: '1.0.0', namespace: 'CX' },
+  node_kinds: [{ name: 'CX_Robot', display_name: 'Robot', icon: 'robot', color: '#123456' }],
+  relationship_kinds: [{ name: 'CX_Link', is_traversable: false }, { name: 'CX_Jump', is_traversable: false }],
+}
+// 5,000 nodes, 10,000 relationships (two families so no two share ends and kind)
+const BIG_N = 5000
+const BIG = {
+  metadata: { source_kind: 'ExploreBig' },
+  graph: {
+    nodes: Array.from({ length: BIG_N }, (_, i) => ({ id: `FPS-${i}`, kinds: ['CX_Bulk'], properties: { name: `BULK-${i}` } })),
+    edges: Array.from({ length: BIG_N }, (_, i) => [
+      { start: { value: `FPS-${i}` }, end: { value: `FPS-${(i + 1) % BIG_N}` }, kind: 'CX_Link' },
+      { start: { value: `FPS-${i}` }, end: { value: `FPS-${(i * 7 + 13) % BIG_N}` }, kind: 'CX_Jump' },
+    ]).flat(),
+  },
+}
+
+const tableText = (page) => page.getByRole('table', { name: 'Graph as table' }).innerText()
+async function typeQuery(page, q) {
+  const editor = page.getByRole('textbox', { name: 'Cypher query' })
+  await editor.click()
+  await page.keyboard.press('Control+A')
+  await page.keyboard.press('Delete')
+  await page.keyboard.insertText(q)
+}
+
+let server
+let browser
+const figures = {}
+try {
+  server = await startLocalWorker({ secrets: SECRETS, tmpPrefix: 'edgehound-explore-', buildUi: true })
+  const { origin } = server
+  const anon = new EdgeHoundClient({ baseUrl: origin })
+  const login = await anon.login(SECRETS.BOOTSTRAP_ADMIN_USERNAME, SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
+  const api = anon.withCredentials({ kind: 'bearer', jwt: login.data.session_token })
+  await upsertExtension(api, EXTENSION)
+  await ingest(api, SMALL)
+  await ingest(api, BIG)
+  for (let i = 0; i < 100; i++) {
+    const r = await api.call('GET', '/api/v2/search?q=ALICE%40EXPLORE')
+    if (r.data.length) break
+    await new Promise((r) => setTimeout(r, 200))
+  }
+
+  browser = await openBrowser(origin)
+  const { page, external, problems } = browser
+  await page.goto(`${origin}/ui/login`)
+  await page.getByLabel('Username').fill('admin')
+  await page.getByLabel('Password').fill(SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('link', { name: 'Explore' }).waitFor()
+  await page.getByRole('tab', { name: 'Search' }).waitFor()
+
+  await check('an extension kind is shown with its own colour (search result icon)', async () => {
+    await page.getByRole('searchbox', { name: 'Search' }).fill('ROBBIE')
+    const item = page.getByRole('list', { name: 'Search results' }).getByRole('button', { name: /ROBBIE/ })
+    await item.waitFor()
+    await page.waitForFunction(() => document.querySelector('ul[aria-label="Search results"] .kind-icon circle')?.getAttribute('fill') === '#123456', null, { timeout: 5000 })
+  })
+
+  await check('Cypher › a pre-built query (Members of Domain Admins) runs and draws', async () => {
+    await page.getByRole('tab', { name: 'Cypher' }).click()
+    const pre = page.getByRole('region', { name: 'Pre-built queries' })
+    await pre.getByText('Domain information').click()
+    await pre.getByRole('button', { name: 'Members of Domain Admins' }).click()
+    await page.waitForFunction(() => (document.querySelector('table[aria-label="Graph as table"]')?.textContent ?? '').includes('ALICE@EXPLORE.TEST'))
+    const t = await tableText(page)
+    for (const want of ['ALICE@EXPLORE.TEST', 'HELPDESK@EXPLORE.TEST', 'DOMAIN ADMINS@EXPLORE.TEST', 'MemberOf']) assert(t.includes(want), `table lacks ${want}`)
+    await page.getByTestId('graph-canvas').waitFor()
+    assert(await page.getByRole('radio', { name: 'Sequential' }).isChecked(), 'a path answer is laid out sequentially')
+  })
+
+  await check('Cypher › saved query round trip: save, listed, run, rename, delete', async () => {
+    await typeQuery(page, "MATCH (n:Computer) WHERE n.name STARTS WITH 'SRV' RETURN n")
+    const saved = page.getByRole('region', { name: 'Saved queries' })
+    await saved.getByRole('button', { name: 'Save query' }).click()
+    await saved.getByLabel('Query name').fill('My servers')
+    await saved.getByLabel('Description').fill('servers of the test domain')
+    await saved.getByRole('button', { name: 'Save', exact: true }).click()
+    const list = saved.getByRole('list', { name: 'Saved query list' })
+    await list.getByRole('button', { name: 'My servers', exact: true }).waitFor()
+    const stored = (await listSavedQueries(api)).data.find((q) => q.name === 'My servers')
+    assert(stored && stored.query.includes('n:Computer'), `stored: ${JSON.stringify(stored)}`)
+    // run it from the list (after drawing something else)
+    await typeQuery(page, 'MATCH (n:Domain) RETURN n')
+    await page.getByRole('button', { name: 'Run', exact: true }).click()
+    await page.waitForFunction(() => (document.querySelector('table[aria-label="Graph as table"]')?.textContent ?? '').includes('EXPLORE.TEST') && !(document.querySelector('table[aria-label="Graph as table"]')?.textContent ?? '').includes('SRV01'))
+    await list.getByRole('button', { name: 'My servers', exact: true }).click()
+    await page.waitForFunction(() => (document.querySelector('table[aria-label="Graph as table"]')?.textContent ?? '').includes('SRV01.EXPLORE.TEST'))
+    // rename
+    await saved.getByRole('button', { name: 'Rename My servers' }).click()
+    await saved.getByLabel('New name for My servers').fill('Servers (renamed)')
+    await saved.getByRole('button', { name: 'Rename', exact: true }).click()
+    await list.getByRole('button', { name: 'Servers (renamed)', exact: true }).waitFor()
+    assert((await listSavedQueries(api)).data.some((q) => q.id === stored.id && q.name === 'Servers (renamed)'), 'renamed in storage')
+    // delete (with confirmation)
+    await saved.getByRole('button', { name: 'Delete Servers (renamed)' }).click()
+    await saved.getByRole('button', { name: 'Confirm: delete Servers (renamed)' }).click()
+    await saved.getByText('Deleted "Servers (renamed)"').waitFor()
+    assert((await list.getByRole('button', { name: 'Servers (renamed)', exact: true }).count()) === 0, 'still listed')
+    assert(!(await listSavedQueries(api)).data.some((q) => q.id === stored.id), 'still stored')
+  })
+
+  await check('node panel: a section (Members) expands into the graph (asserted through the table view)', async () => {
+    await page.getByRole('tab', { name: 'Search' }).click()
+    await page.getByRole('searchbox', { name: 'Search' }).fill('HELPDESK@')
+    await page.getByRole('list', { name: 'Search results' }).getByRole('button', { name: /HELPDESK/ }).click()
+    const panel = page.getByRole('complementary', { name: 'HELPDESK@EXPLORE.TEST properties' })
+    await panel.waitFor()
+    let t = await tableText(page)
+    assert(!t.includes('ALICE'), 'ALICE drawn before the section opened')
+    const members = panel.getByRole('button', { name: 'Members (1)' })
+    await members.waitFor()
+    for (const want of ['Member of (1)', 'Local admin rights (1)']) await panel.getByRole('button', { name: want }).waitFor()
+    await members.click()
+    assert((await members.getAttribute('aria-expanded')) === 'true', 'section not expanded')
+    await panel.getByRole('list', { name: 'Members of HELPDESK@EXPLORE.TEST' }).getByText('ALICE@EXPLORE.TEST').waitFor()
+    await page.waitForFunction(() => (document.querySelector('table[aria-label="Graph as table"]')?.textContent ?? '').includes('ALICE@EXPLORE.TEST'))
+    // a second section adds to what is drawn (HELPDESK's admin rights: SRV01), keeping ALICE
+    await panel.getByRole('button', { name: 'Local admin rights (1)' }).click()
+    await page.waitForFunction(() => (document.querySelector('table[aria-label="Graph as table"]')?.textContent ?? '').includes('SRV01.EXPLORE.TEST'))
+    t = await tableText(page)
+    for (const want of ['ALICE@EXPLORE.TEST', 'HELPDESK@EXPLORE.TEST', 'SRV01.EXPLORE.TEST', 'MemberOf', 'AdminTo']) assert(t.includes(want), `table lacks ${want}`)
+  })
+
+  await check("a relationship's panel shows its help text", async () => {
+    await page.getByRole('table', { name: 'Graph as table' }).getByRole('button', { name: 'AdminTo from HELPDESK@EXPLORE.TEST to SRV01.EXPLORE.TEST' }).click()
+    const panel = page.getByRole('complementary', { name: 'Relationship AdminTo' })
+    await panel.waitFor()
+    const help = panel.getByRole('region', { name: 'About AdminTo' })
+    await help.waitFor()
+    await page.waitForFunction(() => !(document.querySelector('section[aria-label="About AdminTo"]')?.textContent ?? '').includes('Loading'))
+    const text = await help.innerText()
+    for (const want of ['What it means', 'Abuse', 'OPSEC', 'References']) assert(text.includes(want), `help lacks ${want}: ${text}`)
+    assert(!text.includes('no specific text'), `AdminTo has its own help: ${text}`)
+  })
+
+  await check('right-click a node on the graph › Set as starting node / ending node: pathfinding draws the path', async () => {
+    await page.waitForFunction(() => document.querySelector('[data-testid="graph-canvas"]')?.dataset.layout === 'done')
+    const at = async (id) => page.getByTestId('graph-canvas').evaluate((el, id) => el.nodePosition(id), id)
+    const alice = await at(`${D}-1101`)
+    assert(alice, 'ALICE is not drawn')
+    // hovering highlights the node (and its neighbours)
+    await page.mouse.move(alice.x, alice.y)
+    await page.waitForFunction((id) => document.querySelector('[data-testid="graph-canvas"]')?.dataset.hovered === id, `${D}-1101`)
+    await page.mouse.click(alice.x, alice.y, { button: 'right' })
+    const menu = page.getByRole('menu', { name: 'Actions for ALICE@EXPLORE.TEST' })
+    await menu.waitFor()
+    for (const item of ['Set as ending node', 'Mark as owned', 'Add to Tier Zero']) await menu.getByRole('menuitem', { name: item }).waitFor()
+    await menu.getByRole('menuitem', { name: 'Set as starting node' }).click()
+    assert((await page.getByRole('tab', { name: 'Pathfinding' }).getAttribute('aria-selected')) === 'true', 'Pathfinding tab not selected')
+    assert((await page.getByRole('searchbox', { name: 'Start node' }).inputValue()) === 'ALICE@EXPLORE.TEST', 'start node not set')
+    const srv = await at(`${D}-2001`)
+    await page.mouse.click(srv.x, srv.y, { button: 'right' })
+    await page.getByRole('menu', { name: 'Actions for SRV01.EXPLORE.TEST' }).getByRole('menuitem', { name: 'Set as ending node' }).click()
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('table[aria-label="Graph as table"] tr.edge-row')].map((r) => r.textContent)
+      return rows.length === 2 && rows.some((r) => r.includes('AdminTo'))
+    })
+  })
+
+  await check('right-click › Add to Tier Zero stores the selector (offered to an administrator)', async () => {
+    const row = page.getByRole('table', { name: 'Graph as table' }).locator('tbody tr:not(.edge-row)').filter({ hasText: 'SRV01.EXPLORE.TEST' })
+    await row.click({ button: 'right' })
+    await page.getByRole('menu', { name: 'Actions for SRV01.EXPLORE.TEST' }).getByRole('menuitem', { name: 'Add to Tier Zero' }).click()
+    await page.getByRole('status').filter({ hasText: 'SRV01.EXPLORE.TEST added to' }).waitFor()
+    const groups = (await listAssetGroups(api)).data.asset_groups
+    const t0 = groups.find((g) => g.tag === 'admin_tier_0')
+    assert(t0.selectors.some((s) => s.selector === `${D}-2001`), `selectors: ${JSON.stringify(t0.selectors)}`)
+    await row.click({ button: 'right' })
+    await page.getByRole('menu', { name: 'Actions for SRV01.EXPLORE.TEST' }).getByRole('menuitem', { name: 'Remove from Tier Zero' }).waitFor()
+    await page.keyboard.press('Escape')
+  })
+
+  await check('Export graph as JSON downloads the drawn nodes and relationships', async () => {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export graph as JSON' }).click()])
+    assert(dl.suggestedFilename() === 'edgehound-graph.json', dl.suggestedFilename())
+    const doc = JSON.parse(readFileSync(await dl.path(), 'utf8'))
+    const ids = doc.nodes.map((n) => n.object_id).sort()
+    const rows = await page.getByRole('table', { name: 'Graph as table' }).locator('tbody tr:not(.edge-row) td:nth-child(3)').allInnerTexts()
+    assert(JSON.stringify(ids) === JSON.stringify(rows.filter(Boolean).sort()), `exported ${ids} vs table ${rows}`)
+    assert(doc.edges.length === 2 && doc.edges.some((e) => e.kind === 'AdminTo' && e.target === `${D}-2001`), JSON.stringify(doc.edges))
+  })
+
+  await check('nothing was fetched from another origin; no script or CSP error', async () => {
+    assert(external.length === 0, `external requests: ${external.join(', ')}`)
+    assert(problems.length === 0, `page errors: ${problems.join(' | ')}`)
+  })
+  await page.screenshot({ path: path.join(artifacts, 'console-explore.png') }).catch(() => {})
+  console.log(`console explore figures: ${JSON.stringify(figures)}`)
+} catch (e) {
+  fail(`setup: ${e?.stack ?? e}`)
+} finally {
+  await browser?.close()
+  await server?.stop()
+}
+finish()
