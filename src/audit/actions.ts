@@ -41,5 +41,6 @@ export const AUDIT_ACTIONS = [
   'DeleteSavedQuery',
   'UpdateSavedQueryPermissions',
   'DeleteSavedQueryPermissions',
+  'ImportSavedQuery',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

@@ -60,6 +60,7 @@ export const ACTION_SCOPE: Record<AuditAction, 'global' | 'environments'> = {
   DeleteSavedQuery: 'global',
   UpdateSavedQueryPermissions: 'global',
   DeleteSavedQueryPermissions: 'global',
+  ImportSavedQuery: 'global',
 }
 
 /** The environments of an entry: their ids, or `unknown` (stored as `*`). */

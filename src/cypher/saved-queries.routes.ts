@@ -13,7 +13,27 @@ import { ApiError, rfc3339 } from '../http/errors'
 import { ErrorEnvelope } from '../http/openapi'
 import { Limit, NumericId, Skip } from '../graph/params'
 import {
+  EXPORT_MAX_BYTES,
+  EXPORT_MAX_QUERIES,
+  EXPORT_SCOPES,
+  IMPORT_MAX_BYTES,
+  IMPORT_MAX_FILE_BYTES,
+  IMPORT_MAX_FILES,
+  TransferableSchema,
+  ZIP_TYPES,
+  attachment,
+  checkExportSize,
+  exportZip,
+  fileBase,
+  importFilesFromZip,
+  parseTransferable,
+  transferable,
+  type ExportScope,
+} from './saved-queries.transfer'
+import {
   deleteSavedQuery,
+  exportableQueries,
+  importSavedQueries,
   getPermissions,
   getSavedQuery,
   insertSavedQuery,
@@ -213,16 +233,78 @@ export const savedQueryRoutes: RouteEntry[] = [
       method: 'get',
       path: '/api/v2/saved-queries/export',
       operationId: 'ExportSavedQueries',
-      summary: "BloodHound's saved-query export: not served yet (404)",
+      summary: 'The saved queries of a scope as a zip of JSON files (BloodHound\'s export format)',
       description:
-        'BloodHound answers a zip of the saved queries in scope. EdgeHound does not serve it yet and answers 404 `not implemented`; ' +
-        '`GET /api/v2/saved-queries` lists them. Declared so that the path is not taken for a query id.',
+        '`scope`: `all` (owned, shared with the caller and public), `owned`, `shared` or `public`. One `<name>.json` per query ' +
+        `holding \`{query, name, description}\`, in \`exported_queries.zip\`. At most ${EXPORT_MAX_QUERIES} queries and ` +
+        `${EXPORT_MAX_BYTES / 1024 / 1024} MiB of query text per export (400 naming the limit beyond).`,
       tags: ['Cypher'],
       auth: 'graph/Read',
-      responses: { 404: { description: 'not implemented', schema: ErrorEnvelope } },
+      query: z.object({ scope: z.string().max(32, 'scope must be all, owned, shared or public').optional() }),
+      responses: { 200: { description: 'the zip', contentType: 'application/zip' } },
     },
-    () => {
-      throw new ApiError(404, 'not implemented: GET /api/v2/saved-queries/export; GET /api/v2/saved-queries lists the saved queries', 'route')
+    async (c, { query }) => {
+      const scope = (query.scope ?? '').toLowerCase()
+      if (scope === '') throw new ApiError(400, 'scope query parameter cannot be empty', 'query.scope')
+      if (!EXPORT_SCOPES.includes(scope as ExportScope)) throw new ApiError(400, `invalid scope param: ${query.scope}`, 'query.scope')
+      const rows = await exportableQueries(c.env.DB, c.var.principal.userId, scope as ExportScope, EXPORT_MAX_QUERIES + 1)
+      checkExportSize(rows)
+      return new Response(exportZip(rows), { headers: { 'content-type': 'application/zip', 'content-disposition': attachment('exported_queries.zip') } })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'post',
+      path: '/api/v2/saved-queries/import',
+      operationId: 'ImportSavedQueries',
+      audit: { action: 'ImportSavedQuery' },
+      summary: 'Import saved queries: one JSON file, or a zip of JSON files (BloodHound\'s export format)',
+      description:
+        'Each file holds `{query, name, description}`; the queries become the caller\'s own. All or nothing: a file that is not ' +
+        'such JSON, an empty name or query, or a name the caller already uses (or used twice in the archive) refuses the whole ' +
+        `import. A zip holds at most ${IMPORT_MAX_FILES} files of at most ${IMPORT_MAX_FILE_BYTES / 1024} KiB each; members under ` +
+        '`__MACOSX` or whose name starts with `.` are skipped, as BloodHound does.',
+      tags: ['Cypher'],
+      auth: 'graph/Read',
+      replay: { repeatable: "saved queries are the caller's own data: a repeat is refused as duplicate names, bounded by the rate limit" },
+      body: { kind: 'raw', contentTypes: ['application/json', ...ZIP_TYPES], maxBytes: IMPORT_MAX_BYTES, description: 'a JSON file or a zip of JSON files' },
+      responses: { 201: { description: 'how many were imported', schema: z.object({ data: z.string() }) } },
+    },
+    async (c, { body }) => {
+      const bytes = new Uint8Array(body)
+      const isZip = (c.req.header('content-type') ?? '').split(';')[0].trim().toLowerCase() !== 'application/json'
+      const files = isZip ? importFilesFromZip(bytes) : [{ name: 'body', bytes }]
+      const queries = files.map((f) => parseTransferable(f.name, f.bytes))
+      const names = new Set<string>()
+      for (const q of queries) {
+        if (names.has(q.name)) throw new ApiError(400, DUPLICATE, 'body')
+        names.add(q.name)
+      }
+      const now = rfc3339(c.var.now())
+      const imported = await importSavedQueries(c.env.DB, c.var.principal.userId, queries, now, auditOf(c).write())
+      if (imported === null) throw new ApiError(400, DUPLICATE, 'body')
+      return c.json({ data: `imported ${imported} queries` }, 201)
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/saved-queries/:id/export',
+      operationId: 'ExportSavedQuery',
+      summary: 'One saved query as a JSON file `<name>.json` (BloodHound\'s export format)',
+      tags: ['Cypher'],
+      auth: 'graph/Read',
+      params: Id,
+      responses: { 200: { description: '`{query, name, description}` as an attachment', schema: TransferableSchema } },
+    },
+    async (c, { params }) => {
+      const db = c.env.DB
+      const q = await getSavedQuery(db, params.id)
+      if (!q || (q.user_id !== c.var.principal.userId && !(await isSharedWithOrPublic(db, q.id, c.var.principal.userId))))
+        throw new ApiError(404, NOT_FOUND, 'path.id')
+      return new Response(JSON.stringify(transferable(q)), {
+        headers: { 'content-type': 'application/json', 'content-disposition': attachment(`${fileBase(q.name)}.json`) },
+      })
     },
   ),
   defineRoute(

@@ -195,3 +195,31 @@ export async function unshare(db: D1Database, id: number, userIds: string[], aud
       : db.prepare('DELETE FROM saved_queries_permissions WHERE query_id = ?1 AND shared_to_user_id IN (SELECT value FROM json_each(?2))').bind(id, JSON.stringify(userIds))
   await auditedBatch(db, [stmt], audit, { ifChanged: 0 })
 }
+
+/** Queries an export of `scope` holds for the caller (`all`: owned, shared with them and public), oldest first. */
+export async function exportableQueries(db: D1Database, userId: string, scope: Scope | 'all', limit: number): Promise<SavedQueryRow[]> {
+  const where = scope === 'all' ? `(${scopeWhere('owned')}) OR (${scopeWhere('shared')}) OR (${scopeWhere('public')})` : scopeWhere(scope)
+  const { results } = await db.prepare(`SELECT ${COLUMNS} FROM saved_queries q WHERE ${where} ORDER BY q.id LIMIT ?2`).bind(userId, limit).all<SavedQueryRow>()
+  return results
+}
+
+/**
+ * Inserts the queries as the caller's, all in one batch with the audit row: the count, or null when a name is
+ * already the caller's (the unique constraint fails the batch, so nothing is imported).
+ */
+export async function importSavedQueries(
+  db: D1Database,
+  userId: string,
+  queries: { name: string; query: string; description: string }[],
+  now: string,
+  audit: AuditWrite,
+): Promise<number | null> {
+  const insert = db.prepare(`INSERT INTO saved_queries (user_id, name, query, description, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)`)
+  try {
+    await auditedBatch(db, queries.map((q) => insert.bind(userId, q.name, q.query, q.description, now)), audit, { fields: { count: queries.length, names: queries.map((q) => q.name) } })
+  } catch (e) {
+    if (/UNIQUE constraint failed/i.test(String((e as Error)?.message))) return null
+    throw e
+  }
+  return queries.length
+}

@@ -424,6 +424,13 @@ const CASES: Case[] = [
     changes: ['saved_queries'],
   },
   {
+    name: 'import saved queries',
+    route: 'POST /api/v2/saved-queries/import',
+    act: () => json('POST', '/api/v2/saved-queries/import', { name: `audit-import-${uniq()}`, query: 'MATCH (n) RETURN n LIMIT 1', description: '' }),
+    rows: intentAnd('ImportSavedQuery'),
+    changes: ['saved_queries'],
+  },
+  {
     name: 'update a saved query',
     route: 'PUT /api/v2/saved-queries/:id',
     prepare: savedQuery,

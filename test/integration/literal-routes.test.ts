@@ -24,8 +24,8 @@ describe('literal segments beside parameter routes', () => {
     await expectEnvelope(await admin.raw('GET', '/api/v2/analysis/999999'), 404, 'analysis run not found')
   })
 
-  it('GET /api/v2/saved-queries/export answers its own 404 "not implemented", not a malformed query id', async () => {
-    await expectEnvelope(await admin.raw('GET', '/api/v2/saved-queries/export'), 404, /^not implemented: GET \/api\/v2\/saved-queries\/export/)
+  it('GET /api/v2/saved-queries/export is the export (its own scope refusal), not a malformed query id', async () => {
+    await expectEnvelope(await admin.raw('GET', '/api/v2/saved-queries/export'), 400, 'scope query parameter cannot be empty')
     const res = await admin.raw('GET', '/api/v2/saved-queries/abc')
     expect(res.status).toBe(400)
   })
