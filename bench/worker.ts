@@ -41,6 +41,7 @@
 import worker, { Analyzer as BaseAnalyzer, RateLimiter as BaseRateLimiter } from '../src/index'
 import { createApp } from '../src/app'
 import { postProcess } from '../src/collectors/postprocess'
+import { ID_FLOOR, NEW_ID_SQL } from '../src/graph/ids'
 import { census, dropAllLeases } from '../src/ratelimit/admission'
 import { evaluateRules } from '../src/assetgroups/rules'
 import { rulesGraph } from './lib/rules-graph'
@@ -202,12 +203,14 @@ pipeline.get('/__bench/pipeline', (c) => c.json({ data: { status: 'ok' } }))
 const BARE = '{"data":{"status":"ok"}}'
 
 /** Rows arrive as arrays (positional) to keep the floor's request small and its parse cheap. */
+// The rows' node ids are small and dense; stored ids start at ID_FLOOR (the range of src/graph/ids.ts, which
+// migration 0038's triggers enforce), edges get random ids as everywhere else.
 const NODE_SQL =
   `INSERT INTO nodes (id, objectid, kind, kinds, name, environment_id, properties, created_at, updated_at) ` +
-  `SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, j.value->>5, j.value->>6, ?2, ?2 FROM json_each(?1) AS j`
+  `SELECT ${ID_FLOOR} + j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, j.value->>5, j.value->>6, ?2, ?2 FROM json_each(?1) AS j`
 const EDGE_SQL =
-  `INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at) ` +
-  `SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3, ?2, ?2 FROM json_each(?1) AS j`
+  `INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at, id) ` +
+  `SELECT ${ID_FLOOR} + j.value->>0, ${ID_FLOOR} + j.value->>1, j.value->>2, j.value->>3, ?2, ?2, ${NEW_ID_SQL} FROM json_each(?1) AS j`
 
 /** Splits rows into JSON texts of at most ~90 KB (D1: 100 KB per statement, bound values included). */
 function chunks(rows: unknown[]): string[] {

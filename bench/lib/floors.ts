@@ -18,6 +18,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { bfsPath, type Csr, type GenGraph } from './generate'
 import { ROOT } from './worker-host'
+import { ID_FLOOR } from '../../src/graph/ids'
 
 const run = promisify(execFile)
 
@@ -105,8 +106,10 @@ export async function sqliteInsertFloor(g: GenGraph, dir: string): Promise<Floor
       out.write(`INSERT INTO ${table} (${cols}) VALUES ${vals.join(',')};\n`)
     }
   }
-  emit('nodes', 'id, objectid, kind, kinds, name, environment_id, properties, created_at, updated_at', g.nodes.length, (i) => nodeRow(g, i))
-  emit('edges', 'start_id, end_id, kind, properties, created_at, updated_at', g.edgeCount, (i) => edgeRow(g, i))
+  // stored ids start at ID_FLOOR (src/graph/ids.ts; migration 0038's triggers refuse smaller ones)
+  const stored = (r: (string | number | null)[], ...at: number[]) => r.map((v, k) => (at.includes(k) ? ID_FLOOR + (v as number) : v))
+  emit('nodes', 'id, objectid, kind, kinds, name, environment_id, properties, created_at, updated_at', g.nodes.length, (i) => stored(nodeRow(g, i), 0))
+  emit('edges', 'id, start_id, end_id, kind, properties, created_at, updated_at', g.edgeCount, (i) => [ID_FLOOR + i + 1, ...stored(edgeRow(g, i), 0, 1)])
   out.write('COMMIT;\n')
   await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())))
   const t0 = performance.now()

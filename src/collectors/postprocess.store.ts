@@ -11,11 +11,12 @@
 import { azureDerivedStatements } from './azurehound/post.store'
 import { ntlmStatements } from './ntlm.store'
 import type { AdcsResult } from './adcs'
+import { NEW_ID_SQL } from '../graph/ids'
 
 const DERIVED_PROPS = `'{"isacl":false}'`
 
 /** ?1 = now */
-const INSERT_PREFIX = `INSERT OR IGNORE INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived)`
+const INSERT_PREFIX = `INSERT OR IGNORE INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived, id)`
 
 /**
  * Local groups → AdminTo (-544), CanPSRemote (-580), ExecuteDCOM (-562): every direct member (any kind: local
@@ -29,7 +30,7 @@ const INSERT_PREFIX = `INSERT OR IGNORE INTO edges (start_id, end_id, kind, prop
  */
 const LOCAL_GROUP_RIGHTS = `
 ${INSERT_PREFIX}
-SELECT m.start_id, lc.end_id, r.kind, ${DERIVED_PROPS}, ?1, ?1, 1
+SELECT m.start_id, lc.end_id, r.kind, ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
 FROM nodes g
 JOIN (SELECT '-544' AS suffix, 'AdminTo' AS kind UNION ALL SELECT '-580', 'CanPSRemote'
       UNION ALL SELECT '-562', 'ExecuteDCOM' UNION ALL SELECT '-551', 'CanBackup') AS r
@@ -67,7 +68,7 @@ const NOT_CITRIX = (computer: string) => `NOT EXISTS (
  */
 const RDP_WITH_URA_SHORTCUT = `
 ${INSERT_PREFIX}
-SELECT m.start_id, lc.end_id, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1
+SELECT m.start_id, lc.end_id, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
 FROM nodes g
 JOIN edges lc ON lc.start_id = g.id AND lc.kind = 'LocalToComputer'
 JOIN nodes c ON c.id = lc.end_id
@@ -89,7 +90,7 @@ WITH RECURSIVE
     SELECT u.computer, u.rdp, u.holder, e.end_id
     FROM up u JOIN edges e ON e.start_id = u.node AND e.kind IN ('MemberOf', 'MemberOfLocalGroup'))
 ${INSERT_PREFIX}
-SELECT DISTINCT holder, computer, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1 FROM up WHERE node = rdp AND holder <> rdp`
+SELECT DISTINCT holder, computer, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL} FROM up WHERE node = rdp AND holder <> rdp`
 
 /**
  * Step 3 of CanRDP with user rights (see above): for each computer whose RDP group does not itself hold the
@@ -124,7 +125,7 @@ WITH RECURSIVE
     SELECT u.computer, u.rdp, u.member, e.end_id
     FROM up u JOIN edges e ON e.start_id = u.node AND e.kind IN ('MemberOf', 'MemberOfLocalGroup'))
 ${INSERT_PREFIX}
-SELECT DISTINCT u.member, u.computer, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1
+SELECT DISTINCT u.member, u.computer, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
 FROM up u
 WHERE u.node = u.rdp AND u.member <> u.rdp`
 
@@ -148,7 +149,7 @@ const DN_MEMBERS = `
 WITH dnm(pid, dn) AS (
   SELECT id, upper(substr(objectid, 4)) FROM nodes WHERE objectid >= 'DN=' AND objectid < 'DN>')
 ${INSERT_PREFIX}
-SELECT n.id, e.end_id, 'MemberOf', '{"isacl":false,"isprimarygroup":false}', ?1, ?1, 1
+SELECT n.id, e.end_id, 'MemberOf', '{"isacl":false,"isprimarygroup":false}', ?1, ?1, 1, ${NEW_ID_SQL}
 FROM nodes n
 CROSS JOIN dnm ON dnm.dn = upper(json_extract(n.properties, '$.distinguishedname')) AND n.id <> dnm.pid
 CROSS JOIN edges e ON e.start_id = dnm.pid AND e.kind = 'MemberOf'
@@ -163,7 +164,7 @@ WHERE EXISTS (SELECT 1 FROM dnm)`
  */
 function ownsFrom(raw: string, kind: string): string {
   return `
-SELECT e.start_id, e.end_id, '${kind}', e.properties, ?1, ?1, 1
+SELECT e.start_id, e.end_id, '${kind}', e.properties, ?1, ?1, 1, ${NEW_ID_SQL}
 FROM edges e
 JOIN nodes t ON t.id = e.end_id
 WHERE e.kind = '${raw}'
@@ -195,7 +196,7 @@ WITH dom(sid) AS (SELECT sid FROM (${COLLECTED_DOMAINS}) WHERE sid IS NOT NULL),
                      AND substr(json_extract(c.properties, '$.distinguishedname'), 1, 27) = 'CN=ADMINSDHOLDER,CN=SYSTEM,')
     FROM dom d)
 ${INSERT_PREFIX}
-SELECT h.id, n.id, 'ProtectAdminGroups', ${DERIVED_PROPS}, ?1, ?1, 1
+SELECT h.id, n.id, 'ProtectAdminGroups', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
 FROM holder h JOIN nodes n ON n.kind IN ('User', 'Group', 'Computer') AND n.environment_id = h.sid
 WHERE h.id IS NOT NULL AND json_extract(n.properties, '$.adminsdholderprotected') IS 1 AND json_extract(n.properties, '$.domainsid') = h.sid`
 
@@ -215,7 +216,7 @@ WITH tr(domain, account) AS (
   JOIN nodes t ON t.id = e.end_id AND t.kind = 'Domain'
   WHERE json_type(d.properties, '$.netbios') = 'text' AND json_type(t.properties, '$.domainsid') = 'text')
 ${INSERT_PREFIX}
-SELECT DISTINCT domain, account, 'HasTrustKeys', ${DERIVED_PROPS}, ?1, ?1, 1 FROM tr WHERE account IS NOT NULL`
+SELECT DISTINCT domain, account, 'HasTrustKeys', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL} FROM tr WHERE account IS NOT NULL`
 
 /** A holder of a replication right on a collected domain: `holder` holds `right` on `domain` directly. */
 export interface ReplicationHolder {
@@ -354,7 +355,7 @@ function pairsStatements(db: D1Database, kind: string, pairs: [number, number][]
     if (chunk.length === 0) return
     out.push(
       db
-        .prepare(`${INSERT_PREFIX} SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), ?2, ${DERIVED_PROPS}, ?1, ?1, 1 FROM json_each(?3)`)
+        .prepare(`${INSERT_PREFIX} SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), ?2, ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL} FROM json_each(?3)`)
         .bind(now, kind, `[${chunk.join(',')}]`),
     )
     chunk = []
@@ -397,7 +398,7 @@ function attackerStatements(db: D1Database, now: string, rule: AdcsResult['attac
       db
         .prepare(
           `${INSERT_PREFIX}
-           SELECT DISTINCT e.start_id, v.domain, ?2, ${DERIVED_PROPS}, ?1, ?1, 1
+           SELECT DISTINCT e.start_id, v.domain, ?2, ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
            FROM (SELECT json_extract(value, '$[0]') AS victim, json_extract(value, '$[1]') AS domain FROM json_each(?3)) v
            CROSS JOIN edges e ON e.end_id = v.victim AND e.kind IN ('GenericAll', 'GenericWrite', 'Owns', 'WriteOwner', 'WriteDacl')
            CROSS JOIN nodes s ON s.id = e.start_id
@@ -420,7 +421,7 @@ export async function replaceDerivedEdges(db: D1Database, d: DerivedInput): Prom
         db
           .prepare(
             `${INSERT_PREFIX}
-             SELECT h.value, c.id, 'SyncLAPSPassword', ${DERIVED_PROPS}, ?1, ?1, 1
+             SELECT h.value, c.id, 'SyncLAPSPassword', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
              FROM json_each(?2) h JOIN nodes c ON c.kind = 'Computer' AND c.environment_id = ?3
              WHERE json_extract(c.properties, '$.haslaps') IS 1`,
           )

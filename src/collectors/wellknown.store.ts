@@ -30,6 +30,8 @@
  * (SIDs confirmed from its source, node names not: docs/collectors.md, Not done).
  */
 
+import { NEW_ID_SQL, withIdRetry } from '../graph/ids'
+
 /** BloodHound's FixWellKnownNodeTypes suffixes (wellknown.*GroupSIDSuffix). */
 const WELL_KNOWN_GROUP_SUFFIXES = ['-512', '-516', '-518', '-519', '-526', '-527', '-544', '-551', '-S-1-5-9']
 
@@ -77,8 +79,8 @@ UNION ALL SELECT sid, sid || '-515', 'DOMAIN COMPUTERS@' || name, name FROM (${D
 
 /** Creates the missing groups; an existing node of that id only gains the Group kind. ?1 = now */
 const WELL_KNOWN_GROUPS = `
-INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
-SELECT g.o, 'Group', '["Group","Base"]', g.n, g.sid, NULL, json_object('name', g.n, 'domainsid', g.sid, 'domain', g.dn), ?1, ?1
+INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at, id)
+SELECT g.o, 'Group', '["Group","Base"]', g.n, g.sid, NULL, json_object('name', g.n, 'domainsid', g.sid, 'domain', g.dn), ?1, ?1, ${NEW_ID_SQL}
 FROM (${GROUPS}) AS g WHERE true
 ON CONFLICT (objectid) DO UPDATE SET
   kind = CASE WHEN nodes.kind = 'Base' THEN 'Group' ELSE nodes.kind END,
@@ -97,16 +99,17 @@ UNION ALL SELECT d.name || '-S-1-1-0', d.sid || '-501', 'ClaimSpecialIdentity' F
 
 /** The links between existing nodes (a missing Guest makes none), kept if already there. ?1 = now */
 const WELL_KNOWN_LINKS = `
-INSERT OR IGNORE INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived)
-SELECT s.id, t.id, l.k, '{}', ?1, ?1, 0
+INSERT OR IGNORE INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived, id)
+SELECT s.id, t.id, l.k, '{}', ?1, ?1, 0, ${NEW_ID_SQL}
 FROM (${LINKS}) AS l JOIN nodes s ON s.objectid = l.s JOIN nodes t ON t.objectid = l.t`
 
 /** Runs the three steps, in BloodHound's order, as one batch. */
 export async function linkWellKnownNodes(db: D1Database, now: string): Promise<void> {
-  await db.batch([
+  // a new group's random id that meets an existing id aborts the batch: it runs again (src/graph/ids.ts)
+  await withIdRetry(() => db.batch([
     db.prepare(FIX_WELL_KNOWN_NODE_TYPES).bind(now),
     db.prepare(RUN_DOMAIN_ASSOCIATIONS).bind(now),
     db.prepare(WELL_KNOWN_GROUPS).bind(now),
     db.prepare(WELL_KNOWN_LINKS).bind(now),
-  ])
+  ]))
 }

@@ -12,6 +12,7 @@ import type { AuditWrite } from '../audit/audit'
 import type { AnalysisStats, FindingResult, SparklineResult } from './engine'
 import type { OpenFinding, ReconcilePlan } from './reconcile'
 import type { PostureRow } from './posture'
+import { NEW_ID_SQL, withIdRetry } from '../graph/ids'
 import { replaceMembersStatements } from '../assetgroups/assetgroups.store'
 
 export type RunStatus = 'pending' | 'running' | 'complete' | 'failed'
@@ -443,14 +444,15 @@ export async function commitRun(
   const posture = chunkJson((c.posture ?? []).map((p) => [p.domainSid, p.exposureIndex, p.tierZeroCount, p.criticalRiskCount])).map((json) =>
     db
       .prepare(
-        `INSERT INTO posture_stats (run_id, domain_sid, exposure_index, tier_zero_count, critical_risk_count, created_at, updated_at)
+        `INSERT INTO posture_stats (run_id, domain_sid, exposure_index, tier_zero_count, critical_risk_count, created_at, updated_at, id)
          SELECT ?1, json_extract(j.value, '$[0]'), json_extract(j.value, '$[1]'), json_extract(j.value, '$[2]'),
-           json_extract(j.value, '$[3]'), ?2, ?2
+           json_extract(j.value, '$[3]'), ?2, ?2, ${NEW_ID_SQL}
          FROM json_each(?3) j ORDER BY j.key`,
       )
       .bind(runId, now, json),
   )
-  await db.batch([
+  // a posture row's random id that meets an existing one aborts the commit (nothing written): it runs again
+  await withIdRetry(() => db.batch([
     ...posture,
     // asset group members (src/assetgroups/members.ts); omitted by callers that leave them as they are
     ...(memberChunks ? replaceMembersStatements(db, memberChunks) : []),
@@ -518,5 +520,5 @@ export async function commitRun(
       ),
     db.prepare(`DELETE FROM analysis_staged_findings WHERE run_id = ?1`).bind(runId),
     db.prepare(`DELETE FROM analysis_staged_sparklines WHERE run_id = ?1`).bind(runId),
-  ])
+  ]))
 }

@@ -52,6 +52,23 @@ export class IntVec {
   }
 }
 
+/** Growable vector of node ids: Float64, as node ids are random 52-bit integers (src/graph/ids.ts). */
+export class IdVec {
+  data: Float64Array
+  length = 0
+  constructor(capacity = 1024) {
+    this.data = new Float64Array(Math.max(16, capacity))
+  }
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new Float64Array(this.data.length * 2)
+      next.set(this.data)
+      this.data = next
+    }
+    this.data[this.length++] = v
+  }
+}
+
 /** One node as the loader (or a test) supplies it. */
 export interface NodeInput extends NodeFacts {
   /** nodes.id */
@@ -109,7 +126,7 @@ export interface BuilderRules {
 }
 
 export class GraphBuilder {
-  private readonly ids = new IntVec(1024)
+  private readonly ids = new IdVec(1024)
   private readonly objectids: string[] = []
   private readonly primary = new IntVec(1024)
   private readonly kindOffsets = new IntVec(1024)

@@ -3,7 +3,8 @@
  * of the graph as ONE row whose columns are `group_concat` lists of integers ("12,7,3,…") and
  * `json_group_array` lists of strings, instead of one row per node or edge. The isolate then receives a
  * few strings per page instead of thousands of row objects, and the integers are read straight into a
- * reusable Int32Array with a charCodeAt loop (no split(), no string per number).
+ * reusable Float64Array with a charCodeAt loop (no split(), no string per number). Float64, not Int32:
+ * node ids are random 52-bit values (src/graph/ids.ts), exact in a double, as every safe integer is.
  *
  * Pure; unit-tested in test/unit/findings-packed.test.ts.
  */
@@ -20,16 +21,14 @@ const COMMA = 44
 const MINUS = 45
 const ZERO = 48
 const NINE = 57
-const INT32_MAX = 2_147_483_647
-const INT32_MIN = -2_147_483_648
 
 /**
  * Reads the comma-separated decimal integers of `text` into `out` from index 0 and returns how many there
  * were. The empty string (and null, which is what `group_concat` gives for an empty page) holds none.
- * Throws on anything that is not such a list (empty item, other characters), on a value outside the
- * 32-bit signed range (graph ids are kept in Int32Arrays) and when `out` is too small.
+ * Throws on anything that is not such a list (empty item, other characters), on a value that is not a
+ * safe integer (beyond ±(2^53 - 1): a double would round it) and when `out` is too small.
  */
-export function parseIntList(text: string | null, out: Int32Array): number {
+export function parseIntList(text: string | null, out: Float64Array): number {
   if (text === null || text.length === 0) return 0
   let n = 0
   let value = 0
@@ -41,11 +40,10 @@ export function parseIntList(text: string | null, out: Int32Array): number {
     if (c >= ZERO && c <= NINE) {
       value = value * 10 + (c - ZERO)
       digits++
-      if (value > INT32_MAX + 1) throw new Error(`packed integer list: value out of range at ${i}`)
+      if (value > Number.MAX_SAFE_INTEGER) throw new Error(`packed integer list: value out of range at ${i}`)
     } else if (c === COMMA) {
       if (digits === 0) throw new Error(`packed integer list: empty item at ${i}`)
       const v = negative ? -value : value
-      if (v > INT32_MAX || v < INT32_MIN) throw new Error(`packed integer list: value out of range at ${i}`)
       if (n >= out.length) throw new Error(`packed integer list: more than ${out.length} values`)
       out[n++] = v
       value = 0
@@ -93,8 +91,8 @@ export class NodePageDecoder {
 
   decode(page: NodePage, add: (n: NodeInput) => void): void {
     const count = page.count
-    const ids = new Int32Array(count)
-    const facts = new Int32Array(count)
+    const ids = new Float64Array(count)
+    const facts = new Float64Array(count)
     if (parseIntList(page.ids, ids) !== count || parseIntList(page.facts, facts) !== count) {
       throw new Error(`packed node page: expected ${count} ids and facts`)
     }
@@ -138,7 +136,7 @@ export class NodePageDecoder {
 export function decodeEdgePage(
   page: EdgePage,
   kinds: readonly string[],
-  scratch: Int32Array,
+  scratch: Float64Array,
   add: (startId: number, endId: number, kind: string) => void,
 ): void {
   const n = parseIntList(page.triples, scratch)

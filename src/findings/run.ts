@@ -102,7 +102,7 @@ export async function loadGraph(
   for (const k of [...BUILTIN_TRAVERSABLE, ...catalog.relationshipKinds.keys()]) if (rules.isTraversable(k)) relevant.add(k)
   const kinds = [...relevant]
   const kindsJson = JSON.stringify(kinds)
-  const scratch = new Int32Array(3 * edgePage)
+  const scratch = new Float64Array(3 * edgePage)
   const addEdge = (s: number, t: number, k: string) => builder.addEdge(s, t, k)
   for (let after = Number.MIN_SAFE_INTEGER; ; ) {
     const page = await loadEdgesPage(db, after, edgePage, kindsJson)

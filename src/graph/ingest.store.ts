@@ -37,6 +37,7 @@
 import { appendErrors, appendWarnings, MAX_JOB_ERRORS, type JobErrorEntry } from './jobs.store'
 import { auditedBatch } from '../audit/audit.store'
 import type { AuditWrite } from '../audit/audit'
+import { NEW_ID_SQL, withIdRetry } from './ids'
 
 /** Kinds a node keeps at most: its kinds are unioned across uploads (BloodHound does the same), then cut. */
 export const MAX_STORED_KINDS = 16
@@ -150,8 +151,8 @@ function nodeUpsert(restricted: boolean): string {
   const KINDS = kindsUnion('excluded.kinds', 'nodes.kinds')
   const MERGED = 'json_patch(nodes.properties, excluded.properties)'
   return `
-INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
-SELECT r.o, r.k, r.ks, ${nameFrom('r.p')}, CASE WHEN r.ek IS NOT NULL THEN r.o ELSE ${envFrom('r.p')} END, r.ek, r.p, ?2, ?2
+INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at, id)
+SELECT r.o, r.k, r.ks, ${nameFrom('r.p')}, CASE WHEN r.ek IS NOT NULL THEN r.o ELSE ${envFrom('r.p')} END, r.ek, r.p, ?2, ?2, ${NEW_ID_SQL}
 FROM (${stagedNodes()}) AS r
 ${restricted ? `LEFT JOIN nodes n ON n.objectid = r.o WHERE r.ph IS NULL AND NOT ${refused('r', 'n', '?4', '?3')}` : 'WHERE r.ph IS NULL'}
 ON CONFLICT (objectid) DO UPDATE SET
@@ -184,8 +185,8 @@ const PLACEHOLDER_KINDS = `(SELECT json_group_array(v) FROM (
     SELECT value FROM json_each(excluded.kinds) WHERE value NOT IN (SELECT value FROM json_each(nodes.kinds))
     LIMIT ${MAX_STORED_KINDS}))`
 const PLACEHOLDER_UPSERT = `
-INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
-SELECT r.o, r.k, r.ks, NULL, NULL, NULL, '{}', ?2, ?2
+INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at, id)
+SELECT r.o, r.k, r.ks, NULL, NULL, NULL, '{}', ?2, ?2, ${NEW_ID_SQL}
 FROM (${stagedNodes()}) AS r
 WHERE r.ph IS NOT NULL
 ON CONFLICT (objectid) DO UPDATE SET
@@ -317,8 +318,8 @@ WHERE true`
  */
 function edgeUpsert(restricted: boolean): string {
   return `
-INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at)
-SELECT r.sid, r.tid, json_extract(r.v, '$[2]'), json_extract(r.v, '$[3]'), ?2, ?2
+INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at, id)
+SELECT r.sid, r.tid, json_extract(r.v, '$[2]'), json_extract(r.v, '$[3]'), ?2, ?2, ${NEW_ID_SQL}
 FROM (${resolvedEdges(['seq', 'ord', 'v'], restricted ? '?3' : null)}) AS r
 WHERE r.sid > 0 AND r.tid > 0
 ORDER BY 1, 3, 2, r.seq, r.ord
@@ -466,7 +467,8 @@ export async function commitUpload(db: D1Database, u: CommitInput): Promise<Comm
   let results: D1Result[]
   try {
     // appended last: the indices above are unchanged (auditedBatch returns the change's results only)
-    results = await auditedBatch(db, statements, u.audit, { fields: { nodes_received: u.nodes, edges_received: u.edges } })
+    // a new random id that meets an existing one aborts the batch (nothing written): it runs again (src/graph/ids.ts)
+    results = await withIdRetry(() => auditedBatch(db, statements, u.audit, { fields: { nodes_received: u.nodes, edges_received: u.edges } }))
   } catch (e) {
     if (e instanceof Error && e.message.includes(JOB_NOT_RUNNING)) throw new JobNotRunningError()
     throw e

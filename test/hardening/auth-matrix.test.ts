@@ -32,6 +32,7 @@ import { toBase64 } from '../../src/auth/encoding'
 import { ROLES, type Role } from '../../src/auth/permissions'
 import type { EdgeHoundClient } from '../../src/client'
 import { BASE } from '../helpers'
+import { NEW_ID_SQL } from '../../src/graph/ids'
 import {
   count,
   env,
@@ -409,8 +410,8 @@ async function seedEnvironments() {
   const stmts = [VISIBLE, HIDDEN].flatMap((envId) =>
     KINDS.map((kind) =>
       env.DB.prepare(
-        `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, properties, created_at, updated_at, environment_kind)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (objectid) DO NOTHING`,
+        `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, properties, created_at, updated_at, environment_kind, id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ${NEW_ID_SQL}) ON CONFLICT (objectid) DO NOTHING`,
       ).bind(
         objId(envId, kind),
         kind,

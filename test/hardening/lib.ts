@@ -22,6 +22,7 @@ import { ROLE_PERMISSIONS, type Role } from '../../src/auth/permissions'
 import { EdgeHoundClient, type Credentials } from '../../src/client'
 import { BUILTIN_FINDINGS } from '../../src/findings/catalogue'
 import { BASE } from '../helpers'
+import { NEW_ID_SQL } from '../../src/graph/ids'
 import { runAnalysisDirect } from '../fixtures/findings/helpers'
 
 export { env, ROUTES }
@@ -507,8 +508,8 @@ export async function seedCrossEnvironmentFindings(pairs: [string, string][], db
     pairs.map(([start, end]) =>
       db
         .prepare(
-          `INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at)
-           SELECT s.id, t.id, ?3, ?4, ?5, ?5 FROM nodes s, nodes t WHERE s.objectid = ?1 AND t.objectid = ?2
+          `INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at, id)
+           SELECT s.id, t.id, ?3, ?4, ?5, ?5, ${NEW_ID_SQL} FROM nodes s, nodes t WHERE s.objectid = ?1 AND t.objectid = ?2
            ON CONFLICT (start_id, kind, end_id) DO NOTHING`,
         )
         .bind(start, end, kind, JSON.stringify({ isinherited: false, note: `edge ${start} -> ${end}` }), now),

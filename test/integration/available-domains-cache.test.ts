@@ -16,6 +16,7 @@ import { listRuns } from '../../src/findings/analysis.store'
 import { D, EDGES, EXPECTED_IMPACT_VALUES, G, GH_EXTENSION, NODES, T, environmentProperty } from '../fixtures/findings/known-graph'
 import { waitForRun } from '../fixtures/findings/helpers'
 import { linkWellKnownNodes } from '../../src/collectors/wellknown.store'
+import { NEW_ID_SQL } from '../../src/graph/ids'
 
 interface Domain {
   id: string
@@ -89,8 +90,8 @@ describe('available-domains from the isolate copy is never stale', () => {
   it('collector post-processing naming an unnamed environment node (inside an analysis run) shows at once', async () => {
     const NOW = new Date().toISOString()
     const insert = env.DB.prepare(
-      `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
-       VALUES (?1, ?2, ?3, ?4, ?1, ?2, ?5, ?6, ?6)`,
+      `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at, id)
+       VALUES (?1, ?2, ?3, ?4, ?1, ?2, ?5, ?6, ?6, ${NEW_ID_SQL})`,
     )
     // storage contract (migrations/0004): a named domain, and an environment node without a name whose id
     // extends the domain's SID, which RunDomainAssociations names "(DOMAIN) <id>"

@@ -15,9 +15,11 @@ import { parseCypher } from '../../src/cypher/parse'
 import { runQuery } from '../../src/cypher/run'
 import type { EdgeRecord, NodeRecord } from '../../src/cypher/source'
 import { memorySource } from '../unit/cypher-graph'
+import { ID_CEILING } from '../../src/graph/ids'
 
 /** ids of this file's rows (kept apart from anything else in the database) */
-const BASE = 9_000_000
+// node and edge ids in the random-id range (src/graph/ids.ts), at its top end, away from ingested ones
+const BASE = ID_CEILING - 3_000_000
 
 const node = (id: number, envId: string, kinds: string[]): NodeRecord => ({
   id: BASE + id,

@@ -8,8 +8,10 @@ import { env } from 'cloudflare:test'
 import { afterEach, describe, expect, it } from 'vitest'
 import { d1GraphSource, prefixRange } from '../../src/cypher/cypher.store'
 import type { NodeScan } from '../../src/cypher/source'
+import { ID_CEILING } from '../../src/graph/ids'
 
-const BASE = 9_200_000
+// ids in the random-id range (src/graph/ids.ts), at its top end, away from ingested ones
+const BASE = ID_CEILING - 2_000_000
 const NAMES = ['USER00000@CORP', 'USER000001@CORP', 'user00000@corp', 'User00000@corp', 'USER0000', 'USER00001@CORP', 'USER00000', 'USER@X', 'USERA', 'USERa', 'USER[', 'USÉR00000', 'ADMIN']
 
 afterEach(async () => {

@@ -12,8 +12,10 @@ import { d1GraphSource, TIER_ZERO_HINT } from '../../src/cypher/cypher.store'
 import { isTierZeroNode } from '../../src/cypher/labels'
 import type { NodeScan } from '../../src/cypher/source'
 import { TIER_ZERO_RID_SUFFIXES } from '../../src/assetgroups/tierzero'
+import { ID_CEILING } from '../../src/graph/ids'
 
-const BASE = 9_100_000
+// ids in the random-id range (src/graph/ids.ts), at its top end, away from ingested ones
+const BASE = ID_CEILING - 1_000_000
 const ENV = 'S-1-5-21-9100-1'
 const OTHER = 'S-1-5-21-9100-2'
 

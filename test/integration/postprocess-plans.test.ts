@@ -164,7 +164,7 @@ describe('post-processing query plans (every analysis run, whole graph)', () => 
       'SELECT n.id, n.objectid, n.kinds', // ADCS principals (only with ADCS objects)
       'WITH RECURSIVE cx(computer, rdp, dau)', // Citrix subgraph (only with a Citrix computer)
       'WITH dnm(pid, dn)', // DN members
-      'INSERT OR IGNORE INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived) SELECT DISTINCT e.start_id, v.domain', // ESC9/10
+      'INSERT OR IGNORE INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived, id) SELECT DISTINCT e.start_id, v.domain', // ESC9/10
       'WITH su(az, ad)', // hybrid (Azure)
       'WITH RECURSIVE au(sid, id) AS', // NTLM relay (ntlm.store.ts: SMB, LDAP, and ADCS with victims)
     ])

@@ -21,6 +21,7 @@ import { IMPACT_STAMP_SQL } from '../../src/findings/impact'
 import { listDetails } from '../../src/findings/findings.store'
 import { DEFAULT_SORT } from '../../src/findings/query'
 import { smallDoc } from '../fixtures/extensions/docs'
+import { NEW_ID_SQL } from '../../src/graph/ids'
 
 const ctx = { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext
 const VERSION_SQL = 'SELECT version FROM extension_catalog_version WHERE id = 1'
@@ -164,8 +165,8 @@ describe('available-domains', () => {
     await storeUpsert(env.DB, smallDoc('ReadPaths', 'RP'), NOW, testAudit())
     // an environment node of the extension's environment kind (graph storage contract, migrations/0004)
     await env.DB.prepare(
-      `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
-       VALUES (?1, 'RP_Tenant', '["RP_Tenant"]', 'RP ONE', ?1, 'RP_Tenant', '{}', ?2, ?2)`,
+      `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at, id)
+       VALUES (?1, 'RP_Tenant', '["RP_Tenant"]', 'RP ONE', ?1, 'RP_Tenant', '{}', ?2, ?2, ${NEW_ID_SQL})`,
     )
       .bind(TENANT, NOW)
       .run()
@@ -266,8 +267,8 @@ describe('available-domains within AVAILABLE_DOMAINS_FRESH_MS (the default 1000;
 
     // another isolate writes an environment: without a bookmark the fresh copy may answer (bounded staleness) ...
     await env.DB.prepare(
-      `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
-       VALUES (?1, 'Domain', '["Domain","Base"]', 'ELSEWHERE.LOCAL', ?1, 'Domain', '{}', ?2, ?2)`,
+      `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at, id)
+       VALUES (?1, 'Domain', '["Domain","Base"]', 'ELSEWHERE.LOCAL', ?1, 'Domain', '{}', ?2, ?2, ${NEW_ID_SQL})`,
     )
       .bind('S-1-5-21-4343', NOW)
       .run()
@@ -336,12 +337,12 @@ describe('details', () => {
     ]
     await env.DB.batch([
       env.DB.prepare(
-        `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at)
-         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, '{}', ?2, ?2 FROM json_each(?1)`,
+        `INSERT INTO nodes (objectid, kind, kinds, name, environment_id, environment_kind, properties, created_at, updated_at, id)
+         SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, '{}', ?2, ?2, ${NEW_ID_SQL} FROM json_each(?1)`,
       ).bind(JSON.stringify(nodes), NOW),
       env.DB.prepare(
-        `INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at)
-         SELECT n.id, (SELECT id FROM nodes WHERE objectid = ?2), 'GenericAll', '{"isinherited":true}', ?3, ?3
+        `INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at, id)
+         SELECT n.id, (SELECT id FROM nodes WHERE objectid = ?2), 'GenericAll', '{"isinherited":true}', ?3, ?3, ${NEW_ID_SQL}
          FROM nodes n WHERE n.environment_id = ?1 AND n.kind = 'User'`,
       ).bind(P, DA, NOW),
     ])

@@ -6,7 +6,7 @@ import { decodeEdgePage, NodePageDecoder, parseIntList, parseKindList, parseStri
 
 describe('parseIntList', () => {
   const parse = (text: string | null, size = 16) => {
-    const out = new Int32Array(size)
+    const out = new Float64Array(size)
     const n = parseIntList(text, out)
     return [...out.subarray(0, n)]
   }
@@ -14,7 +14,7 @@ describe('parseIntList', () => {
   it('reads an empty page (empty string or the null of group_concat over no rows) as no values', () => {
     expect(parse('')).toEqual([])
     expect(parse(null)).toEqual([])
-    expect(parseIntList('', new Int32Array(0))).toBe(0)
+    expect(parseIntList('', new Float64Array(0))).toBe(0)
   })
 
   it('reads one id, several ids and zero', () => {
@@ -22,13 +22,14 @@ describe('parseIntList', () => {
     expect(parse('12,7,3,0,1000000')).toEqual([12, 7, 3, 0, 1_000_000])
   })
 
-  it('reads the largest and smallest 32-bit ids exactly', () => {
-    expect(parse('2147483647,-2147483648,-1,-0')).toEqual([2_147_483_647, -2_147_483_648, -1, 0])
+  it('reads random 52-bit node ids (src/graph/ids.ts) and the largest and smallest safe integers exactly', () => {
+    expect(parse('2147483648,1099511627776,4504699138998271')).toEqual([2 ** 31, 2 ** 40, 2 ** 40 + 2 ** 52 - 1])
+    expect(parse('9007199254740991,-9007199254740991,-1,0')).toEqual([Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, -1, 0])
   })
 
-  it('refuses ids beyond 32 bits instead of wrapping them', () => {
-    expect(() => parse('2147483648')).toThrow(/out of range/)
-    expect(() => parse('-2147483649')).toThrow(/out of range/)
+  it('refuses values a double would round instead of reading them wrong', () => {
+    expect(() => parse('9007199254740992')).toThrow(/out of range/)
+    expect(() => parse('-9007199254740993')).toThrow(/out of range/)
     expect(() => parse('1,99999999999999999999')).toThrow(/out of range/)
   })
 
@@ -43,10 +44,10 @@ describe('parseIntList', () => {
     expect(parse('1,2', 2)).toEqual([1, 2])
   })
 
-  it('round-trips any list of 32-bit integers joined with commas', () => {
+  it('round-trips any list of safe integers joined with commas', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: -2_147_483_648, max: 2_147_483_647 }), { maxLength: 200 }), (xs) => {
-        const out = new Int32Array(xs.length)
+      fc.property(fc.array(fc.maxSafeInteger(), { maxLength: 200 }), (xs) => {
+        const out = new Float64Array(xs.length)
         expect(parseIntList(xs.join(','), out)).toBe(xs.length)
         expect([...out]).toEqual(xs)
       }),
@@ -176,7 +177,7 @@ describe('decodeEdgePage', () => {
   it('feeds every (start, end, kind) triple with the kind looked up in the requested list', () => {
     const got: [number, number, string][] = []
     const page: EdgePage = { count: 3, lastId: 40, triples: '1,2,0,2147483647,5,2,7,7,1' }
-    decodeEdgePage(page, kinds, new Int32Array(9), (s, t, k) => got.push([s, t, k]))
+    decodeEdgePage(page, kinds, new Float64Array(9), (s, t, k) => got.push([s, t, k]))
     expect(got).toEqual([
       [1, 2, 'MemberOf'],
       [2_147_483_647, 5, 'AdminTo'],
@@ -186,13 +187,13 @@ describe('decodeEdgePage', () => {
 
   it('decodes an empty page to nothing', () => {
     const got: unknown[] = []
-    decodeEdgePage({ count: 0, lastId: 0, triples: null }, kinds, new Int32Array(3), (...e) => got.push(e))
+    decodeEdgePage({ count: 0, lastId: 0, triples: null }, kinds, new Float64Array(3), (...e) => got.push(e))
     expect(got).toEqual([])
   })
 
   it('refuses a page whose text does not hold count triples, or a kind index outside the list', () => {
-    expect(() => decodeEdgePage({ count: 2, lastId: 1, triples: '1,2,0' }, kinds, new Int32Array(6), () => undefined)).toThrow(/expected 2 edges/)
-    expect(() => decodeEdgePage({ count: 1, lastId: 1, triples: '1,2,3' }, kinds, new Int32Array(3), () => undefined)).toThrow(/kind index/)
-    expect(() => decodeEdgePage({ count: 1, lastId: 1, triples: '1,2,-1' }, kinds, new Int32Array(3), () => undefined)).toThrow(/kind index/)
+    expect(() => decodeEdgePage({ count: 2, lastId: 1, triples: '1,2,0' }, kinds, new Float64Array(6), () => undefined)).toThrow(/expected 2 edges/)
+    expect(() => decodeEdgePage({ count: 1, lastId: 1, triples: '1,2,3' }, kinds, new Float64Array(3), () => undefined)).toThrow(/kind index/)
+    expect(() => decodeEdgePage({ count: 1, lastId: 1, triples: '1,2,-1' }, kinds, new Float64Array(3), () => undefined)).toThrow(/kind index/)
   })
 })

@@ -8,6 +8,7 @@ import { expect, it } from 'vitest'
 import { validateUpload, writeUpload } from '../../src/graph/ingest'
 import { uploadParts } from '../../src/graph/upload'
 import { testAudit } from '../fixtures/audit'
+import { NEW_ID_SQL } from '../../src/graph/ids'
 
 const db = (env as unknown as { DB: D1Database }).DB
 const NOW = '2026-03-01T00:00:00.000Z'
@@ -28,8 +29,8 @@ it('an ingested edge is never left marked derived', async () => {
   // as src/collectors/postprocess.store.ts writes a derived edge
   await db
     .prepare(
-      `INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived)
-       SELECT s.id, t.id, 'AdminTo', '{}', ?1, ?1, 1 FROM nodes s, nodes t WHERE s.objectid = 'DER-1' AND t.objectid = 'DER-2'`,
+      `INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived, id)
+       SELECT s.id, t.id, 'AdminTo', '{}', ?1, ?1, 1, ${NEW_ID_SQL} FROM nodes s, nodes t WHERE s.objectid = 'DER-1' AND t.objectid = 'DER-2'`,
     )
     .bind(NOW)
     .run()
