@@ -12,6 +12,7 @@
  *   DAVE -AddMember-> HELPDESK
  * CAROL also carries a property no CORP node has (`labonly`), so a leaked node would show in `node_keys`.
  */
+import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { adminToken, userWithRole } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
@@ -27,7 +28,7 @@ const ingested = (n: NodeRecord): Record<string, unknown> => ({
   ...(n.objectid === 'U-CAROL' ? { labonly: 'x' } : {}),
   ...(n.environment_id === TENANT ? { tenantid: TENANT } : n.kinds[0] === 'Domain' ? {} : { domainsid: n.environment_id }),
 })
-const ALL_NODES: NodeRecord[] = NODES.map((n) => ({ ...n, properties: ingested(n) }))
+let ALL_NODES: NodeRecord[] = NODES.map((n) => ({ ...n, properties: ingested(n) }))
 const extra: [number, number, string, number][] = [
   [101, 4, 'GenericWrite', 7],
   [102, 7, 'AdminTo', 6],
@@ -35,15 +36,16 @@ const extra: [number, number, string, number][] = [
   [104, 8, 'SyncedToADUser', 3],
   [105, 10, 'AddMember', 5],
 ]
-const ALL_EDGES: EdgeRecord[] = [
+let ALL_EDGES: EdgeRecord[] = [
   ...EDGES,
   ...extra.map(([id, start, kind, end]) => ({ id, start, end, kind, properties: {}, updated_at: '2026-01-02T00:00:00.000Z' })),
 ]
 const visibleIds = new Set(ALL_NODES.filter((n) => n.environment_id === CORP).map((n) => n.id))
-const VISIBLE_NODES = ALL_NODES.filter((n) => visibleIds.has(n.id))
-const VISIBLE_EDGES = ALL_EDGES.filter((e) => visibleIds.has(e.start) && visibleIds.has(e.end))
+let VISIBLE_NODES = ALL_NODES.filter((n) => visibleIds.has(n.id))
+let VISIBLE_EDGES = ALL_EDGES.filter((e) => visibleIds.has(e.start) && visibleIds.has(e.end))
 
-const oid = (id: number) => ALL_NODES.find((n) => n.id === id)!.objectid
+const FIXTURE_NODES = ALL_NODES
+const oid = (id: number) => FIXTURE_NODES.find((n) => n.id === id)!.objectid
 
 let admin: EdgeHoundClient
 let corpOnly: EdgeHoundClient
@@ -57,6 +59,22 @@ beforeAll(async () => {
     },
   })
   corpOnly = (await userWithRole('Read-Only', { all_environments: false, environment_access: [CORP] })).client
+  // The in-memory graphs take D1's ids: the engine breaks ties (which of equal shortest paths, collect order)
+  // by id, and D1's ids are random (src/graph/ids.ts), not the fixture's 1, 2, 3 …
+  const rows = await env.DB.prepare(
+    `SELECT 'n' AS t, id, objectid AS s, NULL AS k, NULL AS e FROM nodes
+     UNION ALL SELECT 'e', e.id, s.objectid, e.kind, t.objectid FROM edges e JOIN nodes s ON s.id = e.start_id JOIN nodes t ON t.id = e.end_id`,
+  ).all<{ t: string; id: number; s: string; k: string | null; e: string | null }>()
+  const nodeId = new Map(rows.results.filter((r) => r.t === 'n').map((r) => [r.s, r.id]))
+  const edgeId = new Map(rows.results.filter((r) => r.t === 'e').map((r) => [`${r.s}|${r.k}|${r.e}`, r.id]))
+  const d1 = (id: number) => nodeId.get(oid(id))!
+  const nodes = ALL_NODES.map((n) => ({ ...n, id: d1(n.id) }))
+  const edges = ALL_EDGES.map((e) => ({ ...e, id: edgeId.get(`${oid(e.start)}|${e.kind}|${oid(e.end)}`)!, start: d1(e.start), end: d1(e.end) }))
+  const visible = new Set(nodes.filter((n) => n.environment_id === CORP).map((n) => n.id))
+  ALL_NODES = nodes
+  ALL_EDGES = edges
+  VISIBLE_NODES = nodes.filter((n) => visible.has(n.id))
+  VISIBLE_EDGES = edges.filter((e) => visible.has(e.start) && visible.has(e.end))
 })
 
 /**
