@@ -204,7 +204,7 @@ const BARE = '{"data":{"status":"ok"}}'
 
 /** Rows arrive as arrays (positional) to keep the floor's request small and its parse cheap. */
 // The rows' node ids are small and dense; stored ids start at ID_FLOOR (the range of src/graph/ids.ts, which
-// migration 0038's triggers enforce), edges get random ids as everywhere else.
+// migration 0039's triggers enforce), edges get random ids as everywhere else.
 const NODE_SQL =
   `INSERT INTO nodes (id, objectid, kind, kinds, name, environment_id, properties, created_at, updated_at) ` +
   `SELECT ${ID_FLOOR} + j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, j.value->>5, j.value->>6, ?2, ?2 FROM json_each(?1) AS j`

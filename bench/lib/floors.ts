@@ -106,7 +106,7 @@ export async function sqliteInsertFloor(g: GenGraph, dir: string): Promise<Floor
       out.write(`INSERT INTO ${table} (${cols}) VALUES ${vals.join(',')};\n`)
     }
   }
-  // stored ids start at ID_FLOOR (src/graph/ids.ts; migration 0038's triggers refuse smaller ones)
+  // stored ids start at ID_FLOOR (src/graph/ids.ts; migration 0039's triggers refuse smaller ones)
   const stored = (r: (string | number | null)[], ...at: number[]) => r.map((v, k) => (at.includes(k) ? ID_FLOOR + (v as number) : v))
   emit('nodes', 'id, objectid, kind, kinds, name, environment_id, properties, created_at, updated_at', g.nodes.length, (i) => stored(nodeRow(g, i), 0))
   emit('edges', 'id, start_id, end_id, kind, properties, created_at, updated_at', g.edgeCount, (i) => [ID_FLOOR + i + 1, ...stored(edgeRow(g, i), 0, 1)])

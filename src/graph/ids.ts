@@ -14,14 +14,14 @@
  *    comparisons and ordering). One missed mapping leaks the counter again, and nothing would notice. With
  *    random ids the stored id IS the presented id: there is nothing to map, so nothing to miss, and the
  *    Cypher engine needs no change. The database itself refuses an insert without a random id (the
- *    triggers of migration 0038), so a new insert site that forgets `NEW_ID_SQL` fails its first test
+ *    triggers of migration 0039), so a new insert site that forgets `NEW_ID_SQL` fails its first test
  *    instead of leaking.
  *  - Cost: no per-id work on reads. Inserts land at random places in the rowid b-trees of `nodes` and
  *    `edges` instead of appending; measured with bench/sharphound.ts (BENCHMARKS.md / docs/benchmarks.md).
  *
  * The range: [2^40, 2^40 + 2^52), i.e. 52 random bits, below 2^53 so every id is a safe integer in
  * JavaScript (clients read BloodHound's ids as JSON numbers; a larger value would lose precision in JSON.parse
- * and in D1's own number conversion). Ids below 2^40 are the old sequential ones: migration 0038 renumbers
+ * and in D1's own number conversion). Ids below 2^40 are the old sequential ones: migration 0039 renumbers
  * them all, and the triggers refuse them from then on, so a new id never meets an old one.
  *
  * Collisions: with 52 random bits, an insert meets an existing id with probability rows / 2^52 (one in 450
@@ -36,7 +36,7 @@
  * Unit-tested in test/unit/ids.test.ts; the opacity across environments in test/integration/ids-opacity.test.ts.
  */
 
-/** Smallest random id; everything below is a legacy sequential id (refused by migration 0038's triggers). */
+/** Smallest random id; everything below is a legacy sequential id (refused by migration 0039's triggers). */
 export const ID_FLOOR = 2 ** 40
 /** Mask of the random part: 52 bits. */
 const RANDOM_MASK = 2 ** 52 - 1

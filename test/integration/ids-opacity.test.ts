@@ -114,7 +114,7 @@ describe('node and relationship ids', () => {
     await expect(nodeIds(onlyA, `id(n) = ${hidden}`)).rejects.toMatchObject({ status: 404 })
   })
 
-  it('the database refuses a node or relationship without a random id (migration 0038)', async () => {
+  it('the database refuses a node or relationship without a random id (migration 0039)', async () => {
     const now = new Date().toISOString()
     await expect(
       env.DB.prepare(`INSERT INTO nodes (objectid, kind, kinds, created_at, updated_at) VALUES ('IDS-NO-ID', 'User', '["User"]', ?1, ?1)`).bind(now).run(),
