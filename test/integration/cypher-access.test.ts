@@ -90,7 +90,8 @@ function normalise(status: number, data: CypherResult | null) {
       .map((n) => `${n.objectId} ${n.kind} [${[...n.kinds].sort().join(',')}] t0=${n.isTierZero} owned=${n.isOwnedObject} ${n.label}`)
       .sort(),
     edges: data.edges.map((e) => `${byId.get(e.source)} ${e.kind} ${byId.get(e.target)}`).sort(),
-    literals: data.literals.map((l) => JSON.stringify(l)).sort(),
+    // lists of strings compared as sets: collect() order follows the scan, i.e. the random ids (src/graph/ids.ts)
+    literals: data.literals.map((l) => JSON.stringify(l, (_k, v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? [...v].sort() : v))).sort(),
     node_keys: data.node_keys ?? [],
     edge_keys: data.edge_keys ?? [],
   }
