@@ -10,6 +10,8 @@ export const AUDIT_ACTIONS = [
   'CreateUser',
   'UpdateUser',
   'DeleteUser',
+  'UpdateUserSecret',
+  'ExpireUserSecret',
   'CreateAuthToken',
   'DeleteAuthToken',
   'CreateSAMLIdentityProvider',

@@ -29,6 +29,9 @@ export const ACTION_SCOPE: Record<AuditAction, 'global' | 'environments'> = {
   CreateUser: 'environments',
   UpdateUser: 'environments',
   DeleteUser: 'global',
+  // the user's id and whether the change is forced: nothing of an environment
+  UpdateUserSecret: 'global',
+  ExpireUserSecret: 'global',
   CreateAuthToken: 'global',
   DeleteAuthToken: 'global',
   CreateSAMLIdentityProvider: 'global',

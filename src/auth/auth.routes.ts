@@ -3,6 +3,7 @@ import { clearedCookies, COOKIE_LOGIN_HEADER, csrfToken, originProblem, sessionC
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError, rfc3339 } from '../http/errors'
 import { ROLES } from './permissions'
+import { hasPermission } from './principal'
 import { hashPassword, verifyPassword } from './password'
 import { startSession } from './session-start'
 import { endSessions, openSessionIds } from './sessions.store'
@@ -10,6 +11,7 @@ import { auditOf } from '../audit/audit'
 import {
   countUsers,
   deleteUser,
+  findUserById,
   findUserForLogin,
   getUser,
   insertFirstUser,
@@ -23,6 +25,7 @@ import { invalidateSubject } from '../ratelimit/limiter.client'
 import { forgetTokenKey } from './authenticate'
 import { tokenRoutes } from './tokens.routes'
 import { ssoProviderExists } from '../saml/saml.store'
+import { decideSecretChange, secretExpired } from './secret-change'
 
 /** Public shape of a user. Never includes the password hash. */
 export const UserSchema = z
@@ -35,12 +38,15 @@ export const UserSchema = z
     all_environments: z.boolean(),
     environment_access: z.array(z.string()).describe('environment ids the user may see when all_environments is false'),
     sso_provider_id: z.number().int().nullable().describe('the SSO provider this user signs in through (SAML), or null'),
+    needs_password_reset: z
+      .boolean()
+      .describe('the password has expired: it must be changed (PUT /api/v2/bloodhound-users/{id}/secret) before the console lets the user go on; login answers auth_expired'),
     created_at: z.string(),
     updated_at: z.string(),
   })
   .meta({ id: 'User' })
 
-export function userJson(u: User): z.infer<typeof UserSchema> {
+export function userJson(u: User, nowIso: string): z.infer<typeof UserSchema> {
   return {
     id: u.id,
     principal_name: u.principal_name,
@@ -50,6 +56,7 @@ export function userJson(u: User): z.infer<typeof UserSchema> {
     all_environments: u.environment_access.all,
     environment_access: u.environment_access.all ? [] : u.environment_access.ids,
     sso_provider_id: u.sso_provider_id,
+    needs_password_reset: secretExpired(u.secret_expires_at, nowIso),
     created_at: u.created_at,
     updated_at: u.updated_at,
   }
@@ -105,6 +112,7 @@ const CreateUserBody = z
     all_environments: z.boolean().optional().default(true),
     environment_access: EnvIds.optional().default([]),
     sso_provider_id: SsoProviderId.nullable().optional(),
+    needs_password_reset: z.boolean().optional().describe('with secret: the user must choose a new password at first sign-in'),
   })
   .strict()
 
@@ -123,12 +131,22 @@ const UpdateUserBody = z
 
 const one = z.object({ data: UserSchema })
 
+const SecretBody = z
+  .object({
+    current_secret: z.string().max(1024).optional().describe('your current password (required to change your own)'),
+    secret: Password,
+    needs_password_reset: z.boolean().optional().describe("another user's only: they must change it at their next sign-in"),
+  })
+  .strict()
+
 /** What a user create/update changed, for its audit entry: never the secret itself, only that it changed. */
 function userAuditFields(body: unknown): Record<string, unknown> {
   const b = body as Record<string, unknown>
   const out: Record<string, unknown> = {}
   for (const k of ['principal_name', 'email_address', 'roles', 'is_disabled', 'all_environments', 'environment_access'])
     if (b[k] !== undefined) out[k] = b[k]
+  // not under its own name: the secret scrubber (audit.ts SECRET_KEY) drops keys naming a password
+  if (b.needs_password_reset !== undefined) out.forced_change = b.needs_password_reset
   // the secret itself never; only that it changed
   if (b.secret !== undefined) out.changed = ['secret']
   return out
@@ -201,15 +219,17 @@ export const authRoutes: RouteEntry[] = [
       const ok = await verifyPassword(body.secret, user?.password_hash)
       if (!user || !ok) throw new ApiError(401, 'authentication is invalid', 'auth')
       if (user.is_disabled) throw new ApiError(403, 'user disabled', 'auth')
+      // BloodHound's auth_expired: the session starts, and the client must have the password changed first
+      const authExpired = secretExpired(user.secret_expires_at, rfc3339(c.var.now()))
       const { token, sessionId, ttlSeconds } = await startSession(db, cfg, user.id, c.var.now(), auditOf(c).write())
       if (cookieMode) {
         // the console: the session goes into the HttpOnly cookie only, never into script-readable JSON (auth/csrf.ts)
         const secure = (cfg.PUBLIC_BASE_URL ?? new URL(c.req.url).origin).startsWith('https:')
         for (const v of sessionCookies(token, await csrfToken(cfg.JWT_SIGNING_KEY, sessionId), ttlSeconds, secure)) c.header('Set-Cookie', v, { append: true })
         c.header('Cache-Control', 'no-store')
-        return c.json({ data: { user_id: user.id, auth_expired: false, session_token: '' } })
+        return c.json({ data: { user_id: user.id, auth_expired: authExpired, session_token: '' } })
       }
-      return c.json({ data: { user_id: user.id, auth_expired: false, session_token: token } })
+      return c.json({ data: { user_id: user.id, auth_expired: authExpired, session_token: token } })
     },
   ),
   defineRoute(
@@ -249,7 +269,7 @@ export const authRoutes: RouteEntry[] = [
     async (c) => {
       const u = await getUser(c.env.DB, c.var.principal.userId)
       if (!u) throw new ApiError(404, 'resource not found')
-      return c.json({ data: userJson(u) })
+      return c.json({ data: userJson(u, rfc3339(c.var.now())) })
     },
   ),
   defineRoute(
@@ -262,7 +282,10 @@ export const authRoutes: RouteEntry[] = [
       auth: 'auth/ManageUsers',
       responses: { 200: { description: 'users', schema: z.object({ data: z.object({ users: z.array(UserSchema) }) }) } },
     },
-    async (c) => c.json({ data: { users: (await listUsers(c.env.DB)).map(userJson) } }),
+    async (c) => {
+      const now = rfc3339(c.var.now())
+      return c.json({ data: { users: (await listUsers(c.env.DB)).map((u) => userJson(u, now)) } })
+    },
   ),
   defineRoute(
     {
@@ -281,6 +304,8 @@ export const authRoutes: RouteEntry[] = [
       const now = rfc3339(c.var.now())
       const id = crypto.randomUUID()
       await checkSsoLink(c.env.DB, body.sso_provider_id, body.secret)
+      if (body.needs_password_reset && !body.secret)
+        throw new ApiError(400, 'needs_password_reset needs a secret: the user must have a password to change', 'needs_password_reset')
       const ok = await insertUser(c.env.DB, {
         id,
         principal_name: body.principal_name,
@@ -289,10 +314,11 @@ export const authRoutes: RouteEntry[] = [
         roles: [...new Set(body.roles)],
         environment_access: body.all_environments ? { all: true } : { all: false, ids: [...new Set(body.environment_access)] },
         sso_provider_id: body.sso_provider_id ?? null,
+        secret_expires_at: body.needs_password_reset ? now : null,
         now,
       }, auditOf(c).write({ id }))
       if (!ok) throw new ApiError(409, 'a user with this principal name or email address already exists', 'principal_name')
-      return c.json({ data: userJson((await getUser(c.env.DB, id))!) })
+      return c.json({ data: userJson((await getUser(c.env.DB, id))!, now) })
     },
   ),
   defineRoute(
@@ -309,7 +335,7 @@ export const authRoutes: RouteEntry[] = [
     async (c, { params }) => {
       const u = await getUser(c.env.DB, params.user_id)
       if (!u) throw new ApiError(404, 'resource not found', 'user_id')
-      return c.json({ data: userJson(u) })
+      return c.json({ data: userJson(u, rfc3339(c.var.now())) })
     },
   ),
   defineRoute(
@@ -369,7 +395,7 @@ export const authRoutes: RouteEntry[] = [
       // those open before it (a password change has just ended some, so they are no longer listed).
       const after = await openSessionIds(db, params.user_id, nowIso)
       await invalidateUser(c.env, params.user_id, nowIso, undefined, [...new Set([...sessions, ...after])])
-      return c.json({ data: userJson(r) })
+      return c.json({ data: userJson(r, nowIso) })
     },
   ),
   defineRoute(
@@ -394,6 +420,93 @@ export const authRoutes: RouteEntry[] = [
       if (!(await deleteUser(db, params.user_id, auditOf(c).write()))) throw new ApiError(404, 'resource not found', 'user_id')
       await invalidateUser(c.env, params.user_id, nowIso, tokens, sessions)
       return c.json({ data: { id: params.user_id, deleted: true as const } })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'put',
+      path: '/api/v2/bloodhound-users/:user_id/secret',
+      operationId: 'UpdateUserSecret',
+      summary: "Set a user's password: your own (with current_secret), or another user's (auth/ManageUsers; needs_password_reset makes them change it at next sign-in)",
+      description:
+        'Rules in src/auth/secret-change.ts. Your own change needs `current_secret`, must differ from it, and ends the requirement to change the password; ' +
+        "another user's needs auth/ManageUsers (for other callers that user is absent: 404). The user's other sessions end in the change's batch.",
+      tags: ['Users'],
+      auth: 'auth/ManageSelf',
+      replay: { once: 'changes a password: a copy could undo a later change' },
+      params: UserIdParams,
+      body: { kind: 'json', schema: SecretBody, maxBytes: 16 * 1024 },
+      audit: {
+        action: 'UpdateUserSecret',
+        // `forced_change`, not needs_password_reset: the secret scrubber (audit.ts SECRET_KEY) drops keys naming a password
+        fields: ({ params, body }) => ({
+          id: (params as { user_id: string }).user_id,
+          forced_change: (body as { needs_password_reset?: boolean }).needs_password_reset ?? false,
+        }),
+      },
+      responses: { 200: { description: 'the password is set', schema: one } },
+    },
+    async (c, { params, body }) => {
+      const db = c.env.DB
+      const p = c.var.principal
+      const target = await findUserById(db, params.user_id)
+      const decision = decideSecretChange({
+        callerId: p.userId,
+        targetId: params.user_id,
+        callerManagesUsers: hasPermission(p, 'auth/ManageUsers'),
+        targetUsesSso: target?.sso_provider_id != null,
+        currentGiven: body.current_secret !== undefined,
+        needsPasswordReset: body.needs_password_reset ?? false,
+      })
+      if (!target) throw new ApiError(404, 'resource not found', 'user_id')
+      if (!decision.ok) throw new ApiError(decision.status, decision.message, decision.context)
+      if (decision.mustVerifyCurrent) {
+        if (!(await verifyPassword(body.current_secret ?? '', target.password_hash))) throw new ApiError(400, 'the current password is not correct', 'current_secret')
+        if (await verifyPassword(body.secret, target.password_hash)) throw new ApiError(400, 'the new password must differ from the current one', 'secret')
+      }
+      const nowIso = rfc3339(c.var.now())
+      const sessions = await openSessionIds(db, params.user_id, nowIso)
+      const r = await updateUser(
+        db,
+        params.user_id,
+        {
+          password_hash: await hashPassword(body.secret),
+          secret_expires_at: decision.expiresNow ? nowIso : null,
+          // the caller's own session survives its own change; every other session of the user ends
+          keep_session_id: decision.self ? p.sessionId : undefined,
+        },
+        nowIso,
+        auditOf(c).write(),
+      )
+      if (!r || r === 'conflict') throw new ApiError(404, 'resource not found', 'user_id')
+      await invalidateUser(c.env, params.user_id, nowIso, undefined, sessions)
+      return c.json({ data: userJson(r, nowIso) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'delete',
+      path: '/api/v2/bloodhound-users/:user_id/secret',
+      operationId: 'ExpireUserSecret',
+      summary: "Expire a user's password: their next sign-in must choose a new one (login answers auth_expired: true)",
+      tags: ['Users'],
+      auth: 'auth/ManageUsers',
+      replay: { once: 'forces a password change: an access change' },
+      params: UserIdParams,
+      audit: { action: 'ExpireUserSecret', fields: ({ params }) => ({ id: (params as { user_id: string }).user_id }) },
+      responses: { 200: { description: 'the password has expired', schema: one } },
+    },
+    async (c, { params }) => {
+      const db = c.env.DB
+      const target = await findUserById(db, params.user_id)
+      if (!target) throw new ApiError(404, 'resource not found', 'user_id')
+      if (target.sso_provider_id !== null || target.password_hash === null)
+        throw new ApiError(400, 'this user has no password to expire', 'user_id')
+      const nowIso = rfc3339(c.var.now())
+      const r = await updateUser(db, params.user_id, { secret_expires_at: nowIso }, nowIso, auditOf(c).write())
+      if (!r || r === 'conflict') throw new ApiError(404, 'resource not found', 'user_id')
+      await invalidateUser(c.env, params.user_id, nowIso)
+      return c.json({ data: userJson(r, nowIso) })
     },
   ),
   ...tokenRoutes,

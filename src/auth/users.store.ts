@@ -11,6 +11,11 @@ export interface User {
   environment_access: EnvironmentAccess
   /** the SSO provider the user signs in through, or null (password / API tokens only) */
   sso_provider_id: number | null
+  /**
+   * When the password stops being accepted as is (null: never): past it, login answers auth_expired and the
+   * user must set a new one (migration 0038). Only meaningful for users with a password.
+   */
+  secret_expires_at: string | null
   created_at: string
   updated_at: string
 }
@@ -26,6 +31,8 @@ interface UserRow {
   environment_ids: string
   /** absent from column lists that predate it (treated as null) */
   sso_provider_id?: number | null
+  /** absent from column lists that predate it (treated as null) */
+  secret_expires_at?: string | null
   created_at: string
   updated_at: string
 }
@@ -39,12 +46,13 @@ export function toUser(r: UserRow): User {
     is_disabled: r.is_disabled === 1,
     environment_access: r.all_environments === 1 ? { all: true } : { all: false, ids: JSON.parse(r.environment_ids) as string[] },
     sso_provider_id: r.sso_provider_id ?? null,
+    secret_expires_at: r.secret_expires_at ?? null,
     created_at: r.created_at,
     updated_at: r.updated_at,
   }
 }
 
-const COLUMNS = 'id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, sso_provider_id, created_at, updated_at'
+const COLUMNS = 'id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, sso_provider_id, secret_expires_at, created_at, updated_at'
 
 export async function countUsers(db: D1Database): Promise<number> {
   const r = await db.prepare('SELECT count(*) AS n FROM users').first<{ n: number }>()
@@ -54,6 +62,12 @@ export async function countUsers(db: D1Database): Promise<number> {
 export async function getUser(db: D1Database, id: string): Promise<User | null> {
   const r = await db.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ?`).bind(id).first<UserRow>()
   return r ? toUser(r) : null
+}
+
+/** A user with their password hash (for the password-change checks; never answered). */
+export async function findUserById(db: D1Database, id: string): Promise<(User & { password_hash: string | null }) | null> {
+  const r = await db.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ?`).bind(id).first<UserRow>()
+  return r ? { ...toUser(r), password_hash: r.password_hash } : null
 }
 
 /** Login lookup: principal name (case-insensitive) or email (case-insensitive). */
@@ -78,14 +92,16 @@ export interface NewUser {
   roles: Role[]
   environment_access: EnvironmentAccess
   sso_provider_id?: number | null
+  /** the password must be changed at first sign-in from this time (null / absent: it does not expire) */
+  secret_expires_at?: string | null
   now: string
 }
 
 function insertStatement(db: D1Database, u: NewUser): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO users (id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, sso_provider_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
+      `INSERT INTO users (id, principal_name, email, password_hash, roles, is_disabled, all_environments, environment_ids, sso_provider_id, secret_expires_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(
       u.id,
@@ -96,6 +112,7 @@ function insertStatement(db: D1Database, u: NewUser): D1PreparedStatement {
       u.environment_access.all ? 1 : 0,
       JSON.stringify(u.environment_access.all ? [] : u.environment_access.ids),
       u.sso_provider_id ?? null,
+      u.secret_expires_at ?? null,
       u.now,
       u.now,
     )
@@ -140,6 +157,8 @@ export interface UserPatch {
   email?: string | null
   principal_name?: string
   password_hash?: string
+  /** when the password expires (null: never); a new password sets it (null, or now for a forced change) */
+  secret_expires_at?: string | null
   /** with password_hash: the one open session that survives the change (the caller's own), if any */
   keep_session_id?: string
   sso_provider_id?: number | null
@@ -167,9 +186,10 @@ export async function updateUser(db: D1Database, id: string, p: UserPatch, now: 
   if (p.email !== undefined) sets.push('email = ?'), args.push(p.email)
   if (p.principal_name !== undefined) sets.push('principal_name = ?'), args.push(p.principal_name)
   if (p.password_hash !== undefined) sets.push('password_hash = ?'), args.push(p.password_hash)
+  if (p.secret_expires_at !== undefined) sets.push('secret_expires_at = ?'), args.push(p.secret_expires_at)
   // Linking a user to an SSO provider removes their secret: they sign in through the provider only.
   if (p.sso_provider_id !== undefined) sets.push('sso_provider_id = ?'), args.push(p.sso_provider_id)
-  if (p.sso_provider_id) sets.push('password_hash = NULL')
+  if (p.sso_provider_id) sets.push('password_hash = NULL', 'secret_expires_at = NULL')
   sets.push('updated_at = ?')
   args.push(now)
   const stmts = [db.prepare(`UPDATE users SET ${sets.join(', ')} WHERE id = ?`).bind(...args, id)]

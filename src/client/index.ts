@@ -258,11 +258,29 @@ export class EdgeHoundClient {
   listUsers() {
     return this.call<{ data: { users: UserJson[] } }>('GET', '/api/v2/bloodhound-users')
   }
-  createUser(u: { principal_name: string; email_address?: string | null; secret?: string; roles: string[]; all_environments?: boolean; environment_access?: string[]; sso_provider_id?: number | null }) {
+  createUser(u: {
+    principal_name: string
+    email_address?: string | null
+    secret?: string
+    roles: string[]
+    all_environments?: boolean
+    environment_access?: string[]
+    sso_provider_id?: number | null
+    /** with secret: the user must choose a new password at first sign-in */
+    needs_password_reset?: boolean
+  }) {
     return this.call<{ data: UserJson }>('POST', '/api/v2/bloodhound-users', u)
   }
   updateUser(id: string, patch: Record<string, unknown>) {
     return this.call<{ data: UserJson }>('PATCH', `/api/v2/bloodhound-users/${encodeURIComponent(id)}`, patch)
+  }
+  /** Your own password (with `current_secret`), or another user's (administrators; `needs_password_reset` forces a change at next sign-in). */
+  setUserSecret(id: string, body: { secret: string; current_secret?: string; needs_password_reset?: boolean }) {
+    return this.call<{ data: UserJson }>('PUT', `/api/v2/bloodhound-users/${encodeURIComponent(id)}/secret`, body)
+  }
+  /** Expire a user's password: their next sign-in answers auth_expired and must choose a new one. */
+  expireUserSecret(id: string) {
+    return this.call<{ data: UserJson }>('DELETE', `/api/v2/bloodhound-users/${encodeURIComponent(id)}/secret`)
   }
   deleteUser(id: string) {
     return this.call<{ data: { id: string; deleted: true } }>('DELETE', `/api/v2/bloodhound-users/${encodeURIComponent(id)}`)
@@ -279,6 +297,8 @@ export interface UserJson {
   environment_access: string[]
   /** the SSO provider the user signs in through, or null */
   sso_provider_id: number | null
+  /** the password has expired and must be changed first (login answers auth_expired) */
+  needs_password_reset: boolean
   created_at: string
   updated_at: string
 }

@@ -334,7 +334,7 @@ export const samlRoutes: RouteEntry[] = [
       const affected = r ? await deleteProvider(c.env.DB, r.sso_provider_id, rfc3339(c.var.now()), auditOf(c).write({ sso_provider_id: r.sso_provider_id })) : null
       if (!affected) throw new ApiError(404, 'resource not found', 'saml_provider_id')
       await endSessions(c.env, affected.endedSessions)
-      return c.json({ data: { affected_users: affected.users.map(userJson) } })
+      return c.json({ data: { affected_users: affected.users.map((u) => userJson(u, rfc3339(c.var.now()))) } })
     },
   ),
   defineRoute(
@@ -420,7 +420,7 @@ export const samlRoutes: RouteEntry[] = [
       const affected = await deleteProvider(c.env.DB, params.sso_provider_id, rfc3339(c.var.now()), auditOf(c).write())
       if (!affected) throw new ApiError(404, 'resource not found', 'sso_provider_id')
       await endSessions(c.env, affected.endedSessions)
-      return c.json({ data: { affected_users: affected.users.map(userJson) } })
+      return c.json({ data: { affected_users: affected.users.map((u) => userJson(u, rfc3339(c.var.now()))) } })
     },
   ),
   defineRoute(

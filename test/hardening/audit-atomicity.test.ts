@@ -204,6 +204,23 @@ const CASES: Case[] = [
     changes: ['users'],
   },
   {
+    name: "set a user's password (forced change at next sign-in)",
+    route: 'PUT /api/v2/bloodhound-users/:user_id/secret',
+    prepare: async () => (await admin.createUser({ principal_name: `audit-${uniq()}`, roles: ['User'], secret: 'audit-secret-0123456789' })).data.id,
+    act: (id) => json('PUT', `/api/v2/bloodhound-users/${id}/secret`, { secret: 'audit-new-secret-987654', needs_password_reset: true }),
+    rows: intentAnd('UpdateUserSecret'),
+    changes: ['users'],
+    fields: ([s]) => expect(JSON.stringify(s)).not.toContain('audit-new-secret-987654'),
+  },
+  {
+    name: "expire a user's password",
+    route: 'DELETE /api/v2/bloodhound-users/:user_id/secret',
+    prepare: async () => (await admin.createUser({ principal_name: `audit-${uniq()}`, roles: ['User'], secret: 'audit-secret-0123456789' })).data.id,
+    act: (id) => json('DELETE', `/api/v2/bloodhound-users/${id}/secret`),
+    rows: intentAnd('ExpireUserSecret'),
+    changes: ['users'],
+  },
+  {
     name: 'delete a user',
     route: 'DELETE /api/v2/bloodhound-users/:user_id',
     prepare: async () => (await admin.createUser({ principal_name: `audit-${uniq()}`, roles: ['User'] })).data.id,

@@ -303,6 +303,22 @@ const SCENARIOS: Scenario[] = [
     act: (id) => json('PATCH', `/api/v2/bloodhound-users/${id}`, { roles: ['Read-Only'], all_environments: false, environment_access: ['S-1-5-21-1'] }),
   },
   {
+    name: "set a user's password with a session open",
+    route: 'PUT /api/v2/bloodhound-users/:user_id/secret',
+    prepare: async () => {
+      const u = await admin.createUser({ principal_name: `fault-${uniq()}`, roles: ['User'], secret: 'fault-secret-0123456789' })
+      await hclient().login(u.data.principal_name, 'fault-secret-0123456789')
+      return u.data.id
+    },
+    act: (id) => json('PUT', `/api/v2/bloodhound-users/${id}/secret`, { secret: 'fault-new-secret-98765', needs_password_reset: true }),
+  },
+  {
+    name: "expire a user's password",
+    route: 'DELETE /api/v2/bloodhound-users/:user_id/secret',
+    prepare: async () => (await admin.createUser({ principal_name: `fault-${uniq()}`, roles: ['User'], secret: 'fault-secret-0123456789' })).data.id,
+    act: (id) => json('DELETE', `/api/v2/bloodhound-users/${id}/secret`),
+  },
+  {
     name: 'delete a user with a token and a session',
     route: 'DELETE /api/v2/bloodhound-users/:user_id',
     prepare: async () => {
