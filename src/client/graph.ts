@@ -75,12 +75,31 @@ export function uploadFile(
   })
 }
 
+/**
+ * The request `uploadFile` would send, signed or carrying the session's CSRF proof, for callers that send it
+ * themselves: the console sends it with XMLHttpRequest to report upload progress (fetch has no upload
+ * progress events). Pass the answer's `X-D1-Bookmark` to `c.noteResponse` to keep read-your-writes.
+ */
+export function uploadFileRequest(c: EdgeHoundClient, jobId: number | string, bytes: Uint8Array, opts: { contentType: string; fileName?: string }) {
+  const headers: Record<string, string> = {}
+  if (opts.fileName) headers['X-File-Upload-Name'] = opts.fileName
+  return c.buildRequest('POST', `/api/v2/file-upload/${jobId}`, bytes, { contentType: opts.contentType, headers })
+}
+
 export function endUploadJob(c: EdgeHoundClient, jobId: number | string) {
   return c.call<{ data: IngestJobJson }>('POST', `/api/v2/file-upload/${jobId}/end`)
 }
 
 export function listUploadJobs(c: EdgeHoundClient, q: { skip?: number; limit?: number; sort_by?: string } = {}) {
   return c.call<Page<IngestJobJson>>('GET', `/api/v2/file-upload${qs(q)}`)
+}
+
+/** GET /api/v2/datapipe/status: idle, ingesting (a file-upload job is open) or analyzing (a run is pending or running). */
+export function datapipeStatus(c: EdgeHoundClient) {
+  return c.call<{ data: { status: 'idle' | 'ingesting' | 'analyzing'; updated_at: string; last_complete_analysis_at: string; last_analysis_run_at: string } }>(
+    'GET',
+    '/api/v2/datapipe/status',
+  )
 }
 
 export function acceptedUploadTypes(c: EdgeHoundClient) {

@@ -8,9 +8,12 @@ import { client } from './api'
 import { attempt } from './lib/attempt'
 import { navigate, usePath } from './lib/navigate'
 import { SignIn, UserDisabled } from './pages/sign-in'
+import { homePath, mainPages } from './pages/admin/model'
+// in the entry chunk: the forced password change must show without another request
+import Profile, { ChangePassword } from './pages/profile'
 
 /** The navigation, in order: label, path prefix, page module. */
-const PAGES: { label: string; href: string; page: ComponentType }[] = [
+const PAGES: { label: string; href: string; page: ComponentType<{ me: UserJson }> }[] = [
   { label: 'Explore', href: '/ui/explore', page: lazy(() => import('./pages/explore/index')) },
   { label: 'Attack paths', href: '/ui/attack-paths', page: lazy(() => import('./pages/attack-paths')) },
   { label: 'Posture', href: '/ui/posture', page: NotYet },
@@ -28,25 +31,39 @@ export function App() {
 function Shell({ path }: { path: string }) {
   const [me, setMe] = useState<UserJson | null>(null)
   const [error, setError] = useState('')
+  const loadMe = () => attempt(() => client.self(), setError).then((r) => r && setMe(r.data))
   useEffect(() => {
-    attempt(() => client.self(), setError).then((r) => r && setMe(r.data))
+    loadMe()
   }, [])
+  // Only what the user's roles allow (pages/admin/model.ts): the console's root and a page the role may not
+  // use lead to the user's home (Explore, or the ingest page for Upload-Only). The API refuses anyway.
+  const pages = me ? mainPages(me, PAGES) : []
+  const current = PAGES.find((p) => path.startsWith(p.href))
+  const allowed = !current || pages.includes(current)
   useEffect(() => {
-    if (path === '/ui') navigate('/ui/explore')
-  }, [path])
+    if (me && (path === '/ui' || !allowed)) navigate(homePath(me))
+  }, [path, me, allowed])
   async function signOut() {
     await attempt(() => client.logout(), setError)
     location.assign('/ui/login')
   }
   if (!me) return <main class="center">{error ? <p role="alert" class="error">{error}</p> : <p class="muted">Loading…</p>}</main>
-  const current = PAGES.find((p) => path.startsWith(p.href))
-  const Page = current?.page ?? NotYet
+  // First sign-in with a password an administrator set, or an expired one: nothing else until it is changed.
+  if (me.needs_password_reset)
+    return (
+      <main class="center wide">
+        <h1 class="brand">EdgeHound</h1>
+        <ChangePassword me={me} forced onChanged={() => loadMe().then(() => navigate(homePath(me)))} />
+        <p><button class="secondary" onClick={signOut}>Sign out</button></p>
+      </main>
+    )
+  const Page = path.startsWith('/ui/profile') ? null : current && allowed ? current.page : NotYet
   return (
     <div class="shell">
       <header>
         <span class="brand">EdgeHound</span>
         <nav aria-label="Main">
-          {PAGES.map(({ label, href }) => (
+          {pages.map(({ label, href }) => (
             <a
               href={href}
               key={href}
@@ -60,12 +77,22 @@ function Shell({ path }: { path: string }) {
             </a>
           ))}
         </nav>
-        <span class="me">{me.principal_name}</span>
+        <a
+          class="me"
+          href="/ui/profile"
+          aria-current={path.startsWith('/ui/profile') ? 'page' : undefined}
+          onClick={(e) => {
+            e.preventDefault()
+            navigate('/ui/profile')
+          }}
+        >
+          {me.principal_name}
+        </a>
         <button class="secondary" onClick={signOut}>Sign out</button>
       </header>
       {error && <p role="alert" class="error">{error}</p>}
       <Suspense fallback={<main class="page"><p class="muted">Loading…</p></main>}>
-        <Page />
+        {Page ? <Page me={me} /> : <Profile me={me} onSignOut={signOut} />}
       </Suspense>
     </div>
   )

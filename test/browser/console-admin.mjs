@@ -1,0 +1,242 @@
+#!/usr/bin/env node
+// The console's Administration and Profile pages in a real browser (shared harness: test/browser/lib.mjs).
+// An administrator drops a small SharpHound-shaped zip (built here with fflate) on the ingest page, watches the
+// upload reach 100 %, sees the job complete and the analysis finish, and the findings appear (attack-paths
+// route); the audit log page shows those actions; creates a user and a token (key shown once). An Upload-Only
+// user sees the ingest page only (and the API refuses the rest); a user restricted to one environment sees only
+// it; a user whose password an administrator set must change it at first sign-in.
+// Prints "N passed, N failed"; exits non-zero on any failure.
+//
+//   node --import tsx test/browser/console-admin.mjs [--screenshots]   (docs/console-admin.png with --screenshots)
+import path from 'node:path'
+import { strToU8, zipSync } from 'fflate'
+import { EdgeHoundClient } from '../../src/client/index.ts'
+import { availableFindingTypes } from '../../src/client/findings.ts'
+import { artifacts, assert, openBrowser, root, startLocalWorker, suite } from './lib.mjs'
+
+const shotsToDocs = process.argv.includes('--screenshots')
+// Local-only values for this run (never used anywhere else).
+const SECRETS = {
+  ENVIRONMENT: 'development',
+  JWT_SIGNING_KEY: 'console-admin-test-jwt-signing-key-0123456789abcdef',
+  TOKEN_ENCRYPTION_KEY: 'Y29uc29sZS1hZG1pbi10ZXN0LXRva2VuLWtleS0wMTI=',
+  BOOTSTRAP_ADMIN_USERNAME: 'admin',
+  BOOTSTRAP_ADMIN_PASSWORD: 'console-admin-test-password',
+}
+const { check, fail, finish } = suite('the console administration test', { timeoutMs: 480_000 })
+
+// Two made-up domains in SharpHound v6's shape: in LAB.ONE, MALLORY holds GenericAll on the domain (a
+// Tier Zero object: the finding T0GenericAll); LAB.TWO has one user, to show a restricted user only LAB.ONE.
+const ONE = 'S-1-5-21-4101-4102-4103'
+const TWO = 'S-1-5-21-4201-4202-4203'
+const meta = (type, n) => ({ methods: 46067, type, count: n, version: 6 })
+const obj = (id, props, extra = {}) => ({ ObjectIdentifier: id, Properties: props, Aces: [], IsDeleted: false, IsACLProtected: false, ContainedBy: null, ...extra })
+const user = (sid, name, domain, dsid) =>
+  obj(sid, { name, domain, domainsid: dsid, enabled: true }, { PrimaryGroupSID: `${dsid}-513`, AllowedToDelegate: [], SPNTargets: [], HasSIDHistory: [], DomainSID: dsid, UnconstrainedDelegation: false })
+const domain = (sid, name, aces = []) =>
+  obj(sid, { name, domain: name, domainsid: sid, functionallevel: '2016', collected: true }, { Aces: aces, ChildObjects: [], Links: [], Trusts: [], GPOChanges: { AffectedComputers: [], LocalAdmins: [], RemoteDesktopUsers: [], DcomUsers: [], PSRemoteUsers: [] } })
+const users = [user(`${ONE}-1201`, 'MALLORY@LAB.ONE', 'LAB.ONE', ONE), user(`${TWO}-1301`, 'TRENT@LAB.TWO', 'LAB.TWO', TWO)]
+const domains = [
+  domain(ONE, 'LAB.ONE', [{ PrincipalSID: `${ONE}-1201`, PrincipalType: 'User', RightName: 'GenericAll', IsInherited: false }]),
+  domain(TWO, 'LAB.TWO'),
+]
+const ZIP = zipSync({
+  '20261129_users.json': strToU8(JSON.stringify({ data: users, meta: meta('users', users.length) })),
+  '20261129_domains.json': strToU8(JSON.stringify({ data: domains, meta: meta('domains', domains.length) })),
+})
+
+const until = async (what, fn, ms = 60_000) => {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await fn()
+    if (v) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 300))
+  }
+}
+
+let server
+let browser
+try {
+  server = await startLocalWorker({ secrets: SECRETS, tmpPrefix: 'edgehound-console-admin-', buildUi: true })
+  const { origin } = server
+  const anon = new EdgeHoundClient({ baseUrl: origin })
+  const login = await anon.login(SECRETS.BOOTSTRAP_ADMIN_USERNAME, SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
+  const api = anon.withCredentials({ kind: 'bearer', jwt: login.data.session_token })
+
+  browser = await openBrowser(origin)
+  const { context, page, external, problems } = browser
+  const signIn = async (name, password) => {
+    await context.clearCookies()
+    await page.goto(`${origin}/ui/login`)
+    await page.getByLabel('Username').fill(name)
+    await page.getByLabel('Password').fill(password)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+  }
+  const main = () => page.getByRole('navigation', { name: 'Main' })
+  const sub = () => page.getByRole('navigation', { name: 'Administration' })
+
+  await check('the administrator sees every Administration section', async () => {
+    await signIn('admin', SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
+    await main().getByRole('link', { name: 'Administration' }).click()
+    for (const name of ['File ingest', 'Data pipeline', 'Users', 'SSO providers', 'Graph extensions', 'Audit log']) await sub().getByRole('link', { name }).waitFor()
+    assert(new URL(page.url()).pathname === '/ui/administration/file-ingest', `at ${page.url()}`)
+  })
+
+  await check('File ingest: a dropped collector zip and a refused text file; upload progress reaches 100 %', async () => {
+    // a real drop event carrying the zip (DataTransfer), and the file picker for a file that is not accepted
+    const handle = await page.evaluateHandle((bytes) => {
+      const dt = new DataTransfer()
+      dt.items.add(new File([new Uint8Array(bytes)], 'lab-collection.zip', { type: 'application/zip' }))
+      return dt
+    }, [...ZIP])
+    await page.locator('.dropzone').dispatchEvent('drop', { dataTransfer: handle })
+    await page.getByLabel('Files to upload').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not collector data') })
+    const files = page.getByRole('list', { name: 'Files' })
+    await files.getByText('lab-collection.zip').waitFor()
+    assert((await files.innerText()).includes('not a zip or JSON file'), `files: ${await files.innerText()}`)
+    await page.getByRole('button', { name: 'Upload', exact: true }).click()
+    const bar = page.getByRole('progressbar', { name: 'Upload progress for lab-collection.zip' })
+    await until('the upload to finish', async () => (await files.innerText()).includes('done:'))
+    assert((await bar.getAttribute('value')) === '100', `progress ${await bar.getAttribute('value')}`)
+    assert(/2 nodes|[3-9] nodes|\d\d+ nodes/.test(await files.innerText()), `result: ${await files.innerText()}`)
+    await page.getByRole('status').filter({ hasText: '1 of 1 file uploaded' }).waitFor()
+  })
+
+  await check('the job history shows the job Complete; the pipeline returns to idle after analysis', async () => {
+    const history = page.getByRole('table', { name: 'File ingest history' })
+    await until('the job to complete', async () => (await history.locator('tbody tr').first().innerText()).includes('Complete'), 60_000)
+    await until('the pipeline to be idle', async () => (await page.getByRole('status', { name: 'Data pipeline status' }).innerText()).includes('idle'), 90_000)
+  })
+
+  await check('the analysis finished: the finding appears (attack-paths route) and the environments page lists LAB.ONE', async () => {
+    const types = await until('T0GenericAll', async () => {
+      const r = await availableFindingTypes(api, ONE).catch(() => null)
+      return r?.data.includes('T0GenericAll') ? r.data : null
+    }, 90_000)
+    assert(types.includes('T0GenericAll'), `types ${types}`)
+    await sub().getByRole('link', { name: 'Data pipeline' }).click()
+    await page.getByRole('table', { name: 'Analysis runs' }).getByRole('cell', { name: 'complete', exact: true }).first().waitFor()
+    await main().getByRole('link', { name: 'Attack paths' }).click()
+    await page.getByRole('table', { name: 'Environments' }).getByRole('cell', { name: 'LAB.ONE' }).waitFor()
+  })
+
+  let tokenKey = ''
+  await check('Users: create a user (must change the password) and give them a token; the key is shown once', async () => {
+    await main().getByRole('link', { name: 'Administration' }).click()
+    await sub().getByRole('link', { name: 'Users' }).click()
+    const form = page.getByRole('form', { name: 'Create user' })
+    await form.getByLabel('Username').fill('analyst')
+    await form.getByLabel('Initial password').fill('initial-password-42')
+    await form.getByLabel('Role').selectOption('User')
+    await form.getByRole('button', { name: 'Create user' }).click()
+    const row = page.getByRole('table', { name: 'Users list' }).getByRole('row').filter({ hasText: 'analyst' })
+    await row.getByText('password (must change)').waitFor()
+    await row.getByRole('button', { name: 'Tokens of analyst' }).click()
+    const tokens = page.getByRole('region', { name: 'API tokens of analyst' })
+    await tokens.getByLabel('Token name').fill('analyst-laptop')
+    await tokens.getByRole('button', { name: 'Create token' }).click()
+    const key = page.getByLabel('Token key', { exact: true })
+    await key.waitFor()
+    tokenKey = (await key.innerText()).trim()
+    assert(tokenKey.length >= 32, `key ${tokenKey}`)
+    if (shotsToDocs) await page.screenshot({ path: path.join(root, 'docs', 'console-admin.png'), fullPage: false })
+    await page.getByRole('button', { name: 'I have copied the key' }).click()
+    await tokens.getByRole('table').getByRole('cell', { name: 'analyst-laptop', exact: true }).waitFor()
+    assert(!(await page.content()).includes(tokenKey), 'the key is still in the page')
+    const listed = await api.call('GET', '/api/v2/tokens')
+    assert(!JSON.stringify(listed).includes(tokenKey), 'the API lists the key')
+  })
+
+  await check('the audit log page shows those actions, filtered by action and actor', async () => {
+    await sub().getByRole('link', { name: 'Audit log' }).click()
+    const filters = page.getByRole('form', { name: 'Audit log filters' })
+    const entries = page.getByRole('table', { name: 'Audit log entries' })
+    for (const action of ['EndFileUploadJob', 'CreateUser', 'CreateAuthToken']) {
+      await filters.getByLabel('Action').selectOption(action)
+      await filters.getByLabel('Actor').fill('admin')
+      await filters.getByRole('button', { name: 'Apply filters' }).click()
+      await until(`${action} rows`, async () => {
+        const rows = await entries.locator('tbody tr').allInnerTexts()
+        return rows.length > 0 && rows.every((r) => r.includes(action) && r.includes('admin')) && rows.some((r) => r.includes('success'))
+      }, 20_000)
+    }
+    const today = new Date().toISOString().slice(0, 10)
+    await filters.getByLabel('Action').selectOption('CreateUser')
+    await filters.getByLabel('From', { exact: true }).fill('2001-01-01')
+    await filters.getByLabel('To', { exact: true }).fill('2001-01-02')
+    await filters.getByRole('button', { name: 'Apply filters' }).click()
+    await entries.getByText('No entries match.').waitFor()
+    await filters.getByLabel('To', { exact: true }).fill(today)
+    await filters.getByRole('button', { name: 'Apply filters' }).click()
+    await entries.getByRole('cell', { name: 'CreateUser', exact: true }).first().waitFor()
+  })
+
+  await check('an Upload-Only user sees the ingest page only; the API refuses the rest', async () => {
+    await api.createUser({ principal_name: 'uploader', roles: ['Upload-Only'], secret: 'uploader-password-1' })
+    await signIn('uploader', 'uploader-password-1')
+    await page.getByRole('region', { name: 'File ingest' }).waitFor()
+    assert(new URL(page.url()).pathname === '/ui/administration/file-ingest', `at ${page.url()}`)
+    const links = await main().getByRole('link').allInnerTexts()
+    assert(links.join(',') === 'Administration', `main navigation: ${links}`)
+    const sections = await sub().getByRole('link').allInnerTexts()
+    assert(sections.join(',') === 'File ingest', `sections: ${sections}`)
+    await page.goto(`${origin}/ui/administration/users`)
+    await page.getByRole('region', { name: 'File ingest' }).waitFor()
+    await page.goto(`${origin}/ui/explore`)
+    await page.getByRole('region', { name: 'File ingest' }).waitFor()
+    const status = await page.evaluate(async () => (await fetch('/api/v2/bloodhound-users')).status)
+    assert(status === 403, `GET /api/v2/bloodhound-users answered ${status}`)
+  })
+
+  await check('a user restricted to one environment sees only it', async () => {
+    await api.createUser({ principal_name: 'restricted', roles: ['Read-Only'], secret: 'restricted-password-1', all_environments: false, environment_access: [ONE] })
+    await signIn('restricted', 'restricted-password-1')
+    await main().getByRole('link', { name: 'Attack paths' }).click()
+    const envs = page.getByRole('table', { name: 'Environments' })
+    await envs.getByRole('cell', { name: 'LAB.ONE' }).waitFor()
+    assert(!(await envs.innerText()).includes('LAB.TWO'), `environments: ${await envs.innerText()}`)
+    await main().getByRole('link', { name: 'Administration' }).click()
+    await sub().getByRole('link', { name: 'Data pipeline' }).waitFor()
+    const sections = await sub().getByRole('link').allInnerTexts()
+    assert(sections.join(',') === 'Data pipeline', `sections: ${sections}`)
+  })
+
+  await check('first sign-in with a password an administrator set: the forced change, then the console', async () => {
+    await signIn('analyst', 'initial-password-42')
+    const form = page.getByRole('form', { name: 'Change password' })
+    await form.waitFor()
+    assert((await main().count()) === 0, 'the navigation is shown before the change')
+    await form.getByLabel('Current password').fill('initial-password-42')
+    await form.getByLabel('New password', { exact: true }).fill('initial-password-42')
+    await form.getByLabel('Repeat the new password').fill('initial-password-42')
+    await form.getByRole('button', { name: 'Change password' }).click()
+    assert((await form.getByRole('alert').innerText()).includes('must differ'), 'reusing the password is refused')
+    await form.getByLabel('New password', { exact: true }).fill('analyst-own-password-7')
+    await form.getByLabel('Repeat the new password').fill('analyst-own-password-7')
+    await form.getByRole('button', { name: 'Change password' }).click()
+    await main().getByRole('link', { name: 'Explore' }).waitFor()
+    const again = await anon.login('analyst', 'analyst-own-password-7')
+    assert(again.data.auth_expired === false, 'still expired after the change')
+  })
+
+  await check('Profile: own tokens, password form, sign out', async () => {
+    await page.getByRole('link', { name: 'analyst' }).click()
+    await page.getByRole('region', { name: 'Your API tokens' }).getByRole('cell', { name: 'analyst-laptop', exact: true }).waitFor()
+    await page.getByRole('form', { name: 'Change password' }).waitFor()
+    await page.getByRole('main').getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('button', { name: 'Sign in' }).waitFor()
+  })
+
+  await check('nothing was fetched from another origin; no script or CSP error', async () => {
+    assert(external.length === 0, `external requests: ${external.join(', ')}`)
+    assert(problems.length === 0, `page errors: ${problems.join(' | ')}`)
+  })
+  await page.screenshot({ path: path.join(artifacts, 'console-admin.png') }).catch(() => {})
+} catch (e) {
+  fail(`setup: ${e?.stack ?? e}`)
+} finally {
+  await browser?.close()
+  await server?.stop()
+}
+finish()
