@@ -12,7 +12,7 @@ export const artifacts = path.join(root, 'test', 'artifacts')
 mkdirSync(artifacts, { recursive: true })
 
 /** Counts checks; `finish()` prints the totals line CI reads and exits (non-zero on any failure or no check). */
-export function suite(label, { timeoutMs = 300_000 } = {}) {
+export function suite(label, { timeoutMs = 600_000 } = {}) {
   let passed = 0
   let failed = 0
   const finish = (code) => {
