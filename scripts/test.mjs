@@ -99,7 +99,7 @@ for (const s of suites) {
   rmSync(json, { force: true })
   const filters = args.filter((a) => !a.startsWith('-'))
   // When files are named, run only the suite(s) they belong to.
-  if (filters.length && !filters.some((f) => (s.name === 'cli' ? f.includes('test/cli') : !f.includes('test/cli')))) continue
+  if (filters.length && !filters.some((f) => (s.name === 'cli' ? f.includes('test/cli/') : !f.includes('test/cli/')))) continue
   const r = await runVitest(['vitest', 'run', '--config', s.config, '--reporter=default', '--reporter=json', `--outputFile.json=${json}`, ...args])
   if (!existsSync(json)) {
     console.error(`suite ${s.name}: vitest exited with ${r.status} and wrote no results`)

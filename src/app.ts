@@ -21,6 +21,8 @@ import { postureRoutes } from './findings/posture.routes'
 import { datapipeRoutes } from './findings/datapipe.routes'
 import { assetGroupRoutes } from './assetgroups/assetgroups.routes'
 import { assetGroupTagRoutes } from './assetgroups/tags.routes'
+import { clientRoutes } from './clients/clients.routes'
+import { collectorRoutes } from './clients/collector.routes'
 
 /** Every route of the service, in one list: the app, the OpenAPI document and the tests all walk it. */
 export const ROUTES: RouteEntry[] = [
@@ -36,6 +38,8 @@ export const ROUTES: RouteEntry[] = [
   ...auditRoutes,
   ...assetGroupRoutes,
   ...assetGroupTagRoutes,
+  ...clientRoutes,
+  ...collectorRoutes,
   ...docsRoutes,
 ]
 

@@ -2,6 +2,7 @@ import { createApp } from './app'
 import { sweepIdleJobs } from './graph/job-timeout'
 import { pruneAudit } from './audit/retention'
 import { noteLocalWrite } from './graph/environments'
+import { sweepSilentClients } from './clients/timeout'
 
 export { RateLimiter } from './ratelimit/limiter.do'
 export { Analyzer } from './findings/analyzer.do'
@@ -16,5 +17,6 @@ export default {
     noteLocalWrite()
     ctx.waitUntil(sweepIdleJobs(env, controller.scheduledTime).finally(noteLocalWrite))
     ctx.waitUntil(pruneAudit(env, controller.scheduledTime))
+    ctx.waitUntil(sweepSilentClients(env, controller.scheduledTime))
   },
 } satisfies ExportedHandler<Env>

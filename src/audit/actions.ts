@@ -44,5 +44,18 @@ export const AUDIT_ACTIONS = [
   'UpdateSavedQueryPermissions',
   'DeleteSavedQueryPermissions',
   'ImportSavedQuery',
+  'CreateClient',
+  'UpdateClient',
+  'DeleteClient',
+  'RegenerateClientToken',
+  'ClientCheckin',
+  'CreateClientJob',
+  'StartClientJob',
+  'ClientIngest',
+  'EndClientJob',
+  'CancelClientJob',
+  'CreateClientSchedule',
+  'UpdateClientSchedule',
+  'DeleteClientSchedule',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

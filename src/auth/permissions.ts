@@ -18,14 +18,25 @@ export const PERMISSIONS = [
   'risks/ManageRisks', // accept findings
   'audit/Read', // read the audit log (auditors and administrators)
   'graph/ManageAssetGroups', // create asset groups, add and remove their selectors (Tier Zero, Owned, ...)
+  'clients/Manage', // collector clients, their tokens, jobs and schedules (enterprise collection)
+  'clients/Collect', // the collector's own routes (check-in, jobs, ingest): held by client tokens only
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 
 export const ROLES = ['Administrator', 'User', 'Read-Only', 'Upload-Only', 'Auditor'] as const
 export type Role = (typeof ROLES)[number]
 
+/**
+ * The role of a collector client's service user (src/clients/): not one of ROLES, so no person can be given
+ * it (user routes validate against ROLES), and its only permission is the collector's. No other role holds
+ * `clients/Collect`, administrators included: the collector routes act on "the calling client", which only
+ * a client token names (src/auth/client-scope.ts refuses client tokens everywhere else).
+ */
+export const CLIENT_ROLE = 'Collector'
+export const CLIENT_PERMISSIONS: readonly Permission[] = ['clients/Collect']
+
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  Administrator: PERMISSIONS,
+  Administrator: PERMISSIONS.filter((p) => p !== 'clients/Collect'),
   User: ['auth/ManageSelf', 'auth/CreateToken', 'graph/Read', 'graph/Ingest'],
   'Read-Only': ['auth/ManageSelf', 'auth/CreateToken', 'graph/Read'],
   'Upload-Only': ['auth/ManageSelf', 'auth/CreateToken', 'graph/Ingest'],
@@ -34,7 +45,7 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
 
 export function permissionsOf(roles: readonly Role[]): Set<Permission> {
   const out = new Set<Permission>()
-  for (const r of roles) for (const p of ROLE_PERMISSIONS[r] ?? []) out.add(p)
+  for (const r of roles) for (const p of (r as string) === CLIENT_ROLE ? CLIENT_PERMISSIONS : (ROLE_PERMISSIONS[r] ?? [])) out.add(p)
   return out
 }
 

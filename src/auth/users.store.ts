@@ -59,8 +59,15 @@ export async function countUsers(db: D1Database): Promise<number> {
   return r?.n ?? 0
 }
 
+/**
+ * Collector clients' service users (src/clients/) are not people: they are absent from the user routes (not
+ * listed, read, changed, deleted or given tokens there), so their role and environment access change only
+ * through the client routes.
+ */
+const NOT_A_CLIENT = 'NOT EXISTS (SELECT 1 FROM clients WHERE clients.user_id = users.id)'
+
 export async function getUser(db: D1Database, id: string): Promise<User | null> {
-  const r = await db.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ?`).bind(id).first<UserRow>()
+  const r = await db.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ? AND ${NOT_A_CLIENT}`).bind(id).first<UserRow>()
   return r ? toUser(r) : null
 }
 
@@ -80,7 +87,7 @@ export async function findUserForLogin(db: D1Database, username: string): Promis
 }
 
 export async function listUsers(db: D1Database): Promise<User[]> {
-  const { results } = await db.prepare(`SELECT ${COLUMNS} FROM users ORDER BY principal_name COLLATE NOCASE, id`).all<UserRow>()
+  const { results } = await db.prepare(`SELECT ${COLUMNS} FROM users WHERE ${NOT_A_CLIENT} ORDER BY principal_name COLLATE NOCASE, id`).all<UserRow>()
   return results.map(toUser)
 }
 

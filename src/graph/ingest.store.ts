@@ -379,6 +379,13 @@ export interface CommitInput {
    * staging rows before it are invisible and discarded on failure), so the row is its last statement.
    */
   audit: AuditWrite
+  /**
+   * Statements run first in the commit's transaction (a collector job gathers its posts' staging rows under
+   * `uploadId`: src/clients/jobs.store.ts), and last, before the audit row (it ends its jobs). Same batch,
+   * so all of it commits or none.
+   */
+  prelude?: D1PreparedStatement[]
+  epilogue?: D1PreparedStatement[]
 }
 
 export interface CommitResult {
@@ -459,7 +466,11 @@ export async function commitUpload(db: D1Database, u: CommitInput): Promise<Comm
     /* p+16 */ db.prepare(`UPDATE ingest_jobs SET edges_changed = edges_changed + changes() WHERE id = ?1`).bind(u.jobId),
     /* p+17 */ db.prepare(`SELECT file, context, message FROM ingest_unmatched WHERE upload_id = ?1 ORDER BY id LIMIT ${MAX_JOB_ERRORS}`).bind(u.uploadId),
     /* p+18 */ db.prepare(`DELETE FROM ingest_unmatched WHERE upload_id = ?1`).bind(u.uploadId),
-    /* p+19 */ db.prepare(`DELETE FROM ingest_staging WHERE upload_id = ?1 OR created_at < ?2`).bind(u.uploadId, u.staleBefore),
+    // Stale rows of interrupted uploads go too, except the posts a running collector job is holding until it
+    // ends (client_job_posts; a job may run for hours).
+    /* p+19 */ db
+      .prepare(`DELETE FROM ingest_staging WHERE upload_id = ?1 OR (created_at < ?2 AND upload_id NOT IN (SELECT upload_id FROM client_job_posts))`)
+      .bind(u.uploadId, u.staleBefore),
     /* p+20 */ db
       .prepare(`INSERT OR IGNORE INTO ingest_job_environments (job_id, environment_id) SELECT ?1, value FROM json_each(?2)`)
       .bind(u.jobId, JSON.stringify(u.environments)),
@@ -468,7 +479,11 @@ export async function commitUpload(db: D1Database, u: CommitInput): Promise<Comm
   try {
     // appended last: the indices above are unchanged (auditedBatch returns the change's results only)
     // a new random id that meets an existing one aborts the batch (nothing written): it runs again (src/graph/ids.ts)
-    results = await withIdRetry(() => auditedBatch(db, statements, u.audit, { fields: { nodes_received: u.nodes, edges_received: u.edges } }))
+    const pre = u.prelude ?? []
+    const all = await withIdRetry(() =>
+      auditedBatch(db, [...pre, ...statements, ...(u.epilogue ?? [])], u.audit, { fields: { nodes_received: u.nodes, edges_received: u.edges } }),
+    )
+    results = all.slice(pre.length)
   } catch (e) {
     if (e instanceof Error && e.message.includes(JOB_NOT_RUNNING)) throw new JobNotRunningError()
     throw e

@@ -191,24 +191,52 @@ function settledLater<T>(p: Promise<T>): Promise<T> {
   return p
 }
 
+/** What staging one upload's rows wrote (src/graph/ingest.store.ts), before any commit. */
+export interface Staged {
+  nodes: number
+  edges: number
+  /** placeholder node rows were staged (collector payloads) */
+  placeholders: boolean
+  /** staging statements used */
+  statements: number
+}
+
+export interface StageInput {
+  uploadId: string
+  parts: UploadPart[]
+  ctx: PayloadContext
+  now: string
+  repeated?: Checked['repeated']
+  maxStagingStatements?: number
+  /**
+   * Added to every staging `seq` (0 for a file upload). A collector job's posts each stage under their own
+   * upload id and are merged into one upload when the job ends (src/clients/), so their seq ranges must not
+   * overlap: post n stages from n * SEQ_PER_POST.
+   */
+  seqBase?: number
+}
+
+/** Width of one post's seq range (more than MAX_STAGING_STATEMENTS, the most one request can stage). */
+export const SEQ_PER_POST = 1000
+
 /**
- * Pass 2. Assumes `validateUpload` accepted the same parts. Either the whole upload is written and
- * recorded in the job, or (the promise rejects) nothing is: staging rows of a failed attempt are
- * deleted (best effort; if even that fails, the next upload's commit purges them after STALE_STAGING_MS).
+ * Pass 2, first half: stages the rows of parts `validateUpload` accepted under `uploadId`. Nothing readers see
+ * changes. On failure the staging rows written are deleted (best effort) and the error is rethrown.
  */
-export async function writeUpload(db: D1Database, w: WriteInput): Promise<IngestResult> {
-  const uploadId = crypto.randomUUID()
+export async function stageUpload(db: D1Database, w: StageInput): Promise<Staged> {
+  const uploadId = w.uploadId
   const maxStaging = w.maxStagingStatements ?? MAX_STAGING_STATEMENTS
+  const base = w.seqBase ?? 0
   const counts = { nodes: 0, edges: 0 }
   let placeholders = false
   // Staging batches in flight: while D1 writes one, the isolate scans the file and encodes the next.
   const inFlight: Promise<void>[] = []
+  let seq = 0
+  let repeatSeq = 0
   try {
     let batch: D1PreparedStatement[] = []
-    let seq = 0
-    let repeatSeq = REPEAT_SEQ_BASE
     const stage = async (part: StagePart, file: string, json: string, repeats: boolean) => {
-      if (seq + (repeatSeq - REPEAT_SEQ_BASE) >= maxStaging)
+      if (seq + repeatSeq >= maxStaging)
         throw overBudget(413, {
           context: 'body',
           what: "staging the upload's rows",
@@ -216,7 +244,7 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
           limit: maxStaging,
           narrow: `${SPLIT_UPLOAD} (fewer, larger files in a zip also need fewer statements)`,
         })
-      batch.push(stageChunk(db, uploadId, part, repeats ? repeatSeq++ : seq++, file, json, w.now))
+      batch.push(stageChunk(db, uploadId, part, repeats ? REPEAT_SEQ_BASE + base + repeatSeq++ : base + seq++, file, json, w.now))
       if (batch.length >= BATCH_STATEMENTS) {
         inFlight.push(settledLater(runStaging(db, batch)))
         batch = []
@@ -264,6 +292,23 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
     }
     inFlight.push(settledLater(runStaging(db, batch)))
     while (inFlight.length) await inFlight.shift()
+    return { ...counts, placeholders, statements: seq + repeatSeq }
+  } catch (e) {
+    await Promise.allSettled(inFlight) // nothing may land after the discard
+    await discardUpload(db, uploadId).catch(() => undefined)
+    throw e
+  }
+}
+
+/**
+ * Pass 2. Assumes `validateUpload` accepted the same parts. Either the whole upload is written and
+ * recorded in the job, or (the promise rejects) nothing is: staging rows of a failed attempt are
+ * deleted (best effort; if even that fails, the next upload's commit purges them after STALE_STAGING_MS).
+ */
+export async function writeUpload(db: D1Database, w: WriteInput): Promise<IngestResult> {
+  const uploadId = crypto.randomUUID()
+  const staged = await stageUpload(db, { uploadId, parts: w.parts, ctx: w.ctx, now: w.now, repeated: w.repeated, maxStagingStatements: w.maxStagingStatements })
+  try {
     // A restricted writer's job collects only its own environments: it may not mark another one collected.
     const access = w.access && !w.access.all ? w.access.ids : null
     const environments = [...w.environments].filter((e) => access === null || access.includes(e)).sort()
@@ -271,20 +316,19 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
     const done = await commitUpload(db, {
       uploadId,
       jobId: w.jobId,
-      nodes: counts.nodes,
-      edges: counts.edges,
+      nodes: staged.nodes,
+      edges: staged.edges,
       environments,
       now: w.now,
       staleBefore,
-      placeholders,
+      placeholders: staged.placeholders,
       environmentKinds: [...w.ctx.environmentTypes.keys()],
       access,
       warnings: w.warnings ?? [],
       audit: w.audit,
     })
-    return { ...counts, ...done, warnings: w.warnings ?? [], environments }
+    return { nodes: staged.nodes, edges: staged.edges, ...done, warnings: w.warnings ?? [], environments }
   } catch (e) {
-    await Promise.allSettled(inFlight) // nothing may land after the discard
     await discardUpload(db, uploadId).catch(() => undefined)
     throw e
   }

@@ -184,12 +184,15 @@ export async function endJob(db: D1Database, jobId: number, now: string, audit: 
  * than `idleSince`: status 4, `end_time` = now, and a status message saying so. What its files wrote stays
  * in the graph (each file was committed whole); no collection time is recorded, since the upload was
  * never declared complete. One statement; returns the jobs it timed out. `message` is the status message.
+ * The ingest job behind a collector client's job is left alone: its client job's own check-in timeout ends
+ * both (src/clients/jobs.store.ts), since a collector may collect for long before it posts anything.
  */
 export async function timeOutIdleJobs(db: D1Database, now: string, idleSince: string, message: string): Promise<{ id: number; files_written: number }[]> {
   const r = await db
     .prepare(
       `UPDATE ingest_jobs SET status = ${JOB_STATUS.timedOut}, status_message = ?3, end_time = ?1, updated_at = ?1
        WHERE status = ${JOB_STATUS.running} AND coalesce(last_ingest, start_time) < ?2
+         AND NOT EXISTS (SELECT 1 FROM client_jobs cj WHERE cj.ingest_job_id = ingest_jobs.id)
        RETURNING id, total_files - failed_files AS files_written`,
     )
     .bind(now, idleSince, message)

@@ -10,6 +10,7 @@ import { zodDetails } from './zod-errors'
 import { AuditScope, failureMessage, resolveAction, type AuditDecl } from '../audit/audit'
 import { writeAuditRow } from '../audit/audit.store'
 import { replayClassError, type ReplayDecl } from '../auth/replay'
+import { clientScope } from '../auth/client-scope'
 
 /**
  * One declaration per route: method, path, who may call it, what it accepts and what it answers.
@@ -30,6 +31,8 @@ export type BodySpec =
       description?: string
       /** appended to the 413 message: how to send the content in smaller requests */
       tooLarge?: string
+      /** a request without Content-Type is read as the first of contentTypes (AzureHound's ingest sends none) */
+      missingTypeIs?: string
     }
 
 export interface ResponseSpec {
@@ -173,6 +176,7 @@ async function readBody(c: Context<AppEnv>, spec: BodySpec): Promise<unknown> {
     }
     return out
   }
+  if (!mt && spec.missingTypeIs) return c.req.arrayBuffer()
   if (!spec.contentTypes.includes(mt))
     throw new ApiError(415, `unsupported content type "${mt || '(none)'}": expected one of ${spec.contentTypes.join(', ')}`, 'content-type')
   return c.req.arrayBuffer()
@@ -222,6 +226,7 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
           },
     ),
   )
+  if (def.auth !== 'public') handlers.push(clientScope(def.auth))
   if (def.auth !== 'public' && def.auth !== 'authenticated') handlers.push(permit(def.auth))
   // Path and query validation through @hono/zod-validator; one hook turns failures into the envelope.
   if (def.params) handlers.push(zValidator('param', def.params, validationHook('path.')) as unknown as MiddlewareHandler<AppEnv>)

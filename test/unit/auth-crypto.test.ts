@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { hashPassword, verifyPassword, PBKDF2_ITERATIONS } from '../../src/auth/password'
 import { newTokenKey, openTokenKey, sealTokenKey } from '../../src/auth/token-crypto'
-import { permissionsOf, canSeeEnvironment, ROLE_PERMISSIONS, ROLES, PERMISSIONS } from '../../src/auth/permissions'
+import { permissionsOf, canSeeEnvironment, ROLE_PERMISSIONS, ROLES, PERMISSIONS, type Role } from '../../src/auth/permissions'
 
 const SECRET = 'dGVzdC10b2tlbi1lbmNyeXB0aW9uLWtleS0zMmJ5dGU='
 
@@ -36,8 +36,11 @@ describe('token key sealing', () => {
 })
 
 describe('permission table', () => {
-  it('administrators have every permission; each role has ManageSelf; Upload-Only cannot read the graph', () => {
-    expect([...permissionsOf(['Administrator'])].sort()).toEqual([...PERMISSIONS].sort())
+  it('administrators have every permission but the collector\'s; each role has ManageSelf; Upload-Only cannot read the graph', () => {
+    expect([...permissionsOf(['Administrator'])].sort()).toEqual(PERMISSIONS.filter((p) => p !== 'clients/Collect').sort())
+    // a collector client's service user holds the collector's permission and nothing else
+    expect([...permissionsOf(['Collector' as Role])]).toEqual(['clients/Collect'])
+    for (const r of ROLES) expect(ROLE_PERMISSIONS[r]).not.toContain('clients/Collect')
     for (const r of ROLES) expect(ROLE_PERMISSIONS[r]).toContain('auth/ManageSelf')
     expect(permissionsOf(['Upload-Only']).has('graph/Read')).toBe(false)
     expect(permissionsOf(['Read-Only']).has('graph/Ingest')).toBe(false)
