@@ -23,6 +23,7 @@ import { assetGroupRoutes } from './assetgroups/assetgroups.routes'
 import { assetGroupTagRoutes } from './assetgroups/tags.routes'
 import { clientRoutes } from './clients/clients.routes'
 import { collectorRoutes } from './clients/collector.routes'
+import { scheduleRoutes } from './clients/schedules.routes'
 
 /** Every route of the service, in one list: the app, the OpenAPI document and the tests all walk it. */
 export const ROUTES: RouteEntry[] = [
@@ -40,6 +41,7 @@ export const ROUTES: RouteEntry[] = [
   ...assetGroupTagRoutes,
   ...clientRoutes,
   ...collectorRoutes,
+  ...scheduleRoutes,
   ...docsRoutes,
 ]
 

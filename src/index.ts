@@ -3,6 +3,7 @@ import { sweepIdleJobs } from './graph/job-timeout'
 import { pruneAudit } from './audit/retention'
 import { noteLocalWrite } from './graph/environments'
 import { sweepSilentClients } from './clients/timeout'
+import { runSchedules } from './clients/schedules'
 
 export { RateLimiter } from './ratelimit/limiter.do'
 export { Analyzer } from './findings/analyzer.do'
@@ -18,5 +19,7 @@ export default {
     ctx.waitUntil(sweepIdleJobs(env, controller.scheduledTime).finally(noteLocalWrite))
     ctx.waitUntil(pruneAudit(env, controller.scheduledTime))
     ctx.waitUntil(sweepSilentClients(env, controller.scheduledTime))
+    // due collection schedules become ready jobs, once per occurrence even when runs overlap (src/clients/schedules.ts)
+    ctx.waitUntil(runSchedules(env, controller.scheduledTime))
   },
 } satisfies ExportedHandler<Env>

@@ -14,7 +14,7 @@ import { MAX_ELEMENTS, SEQ_PER_POST, STALE_STAGING_MS, stageUpload, validateUplo
 import { commitUpload, JobNotRunningError } from '../graph/ingest.store'
 import { auditedBatch } from '../audit/audit.store'
 import { callingClient } from './clients.routes'
-import { acceptPost, availableJobs, claimEnd, currentJob, discardJob, endStatements, getClientJob, postsOf, releasePost, reservePost, startClientJob } from './jobs.store'
+import { acceptPost, availableJobs, claimEnd, releaseEnd, currentJob, discardJob, endStatements, getClientJob, postsOf, releasePost, reservePost, startClientJob } from './jobs.store'
 import { ClientJobSchema, jobJson } from './present'
 import { inflateGzip } from './inflate'
 
@@ -216,7 +216,7 @@ export const collectorRoutes: RouteEntry[] = [
         if (!done) throw new ApiError(400, 'no job is running for this client', 'job')
         return c.json({ data: jobJson((await getClientJob(db, job.id))!) })
       }
-      const job = await claimEnd(db, client.id, now)
+      const job = await claimEnd(db, client.id)
       if (!job) throw new ApiError(400, 'no job is running for this client: start one with POST /api/v2/jobs/start', 'job')
       const posts = await postsOf(db, job.id)
       const commitId = crypto.randomUUID()
@@ -245,10 +245,10 @@ export const collectorRoutes: RouteEntry[] = [
           })
         }
       } catch (e) {
-        // Nothing of the commit happened (one transaction): the job fails and its posts are deleted.
-        const why = e instanceof JobNotRunningError ? 'the job was canceled while it was being written' : 'its data could not be written'
-        await discardJob(db, job.id, 5, `failed: ${why}; nothing of it was written`, now, [6]).catch(() => undefined)
-        if (e instanceof JobNotRunningError) throw new ApiError(400, `${why}: nothing of it was written`, 'job')
+        // Nothing of the commit happened (one transaction). Canceled meanwhile: the cancel deleted its posts.
+        // Otherwise the job runs again with its posts, so that the client's retry of the end can write them.
+        if (e instanceof JobNotRunningError) throw new ApiError(400, 'the job was canceled while it was being written: nothing of it was written', 'job')
+        await releaseEnd(db, job.id).catch(() => undefined)
         throw e
       }
       await requestAnalysis(c.env, `collector job ${job.id} ended`)

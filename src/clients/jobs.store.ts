@@ -232,12 +232,20 @@ export async function acceptPost(db: D1Database, p: AcceptedPost, audit: AuditWr
 }
 
 /** Claims the end of the client's running job (status 6, no more posts). Null: no running job. */
-export async function claimEnd(db: D1Database, clientId: string, now: string): Promise<ClientJobRecord | null> {
+export async function claimEnd(db: D1Database, clientId: string): Promise<ClientJobRecord | null> {
   const r = await db
-    .prepare(`UPDATE client_jobs SET status = 6, status_message = 'ingesting', updated_at = ?2 WHERE client_id = ?1 AND status = 1 RETURNING id`)
-    .bind(clientId, now)
+    .prepare(`UPDATE client_jobs SET status = 6, status_message = 'ingesting' WHERE client_id = ?1 AND status = 1 RETURNING id`)
+    .bind(clientId)
     .first<{ id: number }>()
   return r ? getClientJob(db, r.id) : null
+}
+
+/**
+ * Gives a claimed end back (the commit batch did not run, or rolled back): the job runs again, exactly as
+ * before the claim, so the client's retry of POST /jobs/end (AzureHound retries a 5xx) can succeed.
+ */
+export async function releaseEnd(db: D1Database, jobId: number): Promise<void> {
+  await db.prepare(`UPDATE client_jobs SET status = 1, status_message = 'running' WHERE id = ?1 AND status = 6`).bind(jobId).run()
 }
 
 export interface PostSummary {

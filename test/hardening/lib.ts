@@ -132,7 +132,11 @@ export async function hAdminSession(): Promise<{ client: EdgeHoundClient; jwt: s
  * writes `api_tokens.last_access` (at most every 30 s) whatever the request's outcome. Rate-limit state
  * itself lives in Durable Object storage, not in D1, so it never enters the digest.
  */
-export const VOLATILE_COLUMNS: Record<string, string[]> = { api_tokens: ['last_access'] }
+export const VOLATILE_COLUMNS: Record<string, string[]> = {
+  api_tokens: ['last_access'],
+  // a collector client's sign of life, noted on any of its requests before the request's own checks (src/clients/clients.store.ts touchCheckin)
+  clients: ['last_checkin', 'updated_at'],
+}
 
 export interface Digest {
   hash: string

@@ -1,0 +1,102 @@
+import { auditedBatch } from '../audit/audit.store'
+import type { AuditWrite } from '../audit/audit'
+import { COLLECTION_OPTIONS, jobInsert, type CollectionOption, type CollectionOptions } from './jobs.store'
+
+/** SQL for collection schedules (BloodHound's "events"; migrations/0038_collector_clients.sql). */
+
+export interface ScheduleRecord extends CollectionOptions {
+  id: number
+  client_id: string
+  client_name: string
+  rrule: string
+  next_run: string
+  created_at: string
+  updated_at: string
+}
+
+const COLUMNS = `s.id, s.client_id, c.name AS client_name, s.rrule, s.next_run, ${COLLECTION_OPTIONS.map((o) => `s.${o}`).join(', ')}, s.created_at, s.updated_at`
+const FROM = 'client_schedules s JOIN clients c ON c.id = s.client_id'
+type Row = Omit<ScheduleRecord, CollectionOption> & Record<CollectionOption, number>
+
+function toRecord(r: Row): ScheduleRecord {
+  const out = { ...r } as unknown as ScheduleRecord
+  for (const o of COLLECTION_OPTIONS) out[o] = r[o] === 1
+  return out
+}
+
+export async function insertSchedule(
+  db: D1Database,
+  s: { clientId: string; rrule: string; nextRun: string; options: CollectionOptions; now: string },
+  audit: AuditWrite,
+): Promise<ScheduleRecord | null> {
+  const [r] = await auditedBatch(
+    db,
+    [
+      db
+        .prepare(
+          `INSERT INTO client_schedules (client_id, rrule, next_run, ${COLLECTION_OPTIONS.join(', ')}, created_at, updated_at)
+           SELECT ?1, ?2, ?3, ${COLLECTION_OPTIONS.map((_, i) => `?${i + 4}`).join(', ')}, ?11, ?11 WHERE EXISTS (SELECT 1 FROM clients WHERE id = ?1)`,
+        )
+        .bind(s.clientId, s.rrule, s.nextRun, ...COLLECTION_OPTIONS.map((o) => (s.options[o] ? 1 : 0)), s.now),
+    ],
+    audit,
+    { ifChanged: 0, computed: { id: 'last_insert_rowid()' } },
+  )
+  if (r.meta.changes !== 1) return null
+  return getSchedule(db, Number(r.meta.last_row_id))
+}
+
+export async function getSchedule(db: D1Database, id: number): Promise<ScheduleRecord | null> {
+  const r = await db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE s.id = ?`).bind(id).first<Row>()
+  return r ? toRecord(r) : null
+}
+
+export async function listSchedules(db: D1Database, clientId?: string): Promise<ScheduleRecord[]> {
+  const r = await db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE ?1 IS NULL OR s.client_id = ?1 ORDER BY s.id`).bind(clientId ?? null).all<Row>()
+  return r.results.map(toRecord)
+}
+
+export async function updateSchedule(
+  db: D1Database,
+  id: number,
+  p: { rrule?: string; nextRun?: string; options: Partial<CollectionOptions>; now: string },
+  audit: AuditWrite,
+): Promise<ScheduleRecord | null> {
+  const sets = ['updated_at = ?2']
+  const binds: unknown[] = [id, p.now]
+  if (p.rrule !== undefined) {
+    binds.push(p.rrule, p.nextRun)
+    sets.push(`rrule = ?${binds.length - 1}`, `next_run = ?${binds.length}`)
+  }
+  for (const o of COLLECTION_OPTIONS)
+    if (p.options[o] !== undefined) {
+      binds.push(p.options[o] ? 1 : 0)
+      sets.push(`${o} = ?${binds.length}`)
+    }
+  const [r] = await auditedBatch(db, [db.prepare(`UPDATE client_schedules SET ${sets.join(', ')} WHERE id = ?1`).bind(...binds)], audit, { ifChanged: 0 })
+  return r.meta.changes === 1 ? getSchedule(db, id) : null
+}
+
+export async function deleteSchedule(db: D1Database, id: number, audit: AuditWrite): Promise<boolean> {
+  const [r] = await auditedBatch(db, [db.prepare('DELETE FROM client_schedules WHERE id = ?1').bind(id)], audit, { ifChanged: 0 })
+  return r.meta.changes === 1
+}
+
+export async function dueSchedules(db: D1Database, now: string): Promise<ScheduleRecord[]> {
+  const r = await db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE s.next_run <= ?1 ORDER BY s.next_run LIMIT 500`).bind(now).all<Row>()
+  return r.results.map(toRecord)
+}
+
+/**
+ * Turns one due occurrence into a ready job, exactly once: the job INSERT is OR IGNORE on the unique index
+ * (event_id, execution_time) (client_jobs_occurrence), so a second cron run that sees the same occurrence,
+ * concurrently or later, inserts nothing; the schedule moves on to `nextRun` only from the `seenNextRun` it
+ * was read with. One batch. True when this call created the job.
+ */
+export async function materialize(db: D1Database, s: ScheduleRecord, occurrence: string, seenNextRun: string, nextRun: string, now: string): Promise<boolean> {
+  const [ins] = await db.batch([
+    jobInsert(db, { clientId: s.client_id, eventId: s.id, executionTime: occurrence, options: s, now, message: `scheduled by schedule ${s.id}` }, true),
+    db.prepare('UPDATE client_schedules SET next_run = ?3 WHERE id = ?1 AND next_run = ?2').bind(s.id, seenNextRun, nextRun),
+  ])
+  return ins.meta.changes === 1
+}
