@@ -90,7 +90,7 @@ async function asClient(method: string, target: string, body: BodyInit | null | 
   const date = new Date().toISOString()
   // signed as the service receives it (a fragment is not sent; the URL parser normalises the rest)
   const u = new URL(BASE + target)
-  const sig = await computeSignature(clientToken.key, method, u.pathname + u.search, date, bytes)
+  const sig = await computeSignature(clientToken.key, method, u.href.slice(u.origin.length).split('#')[0], date, bytes)
   h.set('Authorization', `bhesignature ${clientToken.id}`)
   h.set('RequestDate', date)
   h.set('Signature', toBase64(sig))
