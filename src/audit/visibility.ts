@@ -64,6 +64,21 @@ export const ACTION_SCOPE: Record<AuditAction, 'global' | 'environments'> = {
   UpdateSavedQueryPermissions: 'global',
   DeleteSavedQueryPermissions: 'global',
   ImportSavedQuery: 'global',
+  // collector clients and their jobs (src/clients/): a client collects one environment, its rows may name it
+  // or data of it; no route computes the environments, so restricted readers see them redacted (fail closed)
+  CreateClient: 'environments',
+  UpdateClient: 'environments',
+  DeleteClient: 'environments',
+  RegenerateClientToken: 'environments',
+  ClientCheckin: 'environments',
+  CreateClientJob: 'environments',
+  StartClientJob: 'environments',
+  ClientIngest: 'environments',
+  EndClientJob: 'environments',
+  CancelClientJob: 'environments',
+  CreateClientSchedule: 'environments',
+  UpdateClientSchedule: 'environments',
+  DeleteClientSchedule: 'environments',
 }
 
 /** The environments of an entry: their ids, or `unknown` (stored as `*`). */

@@ -2,7 +2,7 @@ import { auditedBatch } from '../audit/audit.store'
 import type { AuditWrite } from '../audit/audit'
 import { COLLECTION_OPTIONS, jobInsert, type CollectionOption, type CollectionOptions } from './jobs.store'
 
-/** SQL for collection schedules (BloodHound's "events"; migrations/0038_collector_clients.sql). */
+/** SQL for collection schedules (BloodHound's "events"; migrations/0040_collector_clients.sql). */
 
 export interface ScheduleRecord extends CollectionOptions {
   id: number
