@@ -8,7 +8,7 @@
  */
 import { env } from 'cloudflare:workers'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { adminToken, userWithRole } from '../helpers'
+import { adminToken, client, userWithRole } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
 import { deleteExtension, extensionIdByName, upsertExtension } from '../../src/client/extensions'
 import { endUploadJob, startUploadJob, uploadFile, type OpenGraphPayload } from '../../src/client/graph'
@@ -78,6 +78,25 @@ describe('available-domains from the isolate copy is never stale', () => {
       graph: { nodes: [{ id: D, kinds: d.kinds, properties: { ...d.properties, ...environmentProperty(D), name: 'RENAMED.LOCAL' } }], edges: [] },
     })
     expect(ours(await domains(admin)).find((e) => e.id === D)!.name).toBe('RENAMED.LOCAL')
+  })
+
+  it("a collector client's job ends: its environment is listed, collected, at once", async () => {
+    const sid = `S-1-5-21-7001-7002-${Math.floor(Math.random() * 1e6)}`
+    const made = await admin.raw('POST', '/api/v2/clients', { name: `adc-${crypto.randomUUID()}`, type: 'OpenHound', environment_id: sid })
+    expect(made.status).toBe(201)
+    const created = ((await made.json()) as { data: { id: string; token: { id: string; key: string } } }).data
+    const job = ((await (await admin.raw('POST', `/api/v2/clients/${created.id}/jobs`, {})).json()) as { data: { id: number } }).data.id
+    const collector = client({ kind: 'token', tokenId: created.token.id, tokenKey: created.token.key })
+    expect((await collector.raw('POST', '/api/v2/jobs/start', { id: job })).status).toBe(200)
+    const posted = await collector.raw('POST', '/api/v2/ingest', {
+      graph: { nodes: [{ id: sid, kinds: ['Domain'], properties: { name: 'CLIENT.LOCAL', domainsid: sid } }], edges: [] },
+      metadata: { source_kind: 'Base' },
+    })
+    expect(posted.status).toBe(202)
+    // staged until the job ends: not listed yet
+    expect((await domains(admin)).find((d) => d.id === sid)).toBeUndefined()
+    expect((await collector.raw('POST', '/api/v2/jobs/end', { status: 'complete', message: 'done' })).status).toBe(200)
+    expect((await domains(admin)).find((d) => d.id === sid)).toMatchObject({ name: 'CLIENT.LOCAL', collected: true })
   })
 
   it('an extension write renames the environment type at once', async () => {

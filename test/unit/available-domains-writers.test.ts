@@ -35,6 +35,7 @@ const AFTER_UPLOAD = 'after an upload commits, after its job ends, after the ana
 const EXTENSION_WRITE = 'an extension write renames the environment type at once'
 const EXTENSION_DELETE = 'an extension deletion shows the raw environment kind as the type at once'
 const POST_PROCESSING = 'collector post-processing naming an unnamed environment node (inside an analysis run) shows at once'
+const CLIENT_JOB_END = "a collector client's job ends: its environment is listed, collected, at once"
 const NOT_A_COMPLETE_RUN = "never makes a run complete (pending, running, failed, an attempt's error): the answer reads only the latest complete run"
 
 interface Writer {
@@ -64,6 +65,11 @@ const WRITERS: Record<string, Writer> = {
     tables: ['environment_collections'],
     why: "a job's end: the job leaves the running set, and the collections' count, latest time and job ids are in the stamp",
     shownBy: AFTER_UPLOAD,
+  },
+  'src/clients/jobs.store.ts endStatements': {
+    tables: ['environment_collections'],
+    why: "a collector client's job end: its staged posts are written and its collection recorded in one batch; the collections' count, latest time and job ids are in the stamp",
+    shownBy: CLIENT_JOB_END,
   },
   'src/findings/analysis.store.ts commitRun': {
     tables: ['analysis_runs', 'finding_sparklines'],
