@@ -82,7 +82,9 @@ const Q = [
   "MATCH (u:User) WHERE u.title = 'admin' RETURN u.pwdlastset AS p",
   'MATCH (u:User) WITH u RETURN u.name AS n',
   'MATCH (u:User) WITH u.name AS n, u RETURN n, u.enabled AS e',
-  'MATCH p = shortestPath((u:User)-[*1..]->(t:Tag_Tier_Zero)) RETURN p',
+  // shortestPath picks one of equally short paths (arbitrary in Cypher; node-id order here, and ids are random
+  // since migration 0039), so its ends and length are compared, not the path drawn (allShortestPaths: below)
+  'MATCH p = shortestPath((u:User)-[*1..]->(t:Tag_Tier_Zero)) RETURN u.objectid AS u, t.objectid AS t, length(p) AS l',
   "MATCH p = allShortestPaths((u:User {name: 'DAVE@CORP.LOCAL'})-[*1..]->(d:Domain)) RETURN p",
   'MATCH (n) WHERE n:Tag_Owned RETURN n.name AS n',
   'MATCH (n:User) WHERE n.enabled = true AND n.name STARTS WITH "A" RETURN n.objectid AS o',
