@@ -367,3 +367,24 @@ export async function deleteExtension(db: D1Database, id: number, nowIso: string
   )
   return (del.results[0] as { id: number; name: string } | undefined) ?? null
 }
+
+/** A relationship kind of an installed extension, for GET /api/v2/graph-schema/edges. */
+export interface RelationshipKindRow {
+  name: string
+  description: string
+  is_traversable: boolean
+  schema_name: string
+  is_builtin: boolean
+}
+
+/** Every installed extension's relationship kinds: by extension id, then as the document lists them. */
+export async function listRelationshipKinds(db: D1Database): Promise<RelationshipKindRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT k.name, coalesce(k.description, '') AS description, k.is_traversable, e.name AS schema_name, e.is_builtin
+       FROM extension_kinds k JOIN extensions e ON e.id = k.extension_id
+       WHERE k.class = 'relationship' ORDER BY e.id, k.position`,
+    )
+    .all<{ name: string; description: string; is_traversable: number | null; schema_name: string; is_builtin: number }>()
+  return results.map((r) => ({ ...r, is_traversable: r.is_traversable === 1, is_builtin: r.is_builtin === 1 }))
+}

@@ -2,6 +2,7 @@ import type { RouteEntry } from '../http/route'
 import { ingestRoutes } from './ingest.routes'
 import { readRoutes } from './read.routes'
 import { entityRoutes } from './entity.routes'
+import { schemaRoutes } from './schema.routes'
 
 /** Every graph route: ingest jobs, then the reads. Order matters where paths overlap (`start` before `:id`). */
-export const graphRoutes: RouteEntry[] = [...ingestRoutes, ...readRoutes, ...entityRoutes]
+export const graphRoutes: RouteEntry[] = [...ingestRoutes, ...readRoutes, ...entityRoutes, ...schemaRoutes]

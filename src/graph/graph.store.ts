@@ -533,3 +533,23 @@ export async function graphNodesByIds(db: D1Database, ids: number[]): Promise<No
   )
   return results.flatMap((r) => (r.results as NodeRow[]).map(toNodeRecord))
 }
+
+/**
+ * The distinct primary kinds of the stored nodes, sorted: a loose index scan over `nodes_kind_env`
+ * (one index seek per distinct kind, never a scan of the nodes), at most `max` kinds.
+ */
+export async function nodeKindsInData(db: D1Database, max = 10_000): Promise<string[]> {
+  const { results } = await db
+    .prepare(
+      `WITH RECURSIVE k(kind, n) AS (
+         SELECT (SELECT min(kind) FROM nodes), 1
+         UNION ALL
+         SELECT (SELECT min(kind) FROM nodes WHERE kind > k.kind), n + 1 FROM k WHERE k.kind IS NOT NULL AND n < ?1
+       )
+       SELECT kind FROM k WHERE kind IS NOT NULL`,
+    )
+    .bind(max)
+    .all<{ kind: string }>()
+  return results.map((r) => r.kind)
+}
+

@@ -71,6 +71,11 @@ const AZURE_RELATIONSHIPS: [string, boolean][] = [
 ]
 
 export const BUILTIN_RELATIONSHIPS: ReadonlyMap<string, boolean> = new Map([...AD_RELATIONSHIPS, ...AZURE_RELATIONSHIPS])
+/** The built-in relationship kinds by schema (BloodHound's schema names `ad` and `az`), in table order. */
+export const BUILTIN_RELATIONSHIP_SCHEMAS: readonly { schema: 'ad' | 'az'; kinds: readonly [string, boolean][] }[] = [
+  { schema: 'ad', kinds: AD_RELATIONSHIPS },
+  { schema: 'az', kinds: AZURE_RELATIONSHIPS },
+]
 export const BUILTIN_NODE_KINDS: ReadonlySet<string> = new Set<string>([...AD_NODE_KINDS, ...AZURE_NODE_KINDS])
 
 /** Everything the graph code derives from the catalogue, computed once per catalogue version. */
