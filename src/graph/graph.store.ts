@@ -553,3 +553,51 @@ export async function nodeKindsInData(db: D1Database, max = 10_000): Promise<str
   return results.map((r) => r.kind)
 }
 
+/**
+ * BloodHound's graph-search (`GET /api/v2/graph-search`): nodes whose name or object id equals `q`
+ * (`exact`) or starts with it (fuzzy), case-insensitively, visible ones only, by name then object id; at
+ * most `max + 1` rows (one more than the budget tells the caller it was exceeded without reading the rest).
+ * Both tests are range scans of the NOCASE indexes on name and object id.
+ */
+export async function graphSearchNodes(db: D1Database, q: string, exact: boolean, access: string | null, max: number): Promise<NodeRecord[]> {
+  const test = exact
+    ? `(n.name = ?1 COLLATE NOCASE OR n.objectid = ?1 COLLATE NOCASE)`
+    : `((n.name >= ?1 COLLATE NOCASE AND n.name < ?2 COLLATE NOCASE) OR (n.objectid >= ?1 COLLATE NOCASE AND n.objectid < ?2 COLLATE NOCASE))`
+  const { results } = await db
+    .prepare(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE ${test} AND ${visible('n.environment_id', '?3')} ORDER BY n.name COLLATE NOCASE, n.objectid LIMIT ?4`)
+    .bind(q, `${q}\u{10FFFF}`, access, max + 1)
+    .all<NodeRow>()
+  return results.map(toNodeRecord)
+}
+
+/** A stored relationship with its id and properties (BloodHound's legacy graph format shows both). */
+export interface EdgeRecord extends PathEdge {
+  id: number
+  properties: Record<string, unknown>
+}
+
+/** The stored rows of the given relationships (ends and kind), in one batch per 2,000. */
+export async function edgeRecords(db: D1Database, edges: PathEdge[]): Promise<EdgeRecord[]> {
+  if (edges.length === 0) return []
+  const results = await db.batch(
+    chunks(edges, 2_000).map((c) =>
+      db
+        .prepare(
+          `SELECT e.id, e.start_id AS "from", e.end_id AS "to", e.kind, e.properties
+           FROM json_each(?1) f
+           JOIN edges e ON e.start_id = json_extract(f.value, '$[0]') AND e.kind = json_extract(f.value, '$[2]') AND e.end_id = json_extract(f.value, '$[1]')`,
+        )
+        .bind(JSON.stringify(c.map((e) => [e.from, e.to, e.kind]))),
+    ),
+  )
+  return results
+    .flatMap((r) => r.results as (PathEdge & { id: number; properties: string })[])
+    .map((e) => ({ ...e, properties: JSON.parse(e.properties) as Record<string, unknown> }))
+    .sort((a, b) => a.from - b.from || a.to - b.to || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0))
+}
+
+/** A node by internal id (the ids graph answers show), or null. Access is checked by the caller. */
+export async function getNodeById(db: D1Database, id: number): Promise<NodeRecord | null> {
+  const row = await db.prepare(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.id = ?1`).bind(id).first<NodeRow>()
+  return row ? toNodeRecord(row) : null
+}

@@ -1,4 +1,6 @@
+import type { Context } from 'hono'
 import { z } from 'zod'
+import type { AppEnv } from '../env'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError } from '../http/errors'
 import { overBudget } from '../http/budget'
@@ -9,7 +11,7 @@ import { BOOKMARK_HEADER, primaryDb } from '../http/d1-session'
 import { availableEnvironments, visibleTo } from './environments'
 import { graphKinds, KIND_PATTERN, parseRelationshipKinds } from './kinds'
 import { accessParam, edgeDetails, expandFrontier, getNodeByObjectId, nodesByIds, searchNodes } from './graph.store'
-import { allShortestPaths, PathSearchTooLarge } from './path'
+import { allShortestPaths, PathSearchTooLarge, type PathResult } from './path'
 import { GraphEdgeSchema, GraphNodeSchema, pathNode, searchItem } from './present'
 import { Limit, SkipUpTo } from './params'
 
@@ -50,6 +52,51 @@ const Types = z
   .optional()
   .transform((v) => (v === undefined ? null : (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)))
   .refine((v) => v === null || v.every((k) => KIND_PATTERN.test(k)), 'Invalid type parameter')
+
+/**
+ * All shortest paths between two object ids for the caller (shared by shortest-path and pathfinding):
+ * `relationship_kinds` parsed against the kind catalogue (400), either end unknown or outside the caller's
+ * environments → 404 `Path not found: no node matches …` (the same answer for both), the search within the
+ * caller's environments and budgets (400 over budget). Null when no path joins them.
+ */
+export async function searchShortestPaths(
+  c: Context<AppEnv>,
+  query: { start_node: string; end_node: string; relationship_kinds?: string },
+): Promise<PathResult | null> {
+  const db = c.env.DB
+  const kinds = graphKinds(await loadKindCatalog(db))
+  const parsed = parseRelationshipKinds(query.relationship_kinds, kinds)
+  if (!parsed.ok) throw new ApiError(400, parsed.message, 'query.relationship_kinds')
+  const access = c.get('principal').environmentAccess
+  const [start, end] = await Promise.all([getNodeByObjectId(db, query.start_node), getNodeByObjectId(db, query.end_node)])
+  // Nodes outside the caller's environments are absent, exactly like nodes that do not exist.
+  if (!start || !canSeeEnvironment(access, start.environment_id)) throw new ApiError(404, 'Path not found: no node matches start_node', 'query.start_node')
+  if (!end || !canSeeEnvironment(access, end.environment_id)) throw new ApiError(404, 'Path not found: no node matches end_node', 'query.end_node')
+  const ap = accessParam(access)
+  let result: PathResult | null
+  try {
+    result = await allShortestPaths(start.id, end.id, (frontier, dir, max) => expandFrontier(db, frontier, dir, parsed.kinds, ap, max), PATH_LIMITS)
+  } catch (e) {
+    if (e instanceof PathSearchTooLarge)
+      throw overBudget(400, {
+        context: 'query.relationship_kinds',
+        what: 'the path search',
+        budget: 'relationships searched',
+        limit: PATH_LIMITS.maxEdges,
+        narrow: NARROW_PATH,
+      })
+    throw e
+  }
+  if (result && result.edges.length > PATH_MAX_ANSWER_EDGES)
+    throw overBudget(400, {
+      context: 'query.relationship_kinds',
+      what: `the shortest paths (${result.edges.length} relationships of length ${result.length})`,
+      budget: 'relationships per answer',
+      limit: PATH_MAX_ANSWER_EDGES,
+      narrow: NARROW_PATH,
+    })
+  return result
+}
 
 export const readRoutes: RouteEntry[] = [
   defineRoute(
@@ -128,38 +175,8 @@ export const readRoutes: RouteEntry[] = [
     },
     async (c, { query }) => {
       const db = c.env.DB
-      const kinds = graphKinds(await loadKindCatalog(db))
-      const parsed = parseRelationshipKinds(query.relationship_kinds, kinds)
-      if (!parsed.ok) throw new ApiError(400, parsed.message, 'query.relationship_kinds')
-      const access = c.get('principal').environmentAccess
-      const [start, end] = await Promise.all([getNodeByObjectId(db, query.start_node), getNodeByObjectId(db, query.end_node)])
-      // Nodes outside the caller's environments are absent, exactly like nodes that do not exist.
-      if (!start || !canSeeEnvironment(access, start.environment_id)) throw new ApiError(404, 'Path not found: no node matches start_node', 'query.start_node')
-      if (!end || !canSeeEnvironment(access, end.environment_id)) throw new ApiError(404, 'Path not found: no node matches end_node', 'query.end_node')
-      const ap = accessParam(access)
-      let result
-      try {
-        result = await allShortestPaths(start.id, end.id, (frontier, dir, max) => expandFrontier(db, frontier, dir, parsed.kinds, ap, max), PATH_LIMITS)
-      } catch (e) {
-        if (e instanceof PathSearchTooLarge)
-          throw overBudget(400, {
-            context: 'query.relationship_kinds',
-            what: 'the path search',
-            budget: 'relationships searched',
-            limit: PATH_LIMITS.maxEdges,
-            narrow: NARROW_PATH,
-          })
-        throw e
-      }
+      const result = await searchShortestPaths(c, query)
       if (!result) throw new ApiError(404, 'Path not found', 'query')
-      if (result.edges.length > PATH_MAX_ANSWER_EDGES)
-        throw overBudget(400, {
-          context: 'query.relationship_kinds',
-          what: `the shortest paths (${result.edges.length} relationships of length ${result.length})`,
-          budget: 'relationships per answer',
-          limit: PATH_MAX_ANSWER_EDGES,
-          narrow: NARROW_PATH,
-        })
       const [nodes, edges] = await Promise.all([nodesByIds(db, result.nodes), edgeDetails(db, result.edges)])
       const byId = Object.fromEntries(nodes.map((n) => [String(n.id), pathNode(n)]))
       return c.json({
