@@ -68,6 +68,11 @@ const schema = z.object({
    * bookmark sent, no write by this isolate since: src/graph/environments.ts); 0 = the stamp on every request
    */
   AVAILABLE_DOMAINS_FRESH_MS: intFrom(1000, 0),
+  /**
+   * an idle client's poll (GET /api/v2/jobs/available) is answered from the isolate's memory of its last
+   * empty answer for this long (src/clients/poll-cache.ts); 0 = the store on every poll
+   */
+  CLIENT_POLL_FRESH_MS: intFrom(15_000, 0),
   PUBLIC_BASE_URL: z
     .string()
     .optional()

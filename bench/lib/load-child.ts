@@ -28,6 +28,8 @@ export interface LoadSpec {
   warmupSeconds: number
   probeCount: number
   requests: LoadRequest[]
+  /** open loop: at most this many requests per second over all connections (autocannon overallRate) */
+  overallRate?: number
 }
 
 export interface LoadResult {
@@ -67,6 +69,7 @@ async function run(spec: LoadSpec, seconds: number): Promise<AutocannonResult> {
     duration: seconds,
     requests: spec.requests.map((r) => ({ method: r.method, path: r.path, headers: r.headers, body: r.body })),
     timeout: 30,
+    ...(spec.overallRate ? { overallRate: spec.overallRate } : {}),
   })
 }
 

@@ -80,14 +80,21 @@ async function clientFor(c: Context<AppEnv>, id: string): Promise<ClientRecord> 
 /** The client calling a collector route (its token's service user), noting its check-in. */
 export async function callingClient(c: Context<AppEnv>): Promise<ClientRecord> {
   const client = await getClientOfUser(c.env.DB, c.var.principal.userId)
-  if (!client) throw new ApiError(403, 'not authorized: this route is for collector clients', 'auth')
+  await checkedIn(c, client?.id ?? null)
+  return client!
+}
+
+/** 403 when the caller is no client (`clientId` null); otherwise its check-in is noted after the answer. */
+export async function checkedIn(c: Context<AppEnv>, clientId: string | null): Promise<string> {
+  if (!clientId) throw new ApiError(403, 'not authorized: this route is for collector clients', 'auth')
+  const client = { id: clientId }
   const touch = touchCheckin(c.env.DB, client.id, c.var.now().getTime()).catch(() => undefined)
   try {
     c.executionCtx.waitUntil(touch)
   } catch {
     await touch
   }
-  return client
+  return clientId
 }
 
 async function newKey(c: Context<AppEnv>) {

@@ -23,7 +23,7 @@ export interface ClientRecord {
   updated_at: string
 }
 
-const COLUMNS = 'id, user_id, name, type, domain_controller, environment_id, token_id, ip_address, hostname, version, last_checkin, created_at, updated_at'
+const CLIENT_COLUMNS = 'id, user_id, name, type, domain_controller, environment_id, token_id, ip_address, hostname, version, last_checkin, created_at, updated_at'
 
 /** The client's service user's principal name (what the audit log names as actor). */
 export const clientPrincipalName = (id: string) => `client:${id}`
@@ -82,15 +82,15 @@ export async function insertClient(db: D1Database, c: NewClient, audit: AuditWri
 }
 
 export async function getClient(db: D1Database, id: string): Promise<ClientRecord | null> {
-  return db.prepare(`SELECT ${COLUMNS} FROM clients WHERE id = ?`).bind(id).first<ClientRecord>()
+  return db.prepare(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE id = ?`).bind(id).first<ClientRecord>()
 }
 
 export async function getClientOfUser(db: D1Database, userId: string): Promise<ClientRecord | null> {
-  return db.prepare(`SELECT ${COLUMNS} FROM clients WHERE user_id = ?`).bind(userId).first<ClientRecord>()
+  return db.prepare(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE user_id = ?`).bind(userId).first<ClientRecord>()
 }
 
 export async function listClients(db: D1Database): Promise<ClientRecord[]> {
-  return (await db.prepare(`SELECT ${COLUMNS} FROM clients ORDER BY name COLLATE NOCASE, id`).all<ClientRecord>()).results
+  return (await db.prepare(`SELECT ${CLIENT_COLUMNS} FROM clients ORDER BY name COLLATE NOCASE, id`).all<ClientRecord>()).results
 }
 
 export interface ClientPatch {
@@ -110,7 +110,7 @@ export async function updateClient(db: D1Database, id: string, p: ClientPatch, n
             `UPDATE clients SET name = coalesce(?2, name),
                domain_controller = CASE WHEN ?3 = 1 THEN ?4 ELSE domain_controller END,
                environment_id = coalesce(?5, environment_id), updated_at = ?6
-             WHERE id = ?1 RETURNING ${COLUMNS}`,
+             WHERE id = ?1 RETURNING ${CLIENT_COLUMNS}`,
           )
           .bind(id, p.name ?? null, p.domain_controller !== undefined ? 1 : 0, p.domain_controller ?? null, p.environment_id ?? null, now),
         db
@@ -208,7 +208,7 @@ export async function recordCheckin(
     [
       db
         .prepare(
-          `UPDATE clients SET ip_address = ?2, hostname = ?3, version = ?4, last_checkin = ?5, updated_at = ?5 WHERE id = ?1 RETURNING ${COLUMNS}`,
+          `UPDATE clients SET ip_address = ?2, hostname = ?3, version = ?4, last_checkin = ?5, updated_at = ?5 WHERE id = ?1 RETURNING ${CLIENT_COLUMNS}`,
         )
         .bind(clientId, m.address, m.hostname, m.version, now),
     ],

@@ -13,9 +13,10 @@ import { MAX_UPLOAD_BYTES, uploadParts } from '../graph/upload'
 import { MAX_ELEMENTS, SEQ_PER_POST, STALE_STAGING_MS, stageUpload, validateUpload } from '../graph/ingest'
 import { commitUpload, JobNotRunningError } from '../graph/ingest.store'
 import { auditedBatch } from '../audit/audit.store'
-import { callingClient } from './clients.routes'
-import { acceptPost, availableJobs, claimEnd, releaseEnd, currentJob, discardJob, endStatements, getClientJob, postsOf, releasePost, reservePost, startClientJob } from './jobs.store'
+import { callingClient, checkedIn } from './clients.routes'
+import { acceptPost, pollAvailable, claimEnd, releaseEnd, currentJob, discardJob, endStatements, getClientJob, postsOf, releasePost, reservePost, startClientJob } from './jobs.store'
 import { ClientJobSchema, jobJson } from './present'
+import { knownIdle, rememberIdle } from './poll-cache'
 import { inflateGzip } from './inflate'
 
 /**
@@ -70,9 +71,19 @@ export const collectorRoutes: RouteEntry[] = [
       responses: { 200: { description: 'ready jobs', schema: z.object({ data: z.array(ClientJobSchema) }) } },
     },
     async (c) => {
-      const client = await callingClient(c)
-      const jobs = await availableJobs(c.env.DB, client.id, rfc3339(c.var.now()))
-      return c.json({ data: jobs.map(jobJson) })
+      const userId = c.var.principal.userId
+      const nowMs = c.var.now().getTime()
+      // an idle client's polls within CLIENT_POLL_FRESH_MS of its last empty answer: from memory (poll-cache.ts)
+      const idle = knownIdle(userId, nowMs)
+      if (idle) {
+        await checkedIn(c, idle)
+        return c.json({ data: [] })
+      }
+      // one statement: the client, its ready jobs and its next pending one (bench:collectors, "idle poll")
+      const polled = await pollAvailable(c.env.DB, userId, rfc3339(c.var.now()))
+      await checkedIn(c, polled?.clientId ?? null)
+      if (polled!.jobs.length === 0) rememberIdle(userId, polled!.clientId, nowMs, c.var.config.CLIENT_POLL_FRESH_MS, polled!.nextExecution)
+      return c.json({ data: polled!.jobs.map(jobJson) })
     },
   ),
   defineRoute(

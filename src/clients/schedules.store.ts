@@ -1,6 +1,7 @@
 import { auditedBatch } from '../audit/audit.store'
 import type { AuditWrite } from '../audit/audit'
 import { COLLECTION_OPTIONS, jobInsert, type CollectionOption, type CollectionOptions } from './jobs.store'
+import { forgetClient } from './poll-cache'
 
 /** SQL for collection schedules (BloodHound's "events"; migrations/0040_collector_clients.sql). */
 
@@ -98,5 +99,7 @@ export async function materialize(db: D1Database, s: ScheduleRecord, occurrence:
     jobInsert(db, { clientId: s.client_id, eventId: s.id, executionTime: occurrence, options: s, now, message: `scheduled by schedule ${s.id}` }, true),
     db.prepare('UPDATE client_schedules SET next_run = ?3 WHERE id = ?1 AND next_run = ?2').bind(s.id, seenNextRun, nextRun),
   ])
-  return ins.meta.changes === 1
+  if (ins.meta.changes !== 1) return false
+  forgetClient(s.client_id)
+  return true
 }
