@@ -109,14 +109,16 @@ for (const s of suites) {
   const res = JSON.parse(readFileSync(json, 'utf8'))
   passed += res.numPassedTests
   failed += res.numFailedTests
-  // a file that failed to load counts as a failure even when it had no tests
-  failed += res.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length
+  // A file that failed without a failed test counts as one failure: it failed to load, or a hook failed (a
+  // beforeAll that throws or times out leaves its tests skipped, and vitest counts no failed test for them).
+  const fileFailed = (f) => f.status === 'failed' && !f.assertionResults.some((t) => t.status === 'failed')
+  failed += res.testResults.filter(fileFailed).length
   for (const f of res.testResults) {
     const file = path.relative(process.cwd(), f.name)
-    if (f.status === 'failed' && f.assertionResults.length === 0) failures.push(`${file}: ${firstLine(f.message)}`)
+    if (fileFailed(f)) failures.push(`${file}: ${firstLine(f.message)}`)
     for (const t of f.assertionResults) if (t.status === 'failed') failures.push(`${file} › ${t.fullName}: ${firstLine(t.failureMessages?.[0])}`)
   }
-  console.log(`suite ${s.name}: ${res.numPassedTests} passed, ${res.numFailedTests} failed`)
+  console.log(`suite ${s.name}: ${res.numPassedTests} passed, ${res.numFailedTests + res.testResults.filter(fileFailed).length} failed`)
 }
 function firstLine(text) {
   return String(text ?? '').split('\n').find((l) => l.trim()) ?? ''

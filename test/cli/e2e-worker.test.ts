@@ -50,7 +50,9 @@ beforeAll(async () => {
   worker = w
   url = (await w.url).origin
   config = path.join(persist, 'cli-config.json')
-}, 180_000)
+  // applying every migration with wrangler and bundling the worker: about 40 s on an idle 2-core machine, past
+  // 180 s at a load average of 17 (a fresh-clone CI run beside other work timed out here)
+}, 420_000)
 
 afterAll(async () => {
   await worker?.dispose()
