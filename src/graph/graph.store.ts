@@ -574,6 +574,7 @@ export async function graphSearchNodes(db: D1Database, q: string, exact: boolean
 export interface EdgeRecord extends PathEdge {
   id: number
   properties: Record<string, unknown>
+  updated_at: string
 }
 
 /** The stored rows of the given relationships (ends and kind), in one batch per 2,000. */
@@ -583,7 +584,7 @@ export async function edgeRecords(db: D1Database, edges: PathEdge[]): Promise<Ed
     chunks(edges, 2_000).map((c) =>
       db
         .prepare(
-          `SELECT e.id, e.start_id AS "from", e.end_id AS "to", e.kind, e.properties
+          `SELECT e.id, e.start_id AS "from", e.end_id AS "to", e.kind, e.properties, e.updated_at
            FROM json_each(?1) f
            JOIN edges e ON e.start_id = json_extract(f.value, '$[0]') AND e.kind = json_extract(f.value, '$[2]') AND e.end_id = json_extract(f.value, '$[1]')`,
         )
@@ -591,7 +592,7 @@ export async function edgeRecords(db: D1Database, edges: PathEdge[]): Promise<Ed
     ),
   )
   return results
-    .flatMap((r) => r.results as (PathEdge & { id: number; properties: string })[])
+    .flatMap((r) => r.results as (PathEdge & { id: number; properties: string; updated_at: string })[])
     .map((e) => ({ ...e, properties: JSON.parse(e.properties) as Record<string, unknown> }))
     .sort((a, b) => a.from - b.from || a.to - b.to || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0))
 }
