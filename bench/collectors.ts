@@ -55,7 +55,16 @@ async function retry429<T>(fn: () => Promise<T>): Promise<T> {
 class Prober {
   private agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   constructor(private base: URL) {}
+  /** One timed request; a keep-alive connection the server reset as it was reused is tried again once. */
   async once(r: LoadRequest): Promise<{ us: number; status: number }> {
+    try {
+      return await this.attempt(r)
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'ECONNRESET') throw e
+      return this.attempt(r)
+    }
+  }
+  private async attempt(r: LoadRequest): Promise<{ us: number; status: number }> {
     const t0 = process.hrtime.bigint()
     const status = await new Promise<number>((resolve, reject) => {
       const req = http.request({ host: this.base.hostname, port: this.base.port, method: r.method, path: r.path, headers: r.headers, agent: this.agent }, (res) => {
