@@ -90,11 +90,11 @@ export async function startLocalWorker({ secrets, tmpPrefix = 'edgehound-browser
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
 /**
- * Chromium with one context (a fresh profile) and one page. Requests to any origin but `origin` are refused and
- * listed in `external`; console errors (but the browser's own "Failed to load resource … 4xx" lines, which the
+ * Chromium with one context (a fresh profile) and one page. Requests to any origin but `origin` (and the test's
+ * own servers in `allowOrigins`, such as a test identity provider) are refused and listed in `external`; console errors (but the browser's own "Failed to load resource … 4xx" lines, which the
  * tests provoke on purpose) and page errors are listed in `problems`.
  */
-export async function openBrowser(origin, { viewport = { width: 1366, height: 860 } } = {}) {
+export async function openBrowser(origin, { viewport = { width: 1366, height: 860 }, allowOrigins = [] } = {}) {
   const exe = chromiumPath()
   if (!exe) throw new Error('chromium not found (apt-get install -y chromium, or set CHROMIUM_PATH)')
   const { chromium } = await import('playwright-core')
@@ -104,7 +104,7 @@ export async function openBrowser(origin, { viewport = { width: 1366, height: 86
   const problems = []
   await context.route('**/*', (route) => {
     const u = new URL(route.request().url())
-    if (u.origin !== origin) {
+    if (u.origin !== origin && !allowOrigins.includes(u.origin)) {
       external.push(u.href)
       return route.abort()
     }
