@@ -7,6 +7,7 @@ import type { UserJson } from '../../src/client/index'
 import { client } from './api'
 import { attempt } from './lib/attempt'
 import { navigate, usePath } from './lib/navigate'
+import { Me } from './lib/session'
 import { SignIn, UserDisabled } from './pages/sign-in'
 import { homePath, mainPages } from './pages/admin/model'
 // in the entry chunk: the forced password change must show without another request
@@ -16,7 +17,7 @@ import Profile, { ChangePassword } from './pages/profile'
 const PAGES: { label: string; href: string; page: ComponentType<{ me: UserJson }> }[] = [
   { label: 'Explore', href: '/ui/explore', page: lazy(() => import('./pages/explore/index')) },
   { label: 'Attack paths', href: '/ui/attack-paths', page: lazy(() => import('./pages/attack-paths')) },
-  { label: 'Posture', href: '/ui/posture', page: NotYet },
+  { label: 'Posture', href: '/ui/posture', page: lazy(() => import('./pages/posture')) },
   { label: 'Privilege zones', href: '/ui/privilege-zones', page: lazy(() => import('./pages/zones')) },
   { label: 'Administration', href: '/ui/administration', page: lazy(() => import('./pages/admin/index')) },
 ]
@@ -59,6 +60,7 @@ function Shell({ path }: { path: string }) {
     )
   const Page = path.startsWith('/ui/profile') ? null : current && allowed ? current.page : NotYet
   return (
+    <Me.Provider value={me}>
     <div class="shell">
       <header>
         <span class="brand">EdgeHound</span>
@@ -95,6 +97,7 @@ function Shell({ path }: { path: string }) {
         {Page ? <Page me={me} /> : <Profile me={me} onSignOut={signOut} />}
       </Suspense>
     </div>
+    </Me.Provider>
   )
 }
 

@@ -1,0 +1,243 @@
+#!/usr/bin/env node
+// The console's analysis pages and SAML sign-in in a real browser (shared harness: test/browser/lib.mjs).
+// Ingests a small Active Directory graph through the API (three users with GenericAll on Domain Admins: three
+// T0GenericAll findings), requests an analysis and waits for it, then drives Debian's Chromium: the attack-paths
+// page lists the finding type and opens it (details, accept / unaccept risk); posture draws its charts with their
+// tables; privilege zones lists Tier Zero's members and creates / deletes a selector (a duplicate name shows
+// the envelope's message in the form); and a SAML sign-in through a test identity provider: the provider is
+// created through the API with test metadata, the sign-in page shows its button, the IdP (a page this test
+// serves for the IdP's URL) answers the AuthnRequest with a response signed by xmldsigjs, and the form posts it
+// to the callback, after which the user is in the console.
+// Prints one line "N passed, N failed" at the end; exits non-zero on any failure.
+//
+//   node --import tsx test/browser/console-pages.mjs [--screenshots]   (docs/console-attack-paths.png, docs/console-posture.png)
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { createServer } from 'node:http'
+import { inflateRawSync } from 'node:zlib'
+import { EdgeHoundClient } from '../../src/client/index.ts'
+import { ingest } from '../../src/client/graph.ts'
+import { findingDetails, getAnalysisRun, requestAnalysis } from '../../src/client/findings.ts'
+import { createSamlProvider } from '../../src/client/saml.ts'
+import { b64, buildResponse, idpMetadata, sign, testKey } from '../fixtures/saml/idp-response.ts'
+import { artifacts, assert, openBrowser, root, startLocalWorker, suite } from './lib.mjs'
+
+const shotsToDocs = process.argv.includes('--screenshots')
+// Local-only values for this run (never used anywhere else).
+const SECRETS = {
+  ENVIRONMENT: 'development',
+  JWT_SIGNING_KEY: 'console-pages-jwt-signing-key-0123456789abcdef012',
+  TOKEN_ENCRYPTION_KEY: 'Y29uc29sZS1wYWdlcy10b2tlbi1lbmNyeXB0aW9uLWs=',
+  BOOTSTRAP_ADMIN_USERNAME: 'admin',
+  BOOTSTRAP_ADMIN_PASSWORD: 'console-pages-admin-password',
+}
+const { check, fail, finish } = suite('the console pages test', { timeoutMs: 540_000 })
+
+const D = 'S-1-5-21-7000'
+const USERS = ['AMY', 'BEN', 'CAL'].map((n, i) => ({ id: `${D}-${1100 + i}`, name: `${n}@PAGES.TEST` }))
+const FIXTURE = {
+  metadata: { source_kind: 'ConsolePagesTest' },
+  graph: {
+    nodes: [
+      { id: D, kinds: ['Domain'], properties: { name: 'PAGES.TEST', domainsid: D, collected: true } },
+      { id: `${D}-512`, kinds: ['Group'], properties: { name: 'DOMAIN ADMINS@PAGES.TEST', domainsid: D } },
+      ...USERS.map((u) => ({ id: u.id, kinds: ['User'], properties: { name: u.name, domainsid: D, enabled: true } })),
+    ],
+    edges: USERS.map((u) => ({ start: { value: u.id }, end: { value: `${D}-512` }, kind: 'GenericAll' })),
+  },
+}
+const FINDING_TITLE = 'Non Tier Zero Principals with Generic All Privileges on Tier Zero Objects'
+
+const until = async (what, fn, ms = 60_000) => {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await fn()
+    if (v) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 300))
+  }
+}
+
+let server
+let browser
+/** the test IdP's origin (allowed in the browser besides the service's), and what to close at the end */
+const idpOrigin = []
+const closers = []
+try {
+  server = await startLocalWorker({ secrets: SECRETS, tmpPrefix: 'edgehound-console-pages-', buildUi: true })
+  const { origin } = server
+
+  // the fixture, through the API (typed client, bearer session), then one analysis run
+  const anon = new EdgeHoundClient({ baseUrl: origin })
+  const login = await anon.login(SECRETS.BOOTSTRAP_ADMIN_USERNAME, SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
+  const api = anon.withCredentials({ kind: 'bearer', jwt: login.data.session_token })
+  await ingest(api, FIXTURE)
+  await until('the ingested graph', async () => (await api.call('GET', '/api/v2/search?q=AMY%40PAGES')).data.length > 0)
+  const run = (await requestAnalysis(api)).data
+  await until('the analysis run', async () => {
+    const r = (await getAnalysisRun(api, run.id)).data
+    if (r.status === 'failed') throw new Error(`analysis failed: ${JSON.stringify(r)}`)
+    return r.status === 'complete'
+  })
+  const details = await findingDetails(api, D, { finding: 'T0GenericAll' })
+  if (details.count !== USERS.length) throw new Error(`expected ${USERS.length} T0GenericAll findings, got ${details.count}`)
+
+  browser = await openBrowser(origin, { allowOrigins: idpOrigin })
+  const { context, page, external, problems } = browser
+  const shot = async (name) => {
+    await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: false }).catch(() => {})
+    if (shotsToDocs) await page.screenshot({ path: path.join(root, 'docs', `${name}.png`) })
+  }
+
+  await page.goto(`${origin}/ui/attack-paths`)
+  await page.getByLabel('Username').fill(SECRETS.BOOTSTRAP_ADMIN_USERNAME)
+  await page.getByLabel('Password').fill(SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+
+  await check('Attack paths: the environment picker chooses the test domain; the finding type is listed with severity, counts and trend', async () => {
+    await page.getByRole('link', { name: 'Attack paths', exact: true }).waitFor()
+    const types = page.getByRole('table', { name: 'Finding types' })
+    const row = types.getByRole('row').filter({ has: page.getByRole('button', { name: `Open ${FINDING_TITLE}` }) })
+    await row.waitFor()
+    const picker = page.getByRole('combobox', { name: 'Environment' })
+    assert((await picker.inputValue()) === D, `environment ${await picker.inputValue()}`)
+    const cells = await row.getByRole('cell').allInnerTexts()
+    // Finding, Severity, Findings, Exposure, Impact, Trend
+    assert(cells[2] === String(USERS.length), `findings cell ${cells[2]}`)
+    assert(/^(critical|high|moderate|low)$/.test(cells[1].trim().toLowerCase()), `severity cell ${cells[1]}`)
+    assert(cells[5] === `+${USERS.length}`, `trend cell ${cells[5]}`)
+  })
+
+  await check('Attack paths › a finding: its principals and asset (paged) and its trend chart', async () => {
+    await page.getByRole('button', { name: `Open ${FINDING_TITLE}` }).click()
+    const table = page.getByRole('table', { name: `${FINDING_TITLE} findings` })
+    for (const u of USERS) await table.getByRole('cell', { name: u.name, exact: true }).waitFor()
+    assert((await table.getByRole('cell', { name: 'DOMAIN ADMINS@PAGES.TEST', exact: true }).count()) === USERS.length, 'the asset of every row')
+    assert((await page.getByRole('navigation', { name: 'findings pages' }).getByRole('status').innerText()) === `1–${USERS.length} of ${USERS.length}`, 'pager')
+    await page.getByRole('img', { name: new RegExp(`^Findings over 30 days: \\d+ point\\(s\\); latest ${USERS.length} on `) }).waitFor()
+  })
+  await shot('console-attack-paths')
+
+  await check('Attack paths › accept and unaccept the risk of one finding (stored through the API)', async () => {
+    const amy = USERS[0].name
+    await page.getByRole('button', { name: `Accept risk of ${amy} to DOMAIN ADMINS@PAGES.TEST` }).click()
+    await page.getByRole('button', { name: `Unaccept risk of ${amy} to DOMAIN ADMINS@PAGES.TEST` }).waitFor()
+    const stored = (await findingDetails(api, D, { finding: 'T0GenericAll', FromPrincipal: `eq:${USERS[0].id}` })).data[0]
+    assert(stored.Accepted === true, 'accepted in the API')
+    await page.getByRole('button', { name: `Unaccept risk of ${amy} to DOMAIN ADMINS@PAGES.TEST` }).click()
+    await page.getByRole('button', { name: `Accept risk of ${amy} to DOMAIN ADMINS@PAGES.TEST` }).waitFor()
+    const after = (await findingDetails(api, D, { finding: 'T0GenericAll', FromPrincipal: `eq:${USERS[0].id}` })).data[0]
+    assert(after.Accepted === false, 'unaccepted in the API')
+  })
+
+  await check('Posture: charts of the history (findings, exposure, assets, attack paths), each with its table; current statistics', async () => {
+    await page.getByRole('link', { name: 'Posture' }).click()
+    for (const title of ['Findings', 'Exposure', 'Tier Zero assets', 'Attack paths'])
+      await page.getByRole('main').getByRole('img', { name: new RegExp(`^${title}: 1 point\\(s\\); latest `) }).waitFor({ timeout: 60_000 })
+    await page.getByText('Findings as a table').click()
+    const table = page.getByRole('table', { name: 'Findings data' })
+    const today = new Date().toISOString().slice(0, 10)
+    await table.getByRole('row', { name: `${today} ${USERS.length}` }).waitFor()
+    const stats = page.getByRole('region', { name: 'Current statistics' })
+    await stats.getByText('Open findings').waitFor()
+    await until('the statistics', async () => !(await stats.innerText()).includes('…'), 20_000)
+    assert(/Open findings\s*3/.test(await stats.innerText()), await stats.innerText())
+  })
+  await shot('console-posture')
+
+  await check('Privilege zones: Tier Zero lists its members', async () => {
+    await page.getByRole('link', { name: 'Privilege zones' }).click()
+    await page.getByRole('button', { name: 'Open Tier Zero' }).click()
+    const members = page.getByRole('table', { name: 'Tier Zero members' })
+    await members.getByRole('cell', { name: 'DOMAIN ADMINS@PAGES.TEST', exact: true }).waitFor()
+    await members.getByRole('cell', { name: `${D}-512`, exact: true }).waitFor()
+  })
+
+  await check('Privilege zones: create a selector (object ids), a duplicate name shows the envelope message in the form, delete it', async () => {
+    page.on('dialog', (d) => d.accept())
+    const create = async () => {
+      await page.getByRole('button', { name: 'New selector' }).click()
+      const form = page.getByRole('form', { name: 'New selector of Tier Zero' })
+      await form.getByLabel('Name').fill('Console pages test selector')
+      await form.getByLabel('Seeds').fill(`${USERS[1].id}\n`)
+      await form.getByRole('button', { name: 'Create selector' }).click()
+      return form
+    }
+    await create()
+    const selectors = page.getByRole('table', { name: 'Tier Zero selectors' })
+    await selectors.getByText(USERS[1].id).waitFor()
+    const form = await create()
+    const alert = form.getByRole('alert')
+    await alert.waitFor()
+    const text = await alert.innerText()
+    assert(text.length > 0 && !/HTTP \d+/.test(text), `envelope message: ${text}`)
+    await form.getByRole('button', { name: 'Cancel' }).click()
+    await page.getByRole('button', { name: 'Delete Console pages test selector' }).click()
+    await until('the selector deleted', async () => (await selectors.getByText(USERS[1].id).count()) === 0, 20_000)
+  })
+
+  await check('SAML: the sign-in page shows the provider; its button, the test IdP and the signed response sign the user in', async () => {
+    const pem = (f) => readFileSync(path.join(root, 'test/fixtures/saml/signing', f), 'utf8')
+    const key = testKey('idp-a', pem('idp-a.cert.pem'), pem('idp-a.key.pem'))
+    const idp = 'https://idp.console-pages.test/metadata'
+    const seen = []
+    let provider
+    // the test IdP, on its own origin (this test's HTTP server): reads the AuthnRequest (Redirect binding:
+    // deflated, base64) and answers with a page whose form posts the signed response to the service's ACS
+    const idpServer = createServer(async (req, res) => {
+      try {
+        const u = new URL(req.url, 'http://idp')
+        const request = inflateRawSync(Buffer.from(u.searchParams.get('SAMLRequest') ?? '', 'base64')).toString('utf8')
+        const id = /\bID="([^"]+)"/.exec(request)[1]
+        seen.push(id)
+        const xml = await sign(
+          buildResponse({ idpEntityId: idp, acsUrl: provider.sp_acs_uri, spEntityId: provider.sp_issuer_uri, inResponseTo: id, email: 'dana@pages.test' }),
+          'assertion',
+          key,
+        )
+        const relay = u.searchParams.get('RelayState')
+        const esc = (v) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        res.end(`<!doctype html><title>Test IdP</title><form method="post" action="${esc(provider.sp_acs_uri)}">
+<input type="hidden" name="SAMLResponse" value="${esc(b64(xml))}">${relay ? `<input type="hidden" name="RelayState" value="${esc(relay)}">` : ''}
+<button type="submit">Continue to EdgeHound</button></form>`)
+      } catch (e) {
+        res.writeHead(400).end(String(e))
+      }
+    })
+    await new Promise((r) => idpServer.listen(0, '127.0.0.1', r))
+    idpOrigin.push(`http://127.0.0.1:${idpServer.address().port}`)
+    closers.push(() => idpServer.close())
+    provider = (
+      await createSamlProvider(api, {
+        name: 'TestIdP',
+        metadata: idpMetadata(idp, key, `${idpOrigin[0]}/sso`),
+        autoProvision: { enabled: true, default_role_id: 3 },
+      })
+    ).data
+    await context.clearCookies()
+    await page.goto(`${origin}/ui/login`)
+    await page.getByRole('button', { name: 'Sign in with TestIdP' }).click()
+    await page.getByRole('button', { name: 'Continue to EdgeHound' }).click()
+    await page.getByRole('link', { name: 'Explore' }).waitFor()
+    assert(seen.length === 1, `AuthnRequests seen by the IdP: ${seen.length}`)
+    assert(new URL(page.url()).pathname.startsWith('/ui'), `landed at ${page.url()}`)
+    await page.getByText('dana@pages.test', { exact: true }).waitFor()
+    const cookie = (await context.cookies()).find((c) => c.name === 'token')
+    assert(cookie?.httpOnly, 'an HttpOnly session cookie')
+    const me = await new EdgeHoundClient({ baseUrl: origin, credentials: { kind: 'bearer', jwt: cookie.value } }).self()
+    assert(me.data.principal_name === 'dana@pages.test' && me.data.sso_provider_id === provider.sso_provider_id.int32, JSON.stringify(me.data))
+  })
+
+  await check('nothing was fetched from another origin; no script or CSP error', async () => {
+    assert(external.length === 0, `external requests: ${external.join(', ')}`)
+    assert(problems.length === 0, `page errors: ${problems.join(' | ')}`)
+  })
+} catch (e) {
+  fail(`setup: ${e?.stack ?? e}`)
+} finally {
+  await browser?.close()
+  for (const close of closers) close()
+  await server?.stop()
+}
+finish()

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest'
+import { niceMax, scale, ticks } from '../../ui/src/lib/chart'
+import { byImportance, pageLabel, severityOfRisk, trendText } from '../../ui/src/lib/findings'
+import { parseSeeds } from '../../ui/src/lib/seeds'
+
+describe('console charts: scaling (ui/src/lib/chart.ts)', () => {
+  it('the y axis tops out at the nice value at or above the largest value', () => {
+    expect([0, -3, NaN, 0.3, 1, 7, 10, 11, 19, 21, 240, 251, 999].map(niceMax)).toEqual([1, 1, 1, 0.5, 1, 10, 10, 20, 20, 25, 250, 500, 1000])
+  })
+  it('ticks split 0..max evenly, without float noise', () => {
+    expect(ticks(1)).toEqual([0, 0.25, 0.5, 0.75, 1])
+    expect(ticks(0.5, 5)).toEqual([0, 0.1, 0.2, 0.3, 0.4, 0.5])
+  })
+  it('points are placed by time (sorted), values from the bottom; the path joins them', () => {
+    const s = scale(
+      [
+        { date: '2026-11-03T00:00:00Z', value: 20 },
+        { date: '2026-11-01T00:00:00Z', value: 0 },
+        { date: '2026-11-02T00:00:00Z', value: 10 },
+      ],
+      100,
+      50,
+    )
+    expect(s.max).toBe(20)
+    expect(s.xy.map((p) => [p.x, p.y])).toEqual([[0, 50], [50, 25], [100, 0]])
+    expect(s.path).toBe('M0,50 L50,25 L100,0')
+  })
+  it('one point sits in the middle; no points draw nothing', () => {
+    expect(scale([{ date: '2026-11-01T00:00:00Z', value: 4 }], 200, 10).xy.map((p) => [p.x, p.y])).toEqual([[100, 2]]) // axis top 5
+    expect(scale([], 200, 10)).toMatchObject({ max: 1, xy: [], path: '' })
+  })
+})
+
+describe('console attack paths (ui/src/lib/findings.ts)', () => {
+  it('severity of a finding type from its composite risk (percent), at the thresholds of a finding', () => {
+    expect([100, 95, 94.9, 80, 79.9, 40, 39.9, 0].map(severityOfRisk)).toEqual(['critical', 'critical', 'high', 'high', 'moderate', 'moderate', 'low', 'low'])
+  })
+  it('finding types: most severe first, then most findings, then by title', () => {
+    const t = (display_title: string, composite_risk: number, finding_count_end: number) => ({ display_title, composite_risk, finding_count_end })
+    const order = byImportance([t('B', 10, 1), t('A', 10, 1), t('C', 10, 5), t('D', 96, 1), t('E', 50, 9)]).map((r) => r.display_title)
+    expect(order).toEqual(['D', 'E', 'C', 'A', 'B'])
+  })
+  it('trend and page labels', () => {
+    expect(trendText(3, 1)).toBe('+2')
+    expect(trendText(0, 2)).toBe('−2')
+    expect(trendText(0, 0)).toBe('no change')
+    expect(trendText(2, 2)).toBe('no change (+2 −2)')
+    expect(pageLabel(10, 10, 25)).toBe('11–20 of 25')
+    expect(pageLabel(0, 0, 0)).toBe('none')
+    expect(pageLabel(30, 0, 25)).toBe('none of 25')
+  })
+})
+
+describe('console privilege zones: selector seeds (ui/src/lib/seeds.ts)', () => {
+  it('object ids one per line, blanks dropped; a Cypher seed is the whole text', () => {
+    expect(parseSeeds(1, ' S-1-5-21-1-512 \n\n S-1-5-21-1-519\n')).toEqual([
+      { type: 1, value: 'S-1-5-21-1-512' },
+      { type: 1, value: 'S-1-5-21-1-519' },
+    ])
+    expect(parseSeeds(2, 'MATCH (n:Group)\nWHERE n.name = "X"\nRETURN n\n')).toEqual([{ type: 2, value: 'MATCH (n:Group)\nWHERE n.name = "X"\nRETURN n' }])
+    expect(parseSeeds(2, '  ')).toEqual([])
+  })
+})
