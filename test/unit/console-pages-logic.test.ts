@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { niceMax, scale, ticks } from '../../ui/src/lib/chart'
 import { byImportance, pageLabel, severityOfRisk, trendText } from '../../ui/src/lib/findings'
 import { parseSeeds } from '../../ui/src/lib/seeds'
+import { can, canEditSelectors } from '../../ui/src/lib/permissions'
+import { can as adminCan } from '../../ui/src/pages/admin/model'
 
 describe('console charts: scaling (ui/src/lib/chart.ts)', () => {
   it('the y axis tops out at the nice value at or above the largest value', () => {
@@ -59,5 +61,23 @@ describe('console privilege zones: selector seeds (ui/src/lib/seeds.ts)', () => 
     ])
     expect(parseSeeds(2, 'MATCH (n:Group)\nWHERE n.name = "X"\nRETURN n\n')).toEqual([{ type: 2, value: 'MATCH (n:Group)\nWHERE n.name = "X"\nRETURN n' }])
     expect(parseSeeds(2, '  ')).toEqual([])
+  })
+})
+
+describe('console permissions (ui/src/lib/permissions.ts, one helper for every page)', () => {
+  it('can() reads the server role table and is false before the user is known', () => {
+    expect(can({ roles: ['Administrator'] }, 'auth/ManageUsers')).toBe(true)
+    expect(can({ roles: ['Read-Only'] }, 'auth/ManageUsers')).toBe(false)
+    expect(can({ roles: ['Read-Only'] }, 'graph/Read')).toBe(true)
+    expect(can(null, 'graph/Read')).toBe(false)
+    // the Administration pages' can() is the same function
+    expect(adminCan).toBe(can)
+  })
+  it('selectors may be edited only with graph/ManageAssetGroups over every environment (the API refuses a restricted caller)', () => {
+    expect(canEditSelectors({ roles: ['Administrator'], all_environments: true })).toBe(true)
+    expect(canEditSelectors({ roles: ['Administrator'], all_environments: false })).toBe(false)
+    expect(canEditSelectors({ roles: ['Administrator'] })).toBe(false)
+    expect(canEditSelectors({ roles: ['Read-Only'], all_environments: true })).toBe(false)
+    expect(canEditSelectors(null)).toBe(false)
   })
 })

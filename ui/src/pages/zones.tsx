@@ -1,5 +1,6 @@
 // Privilege zones: the tags (Tier Zero, Owned, custom labels); a tag's selectors (object ids and Cypher seeds)
-// with create / edit / delete for users allowed to (graph/ManageAssetGroups), and its members, paged.
+// with create / edit / delete for users allowed to (graph/ManageAssetGroups over every environment:
+// canEditSelectors in lib/permissions.ts), and its members, paged.
 import { useEffect, useState } from 'preact/hooks'
 import {
   createTagSelector,
@@ -16,7 +17,7 @@ import { client } from '../api'
 import { Pager } from '../components/pager'
 import { attempt } from '../lib/attempt'
 import { parseSeeds } from '../lib/seeds'
-import { can, useMe } from '../lib/session'
+import { canEditSelectors, useMe } from '../lib/session'
 
 const TAG_TYPES: Record<number, string> = { 1: 'Tier', 2: 'Label', 3: 'Owned' }
 const SEED_TYPES: Record<number, string> = { 1: 'Object ID', 2: 'Cypher' }
@@ -74,7 +75,7 @@ function TagView({ tag, onChanged }: { tag: AssetGroupTagJson; onChanged: () => 
 
 function Selectors({ tag, onChanged }: { tag: AssetGroupTagJson; onChanged: () => void }) {
   const me = useMe()
-  const mayEdit = can(me, 'graph/ManageAssetGroups') && !!me?.all_environments
+  const mayEdit = canEditSelectors(me)
   const [rows, setRows] = useState<AssetGroupTagSelectorJson[] | null>(null)
   const [editing, setEditing] = useState<AssetGroupTagSelectorJson | 'new' | null>(null)
   const [error, setError] = useState('')

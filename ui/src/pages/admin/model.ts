@@ -3,17 +3,17 @@
  * statuses, which dropped files are accepted, and the audit log filter. Tested in test/unit/console-admin.test.ts.
  *
  * Showing only what a role may do is a courtesy, not the protection: every route checks its own permission
- * (src/auth/permissions.ts is the one table both read).
+ * (src/auth/permissions.ts is the one table both read, through ui/src/lib/permissions.ts).
  */
-import { permissionsOf, type Permission, type Role } from '../../../../src/auth/permissions'
+import type { Permission } from '../../../../src/auth/permissions'
 import type { AuditQuery } from '../../../../src/client/audit'
+import { can } from '../../lib/permissions'
+
+// the console's one permission helper (ui/src/lib/permissions.ts), re-exported for the Administration pages
+export { can }
 
 export interface Me {
   roles: readonly string[]
-}
-
-export function can(me: Me, perm: Permission): boolean {
-  return permissionsOf(me.roles as Role[]).has(perm)
 }
 
 export interface Section {

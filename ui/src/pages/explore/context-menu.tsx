@@ -1,7 +1,8 @@
 // Right-click on a node (on the graph, or on its row of the table view; Shift+F10 there too): set it as the
 // start or end of a path search, mark it Owned, add it to or remove it from Tier Zero. The last two need the
-// graph/ManageAssetGroups permission and are offered only then; they change the asset groups' object-id
-// selectors (PUT /api/v2/asset-groups/{id}/selectors), which the next analysis run applies.
+// graph/ManageAssetGroups permission over every environment and are offered only then (lib/permissions.ts);
+// they change the asset groups' object-id selectors (PUT /api/v2/asset-groups/{id}/selectors), which the next
+// analysis run applies.
 import { useEffect, useRef } from 'preact/hooks'
 import type { ConsoleNode } from './graph-model'
 

@@ -7,7 +7,7 @@ import { search, shortestPath, type SearchResultJson } from '../../../../src/cli
 import { getExtension, listExtensions } from '../../../../src/client/extensions'
 import { listAssetGroups, updateAssetGroupSelectors, type AssetGroupJson } from '../../../../src/client/assetgroups'
 import type { UserJson } from '../../../../src/client/index'
-import { permissionsOf, type Role } from '../../../../src/auth/permissions'
+import { canEditSelectors } from '../../lib/permissions'
 import { client } from '../../api'
 import { attempt } from '../../lib/attempt'
 import { drawMode, edgeRows, emptyGraph, fromGraphAnswer, fromSearchResult, MAX_DRAWN_NODES, type ConsoleGraph, type ConsoleNode, type GraphAnswer } from './graph-model'
@@ -70,7 +70,8 @@ export default function Explore() {
     client.self().then((r) => setMe(r.data), () => {})
     extensionKinds().then((k) => setStyles(styleTable(k)), () => {})
   }, [])
-  const mayTag = !!me && permissionsOf(me.roles as Role[]).has('graph/ManageAssetGroups')
+  // Add to / Remove from Tier Zero change selectors: only with graph/ManageAssetGroups over every environment
+  const mayTag = canEditSelectors(me)
   useEffect(() => {
     if (mayTag) listAssetGroups(client).then((r) => setGroups(r.data.asset_groups), () => {})
   }, [mayTag])
