@@ -10,6 +10,7 @@ import { noteLocalWrite } from './graph/environments'
 import { requestLog } from './http/request-log'
 import { systemRoutes } from './system/system.routes'
 import { authRoutes } from './auth/auth.routes'
+import { roleRoutes } from './auth/roles.routes'
 import { samlRoutes } from './saml/saml.routes'
 import { extensionRoutes } from './extensions/extensions.routes'
 import { graphRoutes } from './graph/graph.routes'
@@ -29,6 +30,7 @@ import { scheduleRoutes } from './clients/schedules.routes'
 export const ROUTES: RouteEntry[] = [
   ...systemRoutes,
   ...authRoutes,
+  ...roleRoutes,
   ...samlRoutes,
   ...extensionRoutes,
   ...graphRoutes,

@@ -2,7 +2,8 @@ import { z } from 'zod'
 import { clearedCookies, COOKIE_LOGIN_HEADER, csrfToken, originProblem, sessionCookies } from './csrf'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError, rfc3339 } from '../http/errors'
-import { ROLES } from './permissions'
+import { ROLES, type Role } from './permissions'
+import { resolveRoles } from './roles'
 import { hasPermission } from './principal'
 import { hashPassword, verifyPassword } from './password'
 import { startSession } from './session-start'
@@ -101,6 +102,22 @@ async function checkSsoLink(db: D1Database, ssoProviderId: number | null | undef
   if (!(await ssoProviderExists(db, ssoProviderId))) throw new ApiError(400, `no SSO provider has id ${ssoProviderId}`, 'sso_provider_id')
 }
 
+/**
+ * A user's roles as given: EdgeHound's role names or BloodHound's numeric role ids (`GET /api/v2/roles`),
+ * mixed freely; resolved to names by the handler (resolveRoles, src/auth/roles.ts). An unknown id is a 400.
+ */
+const RolesInput = z
+  .array(z.union([z.enum(ROLES), z.number().int().min(1).max(2147483647)]))
+  .min(1)
+  .max(4)
+  .describe('role names, or numeric role ids as listed by GET /api/v2/roles (BloodHound sends ids)')
+
+function rolesOf(given: readonly (string | number)[]): Role[] {
+  const r = resolveRoles(given)
+  if (!r.ok) throw new ApiError(400, `no role has id ${r.unknown}`, 'roles')
+  return r.roles
+}
+
 const UserIdParams = z.object({ user_id: z.string().uuid('user id is malformed: expected a UUID') })
 
 const CreateUserBody = z
@@ -108,7 +125,7 @@ const CreateUserBody = z
     principal_name: z.string().trim().min(1).max(200),
     email_address: z.string().trim().email().max(320).nullable().optional(),
     secret: Password.optional(),
-    roles: z.array(z.enum(ROLES)).min(1).max(4),
+    roles: RolesInput,
     all_environments: z.boolean().optional().default(true),
     environment_access: EnvIds.optional().default([]),
     sso_provider_id: SsoProviderId.nullable().optional(),
@@ -121,7 +138,7 @@ const UpdateUserBody = z
     principal_name: z.string().trim().min(1).max(200).optional(),
     email_address: z.string().trim().email().max(320).nullable().optional(),
     secret: Password.optional(),
-    roles: z.array(z.enum(ROLES)).min(1).max(4).optional(),
+    roles: RolesInput.optional(),
     is_disabled: z.boolean().optional(),
     all_environments: z.boolean().optional(),
     environment_access: EnvIds.optional(),
@@ -145,6 +162,11 @@ function userAuditFields(body: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const k of ['principal_name', 'email_address', 'roles', 'is_disabled', 'all_environments', 'environment_access'])
     if (b[k] !== undefined) out[k] = b[k]
+  // roles by name, however they were given (ids or names)
+  if (Array.isArray(b.roles)) {
+    const r = resolveRoles(b.roles as (string | number)[])
+    if (r.ok) out.roles = r.roles
+  }
   // not under its own name: the secret scrubber (audit.ts SECRET_KEY) drops keys naming a password
   if (b.needs_password_reset !== undefined) out.forced_change = b.needs_password_reset
   // the secret itself never; only that it changed
@@ -311,7 +333,7 @@ export const authRoutes: RouteEntry[] = [
         principal_name: body.principal_name,
         email: body.email_address ?? null,
         password_hash: body.secret ? await hashPassword(body.secret) : null,
-        roles: [...new Set(body.roles)],
+        roles: rolesOf(body.roles),
         environment_access: body.all_environments ? { all: true } : { all: false, ids: [...new Set(body.environment_access)] },
         sso_provider_id: body.sso_provider_id ?? null,
         secret_expires_at: body.needs_password_reset ? now : null,
@@ -360,7 +382,8 @@ export const authRoutes: RouteEntry[] = [
       const db = c.env.DB
       const current = await getUser(db, params.user_id)
       if (!current) throw new ApiError(404, 'resource not found', 'user_id')
-      if (params.user_id === c.var.principal.userId && (body.is_disabled || (body.roles && !body.roles.includes('Administrator'))))
+      const roles = body.roles ? rolesOf(body.roles) : undefined
+      if (params.user_id === c.var.principal.userId && (body.is_disabled || (roles && !roles.includes('Administrator'))))
         throw new ApiError(400, 'you cannot disable yourself or remove your own Administrator role', 'user_id')
       const nowIso = rfc3339(c.var.now())
       await checkSsoLink(db, body.sso_provider_id, body.secret)
@@ -374,7 +397,7 @@ export const authRoutes: RouteEntry[] = [
         db,
         params.user_id,
         {
-          roles: body.roles ? [...new Set(body.roles)] : undefined,
+          roles,
           is_disabled: body.is_disabled,
           environment_access: access,
           email: body.email_address,

@@ -10,6 +10,7 @@ export const PERMISSIONS = [
   'auth/ManageSelf', // read yourself, log out
   'auth/CreateToken', // create, list and revoke your own API tokens
   'auth/ManageUsers', // manage every user and every user's tokens
+  'auth/ReadUsers', // list users by name only (GET /api/v2/bloodhound-users-minimal: whom to share a query with)
   'auth/ManageProviders', // SAML / SSO providers
   'graph/Read', // environments, search, paths, entities, findings
   'graph/Ingest', // file-upload jobs
@@ -37,10 +38,10 @@ export const CLIENT_PERMISSIONS: readonly Permission[] = ['clients/Collect']
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   Administrator: PERMISSIONS.filter((p) => p !== 'clients/Collect'),
-  User: ['auth/ManageSelf', 'auth/CreateToken', 'graph/Read', 'graph/Ingest'],
-  'Read-Only': ['auth/ManageSelf', 'auth/CreateToken', 'graph/Read'],
+  User: ['auth/ManageSelf', 'auth/CreateToken', 'auth/ReadUsers', 'graph/Read', 'graph/Ingest'],
+  'Read-Only': ['auth/ManageSelf', 'auth/CreateToken', 'auth/ReadUsers', 'graph/Read'],
   'Upload-Only': ['auth/ManageSelf', 'auth/CreateToken', 'graph/Ingest'],
-  Auditor: ['auth/ManageSelf', 'auth/CreateToken', 'graph/Read', 'audit/Read'],
+  Auditor: ['auth/ManageSelf', 'auth/CreateToken', 'auth/ReadUsers', 'graph/Read', 'audit/Read'],
 }
 
 export function permissionsOf(roles: readonly Role[]): Set<Permission> {

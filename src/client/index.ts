@@ -262,7 +262,8 @@ export class EdgeHoundClient {
     principal_name: string
     email_address?: string | null
     secret?: string
-    roles: string[]
+    /** role names, or numeric role ids from listRoles() */
+    roles: (string | number)[]
     all_environments?: boolean
     environment_access?: string[]
     sso_provider_id?: number | null
@@ -285,6 +286,38 @@ export class EdgeHoundClient {
   deleteUser(id: string) {
     return this.call<{ data: { id: string; deleted: true } }>('DELETE', `/api/v2/bloodhound-users/${encodeURIComponent(id)}`)
   }
+  /** The roles with their permissions; ids are stable and accepted in createUser/updateUser `roles`. */
+  listRoles() {
+    return this.call<{ data: { roles: RoleJson[] } }>('GET', '/api/v2/roles')
+  }
+  getRole(id: number) {
+    return this.call<{ data: RoleJson }>('GET', `/api/v2/roles/${id}`)
+  }
+  listPermissions() {
+    return this.call<{ data: { permissions: PermissionJson[] } }>('GET', '/api/v2/permissions')
+  }
+  getPermission(id: number) {
+    return this.call<{ data: PermissionJson }>('GET', `/api/v2/permissions/${id}`)
+  }
+  /** Users by id, name and email only (auth/ReadUsers). */
+  listUsersMinimal() {
+    return this.call<{
+      data: { users: { id: string; first_name: string | null; last_name: string | null; principal_name: string; email_address: string | null }[] }
+    }>('GET', '/api/v2/bloodhound-users-minimal')
+  }
+}
+
+export interface PermissionJson {
+  id: number
+  authority: string
+  name: string
+}
+
+export interface RoleJson {
+  id: number
+  name: string
+  description: string
+  permissions: PermissionJson[]
 }
 
 export interface UserJson {

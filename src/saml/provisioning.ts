@@ -1,9 +1,10 @@
 /**
  * Auto-provisioning config of an SSO provider (`config.auto_provision.*`), as BloodHound models it.
- * Pure. Role ids follow BloodHound's numbering of the built-in roles, which are this service's roles
- * in the same order (src/auth/permissions.ts ROLES): 1 Administrator, 2 User, 3 Read-Only, 4 Upload-Only.
+ * Pure. Role ids are those of `GET /api/v2/roles` (src/auth/roles.ts ROLE_IDS): 1 Administrator, 2 User,
+ * 3 Read-Only, 4 Upload-Only (BloodHound's numbering of these built-in roles), 5 Auditor.
  */
-import { ROLES, type Role } from '../auth/permissions'
+import { ROLES } from '../auth/permissions'
+import { ROLE_IDS, roleById } from '../auth/roles'
 
 export interface AutoProvision {
   enabled: boolean
@@ -14,11 +15,9 @@ export interface AutoProvision {
 /** Provisioning off, as BloodHound stores it whenever `enabled` is false. */
 export const PROVISIONING_OFF: AutoProvision = Object.freeze({ enabled: false, default_role_id: 0, role_provision: false })
 
-export function roleById(id: number): Role | undefined {
-  return Number.isInteger(id) && id >= 1 && id <= ROLES.length ? ROLES[id - 1] : undefined
-}
+export { roleById }
 
-export const ROLE_ID_LIST = ROLES.map((r, i) => `${i + 1} ${r}`).join(', ')
+export const ROLE_ID_LIST = [...ROLES].sort((a, b) => ROLE_IDS[a] - ROLE_IDS[b]).map((r) => `${ROLE_IDS[r]} ${r}`).join(', ')
 
 /** Go's strconv.ParseBool, which BloodHound uses for these form fields. */
 export function parseGoBool(v: string): boolean | null {
