@@ -213,6 +213,12 @@ describe('bad input on every route', () => {
               const values = r.sampleParams()
               for (const p of r.pathParams) if (all || p === param) values[p] = seg
               const target = r.pathWith(values) + sampleQuery(r.def)
+              // A dot segment (`%2e%2e`) is resolved by the URL parser before the Worker sees the request, which
+              // is then for another, shorter path: /api/v2/saved-queries/%2e%2e/permissions is GET
+              // /api/v2/permissions, a route of its own. Such a case must survive (no 5xx, envelopes, nothing
+              // changed by a refusal), not be refused: it no longer addresses this route.
+              const moved = new URL(BASE + target).pathname.split('/').length !== target.split('?')[0].split('/').length
+              if (moved) return expectSurvives(r, () => send(r.method, target, bad?.body, bad?.headers), describeCase(r, 'path', target))
               const s = await send(r.method, target, bad?.body, bad?.headers)
               expectRefused(s, describeCase(r, 'path', target))
             }),
