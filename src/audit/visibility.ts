@@ -32,6 +32,9 @@ export const ACTION_SCOPE: Record<AuditAction, 'global' | 'environments'> = {
   // the user's id and whether the change is forced: nothing of an environment
   UpdateUserSecret: 'global',
   ExpireUserSecret: 'global',
+  EnrollMFA: 'global',
+  ActivateMFA: 'global',
+  DisenrollMFA: 'global',
   CreateAuthToken: 'global',
   DeleteAuthToken: 'global',
   CreateSAMLIdentityProvider: 'global',

@@ -27,6 +27,7 @@ import { forgetTokenKey } from './authenticate'
 import { tokenRoutes } from './tokens.routes'
 import { ssoProviderExists } from '../saml/saml.store'
 import { decideSecretChange, secretExpired } from './secret-change'
+import { checkLoginOtp, mfaRoutes } from './mfa.routes'
 
 /** Public shape of a user. Never includes the password hash. */
 export const UserSchema = z
@@ -81,6 +82,7 @@ const LoginBody = z.object({
   login_method: z.string(),
   username: z.string().max(320),
   secret: z.string().max(1024),
+  otp: z.string().max(64).optional().describe('the current TOTP code, when the user has activated multi-factor authentication'),
 })
 
 const LoginResponse = z.object({
@@ -240,6 +242,8 @@ export const authRoutes: RouteEntry[] = [
       if (user) auditOf(c).setActor({ id: user.id, name: user.principal_name })
       const ok = await verifyPassword(body.secret, user?.password_hash)
       if (!user || !ok) throw new ApiError(401, 'authentication is invalid', 'auth')
+      // the second factor, once activated (src/auth/mfa.ts, totp.ts): missing, wrong or already used is a 400
+      await checkLoginOtp(c, user.id, body.otp)
       if (user.is_disabled) throw new ApiError(403, 'user disabled', 'auth')
       // BloodHound's auth_expired: the session starts, and the client must have the password changed first
       const authExpired = secretExpired(user.secret_expires_at, rfc3339(c.var.now()))
@@ -532,5 +536,6 @@ export const authRoutes: RouteEntry[] = [
       return c.json({ data: userJson(r, nowIso) })
     },
   ),
+  ...mfaRoutes,
   ...tokenRoutes,
 ]

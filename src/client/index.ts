@@ -221,11 +221,13 @@ export class EdgeHoundClient {
   }
 
   // ---- endpoint wrappers -------------------------------------------------------------------------
-  login(username: string, secret: string) {
+  /** `otp`: the current TOTP code, for a user whose multi-factor authentication is activated. */
+  login(username: string, secret: string, otp?: string) {
     return this.call<{ data: { user_id: string; auth_expired: boolean; session_token: string } }>('POST', '/api/v2/login', {
       login_method: 'secret',
       username,
       secret,
+      ...(otp === undefined ? {} : { otp }),
     })
   }
   /** A browser login: the session is set as the HttpOnly cookie (the answer's session_token is empty). */
@@ -285,6 +287,21 @@ export class EdgeHoundClient {
   }
   deleteUser(id: string) {
     return this.call<{ data: { id: string; deleted: true } }>('DELETE', `/api/v2/bloodhound-users/${encodeURIComponent(id)}`)
+  }
+  /** Enrol in TOTP MFA with the account's password: the secret (base32) and its otpauth URI (`qr_code`), shown once. */
+  enrollMfa(userId: string, secret: string) {
+    return this.call<{ data: { qr_code: string; totp_secret: string } }>('POST', `/api/v2/bloodhound-users/${encodeURIComponent(userId)}/mfa`, { secret })
+  }
+  /** Activate a pending enrolment with a current code. */
+  activateMfa(userId: string, otp: string) {
+    return this.call<{ data: { status: 'activated' } }>('POST', `/api/v2/bloodhound-users/${encodeURIComponent(userId)}/mfa-activation`, { otp })
+  }
+  mfaStatus(userId: string) {
+    return this.call<{ data: { status: 'activated' | 'pending' | 'deactivated' } }>('GET', `/api/v2/bloodhound-users/${encodeURIComponent(userId)}/mfa-activation`)
+  }
+  /** Remove MFA: your own with your password; another user's (administrators) with your own password. */
+  disenrollMfa(userId: string, secret: string) {
+    return this.call<{ data: { status: 'deactivated' } }>('DELETE', `/api/v2/bloodhound-users/${encodeURIComponent(userId)}/mfa`, { secret })
   }
   /** The roles with their permissions; ids are stable and accepted in createUser/updateUser `roles`. */
   listRoles() {

@@ -26,6 +26,7 @@ import { AUDIT_OUTSIDE_BATCH } from '../../src/http/route'
 import { IDP_FIXTURES } from '../fixtures/saml/corpus'
 import { b64, buildResponse, idpMetadata, KEY_A, sign } from '../fixtures/saml/idp-signer'
 import { smallDoc } from '../fixtures/extensions/docs'
+import { base32Decode, hotp, totpStep } from '../../src/auth/totp'
 import { insertGraph, runAnalysisDirect, settleRuns } from '../fixtures/findings/helpers'
 import { BASE } from '../helpers'
 import { computeSignature } from '../../src/auth/signature'
@@ -252,6 +253,42 @@ const CASES: Case[] = [
     prepare: async () => (await admin.createUser({ principal_name: `audit-${uniq()}`, roles: ['User'], secret: 'audit-secret-0123456789' })).data.id,
     act: (id) => json('DELETE', `/api/v2/bloodhound-users/${id}/secret`),
     rows: intentAnd('ExpireUserSecret'),
+    changes: ['users'],
+  },
+  {
+    name: 'enrol in MFA (administrator, with the user\'s password)',
+    route: 'POST /api/v2/bloodhound-users/:user_id/mfa',
+    prepare: async () => (await admin.createUser({ principal_name: `audit-${uniq()}`, roles: ['User'], secret: 'audit-secret-0123456789' })).data.id,
+    act: (id) => json('POST', `/api/v2/bloodhound-users/${id}/mfa`, { secret: 'audit-secret-0123456789' }),
+    rows: intentAnd('EnrollMFA'),
+    changes: ['users'],
+    fields: ([s]) => expect(JSON.stringify(s)).not.toContain('audit-secret-0123456789'),
+  },
+  {
+    name: 'activate MFA with a code',
+    route: 'POST /api/v2/bloodhound-users/:user_id/mfa-activation',
+    prepare: async () => {
+      const id = (await admin.createUser({ principal_name: `audit-${uniq()}`, roles: ['User'], secret: 'audit-secret-0123456789' })).data.id
+      const e = await admin.enrollMfa(id, 'audit-secret-0123456789')
+      return { id, secret: e.data.totp_secret }
+    },
+    act: async (p) => {
+      const { id, secret } = p as { id: string; secret: string }
+      return json('POST', `/api/v2/bloodhound-users/${id}/mfa-activation`, { otp: await hotp(base32Decode(secret)!, totpStep(Date.now())) })
+    },
+    rows: intentAnd('ActivateMFA'),
+    changes: ['users'],
+  },
+  {
+    name: "reset a user's MFA (administrator's password)",
+    route: 'DELETE /api/v2/bloodhound-users/:user_id/mfa',
+    prepare: async () => {
+      const id = (await admin.createUser({ principal_name: `audit-${uniq()}`, roles: ['User'], secret: 'audit-secret-0123456789' })).data.id
+      await admin.enrollMfa(id, 'audit-secret-0123456789')
+      return id
+    },
+    act: (id) => json('DELETE', `/api/v2/bloodhound-users/${id}/mfa`, { secret: 'test-admin-password' }),
+    rows: intentAnd('DisenrollMFA'),
     changes: ['users'],
   },
   {
