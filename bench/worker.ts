@@ -41,7 +41,7 @@
 import worker, { Analyzer as BaseAnalyzer, RateLimiter as BaseRateLimiter } from '../src/index'
 import { createApp } from '../src/app'
 import { postProcess } from '../src/collectors/postprocess'
-import { ID_FLOOR, NEW_ID_SQL } from '../src/graph/ids'
+import { ID_FLOOR, NEW_EDGE_ID_SQL, NEW_ID_SQL } from '../src/graph/ids'
 import { census, dropAllLeases } from '../src/ratelimit/admission'
 import { evaluateRules } from '../src/assetgroups/rules'
 import { rulesGraph } from './lib/rules-graph'
@@ -210,7 +210,7 @@ const NODE_SQL =
   `SELECT ${ID_FLOOR} + j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, j.value->>5, j.value->>6, ?2, ?2 FROM json_each(?1) AS j`
 const EDGE_SQL =
   `INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at, id) ` +
-  `SELECT ${ID_FLOOR} + j.value->>0, ${ID_FLOOR} + j.value->>1, j.value->>2, j.value->>3, ?2, ?2, ${NEW_ID_SQL} FROM json_each(?1) AS j`
+  `SELECT ${ID_FLOOR} + j.value->>0, ${ID_FLOOR} + j.value->>1, j.value->>2, j.value->>3, ?2, ?2, ${NEW_EDGE_ID_SQL} FROM json_each(?1) AS j`
 
 /** Splits rows into JSON texts of at most ~90 KB (D1: 100 KB per statement, bound values included). */
 function chunks(rows: unknown[]): string[] {

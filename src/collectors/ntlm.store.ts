@@ -40,10 +40,12 @@
  * inbound edge index for AdminTo and memberships); nothing is read through the isolate.
  */
 import type { Pair } from './adcs'
-import { NEW_ID_SQL } from '../graph/ids'
+import { DERIVED_INSERT_HEAD, DERIVED_INSERT_TAIL } from '../graph/ids'
 
 const DERIVED_PROPS = `'{"isacl":false}'`
-const INSERT_PREFIX = `INSERT OR IGNORE INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived, id)`
+/** `${INSERT_PREFIX} <candidates> ${INSERT_SUFFIX}`: src/graph/ids.ts DERIVED_INSERT_HEAD */
+const INSERT_PREFIX = DERIVED_INSERT_HEAD
+const INSERT_SUFFIX = DERIVED_INSERT_TAIL
 
 /** BloodHound's vulnerableFunctionalLevels (ntlm.go). */
 const VULNERABLE_LEVELS = `('2000 Mixed/Native', '2003 Interim', '2003', '2008', '2008 R2', '2012')`
@@ -104,8 +106,9 @@ WITH RECURSIVE ${FACTS},
     WHERE (h.grp AND EXISTS (SELECT 1 FROM ucm u WHERE u.g = h.h AND u.id <> h.c))
        OR (NOT h.grp AND h.h <> h.c AND EXISTS (SELECT 1 FROM nodes n WHERE n.id = h.h AND ${HAS_KIND('n', 'Computer')} AND ${UNPROTECTED('n')})))
 ${INSERT_PREFIX}
-SELECT au.id, t.c, 'CoerceAndRelayNTLMToSMB', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
-FROM hit h CROSS JOIN target t ON t.c = h.c CROSS JOIN au ON au.sid = t.sid`
+SELECT au.id, t.c, 'CoerceAndRelayNTLMToSMB', ${DERIVED_PROPS}, ?1, ?1, 1
+FROM hit h CROSS JOIN target t ON t.c = h.c CROSS JOIN au ON au.sid = t.sid
+${INSERT_SUFFIX}`
 
 /** LDAP / LDAPS: the relayable domain controllers per domain SID, then the unprotected WebClient computers. */
 const LDAP = `
@@ -119,23 +122,25 @@ WITH RECURSIVE ${FACTS},
     WHERE kind = 'Computer' AND json_type(properties, '$.isdc') = 'true'
       AND json_type(properties, '$.ldapsavailable') = 'true' AND json_type(properties, '$.ldapsepa') = 'false')
 ${INSERT_PREFIX}
-SELECT au.id, c.id, k.kind, ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
+SELECT au.id, c.id, k.kind, ${DERIVED_PROPS}, ?1, ?1, 1
 FROM (SELECT DISTINCT sid, kind FROM relay) k CROSS JOIN au ON au.sid = k.sid
 CROSS JOIN nodes c ON c.kind = 'Computer' AND c.environment_id = k.sid
 WHERE json_extract(c.properties, '$.domainsid') = k.sid AND json_type(c.properties, '$.webclientrunning') = 'true'
   AND EXISTS (SELECT 1 FROM relay r WHERE r.sid = k.sid AND r.kind = k.kind AND r.dc <> c.id)
-  AND ${UNPROTECTED('c')}`
+  AND ${UNPROTECTED('c')}
+${INSERT_SUFFIX}`
 
 /** ADCS (ESC8): ?2 = [[computer, domain], ...] from src/collectors/adcs.ts. */
 const ADCS = `
 WITH RECURSIVE ${FACTS}
 ${INSERT_PREFIX}
-SELECT DISTINCT au.id, c.id, 'CoerceAndRelayNTLMToADCS', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
+SELECT DISTINCT au.id, c.id, 'CoerceAndRelayNTLMToADCS', ${DERIVED_PROPS}, ?1, ?1, 1
 FROM (SELECT json_extract(value, '$[0]') AS victim, json_extract(value, '$[1]') AS domain FROM json_each(?2)) v
 CROSS JOIN nodes c ON c.id = v.victim
 CROSS JOIN nodes d ON d.id = v.domain
 CROSS JOIN au ON au.sid = json_extract(d.properties, '$.domainsid')
-WHERE ${HAS_KIND('c', 'Computer')} AND ${UNPROTECTED('c')}`
+WHERE ${HAS_KIND('c', 'Computer')} AND ${UNPROTECTED('c')}
+${INSERT_SUFFIX}`
 
 /** Victim pairs per ADCS statement (D1: 100 KB per statement, SQL included). */
 const PAIRS_PER_STATEMENT = 4_000

@@ -1,7 +1,8 @@
 /**
  * SQL of post-processing (src/collectors/postprocess.ts): the reads it needs and the one batch that
- * replaces every derived edge. Derived edges carry `derived = 1` (migrations/0013); `INSERT OR IGNORE`
- * keeps an ingested edge of the same (start, kind, end) as it is (it stays ingested, never derived).
+ * replaces every derived edge. Derived edges carry `derived = 1` (migrations/0013); `ON CONFLICT (start_id,
+ * kind, end_id) DO NOTHING` keeps an ingested edge of the same (start, kind, end) as it is (it stays
+ * ingested, never derived), and a clash of random ids fails the batch, which runs again (src/graph/ids.ts).
  *
  * The set-based statements expand in SQL, so nothing proportional to the graph passes through the
  * isolate: only the replication-right holders (DCSync, SyncLAPSPassword, with the membership below them) and
@@ -11,12 +12,13 @@
 import { azureDerivedStatements } from './azurehound/post.store'
 import { ntlmStatements } from './ntlm.store'
 import type { AdcsResult } from './adcs'
-import { NEW_ID_SQL } from '../graph/ids'
+import { DERIVED_INSERT_HEAD, DERIVED_INSERT_TAIL, withIdRetry } from '../graph/ids'
 
 const DERIVED_PROPS = `'{"isacl":false}'`
 
-/** ?1 = now */
-const INSERT_PREFIX = `INSERT OR IGNORE INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived, id)`
+/** ?1 = now. Every derived insert is `${INSERT_PREFIX} <candidates> ${INSERT_SUFFIX}` (src/graph/ids.ts DERIVED_INSERT_HEAD). */
+const INSERT_PREFIX = DERIVED_INSERT_HEAD
+const INSERT_SUFFIX = DERIVED_INSERT_TAIL
 
 /**
  * Local groups → AdminTo (-544), CanPSRemote (-580), ExecuteDCOM (-562): every direct member (any kind: local
@@ -30,7 +32,7 @@ const INSERT_PREFIX = `INSERT OR IGNORE INTO edges (start_id, end_id, kind, prop
  */
 const LOCAL_GROUP_RIGHTS = `
 ${INSERT_PREFIX}
-SELECT m.start_id, lc.end_id, r.kind, ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
+SELECT m.start_id, lc.end_id, r.kind, ${DERIVED_PROPS}, ?1, ?1, 1
 FROM nodes g
 JOIN (SELECT '-544' AS suffix, 'AdminTo' AS kind UNION ALL SELECT '-580', 'CanPSRemote'
       UNION ALL SELECT '-562', 'ExecuteDCOM' UNION ALL SELECT '-551', 'CanBackup') AS r
@@ -42,7 +44,8 @@ JOIN nodes s ON s.id = m.start_id
 WHERE g.kind = 'ADLocalGroup'
   AND EXISTS (SELECT 1 FROM json_each(c.kinds) WHERE value = 'Computer')
   AND (r.kind <> 'CanBackup' OR (json_extract(c.properties, '$.hasura') IS NOT 1
-                                 AND EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('User', 'Group', 'Computer'))))`
+                                 AND EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('User', 'Group', 'Computer'))))
+${INSERT_SUFFIX}`
 
 /**
  * A computer has the Citrix "Direct Access Users" local group (a local group `LocalToComputer` it whose name
@@ -68,14 +71,15 @@ const NOT_CITRIX = (computer: string) => `NOT EXISTS (
  */
 const RDP_WITH_URA_SHORTCUT = `
 ${INSERT_PREFIX}
-SELECT m.start_id, lc.end_id, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
+SELECT m.start_id, lc.end_id, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1
 FROM nodes g
 JOIN edges lc ON lc.start_id = g.id AND lc.kind = 'LocalToComputer'
 JOIN nodes c ON c.id = lc.end_id
 JOIN edges ril ON ril.start_id = lc.start_id AND ril.kind = 'RemoteInteractiveLogonRight' AND ril.end_id = lc.end_id
 JOIN edges m ON m.end_id = lc.start_id AND m.kind = 'MemberOfLocalGroup'
 WHERE g.kind = 'ADLocalGroup' AND substr(g.objectid, -4) = '-555'
-  AND ${NOT_CITRIX('c.id')}`
+  AND ${NOT_CITRIX('c.id')}
+${INSERT_SUFFIX}`
 
 const RDP_WITH_URA_HOLDERS = `
 WITH RECURSIVE
@@ -90,7 +94,8 @@ WITH RECURSIVE
     SELECT u.computer, u.rdp, u.holder, e.end_id
     FROM up u JOIN edges e ON e.start_id = u.node AND e.kind IN ('MemberOf', 'MemberOfLocalGroup'))
 ${INSERT_PREFIX}
-SELECT DISTINCT holder, computer, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL} FROM up WHERE node = rdp AND holder <> rdp`
+SELECT DISTINCT holder, computer, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1 FROM up WHERE node = rdp AND holder <> rdp
+${INSERT_SUFFIX}`
 
 /**
  * Step 3 of CanRDP with user rights (see above): for each computer whose RDP group does not itself hold the
@@ -125,9 +130,10 @@ WITH RECURSIVE
     SELECT u.computer, u.rdp, u.member, e.end_id
     FROM up u JOIN edges e ON e.start_id = u.node AND e.kind IN ('MemberOf', 'MemberOfLocalGroup'))
 ${INSERT_PREFIX}
-SELECT DISTINCT u.member, u.computer, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
+SELECT DISTINCT u.member, u.computer, 'CanRDP', ${DERIVED_PROPS}, ?1, ?1, 1
 FROM up u
-WHERE u.node = u.rdp AND u.member <> u.rdp`
+WHERE u.node = u.rdp AND u.member <> u.rdp
+${INSERT_SUFFIX}`
 
 /**
  * Group members SharpHound could not resolve to an object id are written as `DN=<distinguished name>`
@@ -149,11 +155,12 @@ const DN_MEMBERS = `
 WITH dnm(pid, dn) AS (
   SELECT id, upper(substr(objectid, 4)) FROM nodes WHERE objectid >= 'DN=' AND objectid < 'DN>')
 ${INSERT_PREFIX}
-SELECT n.id, e.end_id, 'MemberOf', '{"isacl":false,"isprimarygroup":false}', ?1, ?1, 1, ${NEW_ID_SQL}
+SELECT n.id, e.end_id, 'MemberOf', '{"isacl":false,"isprimarygroup":false}', ?1, ?1, 1
 FROM nodes n
 CROSS JOIN dnm ON dnm.dn = upper(json_extract(n.properties, '$.distinguishedname')) AND n.id <> dnm.pid
 CROSS JOIN edges e ON e.start_id = dnm.pid AND e.kind = 'MemberOf'
-WHERE EXISTS (SELECT 1 FROM dnm)`
+WHERE EXISTS (SELECT 1 FROM dnm)
+${INSERT_SUFFIX}`
 
 /**
  * OwnsRaw / WriteOwnerRaw → Owns / WriteOwner (each read through its partial index, migrations/0013), except where the owner's implicit rights are blocked:
@@ -164,7 +171,7 @@ WHERE EXISTS (SELECT 1 FROM dnm)`
  */
 function ownsFrom(raw: string, kind: string): string {
   return `
-SELECT e.start_id, e.end_id, '${kind}', e.properties, ?1, ?1, 1, ${NEW_ID_SQL}
+SELECT e.start_id, e.end_id, '${kind}', e.properties, ?1, ?1, 1
 FROM edges e
 JOIN nodes t ON t.id = e.end_id
 WHERE e.kind = '${raw}'
@@ -175,7 +182,7 @@ WHERE e.kind = '${raw}'
                     WHERE mo.start_id = e.start_id AND mo.kind = 'MemberOf'
                       AND (a.objectid LIKE '%-512' OR a.objectid LIKE '%-519')))`
 }
-const OWNS = `${INSERT_PREFIX} ${ownsFrom('OwnsRaw', 'Owns')} UNION ALL ${ownsFrom('WriteOwnerRaw', 'WriteOwner')}`
+const OWNS = `${INSERT_PREFIX} ${ownsFrom('OwnsRaw', 'Owns')} UNION ALL ${ownsFrom('WriteOwnerRaw', 'WriteOwner')} ${INSERT_SUFFIX}`
 
 /** The collected domains (BloodHound's fetchCollectedDomainNodes): `collected: true`, with their SID. */
 const COLLECTED_DOMAINS = `SELECT id, json_extract(properties, '$.domainsid') AS sid, properties FROM nodes
@@ -196,9 +203,10 @@ WITH dom(sid) AS (SELECT sid FROM (${COLLECTED_DOMAINS}) WHERE sid IS NOT NULL),
                      AND substr(json_extract(c.properties, '$.distinguishedname'), 1, 27) = 'CN=ADMINSDHOLDER,CN=SYSTEM,')
     FROM dom d)
 ${INSERT_PREFIX}
-SELECT h.id, n.id, 'ProtectAdminGroups', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
+SELECT h.id, n.id, 'ProtectAdminGroups', ${DERIVED_PROPS}, ?1, ?1, 1
 FROM holder h JOIN nodes n ON n.kind IN ('User', 'Group', 'Computer') AND n.environment_id = h.sid
-WHERE h.id IS NOT NULL AND json_extract(n.properties, '$.adminsdholderprotected') IS 1 AND json_extract(n.properties, '$.domainsid') = h.sid`
+WHERE h.id IS NOT NULL AND json_extract(n.properties, '$.adminsdholderprotected') IS 1 AND json_extract(n.properties, '$.domainsid') = h.sid
+${INSERT_SUFFIX}`
 
 /**
  * HasTrustKeys (BloodHound's PostHasTrustKeys): a collected domain with a `netbios` name that trusts another
@@ -216,7 +224,8 @@ WITH tr(domain, account) AS (
   JOIN nodes t ON t.id = e.end_id AND t.kind = 'Domain'
   WHERE json_type(d.properties, '$.netbios') = 'text' AND json_type(t.properties, '$.domainsid') = 'text')
 ${INSERT_PREFIX}
-SELECT DISTINCT domain, account, 'HasTrustKeys', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL} FROM tr WHERE account IS NOT NULL`
+SELECT DISTINCT domain, account, 'HasTrustKeys', ${DERIVED_PROPS}, ?1, ?1, 1 FROM tr WHERE account IS NOT NULL
+${INSERT_SUFFIX}`
 
 /** A holder of a replication right on a collected domain: `holder` holds `right` on `domain` directly. */
 export interface ReplicationHolder {
@@ -355,7 +364,7 @@ function pairsStatements(db: D1Database, kind: string, pairs: [number, number][]
     if (chunk.length === 0) return
     out.push(
       db
-        .prepare(`${INSERT_PREFIX} SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), ?2, ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL} FROM json_each(?3)`)
+        .prepare(`${INSERT_PREFIX} SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), ?2, ${DERIVED_PROPS}, ?1, ?1, 1 FROM json_each(?3) ${INSERT_SUFFIX}`)
         .bind(now, kind, `[${chunk.join(',')}]`),
     )
     chunk = []
@@ -398,11 +407,12 @@ function attackerStatements(db: D1Database, now: string, rule: AdcsResult['attac
       db
         .prepare(
           `${INSERT_PREFIX}
-           SELECT DISTINCT e.start_id, v.domain, ?2, ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
+           SELECT DISTINCT e.start_id, v.domain, ?2, ${DERIVED_PROPS}, ?1, ?1, 1
            FROM (SELECT json_extract(value, '$[0]') AS victim, json_extract(value, '$[1]') AS domain FROM json_each(?3)) v
            CROSS JOIN edges e ON e.end_id = v.victim AND e.kind IN ('GenericAll', 'GenericWrite', 'Owns', 'WriteOwner', 'WriteDacl')
            CROSS JOIN nodes s ON s.id = e.start_id
-           WHERE EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('Group', 'User', 'Computer')) ${victimFilter}`,
+           WHERE EXISTS (SELECT 1 FROM json_each(s.kinds) WHERE value IN ('Group', 'User', 'Computer')) ${victimFilter}
+           ${INSERT_SUFFIX}`,
         )
         .bind(now, rule.kind, JSON.stringify(rule.victims.slice(i, i + 4_000))),
     )
@@ -421,15 +431,16 @@ export async function replaceDerivedEdges(db: D1Database, d: DerivedInput): Prom
         db
           .prepare(
             `${INSERT_PREFIX}
-             SELECT h.value, c.id, 'SyncLAPSPassword', ${DERIVED_PROPS}, ?1, ?1, 1, ${NEW_ID_SQL}
+             SELECT h.value, c.id, 'SyncLAPSPassword', ${DERIVED_PROPS}, ?1, ?1, 1
              FROM json_each(?2) h JOIN nodes c ON c.kind = 'Computer' AND c.environment_id = ?3
-             WHERE json_extract(c.properties, '$.haslaps') IS 1`,
+             WHERE json_extract(c.properties, '$.haslaps') IS 1
+             ${INSERT_SUFFIX}`,
           )
           .bind(d.now, JSON.stringify(l.holders.slice(i, i + 5_000)), l.domainsid),
       )
     return statements
   })
-  const results = await db.batch([
+  const statements = [
     db.prepare(`DELETE FROM edges WHERE derived = 1`),
     db.prepare(DN_MEMBERS).bind(d.now),
     db.prepare(OWNS).bind(d.now),
@@ -448,6 +459,9 @@ export async function replaceDerivedEdges(db: D1Database, d: DerivedInput): Prom
     // after LOCAL_GROUP_RIGHTS (AdminTo) and DN_MEMBERS (MemberOf), which the NTLM rules read
     ...ntlmStatements(db, d.now, d.adcs?.relayVictims ?? []),
     db.prepare(`SELECT count(*) AS n FROM edges WHERE derived = 1`),
-  ])
+  ]
+  // a new derived edge whose random id meets an existing id fails the batch (nothing written): it runs again
+  // with new ids (src/graph/ids.ts DERIVED_INSERT_HEAD), so no derived edge is lost to a clash
+  const results = await withIdRetry(() => db.batch(statements))
   return (results[results.length - 1].results[0] as { n: number }).n
 }

@@ -30,7 +30,7 @@
  * (SIDs confirmed from its source, node names not: docs/collectors.md, Not done).
  */
 
-import { NEW_ID_SQL, withIdRetry } from '../graph/ids'
+import { NEW_EDGE_ID_SQL, NEW_ID_SQL, withIdRetry } from '../graph/ids'
 
 /** BloodHound's FixWellKnownNodeTypes suffixes (wellknown.*GroupSIDSuffix). */
 const WELL_KNOWN_GROUP_SUFFIXES = ['-512', '-516', '-518', '-519', '-526', '-527', '-544', '-551', '-S-1-5-9']
@@ -97,11 +97,17 @@ UNION ALL SELECT sid || '-501', name || '-S-1-1-0', 'MemberOf' FROM (${DOMAINS})
 UNION ALL SELECT d.name || '-S-1-1-0', d.sid || '-501', 'ClaimSpecialIdentity' FROM (${DOMAINS}) AS d
   JOIN nodes g ON g.objectid = d.sid || '-501' WHERE json_extract(g.properties, '$.enabled') IS 1`
 
-/** The links between existing nodes (a missing Guest makes none), kept if already there. ?1 = now */
+/**
+ * The links between existing nodes (a missing Guest makes none), kept if already there. ?1 = now. Only an
+ * existing (start, kind, end) is skipped: a new id that meets a taken one fails the batch, which runs again
+ * (with INSERT OR IGNORE the link was silently dropped; src/graph/ids.ts).
+ */
 const WELL_KNOWN_LINKS = `
-INSERT OR IGNORE INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived, id)
-SELECT s.id, t.id, l.k, '{}', ?1, ?1, 0, ${NEW_ID_SQL}
-FROM (${LINKS}) AS l JOIN nodes s ON s.objectid = l.s JOIN nodes t ON t.objectid = l.t`
+INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived, id)
+SELECT s.id, t.id, l.k, '{}', ?1, ?1, 0, ${NEW_EDGE_ID_SQL}
+FROM (${LINKS}) AS l JOIN nodes s ON s.objectid = l.s JOIN nodes t ON t.objectid = l.t
+WHERE true
+ON CONFLICT (start_id, kind, end_id) DO NOTHING`
 
 /** Runs the three steps, in BloodHound's order, as one batch. */
 export async function linkWellKnownNodes(db: D1Database, now: string): Promise<void> {

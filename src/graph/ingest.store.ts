@@ -37,7 +37,7 @@
 import { appendErrors, appendWarnings, MAX_JOB_ERRORS, type JobErrorEntry } from './jobs.store'
 import { auditedBatch } from '../audit/audit.store'
 import type { AuditWrite } from '../audit/audit'
-import { NEW_ID_SQL, withIdRetry } from './ids'
+import { NEW_EDGE_ID_SQL, NEW_ID_SQL, withIdRetry } from './ids'
 
 /** Kinds a node keeps at most: its kinds are unioned across uploads (BloodHound does the same), then cut. */
 export const MAX_STORED_KINDS = 16
@@ -319,7 +319,7 @@ WHERE true`
 function edgeUpsert(restricted: boolean): string {
   return `
 INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at, id)
-SELECT r.sid, r.tid, json_extract(r.v, '$[2]'), json_extract(r.v, '$[3]'), ?2, ?2, ${NEW_ID_SQL}
+SELECT r.sid, r.tid, json_extract(r.v, '$[2]'), json_extract(r.v, '$[3]'), ?2, ?2, ${NEW_EDGE_ID_SQL}
 FROM (${resolvedEdges(['seq', 'ord', 'v'], restricted ? '?3' : null)}) AS r
 WHERE r.sid > 0 AND r.tid > 0
 ORDER BY 1, 3, 2, r.seq, r.ord

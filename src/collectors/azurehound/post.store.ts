@@ -39,7 +39,7 @@
  * Each rule is one set-based statement per run; nothing proportional to the graph passes through the isolate.
  */
 import { APPLICATION_ADMINISTRATOR, CLOUD_APPLICATION_ADMINISTRATOR, PRIVILEGED_ROLE_ADMINISTRATOR } from './membership'
-import { NEW_ID_SQL } from '../../graph/ids'
+import { DERIVED_INSERT_HEAD, DERIVED_INSERT_TAIL } from '../../graph/ids'
 
 /** Entra ID built-in role template ids (Microsoft's, as in BloodHound's graph schema). */
 export const ROLE_TEMPLATE = {
@@ -87,7 +87,8 @@ export const RESET_TIERS: Record<string, readonly string[]> = {
 }
 const RESET_ALL = [R.globalAdministrator, R.privilegedAuthenticationAdministrator, R.partnerTier2Support]
 
-const INSERT = `INSERT OR IGNORE INTO edges (start_id, end_id, kind, properties, created_at, updated_at, derived, id)`
+/** Each statement below is `${INSERT} <candidates>`; azureDerivedStatements closes it with DERIVED_INSERT_TAIL (src/graph/ids.ts). */
+const INSERT = DERIVED_INSERT_HEAD
 
 /**
  * Common table expressions every role rule starts from:
@@ -122,13 +123,13 @@ const TENANT_ADMINS = `${WITH_ROLES}
 ${INSERT}
 SELECT DISTINCT member, tenant,
        CASE tpl WHEN '${R.globalAdministrator}' THEN 'AZGlobalAdmin' WHEN '${R.privilegedRoleAdministrator}' THEN 'AZPrivilegedRoleAdmin'
-                ELSE 'AZPrivilegedAuthAdmin' END, '{}', ?1, ?1, 1, ${NEW_ID_SQL}
+                ELSE 'AZPrivilegedAuthAdmin' END, '{}', ?1, ?1, 1
 FROM rm WHERE tpl IN (${list(R.globalAdministrator, R.privilegedRoleAdministrator, R.privilegedAuthenticationAdministrator)})`
 
 /** From a role to every application and service principal of its tenant (AZAddSecret, AZAddOwner). */
 const roleToAppsAndSps = (kind: string, templates: string[]) => `${WITH_ROLES}
 ${INSERT}
-SELECT r.role, c.id, '${kind}', '{}', ?1, ?1, 1, ${NEW_ID_SQL}
+SELECT r.role, c.id, '${kind}', '{}', ?1, ?1, 1
 FROM roles r JOIN tc c ON c.tenant = r.tenant AND c.kind IN ('AZApp', 'AZServicePrincipal')
 WHERE r.tpl IN (${list(...templates)})`
 
@@ -153,7 +154,7 @@ const RESET_PASSWORD = `${WITH_ROLES},
     SELECT c.tenant, m.start_id FROM tc c JOIN edges m ON m.end_id = c.id AND m.kind = 'AZMemberOf'
     WHERE c.kind = 'AZGroup' AND json_extract(c.props, '$.isassignabletorole') IS 1)
 ${INSERT}
-SELECT role, target, 'AZResetPassword', '{}', ?1, ?1, 1, ${NEW_ID_SQL} FROM (
+SELECT role, target, 'AZResetPassword', '{}', ?1, ?1, 1 FROM (
   SELECT r.role AS role, u.id AS target FROM roles r JOIN tu u ON u.tenant = r.tenant WHERE r.tpl IN (${list(...RESET_ALL)})
   UNION
   SELECT role, target FROM (
@@ -173,7 +174,7 @@ const ADD_MEMBERS_NOT_ROLE_ASSIGNABLE = [
 
 const ADD_MEMBERS = `${WITH_ROLES}
 ${INSERT}
-SELECT DISTINCT x.member, g.id, 'AZAddMembers', '{}', ?1, ?1, 1, ${NEW_ID_SQL}
+SELECT DISTINCT x.member, g.id, 'AZAddMembers', '{}', ?1, ?1, 1
 FROM rm x
 JOIN tc p ON p.tenant = x.tenant AND p.id = x.member AND p.kind IN ('AZUser', 'AZServicePrincipal')
 JOIN tc g ON g.tenant = x.tenant AND g.kind = 'AZGroup'
@@ -182,7 +183,7 @@ WHERE x.tpl IN (${list(...ADD_MEMBERS_ALL)})
 
 const EXECUTE_COMMAND = `${WITH_ROLES}
 ${INSERT}
-SELECT DISTINCT x.member, d.id, 'AZExecuteCommand', '{}', ?1, ?1, 1, ${NEW_ID_SQL}
+SELECT DISTINCT x.member, d.id, 'AZExecuteCommand', '{}', ?1, ?1, 1
 FROM rm x JOIN tc d ON d.tenant = x.tenant AND d.kind = 'AZDevice'
 WHERE x.tpl = '${R.intuneAdministrator}' AND lower(json_extract(d.props, '$.operatingsystem')) LIKE '%windows%'`
 
@@ -242,7 +243,7 @@ WITH
     SELECT DISTINCT tenant, tenant, 'tenant-with-roles' FROM tc WHERE kind = 'AZRole'),
   rules(grant_kind, class, kind) AS (VALUES ${MG_RULES.map(([g, c, k]) => `('${g}', '${c}', '${k}')`).join(', ')})
 ${INSERT}
-SELECT DISTINCT sg.sp, tg.id, ru.kind, '{}', ?1, ?1, 1, ${NEW_ID_SQL}
+SELECT DISTINCT sg.sp, tg.id, ru.kind, '{}', ?1, ?1, 1
 FROM src sg JOIN rules ru ON ru.grant_kind = sg.grant_kind JOIN tgt tg ON tg.tenant = sg.tenant AND tg.class = ru.class`
 
 /**
@@ -260,11 +261,11 @@ WITH su(az, ad) AS (
   JOIN nodes a ON a.objectid = upper(json_extract(u.properties, '$.onpremid')) AND a.kind = 'User'
   WHERE t.kind = 'AZTenant' AND json_extract(u.properties, '$.onpremsyncenabled') IS 1 AND json_extract(u.properties, '$.onpremid') <> '')
 ${INSERT}
-SELECT ad, az, 'SyncedToEntraUser', '{}', ?1, ?1, 1, ${NEW_ID_SQL} FROM su
+SELECT ad, az, 'SyncedToEntraUser', '{}', ?1, ?1, 1 FROM su
 UNION ALL
-SELECT az, ad, 'SyncedToADUser', '{}', ?1, ?1, 1, ${NEW_ID_SQL} FROM su`
+SELECT az, ad, 'SyncedToADUser', '{}', ?1, ?1, 1 FROM su`
 
 /** The Azure statements of the derived-edge batch; ?1 = now. */
 export function azureDerivedStatements(db: D1Database, now: string): D1PreparedStatement[] {
-  return [TENANT_ADMINS, ADD_SECRET, ADD_OWNER, RESET_PASSWORD, ADD_MEMBERS, EXECUTE_COMMAND, MG_ABUSE, HYBRID].map((sql) => db.prepare(sql).bind(now))
+  return [TENANT_ADMINS, ADD_SECRET, ADD_OWNER, RESET_PASSWORD, ADD_MEMBERS, EXECUTE_COMMAND, MG_ABUSE, HYBRID].map((sql) => db.prepare(`${sql}\n${DERIVED_INSERT_TAIL}`).bind(now))
 }
