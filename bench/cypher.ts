@@ -27,6 +27,12 @@
  *                  workerd's config field v8Flags (`--max-heap-size`, young and old generations together;
  *                  bench/lib/workerd-v8-flags.ts: Miniflare sets no V8 flags itself)
  *   --cpu-budget-ms N  the CPU budget per query compared against (default 30000: Workers' paid default)
+ *   --baseline DIR before / after in the same run (issue 28): DIR is a checkout of the older code (its own
+ *                  node_modules, e.g. `git worktree add --detach DIR main` and a node_modules symlink); its build
+ *                  and this checkout's answer the questions that have an in-memory floor (and kerberoastable users,
+ *                  old passwords) on the same database, alternating builds round by round (a fresh worker each),
+ *                  each question once unmeasured first; a table of before / after / floor p50 and p95, CPU and
+ *                  ratios. Only that comparison runs (not the other queries); --only narrows it
  *   --concurrent N afterwards, each near-limit query sent N times at once (the isolate serves them together:
  *                  their memory adds up); each must answer 200 or 400, then one plain query 200
  *
@@ -48,7 +54,9 @@
  * 5xx, read a heap over 128 MiB after its answer or used more CPU than the budget (its row says FAIL);
  * 0 otherwise. A Markdown table of the verdicts goes to stderr at the end.
  *
- * Floors: the shortest-path queries are also answered by breadth-first search in plain JavaScript over
+ * Floors: the questions of compareCases (one-hop sessions, a count, ORDER BY … LIMIT, DISTINCT, a 2-hop pattern,
+ * every kerberoastable user) are also answered in plain JavaScript over the generated graph (issue 28), and
+ * the shortest-path queries are also answered by breadth-first search in plain JavaScript over
  * the same generated graph in this process (same sources, targets, relationship kinds and LIMIT;
  * adjacency built before the clock starts), and the report gives service ÷ floor.
  *
@@ -215,6 +223,99 @@ function floorCases(g: GenGraph, firstUser: string | null, one: [number, number]
 }
 
 /**
+ * Same-run comparison (issue 28): library-shaped questions, each with its in-memory floor — the same question
+ * answered in plain JavaScript over the generated graph in this process (node arrays and per-kind adjacency
+ * built before the clock starts, as for the shortest-path floors), so the report gives service ÷ floor per
+ * question. `floor` returns the size of its answer (rows, or paths), printed next to the service's.
+ * allShortestPaths from a set of users is LIBRARY's 'all shortest paths to Domain Admins' (floorCases).
+ */
+interface CompareCase {
+  name: string
+  query: string
+  floor: () => number
+}
+
+function compareCases(g: GenGraph): CompareCase[] {
+  const has = (kind: string) => Uint8Array.from(g.nodes, (x) => (x.kinds.includes(kind) ? 1 : 0))
+  const isUser = has('User')
+  const isComputer = has('Computer')
+  const isGroup = has('Group')
+  const users = g.nodes.flatMap((x, i) => (isUser[i] ? [i] : []))
+  const computers = g.nodes.flatMap((x, i) => (isComputer[i] ? [i] : []))
+  const prop = (i: number, k: string) => g.nodes[i].properties[k]
+  const sessions = kindCsr(g, ['HasSession'])
+  const memberOf = kindCsr(g, ['MemberOf'])
+  const adminTo = kindCsr(g, ['AdminTo'])
+  return [
+    {
+      name: 'one-hop sessions',
+      query: 'MATCH p = (c:Computer)-[:HasSession]->(u:User) RETURN p LIMIT 1000',
+      floor: () => {
+        let found = 0
+        for (const c of computers)
+          for (let j = sessions.offsets[c]; j < sessions.offsets[c + 1]; j++) if (isUser[sessions.targets[j]] && ++found === 1000) return found
+        return found
+      },
+    },
+    {
+      name: 'count of enabled users',
+      query: 'MATCH (u:User) WHERE u.enabled = true RETURN count(u)',
+      floor: () => {
+        let c = 0
+        for (const u of users) if (prop(u, 'enabled') === true) c++
+        return c
+      },
+    },
+    {
+      name: 'ORDER BY … LIMIT (oldest passwords)',
+      query: 'MATCH (u:User) WHERE u.enabled = true RETURN u.name, u.pwdlastset ORDER BY u.pwdlastset LIMIT 10',
+      floor: () => {
+        // top 10 by insertion into a sorted array of at most 10
+        const top: [number, string][] = []
+        for (const u of users) {
+          if (prop(u, 'enabled') !== true) continue
+          const t = prop(u, 'pwdlastset')
+          if (typeof t !== 'number' || (top.length === 10 && t >= top[9][0])) continue
+          let k = top.length
+          while (k > 0 && top[k - 1][0] > t) k--
+          top.splice(k, 0, [t, String(prop(u, 'name'))])
+          if (top.length > 10) top.pop()
+        }
+        return top.length
+      },
+    },
+    {
+      name: 'DISTINCT operating systems',
+      query: 'MATCH (c:Computer) RETURN DISTINCT c.operatingsystem',
+      floor: () => new Set(computers.map((c) => prop(c, 'operatingsystem') ?? null)).size,
+    },
+    {
+      name: '2-hop: user → group → computer',
+      query: 'MATCH p = (u:User)-[:MemberOf]->(g:Group)-[:AdminTo]->(c:Computer) RETURN p LIMIT 100',
+      floor: () => {
+        let found = 0
+        for (const u of users)
+          for (let j = memberOf.offsets[u]; j < memberOf.offsets[u + 1]; j++) {
+            const gr = memberOf.targets[j]
+            if (!isGroup[gr]) continue
+            for (let k = adminTo.offsets[gr]; k < adminTo.offsets[gr + 1]; k++) if (isComputer[adminTo.targets[k]] && ++found === 100) return found
+          }
+        return found
+      },
+    },
+    {
+      name: 'kerberoastable users, every one',
+      query: 'MATCH (u:User) WHERE u.hasspn = true AND u.enabled = true RETURN u',
+      floor: () => {
+        let c = 0
+        for (const u of users) if (prop(u, 'hasspn') === true && prop(u, 'enabled') === true) c++
+        return c
+      },
+    },
+  ]
+}
+
+/**
  * The ingest's end requests an analysis run, which runs in the worker's isolate (Analyzer object): the
  * queries must not share the isolate with it. Joins that run (POST /api/v2/analysis returns the pending
  * one) and waits until it is complete or failed.
@@ -269,8 +370,10 @@ async function main() {
       'heap-cap': { type: 'string', default: String(HEAP_LIMIT_MIB) },
       'cpu-budget-ms': { type: 'string', default: String(CPU_BUDGET_MS) },
       concurrent: { type: 'string', default: '0' },
+      baseline: { type: 'string' },
     },
   })
+  const wantedName = (n: string) => !values.only || values.only.split(',').some((o) => n.includes(o))
   const heapCap = Number(values['heap-cap'])
   const cpuBudgetMs = Number(values['cpu-budget-ms'])
   /**
@@ -301,6 +404,8 @@ async function main() {
   const oneSource = String(g.nodes[onePath[0]].properties.name)
   const oneTarget = g.nodes[onePath[onePath.length - 1]].objectid
   LIBRARY.splice(7, 0, [ONE_TO_ONE, `MATCH p = shortestPath((u:User)-[:AD_ATTACK_PATHS*1..]->(g:Group)) WHERE u.name = '${oneSource}' AND g.objectid = '${oneTarget}' RETURN p`])
+  const compare = compareCases(g)
+  LIBRARY.push(...compare.map((c): [string, string] => [c.name, c.query]))
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'edgehound-cypher-'))
   const stateDir = values.state ? path.resolve(values.state) : path.join(tmp, 'state')
   const marker = path.join(stateDir, 'edgehound-cypher-bench.json')
@@ -368,6 +473,93 @@ async function main() {
     // A fresh isolate on the ingested database: the queries should not inherit the ingest's heap.
     if (!reuse) {
       await w.dispose()
+      w = await startMiniflare({ bundle, persistDir: stateDir, migrate: false, inspectorPort, v8Flags, onStdout })
+    }
+    // --baseline DIR: before / after in the same run (issue 28), the older checkout's build and this one
+    // alternating on the same database (a fresh worker per build and round, the order swapped every round;
+    // one unmeasured warm-up answer per question and worker), each against its in-memory floor.
+    let ab: Record<string, unknown>[] | null = null
+    let abTable = ''
+    if (values.baseline) {
+      await w.dispose()
+      const baseRoot = path.resolve(values.baseline)
+      const builds = [
+        { label: 'before', bundle: await buildBundle(path.join(tmp, 'baseline-bundle'), baseRoot) },
+        { label: 'after', bundle },
+      ]
+      const abFloors = new Map<string, () => number>([
+        ...compare.map((c): [string, () => number] => [c.name, c.floor]),
+        ...floorCases(g, null, [onePath[0], onePath[onePath.length - 1]]).map((f): [string, () => number] => [f.name, f.run]),
+      ])
+      const abCases = LIBRARY.filter(([name]) => abFloors.has(name) || name === 'kerberoastable users' || name === 'old passwords').filter(([n]) => wantedName(n))
+      type Seen = { ms: number[]; cpu: number[]; statuses: Map<number, number>; answer: string; plan: string }
+      const seen = new Map<string, Seen>()
+      for (let round = 0; round < runs; round++)
+        for (const b of round % 2 ? [...builds].reverse() : builds) {
+          const wb = await startMiniflare({ bundle: b.bundle, persistDir: stateDir, migrate: false, v8Flags, onStdout })
+          try {
+            const apiB = new BenchApi(wb.url, tokens)
+            await apiB.ok('GET', '/api/v2/self')
+            for (const [name, query] of abCases) {
+              const sendB = () => apiB.timed<CypherBody>('POST', '/api/v2/graphs/cypher', JSON.stringify({ query, include_properties: false }), 'application/json')
+              await sendB()
+              const cpu0 = cpuSeconds(wb.pids())
+              const r = await sendB()
+              const cpuMs = (cpuSeconds(wb.pids()) - cpu0) * 1000
+              const key = `${b.label}|${name}`
+              const x: Seen = seen.get(key) ?? { ms: [], cpu: [], statuses: new Map(), answer: '', plan: '' }
+              x.ms.push(r.ms)
+              x.cpu.push(cpuMs)
+              x.statuses.set(r.status, (x.statuses.get(r.status) ?? 0) + 1)
+              x.answer =
+                r.status === 200
+                  ? `${Object.keys(r.body!.data!.nodes).length} nodes, ${r.body!.data!.edges.length} edges, ${r.body!.data!.literals.length} literals`
+                  : `${r.status}: ${(r.body?.errors?.[0]?.message ?? r.text).slice(0, 100)}`
+              x.plan = r.headers.get('x-cypher-plan') ?? ''
+              seen.set(key, x)
+            }
+          } finally {
+            await wb.dispose()
+          }
+          log(`A/B round ${round + 1}/${runs}: ${b.label} done`)
+        }
+      const r3 = (x: number) => Math.round(x * 1000) / 1000
+      const floorRaw = new Map<string, number>()
+      ab = abCases.map(([name, query]) => {
+        const floor = abFloors.get(name)
+        let floorStats: { p50: number; p95: number; answer: number } | null = null
+        if (floor) {
+          for (let i = 0; i < 3; i++) floor()
+          const ms: number[] = []
+          let answer = 0
+          for (let i = 0; i < Math.max(runs, 5); i++) {
+            const t0 = performance.now()
+            answer = floor()
+            ms.push(performance.now() - t0)
+          }
+          floorRaw.set(name, pct(ms, 50))
+          floorStats = { p50: r3(pct(ms, 50)), p95: r3(pct(ms, 95)), answer }
+        }
+        const side = (label: string) => {
+          const x = seen.get(`${label}|${name}`)!
+          return { p50: Math.round(pct(x.ms, 50)), p95: Math.round(pct(x.ms, 95)), cpuMsP50: Math.round(pct(x.cpu, 50)), statuses: Object.fromEntries(x.statuses), answer: x.answer, plan: x.plan.slice(0, 300), ratioP50: floorStats ? Math.round(pct(x.ms, 50) / Math.max(floorRaw.get(name)!, 0.001)) : null }
+        }
+        return { name, query, before: side('before'), after: side('after'), floor: floorStats }
+      })
+      type Side = { p50: number; p95: number; cpuMsP50: number; answer: string; ratioP50: number | null; plan: string }
+      abTable = [
+        `before = ${baseRoot}, after = this checkout; ${runs} rounds, alternating; ms = wall time, CPU = workerd process CPU; floor = the same question in plain JavaScript in the bench process`,
+        '',
+        '| question | before p50 / p95 ms | after p50 / p95 ms | CPU ms p50 before / after | floor p50 / p95 ms | ÷ floor before / after | answer before / after (floor) | plan after |',
+        '|---|---:|---:|---:|---:|---:|---|---|',
+        ...ab.map((x) => {
+          const b = x.before as Side
+          const a = x.after as Side
+          const f = x.floor as { p50: number; p95: number; answer: number } | null
+          return `| ${x.name} | ${b.p50} / ${b.p95} | ${a.p50} / ${a.p95} | ${b.cpuMsP50} / ${a.cpuMsP50} | ${f ? `${f.p50} / ${f.p95}` : '–'} | ${f ? `${b.ratioP50} / ${a.ratioP50}` : '–'} | ${b.answer} / ${a.answer === b.answer ? 'same' : a.answer}${f ? ` (${f.answer})` : ''} | ${a.plan.slice(0, 120).replace(/\|/g, '\\|')} |`
+        }),
+      ].join('\n')
+      log(`A/B comparison:\n${abTable}`)
       w = await startMiniflare({ bundle, persistDir: stateDir, migrate: false, inspectorPort, v8Flags, onStdout })
     }
     let api = new BenchApi(w.url, tokens)
@@ -457,12 +649,14 @@ async function main() {
     const firstUser = first.status === 200 ? Object.values(first.body!.data!.nodes)[0].objectId : null
     log(`floor input: first user ${firstUser}`)
     const floors = new Map(floorCases(g, firstUser, [onePath[0], onePath[onePath.length - 1]]).map((f) => [f.name, f]))
+    for (const c of compare) floors.set(c.name, { name: c.name, run: c.floor })
 
-    const wanted = (n: string) => !values.only || values.only.split(',').some((o) => n.includes(o))
+    const wanted = wantedName
     const profiled = (n: string) => values.profile !== undefined && values.profile.split(',').some((o) => n.includes(o))
     const results: Record<string, unknown>[] = []
     const profiles: Record<string, ProfileSummary[]> = {}
-    for (const [name, query] of [...LIBRARY, ...HOSTILE].filter(([n]) => wanted(n))) {
+    // with --baseline the run is the A/B comparison above only
+    for (const [name, query] of (ab ? [] : [...LIBRARY, ...HOSTILE]).filter(([n]) => wanted(n))) {
       const hostile = HOSTILE.some(([n]) => n === name)
       const times: number[] = []
       const cpu: number[] = []
@@ -529,7 +723,7 @@ async function main() {
           paths = floor.run()
           ms.push(performance.now() - t0)
         }
-        row.floor = { p50: Math.round(pct(ms, 50) * 100) / 100, paths, ratioP50: Math.round((pct(times, 50) / pct(ms, 50)) * 10) / 10 }
+        row.floor = { p50: Math.round(pct(ms, 50) * 100) / 100, p95: Math.round(pct(ms, 95) * 100) / 100, paths, ratioP50: Math.round((pct(times, 50) / pct(ms, 50)) * 10) / 10 }
       }
       log(JSON.stringify(row))
       results.push(row)
@@ -633,13 +827,14 @@ async function main() {
       results,
       profiles,
       stress,
+      ab,
     }
     log(`load average at the end: ${report.loadAverage.end.join(' ')}; ${JSON.stringify(summary)}`)
     const outDir = path.join(ROOT, 'bench', 'results')
     mkdirSync(outDir, { recursive: true })
     writeFileSync(path.join(outDir, `cypher-${edges}-${started.toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(report, null, 2))
     console.log(JSON.stringify(report, null, 2))
-    console.error(`\n${table}\n`)
+    console.error(`\n${table}\n${abTable ? `\n${abTable}\n` : ''}`)
     log(failed ? `${failed} FAILED (worker died, 5xx, heap over ${HEAP_LIMIT_MIB} MiB or CPU over budget)` : 'every query within the heap and CPU budgets')
     return failed ? 2 : 0
   } finally {

@@ -62,9 +62,10 @@ export function adminCredentials(): { username: string; password: string } {
   return { username, password }
 }
 
-export async function buildBundle(outdir: string): Promise<string> {
+/** `root`: the checkout to bundle (default this one; bench/cypher.ts --baseline bundles an older checkout too). */
+export async function buildBundle(outdir: string, root: string = ROOT): Promise<string> {
   await run(WRANGLER, ['deploy', '--dry-run', '--outdir', outdir, path.join('bench', 'worker.ts')], {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false' },
     maxBuffer: 64 * 1024 * 1024,
   })
