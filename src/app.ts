@@ -25,6 +25,7 @@ import { assetGroupTagRoutes } from './assetgroups/tags.routes'
 import { clientRoutes } from './clients/clients.routes'
 import { collectorRoutes } from './clients/collector.routes'
 import { scheduleRoutes } from './clients/schedules.routes'
+import { wipeRoutes } from './system/wipe.routes'
 
 /** Every route of the service, in one list: the app, the OpenAPI document and the tests all walk it. */
 export const ROUTES: RouteEntry[] = [
@@ -44,6 +45,7 @@ export const ROUTES: RouteEntry[] = [
   ...clientRoutes,
   ...collectorRoutes,
   ...scheduleRoutes,
+  ...wipeRoutes,
   ...docsRoutes,
 ]
 

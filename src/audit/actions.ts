@@ -60,5 +60,6 @@ export const AUDIT_ACTIONS = [
   'CreateClientSchedule',
   'UpdateClientSchedule',
   'DeleteClientSchedule',
+  'DeleteBloodhoundData',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

@@ -82,6 +82,8 @@ export const ACTION_SCOPE: Record<AuditAction, 'global' | 'environments'> = {
   CreateClientSchedule: 'environments',
   UpdateClientSchedule: 'environments',
   DeleteClientSchedule: 'environments',
+  // the options: flags, asset group ids, source kind and relationship kind names; nothing of one environment
+  DeleteBloodhoundData: 'global',
 }
 
 /** The environments of an entry: their ids, or `unknown` (stored as `*`). */

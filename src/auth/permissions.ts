@@ -19,6 +19,7 @@ export const PERMISSIONS = [
   'risks/ManageRisks', // accept findings
   'audit/Read', // read the audit log (auditors and administrators)
   'graph/ManageAssetGroups', // create asset groups, add and remove their selectors (Tier Zero, Owned, ...)
+  'db/Wipe', // delete collected data (POST /api/v2/clear-database): administrators, BloodHound's WipeDB
   'clients/Manage', // collector clients, their tokens, jobs and schedules (enterprise collection)
   'clients/Collect', // the collector's own routes (check-in, jobs, ingest): held by client tokens only
 ] as const

@@ -47,6 +47,7 @@ export const PERMISSION_IDS: Readonly<Record<Permission, number>> = {
   'clients/Manage': 12,
   'clients/Collect': 13,
   'auth/ReadUsers': 14,
+  'db/Wipe': 15,
 }
 
 export interface PermissionJson {

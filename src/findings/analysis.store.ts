@@ -70,15 +70,7 @@ export async function requestRunRecord(
   audit?: AuditWrite,
 ): Promise<{ run: RunRecord; liveAttemptSince: string | null }> {
   const statements = [
-    db
-      .prepare(`UPDATE analysis_runs SET reasons = json_insert(reasons, '$[#]', ?1) WHERE status = 'pending' AND json_array_length(reasons) < ?2`)
-      .bind(reason, MAX_REASONS),
-    db
-      .prepare(
-        `INSERT INTO analysis_runs (status, reasons, requested_at) SELECT 'pending', json_array(?1), ?2
-         WHERE NOT EXISTS (SELECT 1 FROM analysis_runs WHERE status = 'pending')`,
-      )
-      .bind(reason, now),
+    ...runRequestStatements(db, reason, now),
     db.prepare(`SELECT * FROM analysis_runs WHERE status = 'pending'`),
     db.prepare(`SELECT attempt_started_at FROM analysis_runs WHERE status = 'running'`),
   ]
@@ -88,6 +80,24 @@ export async function requestRunRecord(
   const run = (res[2].results as RunRow[])[0]
   const running = (res[3].results as { attempt_started_at: string | null }[])[0]
   return { run: toRun(run), liveAttemptSince: running?.attempt_started_at ?? null }
+}
+
+/**
+ * The two statements that record a request for a run (join the pending run, or create it), for a caller that
+ * records its request in a batch of its own (clear-database: the wipe, its analysis and its audit row at once).
+ */
+export function runRequestStatements(db: D1Database, reason: string, now: string): D1PreparedStatement[] {
+  return [
+    db
+      .prepare(`UPDATE analysis_runs SET reasons = json_insert(reasons, '$[#]', ?1) WHERE status = 'pending' AND json_array_length(reasons) < ?2`)
+      .bind(reason, MAX_REASONS),
+    db
+      .prepare(
+        `INSERT INTO analysis_runs (status, reasons, requested_at) SELECT 'pending', json_array(?1), ?2
+         WHERE NOT EXISTS (SELECT 1 FROM analysis_runs WHERE status = 'pending')`,
+      )
+      .bind(reason, now),
+  ]
 }
 
 /** A pending run for tests and tools that need one without the Analyzer (fails if one is pending). */

@@ -1,6 +1,8 @@
 import { DurableObject } from 'cloudflare:workers'
 import { claimRun, failRun, hasRunWork, recordAttemptError } from './analysis.store'
 import { executeRun } from './run'
+import { hasWipeWork, nextWipe, recordWipeError, startWipe, wipeStep } from '../system/wipe.store'
+import { noteLocalWrite } from '../graph/environments'
 
 /**
  * Runs attack-path analysis off the request path. One instance (`idFromName('global')`), so one run at a
@@ -29,6 +31,14 @@ import { executeRun } from './run'
  */
 export const MAX_ATTEMPTS = 5
 
+/**
+ * Database wipes (POST /api/v2/clear-database, src/system/wipe.store.ts) come before runs: while one is open
+ * the object works on it in chunks for at most this long per alarm, then schedules the next alarm, so a wipe
+ * of millions of rows spans many invocations and no invocation nears the platform's limits. The run the
+ * wipe's request recorded is claimed only once no wipe is open, so it analyses what the wipe left.
+ */
+export const WIPE_SLICE_MS = 10_000
+
 export class Analyzer extends DurableObject<Env> {
   /** true while alarm() executes in this instance */
   private running = false
@@ -56,12 +66,47 @@ export class Analyzer extends DurableObject<Env> {
       this.running = false
     }
     if (rethrow !== null) throw rethrow
-    if (await hasRunWork(this.env.DB)) await this.ctx.storage.setAlarm(Date.now())
+    if ((await hasWipeWork(this.env.DB)) || (await hasRunWork(this.env.DB))) await this.ctx.storage.setAlarm(Date.now())
+  }
+
+  /** A slice of the oldest open wipe; null when none is open. Returns an error to rethrow (retry), or 'done'. */
+  private async wipeSlice(): Promise<unknown> {
+    const db = this.env.DB
+    let w = await nextWipe(db)
+    if (!w) return null
+    const id = w.id
+    if (w.attempts >= MAX_ATTEMPTS) {
+      await recordWipeError(db, id, `gave up after ${MAX_ATTEMPTS} attempts: ${w.error ?? 'interrupted'}`, true, new Date().toISOString())
+      return 'done'
+    }
+    try {
+      await startWipe(db, id, new Date().toISOString())
+      noteLocalWrite()
+      for (const until = Date.now() + WIPE_SLICE_MS; w && Date.now() < until; ) {
+        const { more } = await wipeStep(db, w, new Date().toISOString())
+        if (!more) break
+        w = await nextWipe(db)
+        if (w && w.id !== id) break
+      }
+      noteLocalWrite()
+      return 'done'
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e)
+      console.error(JSON.stringify({ level: 'error', database_wipe: id, error: message }))
+      try {
+        await recordWipeError(db, id, message, false, new Date().toISOString())
+      } catch {
+        /* D1 unreachable: the retry finds the wipe still open */
+      }
+      return e
+    }
   }
 
   /** One attempt of one run. Returns an error to rethrow so that the runtime retries the alarm. */
   private async step(): Promise<unknown> {
     const db = this.env.DB
+    const wiped = await this.wipeSlice()
+    if (wiped !== null) return wiped === 'done' ? null : wiped
     const run = await claimRun(db, new Date().toISOString())
     if (!run) return null
     if (run.attempts > MAX_ATTEMPTS) {

@@ -8,7 +8,7 @@ import { defineRoute, type RouteEntry } from '../http/route'
 import { ZERO_TIME } from './details'
 import { datapipeState } from './datapipe.store'
 
-export const DATAPIPE_STATUSES = ['idle', 'ingesting', 'analyzing'] as const
+export const DATAPIPE_STATUSES = ['idle', 'ingesting', 'analyzing', 'purging'] as const
 
 export const datapipeRoutes: RouteEntry[] = [
   defineRoute(
@@ -16,9 +16,9 @@ export const datapipeRoutes: RouteEntry[] = [
       method: 'get',
       path: '/api/v2/datapipe/status',
       operationId: 'GetDatapipeStatus',
-      summary: 'What the pipeline is doing: idle, ingesting (a file-upload job is open) or analyzing (a run is pending or running)',
+      summary: 'What the pipeline is doing: idle, ingesting (a file-upload job is open), analyzing (a run is pending or running) or purging (clear-database is deleting graph data)',
       description:
-        '`analyzing` while an analysis run is pending or running, else `ingesting` while a file-upload job is open, else `idle`. ' +
+        '`purging` while a clear-database request is deleting graph data, else `analyzing` while an analysis run is pending or running, else `ingesting` while a file-upload job is open, else `idle`. ' +
         '`last_complete_analysis_at`: commit time of the newest complete run; `last_analysis_run_at`: start of the newest run; ' +
         '`updated_at`: the newest change of a run or job. Times never seen are `0001-01-01T00:00:00.000Z`, as BloodHound writes a zero time.',
       tags: ['Datapipe'],
@@ -39,7 +39,7 @@ export const datapipeRoutes: RouteEntry[] = [
     },
     async (c) => {
       const s = await datapipeState(c.env.DB)
-      const status = s.runs_active > 0 ? 'analyzing' : s.jobs_active > 0 ? 'ingesting' : 'idle'
+      const status = s.wipes_active > 0 ? 'purging' : s.runs_active > 0 ? 'analyzing' : s.jobs_active > 0 ? 'ingesting' : 'idle'
       return c.json({
         data: {
           status,

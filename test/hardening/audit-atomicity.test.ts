@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { EdgeHoundClient } from '../../src/client'
 import { upsertExtension } from '../../src/client/extensions'
 import { createSamlProvider } from '../../src/client/saml'
-import { startUploadJob, uploadFile } from '../../src/client/graph'
+import { endUploadJob, startUploadJob, uploadFile } from '../../src/client/graph'
 import { AUDIT_OUTSIDE_BATCH } from '../../src/http/route'
 import { IDP_FIXTURES } from '../fixtures/saml/corpus'
 import { b64, buildResponse, idpMetadata, KEY_A, sign } from '../fixtures/saml/idp-signer'
@@ -663,6 +663,22 @@ const CASES: Case[] = [
     act: (id) => json('DELETE', `/api/v2/events/${id as number}`),
     rows: intentAnd('DeleteClientSchedule'),
     changes: ['client_schedules'],
+  },
+  {
+    // the request's own batch (the graph itself is deleted later, in chunks, by the Analyzer object): an ended
+    // upload job's history, and custom selectors with the analysis run that follows them
+    name: 'clear file-ingest history and custom selectors',
+    route: 'POST /api/v2/clear-database',
+    prepare: async () => {
+      const job = await startUploadJob(admin)
+      await endUploadJob(admin, job.data.id)
+      await quiesce()
+      await tagSelector()
+    },
+    act: () => json('POST', '/api/v2/clear-database', { deleteFileIngestHistory: true, deleteAssetGroupSelectors: [1] }),
+    rows: intentAnd('DeleteBloodhoundData'),
+    changes: ['ingest_jobs', 'asset_group_tag_selectors', 'asset_group_tag_selector_seeds', 'analysis_runs'],
+    fields: (s) => expect(s[0].options).toMatchObject({ deleteFileIngestHistory: true, deleteAssetGroupSelectors: [1] }),
   },
 ]
 

@@ -2,7 +2,7 @@
  * available-domains answers from an isolate copy while nothing it is made of has changed
  * (src/graph/environments.ts). These tests keep that copy warm (every read goes to the same worker) and
  * check that each writer makes the very next answer current: an upload committed into a running job, the
- * job's end, an analysis run's commit, an extension write or deletion; and that the caller's environment access is
+ * job's end, an analysis run's commit, an extension write or deletion, a clear-database wipe; and that the caller's environment access is
  * applied to the shared copy per request. (test/integration/read-paths.test.ts counts the statements;
  * test/unit/available-domains-writers.test.ts requires every writer of these tables to be listed with its case here.)
  */
@@ -142,5 +142,17 @@ describe('available-domains from the isolate copy is never stale', () => {
     expect((await domains(onlyD)).map((d) => d.id)).toEqual([D])
     expect((await domains(onlyTG)).map((d) => d.id).sort()).toEqual([T, G].sort())
     expect(ours(await domains(admin)).map((d) => d.id)).toEqual([D, T, G].sort())
+  })
+
+  it('clear-database deleting the environments (in the Analyzer object, in chunks) shows at once once the wipe is done', async () => {
+    expect(ours(await domains(admin)).map((d) => d.id)).toEqual([D, T, G].sort()) // copy warm
+    expect((await admin.raw('POST', '/api/v2/clear-database', { deleteCollectedGraphData: true })).status).toBe(204)
+    for (const until = Date.now() + 30_000; ; ) {
+      const open = await env.DB.prepare(`SELECT count(*) AS n FROM database_wipes WHERE status IN ('pending', 'running')`).first<{ n: number }>()
+      if (open!.n === 0) break
+      if (Date.now() > until) throw new Error('wipe did not finish')
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    expect(ours(await domains(admin))).toEqual([])
   })
 })

@@ -36,6 +36,7 @@ const EXTENSION_WRITE = 'an extension write renames the environment type at once
 const EXTENSION_DELETE = 'an extension deletion shows the raw environment kind as the type at once'
 const POST_PROCESSING = 'collector post-processing naming an unnamed environment node (inside an analysis run) shows at once'
 const CLIENT_JOB_END = "a collector client's job ends: its environment is listed, collected, at once"
+const WIPE = 'clear-database deleting the environments (in the Analyzer object, in chunks) shows at once once the wipe is done'
 const NOT_A_COMPLETE_RUN = "never makes a run complete (pending, running, failed, an attempt's error): the answer reads only the latest complete run"
 
 interface Writer {
@@ -77,7 +78,12 @@ const WRITERS: Record<string, Writer> = {
     shownBy: AFTER_UPLOAD,
   },
   'src/findings/analysis.store.ts createRun': { tables: ['analysis_runs'], why: NOT_A_COMPLETE_RUN, shownBy: null },
-  'src/findings/analysis.store.ts requestRunRecord': { tables: ['analysis_runs'], why: NOT_A_COMPLETE_RUN, shownBy: null },
+  'src/findings/analysis.store.ts runRequestStatements': { tables: ['analysis_runs'], why: NOT_A_COMPLETE_RUN, shownBy: null },
+  'src/system/wipe.store.ts wipeStep': {
+    tables: ['nodes'],
+    why: "clear-database's chunks delete nodes; environment nodes among them change the count of environment nodes, which is in the stamp",
+    shownBy: WIPE,
+  },
   'src/findings/analysis.store.ts claimRun': { tables: ['analysis_runs'], why: NOT_A_COMPLETE_RUN, shownBy: null },
   'src/findings/analysis.store.ts startAttempt': { tables: ['analysis_runs'], why: NOT_A_COMPLETE_RUN, shownBy: null },
   'src/findings/analysis.store.ts recordAttemptError': { tables: ['analysis_runs'], why: NOT_A_COMPLETE_RUN, shownBy: null },
