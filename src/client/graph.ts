@@ -94,9 +94,9 @@ export function listUploadJobs(c: EdgeHoundClient, q: { skip?: number; limit?: n
   return c.call<Page<IngestJobJson>>('GET', `/api/v2/file-upload${qs(q)}`)
 }
 
-/** GET /api/v2/datapipe/status: idle, ingesting (a file-upload job is open) or analyzing (a run is pending or running). */
+/** GET /api/v2/datapipe/status: idle, ingesting (a file-upload job is open), analyzing (a run is pending or running) or purging (clear-database is deleting graph data). */
 export function datapipeStatus(c: EdgeHoundClient) {
-  return c.call<{ data: { status: 'idle' | 'ingesting' | 'analyzing'; updated_at: string; last_complete_analysis_at: string; last_analysis_run_at: string } }>(
+  return c.call<{ data: { status: 'idle' | 'ingesting' | 'analyzing' | 'purging'; updated_at: string; last_complete_analysis_at: string; last_analysis_run_at: string } }>(
     'GET',
     '/api/v2/datapipe/status',
   )
@@ -239,4 +239,21 @@ export async function resolveNode(c: EdgeHoundClient, text: string, limit = 20):
   const byId = page.filter((n) => n.objectid.toLowerCase() === t)
   const exact = byId.length ? byId : page.filter((n) => n.name.toLowerCase() === t)
   return { exact, others: page.filter((n) => !exact.includes(n)) }
+}
+
+/** BloodHound's clear-database options (docs/graph.md "Clearing collected data"); at least one must be chosen. */
+export interface ClearDatabaseOptions {
+  deleteCollectedGraphData?: boolean
+  /** source kind ids: 1 Base (AD), 2 AZBase (Azure), 0 sourceless; not together with deleteCollectedGraphData */
+  deleteSourceKinds?: number[]
+  deleteRelationships?: string[]
+  deleteFileIngestHistory?: boolean
+  deleteDataQualityHistory?: boolean
+  /** asset group ids whose custom selectors are deleted */
+  deleteAssetGroupSelectors?: number[]
+}
+
+/** POST /api/v2/clear-database: 204 once recorded; graph data is deleted in the background (datapipe status `purging`). */
+export async function clearDatabase(c: EdgeHoundClient, options: ClearDatabaseOptions): Promise<void> {
+  await c.call('POST', '/api/v2/clear-database', options as Record<string, unknown>)
 }
