@@ -1,15 +1,5 @@
 -- Issue 27: POST /api/v2/clear-database (src/system/wipe.*, docs/graph.md "Clearing collected data").
 
--- BloodHound's source kinds: the kind every node of a collector's data carries, by which collected data can be
--- deleted selectively (`deleteSourceKinds` takes these ids; 0 means "sourceless": nodes carrying none of them).
--- BloodHound seeds Base (AD, SharpHound) and AZBase (Azure, AzureHound) with ids 1 and 2; EdgeHound's
--- converters give every AD node `Base` and every Azure node `AZBase` (src/collectors/payload.ts).
-CREATE TABLE source_kinds (
-  id    INTEGER PRIMARY KEY AUTOINCREMENT,
-  name  TEXT NOT NULL UNIQUE
-);
-INSERT INTO source_kinds (id, name) VALUES (1, 'Base'), (2, 'AZBase');
-
 -- One row per request that deletes graph data. The request's route records it (with its audit row and the
 -- analysis run that follows it) in one batch; the Analyzer object (src/findings/analyzer.do.ts) works through
 -- pending rows, oldest first, in chunks, before it claims an analysis run. Each chunk is one batch that
@@ -21,7 +11,8 @@ CREATE TABLE database_wipes (
   requested_at        TEXT NOT NULL,
   delete_all          INTEGER NOT NULL DEFAULT 0,          -- deleteCollectedGraphData: every node and edge
   delete_sourceless   INTEGER NOT NULL DEFAULT 0,          -- deleteSourceKinds contained 0
-  source_kinds        TEXT NOT NULL DEFAULT '[]',          -- JSON array of source kind names
+  source_kinds        TEXT NOT NULL DEFAULT '[]',          -- JSON array of source kind names (deleteSourceKinds' ids resolved)
+  known_source_kinds  TEXT NOT NULL DEFAULT '[]',          -- every source kind name at request time: "sourceless" = none of them
   relationships       TEXT NOT NULL DEFAULT '[]',          -- deleteRelationships: JSON array of edge kinds
   status              TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'running', 'complete', 'failed')),
   phase               TEXT NOT NULL DEFAULT 'nodes' CHECK (phase IN ('nodes', 'edges', 'done')),

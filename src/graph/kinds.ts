@@ -11,6 +11,20 @@ import type { KindCatalog } from '../extensions/catalog'
 /** Kind names (node and relationship) as accepted in payloads and query parameters. */
 export const KIND_PATTERN = /^[A-Za-z0-9_]+$/
 
+/** The source kinds of BloodHound's own collectors (ids 1 and 2 in BloodHound's source_kinds table). */
+export const BUILTIN_SOURCE_KINDS = ['Base', 'AZBase'] as const
+
+/**
+ * The source kinds with their ids, as GET /api/v2/graphs/source-kinds lists them and POST
+ * /api/v2/clear-database takes them (`deleteSourceKinds`): Base 1, AZBase 2, then the source kinds the installed
+ * extensions declare for their environments, by name (ids are positions; id 0, "Sourceless", is not in it).
+ */
+export function sourceKindList(catalog: Pick<KindCatalog, 'environments'>): { id: number; name: string }[] {
+  const builtin = BUILTIN_SOURCE_KINDS as readonly string[]
+  const declared = [...new Set(catalog.environments.map((e) => e.sourceKind))].filter((k) => !builtin.includes(k)).sort()
+  return [...builtin, ...declared].map((name, i) => ({ id: i + 1, name }))
+}
+
 export const AD_ENVIRONMENT_KIND = 'Domain'
 export const AZURE_ENVIRONMENT_KIND = 'AZTenant'
 

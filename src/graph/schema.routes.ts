@@ -8,7 +8,7 @@ import { z } from 'zod'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { loadKindCatalog } from '../extensions/catalog'
 import { listRelationshipKinds } from '../extensions/extensions.store'
-import { BUILTIN_NODE_KINDS, BUILTIN_RELATIONSHIP_SCHEMAS, graphKinds } from './kinds'
+import { BUILTIN_NODE_KINDS, BUILTIN_RELATIONSHIP_SCHEMAS, graphKinds, sourceKindList } from './kinds'
 import { nodeKindsInData } from './graph.store'
 import { parseColumnFilters, type ColumnFilter } from './column-filters'
 
@@ -17,8 +17,7 @@ function isExtendedNodeKind(k: string): boolean {
   return k.startsWith('Tag_') || k === 'Meta' || k === 'MetaDetail' || k === 'MigrationData'
 }
 
-/** The source kinds of BloodHound's own collectors (ids 1 and 2 in BloodHound's source_kinds table). */
-export const BUILTIN_SOURCE_KINDS = ['Base', 'AZBase'] as const
+export { BUILTIN_SOURCE_KINDS } from './kinds'
 
 const FilterValues = z.union([z.string(), z.array(z.string())]).optional()
 
@@ -90,9 +89,7 @@ export const schemaRoutes: RouteEntry[] = [
     },
     async (c) => {
       const catalog = await loadKindCatalog(c.env.DB)
-      const declared = [...new Set(catalog.environments.map((e) => e.sourceKind))].filter((k) => !(BUILTIN_SOURCE_KINDS as readonly string[]).includes(k)).sort()
-      const names = [...BUILTIN_SOURCE_KINDS, ...declared]
-      const kinds = [...names.map((name, i) => ({ id: i + 1, name, active: true })), { id: 0, name: 'Sourceless', active: true }]
+      const kinds = [...sourceKindList(catalog).map((k) => ({ ...k, active: true })), { id: 0, name: 'Sourceless', active: true }]
       return c.json({ data: { kinds } })
     },
   ),

@@ -8,7 +8,9 @@ import { defineRoute, type RouteEntry } from '../http/route'
 import { auditOf } from '../audit/audit'
 import { requireSelectorAccess } from '../assetgroups/access'
 import { analyzerStub } from '../findings/analyzer.client'
-import { listSourceKinds, recordWipe } from './wipe.store'
+import { recordWipe } from './wipe.store'
+import { loadKindCatalog } from '../extensions/catalog'
+import { sourceKindList } from '../graph/kinds'
 import { planWipe, WipeBody } from './wipe'
 
 export const wipeRoutes: RouteEntry[] = [
@@ -22,7 +24,8 @@ export const wipeRoutes: RouteEntry[] = [
         'Answers 204 once the request is recorded. Graph data is deleted in the background, in chunks that never leave an edge ' +
         'without its ends (`GET /api/v2/datapipe/status` says `purging` meanwhile), then an analysis run follows; deleting ' +
         "custom selectors also requests a run. `deleteCollectedGraphData`: every node and edge. `deleteSourceKinds`: the nodes of those " +
-        'source kinds (1 Base: AD, 2 AZBase: Azure; 0: nodes of no source kind) with their edges; not together with ' +
+        'source kinds (ids of `GET /api/v2/graphs/source-kinds`: 1 Base, 2 AZBase, then the extensions\' source kinds; 0: nodes of ' +
+        'none of them) with their edges; not together with ' +
         '`deleteCollectedGraphData`. `deleteRelationships`: edges of those kinds. `deleteFileIngestHistory`: the file-upload jobs ' +
         'that have ended (a running job is kept). `deleteAssetGroupSelectors`: the custom (non-default) selectors of those asset ' +
         'groups. `deleteDataQualityHistory`: accepted; EdgeHound records no data-quality history, so nothing is deleted. ' +
@@ -36,7 +39,7 @@ export const wipeRoutes: RouteEntry[] = [
     },
     async (c, { body }) => {
       requireSelectorAccess(c.var.principal.environmentAccess)
-      const plan = planWipe(body, await listSourceKinds(c.env.DB))
+      const plan = planWipe(body, sourceKindList(await loadKindCatalog(c.env.DB)))
       const audit = auditOf(c)
       const done = await recordWipe(
         c.env.DB,

@@ -29,21 +29,14 @@ export const EDGE_CHUNK = 5_000
 /** edge ids per window of a relationship-kind deletion */
 export const EDGE_WINDOW = 20_000
 
-export interface SourceKind {
-  id: number
-  name: string
-}
-
-export async function listSourceKinds(db: D1Database): Promise<SourceKind[]> {
-  return (await db.prepare('SELECT id, name FROM source_kinds ORDER BY id').all<SourceKind>()).results
-}
-
 export interface WipeRequest {
   requestedBy: string
   now: string
   deleteAll: boolean
   deleteSourceless: boolean
   sourceKinds: string[]
+  /** every source kind name (GET /api/v2/graphs/source-kinds): a "sourceless" node carries none of them */
+  knownSourceKinds: string[]
   relationships: string[]
   /** asset group ids whose custom (non-default) selectors go */
   selectorGroups: number[]
@@ -75,10 +68,18 @@ export async function recordWipe(db: D1Database, r: WipeRequest, audit: AuditWri
     s.push(
       db
         .prepare(
-          `INSERT INTO database_wipes (requested_by, requested_at, delete_all, delete_sourceless, source_kinds, relationships)
-           VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id`,
+          `INSERT INTO database_wipes (requested_by, requested_at, delete_all, delete_sourceless, source_kinds, known_source_kinds, relationships)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id`,
         )
-        .bind(r.requestedBy, r.now, r.deleteAll ? 1 : 0, r.deleteSourceless ? 1 : 0, JSON.stringify(r.sourceKinds), JSON.stringify(r.relationships)),
+        .bind(
+          r.requestedBy,
+          r.now,
+          r.deleteAll ? 1 : 0,
+          r.deleteSourceless ? 1 : 0,
+          JSON.stringify(r.sourceKinds),
+          JSON.stringify(r.knownSourceKinds),
+          JSON.stringify(r.relationships),
+        ),
     )
   }
   let selectorsAt = -1
@@ -119,6 +120,7 @@ export interface WipeRow {
   delete_all: number
   delete_sourceless: number
   source_kinds: string
+  known_source_kinds: string
   relationships: string
   status: 'pending' | 'running' | 'complete' | 'failed'
   phase: 'nodes' | 'edges' | 'done'
@@ -157,10 +159,11 @@ export async function recordWipeError(db: D1Database, id: number, error: string,
 
 /**
  * The nodes a wipe deletes: every node, or those carrying one of its source kinds, or (sourceless) those
- * carrying none of the registered source kinds. ?3 delete_all, ?4 delete_sourceless, ?5 source kinds (JSON).
+ * carrying none of the source kinds known when it was requested. ?3 delete_all, ?4 delete_sourceless, ?5 source
+ * kinds (JSON), ?6 the known source kinds (JSON).
  */
 const NODE_MATCH = `(?3 = 1
-  OR (?4 = 1 AND NOT EXISTS (SELECT 1 FROM json_each(n.kinds) k JOIN source_kinds sk ON sk.name = k.value))
+  OR (?4 = 1 AND NOT EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN (SELECT value FROM json_each(?6))))
   OR EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN (SELECT value FROM json_each(?5))))`
 
 export interface StepResult {
@@ -183,7 +186,7 @@ export async function wipeStep(db: D1Database, w: WipeRow, now: string): Promise
     }
     const { results } = await db
       .prepare(`SELECT id FROM nodes n WHERE id > ?1 AND id <= ?2 AND ${NODE_MATCH}`)
-      .bind(w.node_cursor, win.hi, w.delete_all, w.delete_sourceless, w.source_kinds)
+      .bind(w.node_cursor, win.hi, w.delete_all, w.delete_sourceless, w.source_kinds, w.known_source_kinds)
       .all<{ id: number }>()
     const ids = JSON.stringify(results.map((r) => r.id))
     // the window's edges, a chunk at a time (each statement with its count, in its own small batch)

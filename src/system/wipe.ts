@@ -6,7 +6,7 @@
  */
 import { z } from 'zod'
 import { ApiError } from '../http/errors'
-import type { SourceKind, WipeRequest } from './wipe.store'
+import type { WipeRequest } from './wipe.store'
 
 const KIND = /^[A-Za-z0-9_]{1,128}$/
 /** BloodHound decodes absent and null slices alike */
@@ -31,7 +31,8 @@ export const WipeBody = z
 export type WipeBodyT = z.infer<typeof WipeBody>
 
 /** The request's plan, or BloodHound's 400 for an empty, mixed or unknown-source-kind request. */
-export function planWipe(b: WipeBodyT, sourceKinds: readonly SourceKind[]): Omit<WipeRequest, 'requestedBy' | 'now'> {
+/** `sourceKinds`: GET /api/v2/graphs/source-kinds' list without Sourceless (src/graph/kinds.ts sourceKindList). */
+export function planWipe(b: WipeBodyT, sourceKinds: readonly { id: number; name: string }[]): Omit<WipeRequest, 'requestedBy' | 'now'> {
   const empty =
     !b.deleteCollectedGraphData &&
     !b.deleteDataQualityHistory &&
@@ -53,6 +54,7 @@ export function planWipe(b: WipeBodyT, sourceKinds: readonly SourceKind[]): Omit
     deleteAll: b.deleteCollectedGraphData,
     deleteSourceless: b.deleteSourceKinds.includes(0),
     sourceKinds: names,
+    knownSourceKinds: sourceKinds.map((k) => k.name),
     relationships: [...new Set(b.deleteRelationships)],
     selectorGroups: [...new Set(b.deleteAssetGroupSelectors)],
     fileIngestHistory: b.deleteFileIngestHistory,

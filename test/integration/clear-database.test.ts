@@ -12,6 +12,8 @@ import { clearDatabase, endUploadJob, startUploadJob } from '../../src/client/gr
 import { createTagSelector } from '../../src/client/assetgroups'
 import { EDGE_CHUNK, getWipe, NODE_WINDOW, wipeStep, type WipeRow } from '../../src/system/wipe.store'
 import type { EdgeHoundClient } from '../../src/client'
+import { deleteExtension, extensionIdByName, upsertExtension } from '../../src/client/extensions'
+import { smallDoc } from '../fixtures/extensions/docs'
 
 const db = () => env.DB
 const count = async (sql: string, ...args: unknown[]) => (await db().prepare(sql).bind(...args).first<{ n: number }>())!.n
@@ -164,6 +166,33 @@ describe('POST /api/v2/clear-database: what each option deletes', () => {
     expect(await objectids()).toEqual([AZ, `${AZ}-u1`].sort())
     expect(await edgeKinds()).toEqual(['AZContains'])
     expect(await dangling()).toBe(0)
+  })
+
+  it("an extension's source kind is deletable by its id in GET /api/v2/graphs/source-kinds, and its data is not sourceless", async () => {
+    await freshGraph()
+    await upsertExtension(admin, smallDoc('ClearDbExt', 'CDX'))
+    await insertGraph(
+      db(),
+      [
+        { objectid: 'CDX-T1', kinds: ['CDX_Tenant', 'CDXSource'], name: 'cdx tenant', environment_id: 'CDX-T1', properties: {} },
+        { objectid: 'CDX-U1', kinds: ['CDX_User', 'CDXSource'], name: 'cdx user', environment_id: 'CDX-T1', properties: {} },
+      ],
+      [{ start: 'CDX-U1', end: 'CDX-T1', kind: 'CDX_AdminOf' }],
+    )
+    const listed = ((await (await admin.raw('GET', '/api/v2/graphs/source-kinds')).json()) as { data: { kinds: { id: number; name: string }[] } }).data.kinds
+    const id = listed.find((k) => k.name === 'CDXSource')!.id
+    expect(id).toBeGreaterThan(2)
+    // sourceless: the GH node only (the extension's data carries a known source kind)
+    expect((await post(admin, { deleteSourceKinds: [0] })).status).toBe(204)
+    await settle()
+    expect(await objectids()).toContain('CDX-U1')
+    expect(await objectids()).not.toContain('CLR-GH-1')
+    expect((await post(admin, { deleteSourceKinds: [id] })).status).toBe(204)
+    await settle()
+    expect((await objectids()).filter((o) => o.startsWith('CDX-'))).toEqual([])
+    expect(await nodeCount()).toBe(5)
+    expect(await dangling()).toBe(0)
+    await deleteExtension(admin, (await extensionIdByName(admin, 'ClearDbExt'))!)
   })
 
   it('deleteRelationships deletes the edges of those kinds only', async () => {
