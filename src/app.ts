@@ -22,6 +22,7 @@ import { postureRoutes } from './findings/posture.routes'
 import { datapipeRoutes } from './findings/datapipe.routes'
 import { assetGroupRoutes } from './assetgroups/assetgroups.routes'
 import { assetGroupTagRoutes } from './assetgroups/tags.routes'
+import { assetGroupTagExtraRoutes } from './assetgroups/tags-extra.routes'
 import { clientRoutes } from './clients/clients.routes'
 import { collectorRoutes } from './clients/collector.routes'
 import { scheduleRoutes } from './clients/schedules.routes'
@@ -42,6 +43,7 @@ export const ROUTES: RouteEntry[] = [
   ...auditRoutes,
   ...assetGroupRoutes,
   ...assetGroupTagRoutes,
+  ...assetGroupTagExtraRoutes,
   ...clientRoutes,
   ...collectorRoutes,
   ...scheduleRoutes,

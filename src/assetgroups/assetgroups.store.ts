@@ -133,7 +133,8 @@ export async function createGroup(db: D1Database, name: string, tag: string, now
         .bind(name, tag, now),
     ],
     audit,
-    { ifChanged: 0 },
+    // the new group's id in its entry (the history's asset_group_tag_id: src/assetgroups/history.store.ts)
+    { ifChanged: 0, computed: { asset_group_tag_id: 'last_insert_rowid()' } },
   )
   return (r.results[0] as GroupRow | undefined) ?? null
 }
@@ -203,7 +204,8 @@ const MEMBER_COLS: Record<MemberSortKey | 'custom_member', string> = {
   custom_member: "CASE m.custom_member WHEN 1 THEN 'true' ELSE 'false' END",
 }
 
-export async function listMembers(db: D1Database, q: MemberQuery): Promise<{ count: number; rows: MemberOut[] }> {
+/** The FROM / WHERE of the older API's member list and its counts: the group's members in the caller's environments, filtered. */
+function membersFrom(q: Pick<MemberQuery, 'groupId' | 'access' | 'filters'>): { from: string; binds: unknown[] } {
   const binds: unknown[] = [q.groupId, accessJson(q.access)]
   const where = [`m.asset_group_id = ?1`, visible('n.environment_id', '?2')]
   for (const [k, v] of Object.entries(q.filters)) {
@@ -214,6 +216,18 @@ export async function listMembers(db: D1Database, q: MemberQuery): Promise<{ cou
   const from = `FROM asset_group_members m JOIN nodes n ON n.objectid = m.objectid
                 LEFT JOIN nodes e ON e.objectid = n.environment_id
                 WHERE ${where.join(' AND ')}`
+  return { from, binds }
+}
+
+/** BloodHound's ListAssetGroupMemberCountByKind: the members the list would show (same filters), counted per primary kind. */
+export async function memberKindCounts(db: D1Database, q: Pick<MemberQuery, 'groupId' | 'access' | 'filters'>): Promise<Map<string, number>> {
+  const { from, binds } = membersFrom(q)
+  const { results } = await db.prepare(`SELECT n.kind AS kind, COUNT(*) AS n ${from} GROUP BY n.kind ORDER BY n.kind`).bind(...binds).all<{ kind: string; n: number }>()
+  return new Map(results.map((r) => [r.kind, r.n]))
+}
+
+export async function listMembers(db: D1Database, q: MemberQuery): Promise<{ count: number; rows: MemberOut[] }> {
+  const { from, binds } = membersFrom(q)
   const order = `${MEMBER_COLS[q.sort.key]} ${q.sort.desc ? 'DESC' : 'ASC'}, m.objectid ${q.sort.desc ? 'DESC' : 'ASC'}`
   const [count, page] = await db.batch([
     db.prepare(`SELECT COUNT(*) AS n ${from}`).bind(...binds),
@@ -388,7 +402,8 @@ export async function createTag(
         .bind(t.name, t.tag, now, t.description, actor),
     ],
     audit,
-    { ifChanged: 0 },
+    // the new tag's id in its entry (the history's asset_group_tag_id: src/assetgroups/history.store.ts)
+    { ifChanged: 0, computed: { asset_group_tag_id: 'last_insert_rowid()' } },
   )
   return (r.results[0] as GroupRow | undefined) ?? null
 }
@@ -432,4 +447,101 @@ export async function selectorCountsByTag(db: D1Database): Promise<Map<number, n
     .prepare(`SELECT asset_group_id AS id, COUNT(*) AS n FROM asset_group_tag_selectors GROUP BY asset_group_id`)
     .all<{ id: number; n: number }>()
   return new Map(results.map((r) => [r.id, r.n]))
+}
+
+/** A tag's members in the caller's environments (optionally narrowed to `environments`), counted per primary kind. */
+export async function tagMemberKindCounts(
+  db: D1Database,
+  q: { groupId: number; access: EnvironmentAccess; environments: string[] | null },
+): Promise<Map<string, number>> {
+  const { results } = await db
+    .prepare(
+      `SELECT n.kind AS kind, COUNT(*) AS n FROM asset_group_members m JOIN nodes n ON n.objectid = m.objectid
+       WHERE m.asset_group_id = ?1 AND ${visible('n.environment_id', '?2')} AND ${visible('n.environment_id', '?3')}
+       GROUP BY n.kind ORDER BY n.kind`,
+    )
+    .bind(q.groupId, accessJson(q.access), q.environments ? JSON.stringify(q.environments) : null)
+    .all<{ kind: string; n: number }>()
+  return new Map(results.map((r) => [r.kind, r.n]))
+}
+
+export interface NodeMemberRow {
+  id: number
+  object_id: string
+  environment_id: string | null
+  primary_kind: string
+  name: string | null
+  properties: string
+}
+
+/** A member of group `groupId` by its node id (BloodHound's member id), with the node's properties; null when it is not one. */
+export async function tagMemberByNodeId(db: D1Database, groupId: number, nodeId: number): Promise<NodeMemberRow | null> {
+  return db
+    .prepare(
+      `SELECT n.id, n.objectid AS object_id, n.environment_id, n.kind AS primary_kind, n.name, n.properties
+       FROM nodes n JOIN asset_group_members m ON m.objectid = n.objectid AND m.asset_group_id = ?1 WHERE n.id = ?2`,
+    )
+    .bind(groupId, nodeId)
+    .first<NodeMemberRow>()
+}
+
+/**
+ * BloodHound's tag search over members: nodes that are members of one of `groupIds` and whose name or object id
+ * contains `text` (case-insensitive), by name, at most `limit`; each with the first of those groups it is a member of.
+ */
+export async function searchTagMembers(
+  db: D1Database,
+  groupIds: number[],
+  text: string,
+  limit: number,
+): Promise<(Omit<NodeMemberRow, 'properties'> & { asset_group_id: number })[]> {
+  if (groupIds.length === 0) return []
+  const { results } = await db
+    .prepare(
+      `SELECT n.id, n.objectid AS object_id, n.environment_id, n.kind AS primary_kind, n.name, MIN(m.asset_group_id) AS asset_group_id
+       FROM asset_group_members m JOIN nodes n ON n.objectid = m.objectid
+       WHERE m.asset_group_id IN (SELECT value FROM json_each(?1))
+         AND (instr(lower(coalesce(n.name, '')), ?2) > 0 OR instr(lower(n.objectid), ?2) > 0)
+       GROUP BY n.id ORDER BY coalesce(n.name, ''), n.id LIMIT ?3`,
+    )
+    .bind(JSON.stringify(groupIds), text.toLowerCase(), limit)
+    .all<Omit<NodeMemberRow, 'properties'> & { asset_group_id: number }>()
+  return results
+}
+
+/** One selector of the older API by its id (an object-id seed's id, as listSelectors answers it); null when absent. */
+export async function getLegacySelector(db: D1Database, id: number): Promise<SelectorRow | null> {
+  return db.prepare(`${LEGACY_SELECT} WHERE d.id = ?1 AND d.type = 1`).bind(id).first<SelectorRow>()
+}
+
+/** The last complete analysis run (id and commit time): the membership the members table holds is its. */
+export async function lastCompleteRun(db: D1Database): Promise<{ id: number; completed_at: string } | null> {
+  return db
+    .prepare(`SELECT id, completed_at FROM analysis_runs WHERE status = 'complete' ORDER BY completed_at DESC, id DESC LIMIT 1`)
+    .first<{ id: number; completed_at: string }>()
+}
+
+/** Every member of a group with its node's primary kind and properties (the entries of BloodHound's collection), by object id. */
+export async function collectionEntries(db: D1Database, groupId: number): Promise<{ object_id: string; node_label: string; properties: string }[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT m.objectid AS object_id, n.kind AS node_label, n.properties FROM asset_group_members m JOIN nodes n ON n.objectid = m.objectid
+       WHERE m.asset_group_id = ?1 ORDER BY m.objectid`,
+    )
+    .bind(groupId)
+    .all<{ object_id: string; node_label: string; properties: string }>()
+  return results
+}
+
+/** The nodes among `objectids` (a selector preview), by name then id, at most `limit`. */
+export async function nodesByObjectIds(db: D1Database, objectids: string[], limit: number): Promise<Omit<NodeMemberRow, 'properties'>[]> {
+  if (objectids.length === 0) return []
+  const { results } = await db
+    .prepare(
+      `SELECT n.id, n.objectid AS object_id, n.environment_id, n.kind AS primary_kind, n.name FROM nodes n
+       WHERE n.objectid IN (SELECT value FROM json_each(?1)) ORDER BY coalesce(n.name, ''), n.id LIMIT ?2`,
+    )
+    .bind(JSON.stringify([...new Set(objectids)]), limit)
+    .all<Omit<NodeMemberRow, 'properties'>>()
+  return results
 }

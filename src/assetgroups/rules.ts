@@ -224,3 +224,15 @@ export function scopeRows(results: readonly RuleResult[]): { status: RuleScopeRo
     }
   return { status, selections }
 }
+
+/**
+ * What a Cypher seed selects now, for BloodHound's preview (POST /api/v2/asset-group-tags/preview-selectors): one
+ * evaluation over the whole graph, as the system, with the Cypher endpoint's budgets (the whole-graph pass of a run,
+ * which for a monotone rule holds every environment's own answer too). On the request path, so a refusal for the
+ * shared memory pool is retried quickly rather than RULE_RETRY_MS apart. Only callers with access to every
+ * environment may preview (src/assetgroups/access.ts), so running as the system discloses nothing more.
+ */
+export async function previewRule(db: D1Database, cypher: string, now: number): Promise<{ ok: true; objectids: string[] } | { ok: false; error: string }> {
+  const r = await evaluateScope(db, { selectorId: 0, seedId: 0, tag: '', cypher }, null, { now, retryMs: 200 })
+  return r.ok ? { ok: true, objectids: r.found.map((f) => f.objectid) } : r
+}

@@ -608,3 +608,54 @@ export async function selectorMemberCounts(
     .all<{ id: number; n: number }>()
   return new Map(results.map((r) => [r.id, r.n]))
 }
+
+/**
+ * BloodHound's member counts of a selector (GET …/selectors/{id}/members/counts): per primary kind, the nodes the
+ * selector picked in the last complete run that are members of its tag (the nodes its member list shows),
+ * in the caller's environments (`access`, null: every environment), optionally narrowed to `environments`.
+ */
+export async function selectorMemberKindCounts(
+  db: D1Database,
+  q: { selectorId: number; groupId: number; access: string[] | null; environments: string[] | null },
+): Promise<Map<string, number>> {
+  const { results } = await db
+    .prepare(
+      `SELECT n.kind AS kind, COUNT(*) AS n FROM asset_group_tag_selector_nodes sn
+       JOIN asset_group_members m ON m.asset_group_id = ?2 AND m.objectid = sn.objectid
+       JOIN nodes n ON n.objectid = sn.objectid
+       WHERE sn.selector_id = ?1
+         AND (?3 IS NULL OR n.environment_id IN (SELECT value FROM json_each(?3)))
+         AND (?4 IS NULL OR n.environment_id IN (SELECT value FROM json_each(?4)))
+       GROUP BY n.kind ORDER BY n.kind`,
+    )
+    .bind(q.selectorId, q.groupId, q.access ? JSON.stringify(q.access) : null, q.environments ? JSON.stringify(q.environments) : null)
+    .all<{ kind: string; n: number }>()
+  return new Map(results.map((r) => [r.kind, r.n]))
+}
+
+/** The selectors of `groupIds` whose name contains `text` (case-insensitive), by id, at most `limit` (BloodHound's tag search). */
+export async function searchTagSelectors(db: D1Database, groupIds: number[], text: string, limit: number): Promise<TagSelector[]> {
+  if (groupIds.length === 0) return []
+  const { results } = await db
+    .prepare(
+      `SELECT ${COLS} FROM asset_group_tag_selectors
+       WHERE asset_group_id IN (SELECT value FROM json_each(?1)) AND instr(lower(name), ?2) > 0 ORDER BY id LIMIT ?3`,
+    )
+    .bind(JSON.stringify(groupIds), text.toLowerCase(), limit)
+    .all<TagSelectorRow>()
+  return withSeeds(db, results)
+}
+
+/** The enabled selectors of group `groupId` that picked node `objectid` in the last complete run (member info). */
+export async function selectorsOfMember(db: D1Database, groupId: number, objectid: string): Promise<TagSelector[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT ${COLS} FROM asset_group_tag_selectors s
+       WHERE s.asset_group_id = ?1 AND s.disabled_at IS NULL
+         AND EXISTS (SELECT 1 FROM asset_group_tag_selector_nodes sn WHERE sn.selector_id = s.id AND sn.objectid = ?2)
+       ORDER BY s.id`,
+    )
+    .bind(groupId, objectid)
+    .all<TagSelectorRow>()
+  return withSeeds(db, results)
+}

@@ -58,9 +58,9 @@ const nullTime = (t: string | null) => (t ? { time: t, valid: true } : NOT_SET_T
 const nullString = (s: string | null) => (s === null ? { string: '', valid: false } : { string: s, valid: true })
 
 /** BloodHound's tag types. */
-const TYPE_TIER = 1
-const TYPE_LABEL = 2
-const TYPE_OWNED = 3
+export const TYPE_TIER = 1
+export const TYPE_LABEL = 2
+export const TYPE_OWNED = 3
 
 /**
  * EdgeHound: a Cypher rule's evaluation that failed in the last analysis run (src/assetgroups/rules.ts). The rule
@@ -132,10 +132,10 @@ export const AssetGroupTagSelectorSchema = z
   })
   .meta({ id: 'AssetGroupTagSelector' })
 
-const tagType = (id: number) => (id === 1 ? TYPE_TIER : id === 2 ? TYPE_OWNED : TYPE_LABEL)
+export const tagType = (id: number) => (id === 1 ? TYPE_TIER : id === 2 ? TYPE_OWNED : TYPE_LABEL)
 const TIER_ZERO_DESCRIPTION = 'Tier Zero: the objects whose control means control of the environment'
 
-function tagJson(g: GroupRow, failures: RuleFailure[] = []) {
+export function tagJson(g: GroupRow, failures: RuleFailure[] = []) {
   const type = tagType(g.id)
   return {
     id: g.id,
@@ -158,12 +158,12 @@ function tagJson(g: GroupRow, failures: RuleFailure[] = []) {
 }
 
 /** The rule failures of `groupIds` that the caller is affected by (selectors.store.ts tagFailures). */
-async function failuresFor(c: Context<AppEnv>, groupIds: number[]): Promise<Map<number, RuleFailure[]>> {
+export async function failuresFor(c: Context<AppEnv>, groupIds: number[]): Promise<Map<number, RuleFailure[]>> {
   const access = c.var.principal.environmentAccess
   return tagFailures(c.env.DB, groupIds, access.all ? null : access.ids)
 }
 
-function selectorJson(s: TagSelector, counts?: Map<number, number>, failures: RuleFailure[] = []) {
+export function selectorJson(s: TagSelector, counts?: Map<number, number>, failures: RuleFailure[] = []) {
   return {
     id: s.id,
     asset_group_tag_id: s.asset_group_id,
@@ -184,8 +184,8 @@ function selectorJson(s: TagSelector, counts?: Map<number, number>, failures: Ru
   }
 }
 
-const TagId = z.object({ asset_group_tag_id: NumericId })
-const SelectorIds = z.object({ asset_group_tag_id: NumericId, asset_group_tag_selector_id: NumericId })
+export const TagId = z.object({ asset_group_tag_id: NumericId })
+export const SelectorIds = z.object({ asset_group_tag_id: NumericId, asset_group_tag_selector_id: NumericId })
 
 const SeedIn = z.object({
   type: z.number({ error: 'seed type must be 1 (object id) or 2 (Cypher)' }).int('seed type must be 1 (object id) or 2 (Cypher)'),
@@ -391,21 +391,21 @@ function memberPage<T extends z.ZodRawShape>(member: T) {
     data: z.object({ members: z.array(z.object(member)) }),
   })
 }
-const environmentsOf = (v: string | string[] | undefined): string[] | null =>
+export const environmentsOf = (v: string | string[] | undefined): string[] | null =>
   v === undefined ? null : (Array.isArray(v) ? v : [v]).flatMap((e) => e.split(',')).filter(Boolean)
 
 /** Selector routes and tag writes need access to every environment: the one rule of ./access.ts (both APIs). */
-function requireAllEnvironments(c: Context<AppEnv>): void {
+export function requireAllEnvironments(c: Context<AppEnv>): void {
   requireSelectorAccess(c.var.principal.environmentAccess)
 }
 
-async function tagOr404(c: Context<AppEnv>, id: number): Promise<GroupRow> {
+export async function tagOr404(c: Context<AppEnv>, id: number): Promise<GroupRow> {
   const [g] = await listGroups(c.env.DB, c.var.principal.environmentAccess, id)
   if (!g) throw new ApiError(404, 'asset group tag not found', 'asset_group_tag_id')
   return g
 }
 
-async function selectorOr404(c: Context<AppEnv>, tagId: number, selectorId: number): Promise<TagSelector> {
+export async function selectorOr404(c: Context<AppEnv>, tagId: number, selectorId: number): Promise<TagSelector> {
   await tagOr404(c, tagId)
   const s = await getTagSelector(c.env.DB, selectorId)
   if (!s) throw new ApiError(404, 'selector not found', 'asset_group_tag_selector_id')
@@ -933,7 +933,8 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       }
       if (body.seeds !== undefined && body.seeds.length > 0) patch.seeds = validateSeeds(body.seeds)
       const change = patch.seeds ? seedChange(current.seeds, patch.seeds) : {}
-      const r = await updateTagSelector(c.env.DB, current, patch, c.var.principal.userId, rfc3339(c.var.now()), auditOf(c).write(change))
+      // the selector's name in the success row: the history names what changed (src/assetgroups/history.store.ts)
+      const r = await updateTagSelector(c.env.DB, current, patch, c.var.principal.userId, rfc3339(c.var.now()), auditOf(c).write({ ...change, selector_name: current.name }))
       if (r === 'duplicate') throw new ApiError(409, DUPLICATE, 'name')
       return c.json({ data: selectorJson(r, undefined, (await selectorFailures(c.env.DB, [r.id])).get(r.id)) })
     },
@@ -955,7 +956,7 @@ export const assetGroupTagRoutes: RouteEntry[] = [
       requireAllEnvironments(c)
       const s = await selectorOr404(c, params.asset_group_tag_id, params.asset_group_tag_selector_id)
       if (s.is_default === 1) throw new ApiError(403, 'cannot delete a default selector', 'asset_group_tag_selector_id')
-      if (!(await deleteTagSelector(c.env.DB, s.id, auditOf(c).write()))) throw new ApiError(404, 'selector not found', 'asset_group_tag_selector_id')
+      if (!(await deleteTagSelector(c.env.DB, s.id, auditOf(c).write({ selector_name: s.name })))) throw new ApiError(404, 'selector not found', 'asset_group_tag_selector_id')
       return c.body(null, 204)
     },
   ),

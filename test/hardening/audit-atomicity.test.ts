@@ -459,6 +459,28 @@ const CASES: Case[] = [
     changes: ['asset_group_tag_selectors', 'asset_group_tag_selector_seeds'],
   },
   {
+    name: 'add a selector to an asset group (the deprecated POST)',
+    route: 'POST /api/v2/asset-groups/:asset_group_id/selectors',
+    prepare: assetGroup,
+    act: (id) => json('POST', `/api/v2/asset-groups/${id}/selectors`, [{ action: 'add', sid: `S-1-5-21-AUDIT-${uniq()}` }]),
+    rows: intentAnd('CreateAssetGroupSelector'),
+    changes: ['asset_group_tag_selectors', 'asset_group_tag_selector_seeds'],
+  },
+  {
+    name: 'delete one selector of an asset group',
+    route: 'DELETE /api/v2/asset-groups/:asset_group_id/selectors/:asset_group_selector_id',
+    prepare: async () => {
+      const id = await assetGroup()
+      const r = await json('PUT', `/api/v2/asset-groups/${id}/selectors`, [{ action: 'add', sid: `S-1-5-21-AUDIT-${uniq()}` }])
+      expect(r.status).toBe(201)
+      const sid = ((await r.json()) as { data: { added_selectors: { id: number }[] } }).data.added_selectors[0].id
+      return `${id}/selectors/${sid}`
+    },
+    act: (path) => json('DELETE', `/api/v2/asset-groups/${path}`),
+    rows: intentAnd('DeleteAssetGroupSelector'),
+    changes: ['asset_group_tag_selectors', 'asset_group_tag_selector_seeds'],
+  },
+  {
     name: 'create an asset group tag',
     route: 'POST /api/v2/asset-group-tags',
     act: () => json('POST', '/api/v2/asset-group-tags', { name: `Audit tag ${uniq()}`, type: 2, description: 'atomic' }),

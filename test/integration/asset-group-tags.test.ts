@@ -376,7 +376,7 @@ describe('tags: counts, filters, create, update, delete', () => {
     expect(tag).toMatchObject({ name: 'Crown Jewels', type: 2, description: 'the databases', created_by: expect.stringMatching(/^[0-9a-f-]{36}$/) })
     expect(await auditRows(created)).toEqual([
       ['CreateAssetGroupTag', 'intent', { name: 'Crown Jewels', type: 2, description: 'the databases' }],
-      ['CreateAssetGroupTag', 'success', { name: 'Crown Jewels', type: 2, description: 'the databases' }],
+      ['CreateAssetGroupTag', 'success', { name: 'Crown Jewels', type: 2, description: 'the databases', asset_group_tag_id: tag.id }],
     ])
     // the older API sees the same group, its members carrying the system tag crown_jewels
     expect((await getAssetGroup(admin, tag.id)).data).toMatchObject({ name: 'Crown Jewels', tag: 'crown_jewels', system_group: false })
@@ -549,13 +549,13 @@ describe('permissions and audit', () => {
     const upd = await admin.raw('PATCH', `${SEL}/${id}`, { disabled: true })
     expect(await auditRows(upd)).toEqual([
       ['UpdateAssetGroupTagSelector', 'intent', { asset_group_tag_id: 1, asset_group_tag_selector_id: id, disabled: true }],
-      ['UpdateAssetGroupTagSelector', 'success', { asset_group_tag_id: 1, asset_group_tag_selector_id: id, disabled: true }],
+      ['UpdateAssetGroupTagSelector', 'success', { asset_group_tag_id: 1, asset_group_tag_selector_id: id, disabled: true, selector_name: 'audited' }],
     ])
     const del = await admin.raw('DELETE', `${SEL}/${id}`)
     expect(del.status).toBe(204)
     expect((await auditRows(del)).map(([a, s, f]) => [a, s, f])).toEqual([
       ['DeleteAssetGroupTagSelector', 'intent', { asset_group_tag_id: 1, asset_group_tag_selector_id: id }],
-      ['DeleteAssetGroupTagSelector', 'success', { asset_group_tag_id: 1, asset_group_tag_selector_id: id }],
+      ['DeleteAssetGroupTagSelector', 'success', { asset_group_tag_id: 1, asset_group_tag_selector_id: id, selector_name: 'audited' }],
     ])
   })
 

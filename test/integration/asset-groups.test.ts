@@ -225,7 +225,7 @@ describe('audit entries', () => {
     const id = ((await created.json()) as { data: { id: number } }).data.id
     expect(await rowsOf(created)).toEqual([
       ['CreateAssetGroup', 'intent', { asset_group_name: 'Audited', asset_group_tag: 'audited' }],
-      ['CreateAssetGroup', 'success', { asset_group_name: 'Audited', asset_group_tag: 'audited' }],
+      ['CreateAssetGroup', 'success', { asset_group_name: 'Audited', asset_group_tag: 'audited', asset_group_tag_id: id }],
     ])
     const dup = await admin.raw('POST', '/api/v2/asset-groups', { name: 'Again', tag: 'audited' })
     expect(dup.status).toBe(409)
