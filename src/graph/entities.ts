@@ -13,6 +13,12 @@ export type Step =
   | { op: 'out' | 'in'; edges: readonly string[] }
   /** transitive hops (1 or more; 0 or more when `self`) — group membership, containment */
   | { op: 'out*' | 'in*'; edges: readonly string[]; self?: boolean }
+  /**
+   * two transitive walks (1 or more hops) from the same nodes, one outbound along `out`, one inbound along `in`, and
+   * the union of what they reach: not a mixed walk (a node reached outbound is not walked inbound). BloodHound's
+   * PKI hierarchy of a CA.
+   */
+  | { op: 'both*'; out: readonly string[]; in: readonly string[] }
   /** the nodes of the entity's environment (entity = the environment node), by primary kind */
   | { op: 'environment'; kinds: readonly string[] }
   /** keep nodes having one of `kinds` (any of their kinds) */
@@ -30,7 +36,7 @@ export type Plan = readonly Step[]
  * BloodHound (no path delegate), their graph is refused.
  */
 export function traverses(plan: Plan): boolean {
-  return plan.some((s) => s.op === 'out' || s.op === 'in' || s.op === 'out*' || s.op === 'in*')
+  return plan.some((s) => s.op === 'out' || s.op === 'in' || s.op === 'out*' || s.op === 'in*' || s.op === 'both*')
 }
 
 // ---- Active Directory ---------------------------------------------------------------------------------
@@ -43,6 +49,19 @@ export const AD_CONTROL = [
   'WriteGPLink', 'ManageCA', 'ManageCertificates', 'WritePKIEnrollmentFlag', 'WritePKINameFlag',
 ] as const
 export const AD_TRUSTS = ['TrustedBy', 'SameForestTrust', 'CrossForestTrust'] as const
+
+/** The PKI relationships a CA's hierarchy follows (BloodHound's CA PKI-hierarchy delegates): inbound and outbound. */
+const PKI_INBOUND = ['HostsCAService', 'IssuedSignedBy', 'EnterpriseCAFor'] as const
+const PKI_OUTBOUND = ['EnterpriseCAFor', 'TrustedForNTAuth', 'IssuedSignedBy', 'RootCAFor', 'NTAuthStoreFor'] as const
+/**
+ * The escalation relationships into a domain that a domain's `adcs-escalations` follows (BloodHound's
+ * CreateADCSEscalationsListDelegate), plus the ESC relationships EdgeHound's post-processing also derives (ESC13, ESC16:
+ * src/collectors/adcs.ts), which BloodHound's newer versions list too.
+ */
+export const ADCS_ESCALATIONS = [
+  'GoldenCert', 'ADCSESC1', 'ADCSESC3', 'ADCSESC4', 'ADCSESC6a', 'ADCSESC6b', 'ADCSESC9a', 'ADCSESC9b', 'ADCSESC10a', 'ADCSESC10b',
+  'ADCSESC13', 'ADCSESC16',
+] as const
 
 const memberOfSelf: Step = { op: 'out*', edges: ['MemberOf'], self: true }
 /** the entity and every group it belongs to, then one hop along `kind` */
@@ -96,8 +115,18 @@ const AD_LISTS = {
   ouUsers: contained('User'),
   ouGroups: contained('Group'),
   ouComputers: contained('Computer'),
-  publishedTemplates: [{ op: 'in', edges: ['PublishedTo'] }],
-  publishedToCAs: [{ op: 'out', edges: ['PublishedTo'] }],
+  publishedTemplates: [{ op: 'in*', edges: ['PublishedTo'] }],
+  publishedToCAs: [{ op: 'out*', edges: ['PublishedTo'] }],
+  /** BloodHound's CreateTrustedCAsListDelegate: the CAs trusted for NT authentication by the store */
+  trustedCAs: [{ op: 'in*', edges: ['TrustedForNTAuth'] }],
+  /** BloodHound's CreateCAPKIHierarchyListDelegate (enterprise and AIA CAs): up to the hosts, down to the roots and domains */
+  caPkiHierarchy: [{ op: 'both*', in: PKI_INBOUND, out: PKI_OUTBOUND }],
+  /** BloodHound's CreateRootCAPKIHierarchyListDelegate: what chains to the root CA (CAs and their hosts) */
+  rootCaPkiHierarchy: [{ op: 'in*', edges: PKI_INBOUND }],
+  /** BloodHound's FetchPolicyLinkedCertTemplates: the templates extended by the issuance policy */
+  linkedTemplates: [{ op: 'in*', edges: ['ExtendedByPolicy'] }, { op: 'kinds', kinds: ['CertTemplate'] }],
+  /** BloodHound's CreateADCSEscalationsListDelegate: principals with an ADCS escalation to the domain */
+  adcsEscalations: [{ op: 'in*', edges: ADCS_ESCALATIONS }],
 } satisfies Record<string, Plan>
 
 export interface AdEntityType {
@@ -166,13 +195,13 @@ export const AD_ENTITY_TYPES: AdEntityType[] = [
       users: L.domainUsers, groups: L.domainGroups, computers: L.domainComputers, ous: L.domainOUs, gpos: L.domainGPOs,
       foreignUsers: L.foreignUsers, foreignGroups: L.foreignGroups, foreignGPOControllers: L.foreignGpoControllers,
       foreignAdmins: L.foreignAdmins, inboundTrusts: L.inboundTrusts, outboundTrusts: L.outboundTrusts,
-      controllers: L.controllers, linkedgpos: L.domainLinkedGpos, dcsyncers: L.dcSyncers,
+      controllers: L.controllers, linkedgpos: L.domainLinkedGpos, dcsyncers: L.dcSyncers, 'adcs-escalations': L.adcsEscalations,
     },
     lists: {
       users: L.domainUsers, groups: L.domainGroups, computers: L.domainComputers, ous: L.domainOUs, gpos: L.domainGPOs,
       'foreign-users': L.foreignUsers, 'foreign-groups': L.foreignGroups, 'foreign-admins': L.foreignAdmins,
       'foreign-gpo-controllers': L.foreignGpoControllers, 'inbound-trusts': L.inboundTrusts, 'outbound-trusts': L.outboundTrusts,
-      controllers: L.controllers, 'dc-syncers': L.dcSyncers, 'linked-gpos': L.domainLinkedGpos,
+      controllers: L.controllers, 'dc-syncers': L.dcSyncers, 'linked-gpos': L.domainLinkedGpos, 'adcs-escalations': L.adcsEscalations,
     },
   },
   {
@@ -193,22 +222,42 @@ export const AD_ENTITY_TYPES: AdEntityType[] = [
     counts: { controllers: L.controllers },
     lists: { controllers: L.controllers },
   },
-  // AD CS objects (the Google SecOps connector routes these types here too): controllers, and where
-  // BloodHound has them the publication lists. Not implemented: pki-hierarchy and trusted-cas counts.
-  { segment: 'aiacas', kind: 'AIACA', counts: { controllers: L.controllers }, lists: { controllers: L.controllers } },
-  { segment: 'rootcas', kind: 'RootCA', counts: { controllers: L.controllers }, lists: { controllers: L.controllers } },
+  // AD CS objects (the Google SecOps connector routes these types here too): BloodHound's counts and lists.
+  {
+    segment: 'aiacas',
+    kind: 'AIACA',
+    counts: { controllers: L.controllers, 'pki-hierarchy': L.caPkiHierarchy },
+    lists: { controllers: L.controllers, 'pki-hierarchy': L.caPkiHierarchy },
+  },
+  {
+    segment: 'rootcas',
+    kind: 'RootCA',
+    counts: { controllers: L.controllers, 'pki-hierarchy': L.rootCaPkiHierarchy },
+    lists: { controllers: L.controllers, 'pki-hierarchy': L.rootCaPkiHierarchy },
+  },
   {
     segment: 'enterprisecas',
     kind: 'EnterpriseCA',
-    counts: { controllers: L.controllers, 'published-templates': L.publishedTemplates },
-    lists: { controllers: L.controllers },
+    counts: { controllers: L.controllers, 'pki-hierarchy': L.caPkiHierarchy, 'published-templates': L.publishedTemplates },
+    lists: { controllers: L.controllers, 'pki-hierarchy': L.caPkiHierarchy, 'published-templates': L.publishedTemplates },
   },
-  { segment: 'ntauthstores', kind: 'NTAuthStore', counts: { controllers: L.controllers }, lists: { controllers: L.controllers } },
+  {
+    segment: 'ntauthstores',
+    kind: 'NTAuthStore',
+    counts: { controllers: L.controllers, 'trusted-cas': L.trustedCAs },
+    lists: { controllers: L.controllers, 'trusted-cas': L.trustedCAs },
+  },
   {
     segment: 'certtemplates',
     kind: 'CertTemplate',
     counts: { controllers: L.controllers, 'published-to-cas': L.publishedToCAs },
-    lists: { controllers: L.controllers },
+    lists: { controllers: L.controllers, 'published-to-cas': L.publishedToCAs },
+  },
+  {
+    segment: 'issuancepolicies',
+    kind: 'IssuancePolicy',
+    counts: { controllers: L.controllers, linkedTemplates: L.linkedTemplates },
+    lists: { controllers: L.controllers, linkedtemplates: L.linkedTemplates },
   },
   {
     segment: 'base',

@@ -266,6 +266,8 @@ export function compilePlan(
   const envLimit = envRows !== undefined ? ` LIMIT ${Math.trunc(envRows)}` : ''
   /** kind-list placeholder of each step (index = step), for the backward pass */
   const kindParams: string[] = []
+  /** a `both*` step's inbound kind-list placeholder (its outbound one is in kindParams) */
+  const bothParams: string[] = []
   plan.forEach((step, i) => {
     const prev = `s${i}`
     const cur = `s${i + 1}`
@@ -290,6 +292,19 @@ export function compilePlan(
           ? `SELECT id FROM ${prev}`
           : `SELECT e.${far} FROM ${prev} JOIN edges e ON e.${near} = ${prev}.id AND e.kind IN ${set}${arriveVisible(`e.${far}`)}`
         ctes.push(`${cur}(id) AS (${base} UNION SELECT e.${far} FROM ${cur} JOIN edges e ON e.${near} = ${cur}.id AND e.kind IN ${set}${arriveVisible(`e.${far}`)}${stepLimit})`)
+        break
+      }
+      case 'both*': {
+        // one closure per direction (o<i>: outbound, r<i>: inbound), each from the previous step's nodes; the
+        // step's nodes are their union. The inbound kinds' placeholder is kept in bothParams for the backward pass.
+        const outSet = kindSet(step.out)
+        bothParams[i] = bind(step.in)
+        const inSet = `(SELECT value FROM json_each(${bothParams[i]}))`
+        const closure = (name: string, near: string, far: string, set: string) =>
+          `${name}(id) AS (SELECT e.${far} FROM ${prev} JOIN edges e ON e.${near} = ${prev}.id AND e.kind IN ${set}${arriveVisible(`e.${far}`)} ` +
+          `UNION SELECT e.${far} FROM ${name} JOIN edges e ON e.${near} = ${name}.id AND e.kind IN ${set}${arriveVisible(`e.${far}`)}${stepLimit})`
+        ctes.push(closure(`o${i + 1}`, 'start_id', 'end_id', outSet), closure(`r${i + 1}`, 'end_id', 'start_id', inSet))
+        ctes.push(`${cur}(id) AS (SELECT id FROM o${i + 1} UNION SELECT id FROM r${i + 1})`)
         break
       }
       case 'environment':
@@ -326,6 +341,26 @@ export function compilePlan(
       if (step.op === 'environment') break
       if (step.op === 'kinds' || step.op === 'foreign' || step.op === 'tierZero') {
         ctes.push(`t${i - 1}(id) AS (SELECT id FROM ${t})`)
+        continue
+      }
+      if (step.op === 'both*') {
+        // each direction's walk backwards inside its own closure, as a transitive step without `self`
+        const halves: [string, 'out*' | 'in*', string][] = [
+          ['o', 'out*', `(SELECT value FROM json_each(${kindParams[i - 1]}))`],
+          ['r', 'in*', `(SELECT value FROM json_each(${bothParams[i - 1]}))`],
+        ]
+        for (const [h, op, kinds] of halves) {
+          const [near, far] = ends(op)
+          const nearCol = near === 'start_id' ? 'src' : 'dst'
+          const inStep = (col: string) => `(+${col} IN (SELECT id FROM ${h}${i}) OR +${col} IN (SELECT id FROM ${prev}))`
+          ctes.push(
+            `b${h}${i}(id) AS (SELECT id FROM ${t} WHERE id IN (SELECT id FROM ${h}${i}) UNION SELECT e.${near} FROM b${h}${i} JOIN edges e ON e.${far} = b${h}${i}.id AND e.kind IN ${kinds} WHERE ${inStep(`e.${near}`)})`,
+            `p${h}${i}(src, dst, kind) AS (SELECT e.start_id, e.end_id, e.kind FROM b${h}${i} JOIN edges e ON e.${far} = b${h}${i}.id AND e.kind IN ${kinds} WHERE ${inStep(`e.${near}`)}${edgeLimit})`,
+            `t${h}${i}(id) AS (SELECT DISTINCT ${nearCol} FROM p${h}${i} WHERE ${nearCol} IN (SELECT id FROM ${prev}))`,
+          )
+          edgeSets.push(`SELECT src, dst, kind FROM p${h}${i}`)
+        }
+        ctes.push(`t${i - 1}(id) AS (SELECT id FROM to${i} UNION SELECT id FROM tr${i})`)
         continue
       }
       const [near, far] = ends(step.op)
@@ -403,7 +438,9 @@ function reachedSql(plan: Plan, b: WalkBudget): string {
       ? [`(SELECT count(*) FROM s${i + 1}) >= ${Math.trunc(b.environmentRows)}`]
       : step.op === 'out' || step.op === 'in' || step.op === 'out*' || step.op === 'in*'
         ? [`(SELECT count(*) FROM s${i + 1}) >= ${Math.trunc(b.stepRows)}`]
-        : [],
+        : step.op === 'both*'
+          ? [`(SELECT count(*) FROM o${i + 1}) >= ${Math.trunc(b.stepRows)}`, `(SELECT count(*) FROM r${i + 1}) >= ${Math.trunc(b.stepRows)}`]
+          : [],
   )
   return tests.length ? `(${tests.join(' OR ')})` : '0'
 }
