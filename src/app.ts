@@ -27,6 +27,7 @@ import { clientRoutes } from './clients/clients.routes'
 import { collectorRoutes } from './clients/collector.routes'
 import { scheduleRoutes } from './clients/schedules.routes'
 import { wipeRoutes } from './system/wipe.routes'
+import { collectorManifestRoutes } from './clients/manifest.routes'
 
 /** Every route of the service, in one list: the app, the OpenAPI document and the tests all walk it. */
 export const ROUTES: RouteEntry[] = [
@@ -48,6 +49,7 @@ export const ROUTES: RouteEntry[] = [
   ...collectorRoutes,
   ...scheduleRoutes,
   ...wipeRoutes,
+  ...collectorManifestRoutes,
   ...docsRoutes,
 ]
 
