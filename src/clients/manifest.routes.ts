@@ -11,8 +11,12 @@ import { defineRoute, type RouteEntry } from '../http/route'
 
 /** BloodHound's collector types. */
 const COLLECTOR_TYPES = ['sharphound', 'azurehound'] as const
-/** BloodHound's release tag pattern on these routes (a tag that does not match is no route: the router's 404). */
-const RELEASE_TAG = 'v[0-9]+\\.[0-9]+\\.[0-9]+|latest'
+/**
+ * BloodHound's release tag pattern on these routes: a tag that does not match is no route there (its router's 404).
+ * Checked in the handler, after authentication, with a 404 envelope saying so (a pattern in the route's path would
+ * make the path no route before authentication, and every route-table tool would need to know it).
+ */
+const RELEASE_TAG = /^(v[0-9]+\.[0-9]+\.[0-9]+|latest)$/
 
 const PUBLISHERS: Record<(typeof COLLECTOR_TYPES)[number], string> = {
   sharphound: 'https://github.com/SpecterOps/SharpHound/releases',
@@ -34,6 +38,7 @@ const Manifest = z.object({
 })
 
 function notDistributed(type: (typeof COLLECTOR_TYPES)[number], tag: string): ApiError {
+  if (!RELEASE_TAG.test(tag)) return new ApiError(404, 'release_tag must be a version (vX.Y.Z) or latest', 'release_tag')
   return new ApiError(
     404,
     `EdgeHound distributes no collector binaries, so ${type} ${tag} is not available here: download it from its publisher (${PUBLISHERS[type]})`,
@@ -44,7 +49,7 @@ function notDistributed(type: (typeof COLLECTOR_TYPES)[number], tag: string): Ap
 const NOT_DISTRIBUTED_DOC =
   'EdgeHound distributes no collector binaries: always 404 with the envelope naming the publisher\u2019s release page. ' +
   '`collector_type` is `sharphound` or `azurehound` (another: 400 `Invalid collector type: …`); `release_tag` is a version ' +
-  '`vX.Y.Z` or `latest` (another path is not a route: 404).'
+  '`vX.Y.Z` or `latest` (another: 404 `release_tag must be a version (vX.Y.Z) or latest`, as BloodHound\u2019s router answers 404 there).'
 
 export const collectorManifestRoutes: RouteEntry[] = [
   defineRoute(
@@ -67,13 +72,13 @@ export const collectorManifestRoutes: RouteEntry[] = [
   defineRoute(
     {
       method: 'get',
-      path: `/api/v2/collectors/:collector_type/:release_tag{${RELEASE_TAG}}`,
+      path: '/api/v2/collectors/:collector_type/:release_tag',
       operationId: 'DownloadCollectorByVersion',
       summary: 'A collector package by version (not distributed here: 404 naming where to get it)',
       description: NOT_DISTRIBUTED_DOC,
       tags: ['Collectors'],
       auth: 'authenticated',
-      params: z.object({ collector_type: CollectorType, release_tag: z.string() }),
+      params: z.object({ collector_type: CollectorType, release_tag: z.string().max(200) }),
       responses: { 200: { description: 'never: EdgeHound distributes no collector (404)', contentType: 'application/octet-stream' } },
     },
     (_c, { params }) => {
@@ -83,13 +88,13 @@ export const collectorManifestRoutes: RouteEntry[] = [
   defineRoute(
     {
       method: 'get',
-      path: `/api/v2/collectors/:collector_type/:release_tag{${RELEASE_TAG}}/checksum`,
+      path: '/api/v2/collectors/:collector_type/:release_tag/checksum',
       operationId: 'DownloadCollectorChecksumByVersion',
       summary: 'A collector package\u2019s SHA-256 checksum by version (not distributed here: 404 naming where to get it)',
       description: NOT_DISTRIBUTED_DOC,
       tags: ['Collectors'],
       auth: 'authenticated',
-      params: z.object({ collector_type: CollectorType, release_tag: z.string() }),
+      params: z.object({ collector_type: CollectorType, release_tag: z.string().max(200) }),
       responses: { 200: { description: 'never: EdgeHound distributes no collector (404)', contentType: 'text/plain' } },
     },
     (_c, { params }) => {

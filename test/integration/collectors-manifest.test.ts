@@ -29,12 +29,12 @@ describe('collector manifest and downloads', () => {
     }
   })
 
-  it('refusals: an unknown collector type is BloodHound\u2019s 400; a malformed tag is no route; no credentials is 401', async () => {
+  it('refusals: an unknown collector type is BloodHound\u2019s 400; a malformed tag 404; no credentials is 401', async () => {
     await expectEnvelope(await admin.raw('GET', '/api/v2/collectors/bloodhound'), 400, 'Invalid collector type: bloodhound')
     await expectEnvelope(await admin.raw('GET', '/api/v2/collectors/nope/v1.0.0'), 400, 'Invalid collector type: nope')
     await expectEnvelope(await admin.raw('GET', '/api/v2/collectors/nope/latest/checksum'), 400, 'Invalid collector type: nope')
-    expect((await admin.raw('GET', '/api/v2/collectors/sharphound/1.0')).status).toBe(404)
-    expect((await admin.raw('GET', '/api/v2/collectors/sharphound/v1.0.0.zip')).status).toBe(404)
+    await expectEnvelope(await admin.raw('GET', '/api/v2/collectors/sharphound/1.0'), 404, 'release_tag must be a version (vX.Y.Z) or latest')
+    await expectEnvelope(await admin.raw('GET', '/api/v2/collectors/sharphound/v1.0.0.zip/checksum'), 404, 'release_tag must be a version (vX.Y.Z) or latest')
     await expectEnvelope(await client().raw('GET', '/api/v2/collectors/sharphound'), 401)
   })
 })
