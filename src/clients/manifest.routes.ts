@@ -26,7 +26,8 @@ const PUBLISHERS: Record<(typeof COLLECTOR_TYPES)[number], string> = {
 /** BloodHound's message for a collector type it does not know (400). */
 const CollectorType = z.string().transform((v, ctx) => {
   if (!(COLLECTOR_TYPES as readonly string[]).includes(v)) {
-    ctx.addIssue({ code: 'custom', message: `Invalid collector type: ${v}` })
+    // the value is echoed as BloodHound does, cut to 100 characters (an answer never echoes a whole hostile input)
+    ctx.addIssue({ code: 'custom', message: `Invalid collector type: ${v.length > 100 ? `${v.slice(0, 100)}…` : v}` })
     return z.NEVER
   }
   return v as (typeof COLLECTOR_TYPES)[number]
