@@ -221,9 +221,13 @@ describe('edgehound against the real worker', () => {
       }),
     )
     expect((await cli(['ingest', file])).code).toBe(0)
-    expect((await cli(['analysis', 'run', '--interval', '0.2', '--timeout', '60'])).code).toBe(0)
+    const ran = await cli(['analysis', 'run', '--interval', '0.2', '--timeout', '60'])
+    expect(ran.code, ran.out + ran.err).toBe(0)
     const t0 = await cli(['request', 'POST', '/api/v2/graphs/cypher', '-d', JSON.stringify({ query: "MATCH (n:Tag_Tier_Zero) WHERE n.objectid STARTS WITH 'AV-' RETURN n" })])
-    expect(t0.code).toBe(0)
+    // failed once in a fresh-clone CI (2026-11-29 06:0x, code 1) and passes alone: the answer is printed when it fails,
+    // with the runs the server lists, to tell an empty answer (404) from a refusal and a run that read too early
+    if (t0.code !== 0) console.error('cypher answer:', t0.out, t0.err, 'runs:', (await cli(['request', 'GET', '/api/v2/analysis'])).out)
+    expect(t0.code, t0.out + t0.err).toBe(0)
     const nodes = Object.values(JSON.parse(t0.out).data.nodes) as { objectId: string; isTierZero: boolean }[]
     expect(nodes.map((n) => [n.objectId, n.isTierZero])).toEqual([['AV-VAULT-1', true]])
   }, 120_000)
