@@ -9,6 +9,7 @@
  *   GET    /api/v2/sso-providers               list SSO providers
  *   PATCH  /api/v2/sso-providers/:id           rename, replace metadata, change config (multipart)
  *   DELETE /api/v2/sso-providers/:id           delete
+ *   GET    /api/v2/sso-providers/:id/signing-certificate  always 404 (no SP key pair; as BloodHound for a provider without one)
  *   GET    /api/v2/sso/:slug/metadata          this service's SP metadata for the provider (public)
  *   + the SSO flow routes of sso.routes.ts (issuer URL, login, callback, GET /api/v2/saml/sso)
  */
@@ -401,6 +402,31 @@ export const samlRoutes: RouteEntry[] = [
       )
       if (!updated) throw new ApiError(404, 'resource not found', 'sso_provider_id')
       return c.json({ data: samlProviderJson(updated, baseUrl(c)) })
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/sso-providers/:sso_provider_id/signing-certificate',
+      operationId: 'GetSsoProviderSigningCertificate',
+      summary: "The SP's signing certificate for a provider (BloodHound's download): this service has none, so always 404",
+      description:
+        'BloodHound answers with the PEM of its SAML service-provider certificate (`Content-Disposition: attachment; ' +
+        'filename="<slug>-signing-certificate.pem"`), and 404 `resource not found` for a provider without one (an OIDC provider). ' +
+        'EdgeHound signs no AuthnRequest and decrypts no assertion, so it has no SP key pair and no certificate for any provider: ' +
+        'the answer is that 404 for every provider, existing or not. See docs/saml.md, "Not supported".',
+      tags: ['Auth', 'Community', 'Enterprise'],
+      auth: 'auth/ManageProviders',
+      params: idParam('sso_provider_id'),
+      responses: { 404: { description: 'always: no SP signing certificate (or no such provider)' } },
+    },
+    async (c, { params }) => {
+      const exists = await getProviderBySsoId(c.env.DB, params.sso_provider_id)
+      throw new ApiError(
+        404,
+        exists ? 'resource not found: this service has no SP signing certificate (AuthnRequests are not signed)' : 'resource not found',
+        'sso_provider_id',
+      )
     },
   ),
   defineRoute(

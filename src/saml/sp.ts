@@ -20,6 +20,17 @@ export function spUrls(base: string, slug: string): SpUrls {
   return { sp_issuer_uri: root, sp_sso_uri: `${root}/login`, sp_metadata_uri: `${root}/metadata`, sp_acs_uri: `${root}/callback` }
 }
 
+/**
+ * BloodHound's legacy SP URLs (its root_uri_version 1 providers were configured at the IdP with these):
+ * entity id and login `/api/{version}/login/saml/{slug}`, metadata `…/metadata`, ACS `…/acs`. A browser or
+ * IdP that comes through this URL family stays in it: the AuthnRequest names the legacy ACS and issuer, and a
+ * response posted to the legacy ACS must be addressed to it (Destination, Audience). `version` is `v1` or `v2`.
+ */
+export function legacySpUrls(base: string, version: string, slug: string): SpUrls {
+  const root = `${base.replace(/\/+$/, '')}/api/${version}/login/saml/${encodeURIComponent(slug)}`
+  return { sp_issuer_uri: root, sp_sso_uri: root, sp_metadata_uri: `${root}/metadata`, sp_acs_uri: `${root}/acs` }
+}
+
 /** NameID formats this SP accepts, most specific first (the ones BloodHound's user matching can use). */
 export const SP_NAMEID_FORMATS = [
   'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
