@@ -146,7 +146,7 @@ async function tagSelector(): Promise<number> {
 const ssoId = (v: unknown) => ((v as { int32?: number }).int32 ?? v) as number
 let idpSeq = 0
 /** A SAML provider with auto provisioning and IdP-initiated sign-in, and a signed response for a new person. */
-async function samlSignIn(): Promise<{ slug: string; body: string }> {
+async function samlSignIn(legacy = false): Promise<{ slug: string; body: string }> {
   const idp = `https://audit-idp-${++idpSeq}-${uniq()}.test.example/saml/metadata`
   const { data } = await createSamlProvider(admin, {
     name: `Audit IdP ${idpSeq} ${uniq()}`,
@@ -155,7 +155,10 @@ async function samlSignIn(): Promise<{ slug: string; body: string }> {
     allowIdpInitiated: true,
   })
   const slug = data.sp_issuer_uri.split('/').pop()!
-  const xml = await sign(buildResponse({ idpEntityId: idp, acsUrl: data.sp_acs_uri, spEntityId: data.sp_issuer_uri, inResponseTo: undefined, email: `p-${uniq()}@corp.example` }), 'assertion')
+  // the legacy ACS (/api/v2/login/saml/<slug>/acs) checks the response against the legacy URL set
+  const sp = legacy ? `${BASE}/api/v2/login/saml/${slug}` : data.sp_issuer_uri
+  const acs = legacy ? `${sp}/acs` : data.sp_acs_uri
+  const xml = await sign(buildResponse({ idpEntityId: idp, acsUrl: acs, spEntityId: sp, inResponseTo: undefined, email: `p-${uniq()}@corp.example` }), 'assertion')
   return { slug, body: new URLSearchParams({ SAMLResponse: b64(xml) }).toString() }
 }
 
@@ -345,6 +348,21 @@ const CASES: Case[] = [
     act: (p) => {
       const { slug, body } = p as { slug: string; body: string }
       return hfetch(new Request(`${BASE}/api/v2/sso/${slug}/callback`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body }))
+    },
+    rows: [
+      ['CreateUser', 'success'],
+      ['LoginAttempt', 'success'],
+    ],
+    changes: ['users', 'sessions'],
+    mayChangeOnFailure: ['saml_assertions_used', 'saml_authn_requests'],
+  },
+  {
+    name: "SAML sign-in at BloodHound's legacy ACS URL",
+    route: 'POST /api/:version/login/saml/:slug/acs',
+    prepare: () => samlSignIn(true),
+    act: (p) => {
+      const { slug, body } = p as { slug: string; body: string }
+      return hfetch(new Request(`${BASE}/api/v2/login/saml/${slug}/acs`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body }))
     },
     rows: [
       ['CreateUser', 'success'],
