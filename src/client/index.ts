@@ -231,11 +231,12 @@ export class EdgeHoundClient {
     })
   }
   /** A browser login: the session is set as the HttpOnly cookie (the answer's session_token is empty). */
-  loginWithCookie(username: string, secret: string) {
+  /** `otp`: the current TOTP code, for a user who activated multi-factor authentication. */
+  loginWithCookie(username: string, secret: string, otp?: string) {
     return this.call<{ data: { user_id: string; auth_expired: boolean; session_token: string } }>(
       'POST',
       '/api/v2/login',
-      { login_method: 'secret', username, secret },
+      otp ? { login_method: 'secret', username, secret, otp } : { login_method: 'secret', username, secret },
       { headers: { 'X-EdgeHound-Session': 'cookie' } },
     )
   }

@@ -4,7 +4,8 @@
 // upload reach 100 %, sees the job complete and the analysis finish, and the findings appear (attack-paths
 // route); the audit log page shows those actions; creates a user and a token (key shown once). An Upload-Only
 // user sees the ingest page only (and the API refuses the rest); a user restricted to one environment sees only
-// it; a user whose password an administrator set must change it at first sign-in.
+// it; a user whose password an administrator set must change it at first sign-in; that user turns on two-step
+// sign-in from Profile (QR code, first code) and the next sign-in asks for a code.
 // Prints "N passed, N failed"; exits non-zero on any failure.
 //
 //   node --import tsx test/browser/console-admin.mjs [--screenshots]   (docs/console-admin.png with --screenshots)
@@ -12,6 +13,7 @@ import path from 'node:path'
 import { strToU8, zipSync } from 'fflate'
 import { EdgeHoundClient } from '../../src/client/index.ts'
 import { availableFindingTypes } from '../../src/client/findings.ts'
+import { base32Decode, totpAt } from '../../src/auth/totp.ts'
 import { artifacts, assert, openBrowser, root, startLocalWorker, suite } from './lib.mjs'
 
 const shotsToDocs = process.argv.includes('--screenshots')
@@ -238,6 +240,43 @@ try {
     await page.getByRole('form', { name: 'Change password' }).waitFor()
     await page.getByRole('main').getByRole('button', { name: 'Sign out' }).click()
     await page.getByRole('button', { name: 'Sign in' }).waitFor()
+  })
+
+  await check('Profile: two-step sign-in set up with its QR code and a first code; the next sign-in asks for a code', async () => {
+    await signIn('analyst', 'analyst-own-password-7')
+    await main().getByRole('link', { name: 'Explore' }).waitFor()
+    await page.getByRole('link', { name: 'analyst' }).click()
+    const section = page.getByRole('region', { name: 'Two-step sign-in' })
+    const setup = section.getByRole('form', { name: 'Set up two-step sign-in' })
+    await setup.getByLabel('Password').fill('not-the-password-1')
+    await setup.getByRole('button', { name: 'Set up two-step sign-in' }).click()
+    const refused = await section.getByRole('alert').innerText()
+    assert(refused.includes('unable to verify current password'), `a wrong password: ${refused}`)
+    await setup.getByLabel('Password').fill('analyst-own-password-7')
+    await setup.getByRole('button', { name: 'Set up two-step sign-in' }).click()
+    await section.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor()
+    const key = base32Decode((await section.getByLabel('Key for your authenticator app').innerText()).trim())
+    assert(key, 'the key shown is not base32')
+    const activate = section.getByRole('form', { name: 'Activate two-step sign-in' })
+    await activate.getByLabel('Code from your app').fill(await totpAt(key, Date.now()))
+    await activate.getByRole('button', { name: 'Activate' }).click()
+    assert((await section.getByRole('status').innerText()).includes('Two-step sign-in is on'), 'no confirmation')
+    await section.getByRole('form', { name: 'Turn off two-step sign-in' }).waitFor()
+    const analyst = (await api.listUsers()).data.users.find((u) => u.principal_name === 'analyst')
+    assert((await api.mfaStatus(analyst.id)).data.status === 'activated', 'the API does not say activated')
+
+    // the next sign-in: the password alone brings the code field, not an error; a wrong code is refused
+    await signIn('analyst', 'analyst-own-password-7')
+    const otp = page.getByLabel('One-time password')
+    await otp.waitFor()
+    assert((await page.getByRole('alert').count()) === 0, 'an error shown before any code was typed')
+    await otp.fill('abcdef')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    assert((await page.getByRole('alert').innerText()).includes('one time password is invalid'), 'a wrong code is not refused')
+    // the code of the next step (the one used to activate may not be used twice)
+    await otp.fill(await totpAt(key, Date.now() + 30_000))
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await main().getByRole('link', { name: 'Explore' }).waitFor()
   })
 
   await check('nothing was fetched from another origin; no script or CSP error', async () => {

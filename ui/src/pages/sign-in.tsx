@@ -1,12 +1,15 @@
 import { useEffect, useState } from 'preact/hooks'
 import { listSamlSignOnEndpoints } from '../../../src/client/saml'
 import { client, messageOf } from '../api'
+import { asksForOtp, normaliseOtp } from '../lib/mfa'
 import { navigate } from '../lib/navigate'
 
 export function SignIn() {
   const params = new URLSearchParams(location.search)
   const [error, setError] = useState(params.get('error') ?? '')
   const [busy, setBusy] = useState(false)
+  // shown once the server asked for the second factor (a user with two-step sign-in)
+  const [needOtp, setNeedOtp] = useState(false)
   const [providers, setProviders] = useState<{ name: string; initiation_url: string }[]>([])
   useEffect(() => {
     listSamlSignOnEndpoints(client).then((r) => setProviders(r.data.endpoints), () => setProviders([]))
@@ -17,11 +20,16 @@ export function SignIn() {
     setBusy(true)
     try {
       setError('')
-      await client.loginWithCookie(String(form.get('username') ?? ''), String(form.get('password') ?? ''))
+      const otp = needOtp ? normaliseOtp(String(form.get('otp') ?? '')) : undefined
+      await client.loginWithCookie(String(form.get('username') ?? ''), String(form.get('password') ?? ''), otp)
       const next = params.get('next')
       navigate(next && next.startsWith('/ui') && !next.startsWith('//') ? next : '/ui/explore')
     } catch (e) {
-      setError(messageOf(e))
+      // the first refusal only asks for the code: show the field, not "one time password is invalid"
+      if (asksForOtp(e) && !needOtp) {
+        setNeedOtp(true)
+        setError('')
+      } else setError(messageOf(e))
     } finally {
       setBusy(false)
     }
@@ -39,6 +47,15 @@ export function SignIn() {
           Password
           <input name="password" type="password" autocomplete="current-password" required />
         </label>
+        {needOtp && (
+          <>
+            <label>
+              One-time password
+              <input name="otp" autocomplete="one-time-code" inputMode="numeric" required autofocus aria-describedby="otp-hint" />
+            </label>
+            <p id="otp-hint" class="muted">Two-step sign-in is on for this account: enter the code your authenticator app shows.</p>
+          </>
+        )}
         {error && <p role="alert" class="error">{error}</p>}
         <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
         {providers.length > 0 && (
