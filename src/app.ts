@@ -20,6 +20,7 @@ import { docsRoutes } from './system/docs.routes'
 import { auditRoutes } from './audit/audit.routes'
 import { postureRoutes } from './findings/posture.routes'
 import { datapipeRoutes } from './findings/datapipe.routes'
+import { dataQualityRoutes } from './findings/dataquality.routes'
 import { assetGroupRoutes } from './assetgroups/assetgroups.routes'
 import { assetGroupTagRoutes } from './assetgroups/tags.routes'
 import { assetGroupTagExtraRoutes } from './assetgroups/tags-extra.routes'
@@ -40,6 +41,7 @@ export const ROUTES: RouteEntry[] = [
   ...findingRoutes,
   ...postureRoutes,
   ...datapipeRoutes,
+  ...dataQualityRoutes,
   ...cypherRoutes,
   ...auditRoutes,
   ...assetGroupRoutes,

@@ -173,7 +173,7 @@ const DETAIL_SELECT = `${DETAIL_COLUMNS} FROM findings f ${DETAIL_JOINS}`
  * Whether an environment exists: the graph has nodes in it (its own node included: an environment node's
  * environment_id is its own object id), or analysis ever recorded anything for it. `p` is its parameter.
  */
-const environmentKnownSql = (p: string) => `(EXISTS (SELECT 1 FROM nodes WHERE environment_id = ${p})
+export const environmentKnownSql = (p: string) => `(EXISTS (SELECT 1 FROM nodes WHERE environment_id = ${p})
   OR EXISTS (SELECT 1 FROM findings WHERE environment_id = ${p})
   OR EXISTS (SELECT 1 FROM finding_sparklines WHERE environment_id = ${p}))`
 

@@ -8,6 +8,7 @@
  */
 import { loadKindCatalog, type KindCatalog } from '../extensions/catalog'
 import { postureRows } from './posture'
+import { dataQualityStatements } from './dataquality.store'
 import {
   chunkJson,
   clearStaging,
@@ -173,6 +174,8 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
     ...evaluationStatements(db, completedAt, outcomes(ruleResults)),
     ...replaceSelectorNodesStatements(db, chunkJson(selectorNodes)),
     ...ruleScopeStatements(db, completedAt, chunkJson(scopes.status), chunkJson(scopes.selections)),
+    // data quality: one row per AD domain and per Azure tenant, counted from the graph in this batch (two statements)
+    ...dataQualityStatements(db, runId, completedAt),
   ]
   // impact values change: an available-domains copy in this isolate is revalidated (graph/environments.ts)
   noteLocalWrite()

@@ -19,7 +19,7 @@ export const wipeRoutes: RouteEntry[] = [
       method: 'post',
       path: '/api/v2/clear-database',
       operationId: 'DeleteBloodHoundData',
-      summary: "Delete collected data (BloodHound's clear-database): the graph, by source kind or relationship kind, file-ingest history, custom selectors",
+      summary: "Delete collected data (BloodHound's clear-database): the graph, by source kind or relationship kind, file-ingest history, custom selectors, data quality history",
       description:
         'Answers 204 once the request is recorded. Graph data is deleted in the background, in chunks that never leave an edge ' +
         'without its ends (`GET /api/v2/datapipe/status` says `purging` meanwhile), then an analysis run follows; deleting ' +
@@ -28,7 +28,7 @@ export const wipeRoutes: RouteEntry[] = [
         'none of them) with their edges; not together with ' +
         '`deleteCollectedGraphData`. `deleteRelationships`: edges of those kinds. `deleteFileIngestHistory`: the file-upload jobs ' +
         'that have ended (a running job is kept). `deleteAssetGroupSelectors`: the custom (non-default) selectors of those asset ' +
-        'groups. `deleteDataQualityHistory`: accepted; EdgeHound records no data-quality history, so nothing is deleted. ' +
+        'groups. `deleteDataQualityHistory`: every row of the data-quality history (`GET /api/v2/ad-domains/{id}/data-quality-stats` and the like). ' +
         'Administrators with access to every environment only.',
       tags: ['Database'],
       auth: 'db/Wipe',
@@ -44,8 +44,7 @@ export const wipeRoutes: RouteEntry[] = [
       const done = await recordWipe(
         c.env.DB,
         { ...plan, requestedBy: c.var.principal.userId, now: new Date().toISOString() },
-        // EdgeHound keeps no data-quality history: the entry says so rather than claim a deletion
-        audit.write(body.deleteDataQualityHistory ? { data_quality_history: 'none recorded' } : {}),
+        audit.write({}),
       )
       if (done.analysisRequested) {
         try {

@@ -17,6 +17,7 @@
  * - Relationship kinds (`deleteRelationships`) are deleted in windows of EDGE_WINDOW edge ids, each one batch
  *   with its cursor.
  */
+import { deleteDataQualityStatements } from '../findings/dataquality.store'
 import { auditedBatch } from '../audit/audit.store'
 import type { AuditWrite } from '../audit/audit'
 import { runRequestStatements } from '../findings/analysis.store'
@@ -41,6 +42,8 @@ export interface WipeRequest {
   /** asset group ids whose custom (non-default) selectors go */
   selectorGroups: number[]
   fileIngestHistory: boolean
+  /** every data quality row (both platforms; src/findings/dataquality.store.ts) */
+  dataQualityHistory: boolean
 }
 
 export interface WipeRecorded {
@@ -102,6 +105,7 @@ export async function recordWipe(db: D1Database, r: WipeRequest, audit: AuditWri
     jobsAt = s.length
     s.push(db.prepare(`DELETE FROM ingest_jobs WHERE status != ${JOB_STATUS.running}`))
   }
+  if (r.dataQualityHistory) s.push(...deleteDataQualityStatements(db))
   const analysis = graph || r.selectorGroups.length > 0
   if (analysis) s.push(...runRequestStatements(db, 'clear-database', r.now))
   const res = await auditedBatch(db, s, audit, graph ? { computed: { wipe_id: 'SELECT max(id) FROM database_wipes' } } : {})

@@ -58,5 +58,6 @@ export function planWipe(b: WipeBodyT, sourceKinds: readonly { id: number; name:
     relationships: [...new Set(b.deleteRelationships)],
     selectorGroups: [...new Set(b.deleteAssetGroupSelectors)],
     fileIngestHistory: b.deleteFileIngestHistory,
+    dataQualityHistory: b.deleteDataQualityHistory,
   }
 }

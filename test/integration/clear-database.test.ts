@@ -14,6 +14,9 @@ import { EDGE_CHUNK, getWipe, NODE_WINDOW, wipeStep, type WipeRow } from '../../
 import type { EdgeHoundClient } from '../../src/client'
 import { deleteExtension, extensionIdByName, upsertExtension } from '../../src/client/extensions'
 import { smallDoc } from '../fixtures/extensions/docs'
+import { NEW_ID_SQL } from '../../src/graph/ids'
+
+const NOW = '2026-01-01T00:00:00.000Z'
 
 const db = () => env.DB
 const count = async (sql: string, ...args: unknown[]) => (await db().prepare(sql).bind(...args).first<{ n: number }>())!.n
@@ -236,14 +239,20 @@ describe('POST /api/v2/clear-database: what each option deletes', () => {
     await settle()
   })
 
-  it('deleteDataQualityHistory alone is accepted (204) and its audit row says nothing was recorded to delete', async () => {
+  it('deleteDataQualityHistory alone (204) deletes the data-quality rows of both platforms in the audited batch', async () => {
+    await db().batch([
+      db().prepare(`INSERT INTO ad_data_quality_stats (id, run_id, domain_sid, created_at, updated_at) VALUES (${NEW_ID_SQL}, 1, 'S-1-5-21-1', ?1, ?1)`).bind(NOW),
+      db().prepare(`INSERT INTO azure_data_quality_stats (id, run_id, tenant_id, created_at, updated_at) VALUES (${NEW_ID_SQL}, 1, 'T-1', ?1, ?1)`).bind(NOW),
+    ])
     const res = await post(admin, { deleteDataQualityHistory: true })
     expect(res.status).toBe(204)
+    expect(await count('SELECT count(*) AS n FROM ad_data_quality_stats')).toBe(0)
+    expect(await count('SELECT count(*) AS n FROM azure_data_quality_stats')).toBe(0)
     const row = await db()
       .prepare(`SELECT fields FROM audit_logs WHERE request_id = ?1 AND status = 'success'`)
       .bind(res.headers.get('requestid'))
       .first<{ fields: string }>()
-    expect(JSON.parse(row!.fields).data_quality_history).toBe('none recorded')
+    expect(JSON.parse(row!.fields).options).toMatchObject({ deleteDataQualityHistory: true })
   })
 
   it('datapipe status says purging while a wipe is open', async () => {
