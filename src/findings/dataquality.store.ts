@@ -1,11 +1,10 @@
 /**
  * SQL of the data quality statistics (issue 27; docs/findings.md "Data quality"; migrations/0043).
  *
- * Written: `dataQualityStatements` are two INSERT … SELECT statements that count the graph per AD domain and per
- * Azure tenant; the analysis run puts them in its commit batch (src/findings/run.ts → commitRun), so a run is
- * visible with its rows or not at all, and the rows count the graph as the run commits it. They read the graph
- * through the environment index (`nodes_env`) and each node's outbound edges (the `edges` unique index), once per
- * platform; per active user / computer one probe of `edges_end_kind`.
+ * Written: the analysis run reads each AD domain's and Azure tenant's nodes in keyset pages (`adDataQualityPage`,
+ * `azureDataQualityPage`: a bounded statement each, as the graph loader's pages are), sums them in the isolate
+ * (src/findings/dataquality.ts) and appends one row per environment in its commit batch
+ * (`dataQualityInsertStatements`), so a run is visible with its rows or not at all.
  *
  * Read: the history of one environment, the per-run aggregate of a platform and the completeness of the newest
  * run. Environment access is applied in SQL: a restricted caller never counts nor sees another environment's rows.
@@ -73,69 +72,140 @@ const hasKind = (kind: string) => `(instr(n.kinds, '"${kind}"') > 0)`
 /** A fraction's parts → the fraction; 0 when nothing is active (BloodHound answers 0 then). */
 const fraction = (covered: string, active: string) => `CASE WHEN ${active} > 0 THEN CAST(${covered} AS REAL) / ${active} ELSE 0 END`
 
-/**
- * Active users / computers of one kind and their coverage, per environment (BloodHound's Fetch…Completeness, per
- * domain): candidates are enabled and have a numeric `lastlogontimestamp` (seconds); active are those whose logon
- * is at most 14 days before the environment's newest candidate logon; covered are active ones with at least one
- * inbound relationship of `kinds`.
- */
-function activeAndCovered(name: string, flag: string, kinds: readonly string[]): string {
-  return `${name}_c AS (SELECT id, e, logon FROM s WHERE ${flag} AND logon IS NOT NULL),
-  ${name}_m AS (SELECT e, MAX(logon) - ${ACTIVITY_WINDOW_SECONDS} AS since FROM ${name}_c GROUP BY e),
-  ${name} AS (SELECT c.e, COUNT(*) AS active,
-      SUM(EXISTS (SELECT 1 FROM edges x WHERE x.end_id = c.id AND x.kind IN (${kinds.map((k) => `'${k}'`).join(', ')}))) AS covered
-    FROM ${name}_c c JOIN ${name}_m m ON m.e = c.e WHERE c.logon >= m.since GROUP BY c.e)`
+const quoted = (kinds: readonly string[]) => kinds.map((k) => `'${k}'`).join(', ')
+
+/** The AD domains and Azure tenants of the graph (their environment nodes), by id. */
+export async function dataQualityEnvironments(db: D1Database): Promise<{ id: string; platform: Platform }[]> {
+  const { results } = await db
+    .prepare(`SELECT objectid, environment_kind FROM nodes WHERE environment_kind IN (?1, ?2) ORDER BY objectid`)
+    .bind(AD_ENVIRONMENT_KIND, AZURE_ENVIRONMENT_KIND)
+    .all<{ objectid: string; environment_kind: string }>()
+  return results.map((r) => ({ id: r.objectid, platform: r.environment_kind === AD_ENVIRONMENT_KIND ? 'ad' : 'azure' }))
+}
+
+/** One page of an environment's nodes: how many, the cursor, kind counts and counts of their outbound edges. */
+export interface DataQualityPage {
+  count: number
+  lastId: number
+  counts: Record<string, number>
+  /** AD: candidates of the completeness fractions, JSON `[[logon seconds, 0|1 covered], …]` (null when none) */
+  userLogons?: string | null
+  computerLogons?: string | null
 }
 
 /**
- * The AD statement: one row per Domain node (its object id is the environment id of its nodes). ?1 run id,
- * ?2 commit time, ?3 the ACL relationship kinds (JSON).
+ * One page (keyset on `nodes.id` within the environment, index `nodes_env`) of an AD domain's nodes: its kind
+ * counts; relationships, ACLs and sessions that start at them (each node's outbound edges through the edges'
+ * unique index); and the completeness candidates — enabled users, and enabled Windows computers (`operatingsystem`
+ * containing "windows" in any case), with a numeric `lastlogontimestamp` — each with whether it has an inbound
+ * `HasSession` (users) or local-group relationship (computers): one `edges_end_kind` probe per candidate.
+ * `enabled = 1` is JSON true (or the number 1), as the analysis loader reads it.
  */
-const AD_INSERT = `WITH env(e) AS (SELECT objectid FROM nodes WHERE environment_kind = '${AD_ENVIRONMENT_KIND}'),
-  s AS MATERIALIZED (
-    SELECT n.id, n.environment_id AS e,
-      ${AD_KIND_COUNTS.map(([col, kind]) => `${hasKind(kind)} AS is_${col}`).join(',\n      ')},
-      CASE WHEN (${hasKind('User')} OR ${hasKind('Computer')})
-            AND json_extract(n.properties, '$.enabled') = 1
-            AND json_type(n.properties, '$.lastlogontimestamp') IN ('integer', 'real')
-           THEN json_extract(n.properties, '$.lastlogontimestamp') END AS logon,
-      CASE WHEN ${hasKind('Computer')} THEN ifnull(instr(upper(json_extract(n.properties, '$.operatingsystem')), 'WINDOWS') > 0, 0) ELSE 0 END AS windows
-    FROM env JOIN nodes n ON n.environment_id = env.e),
-  k AS (SELECT e, ${AD_KIND_COUNTS.map(([col]) => `SUM(is_${col}) AS ${col}`).join(', ')} FROM s GROUP BY e),
-  r AS (SELECT s.e, COUNT(*) AS relationships,
-          SUM(x.kind IN (SELECT value FROM json_each(?3))) AS acls,
-          SUM(x.kind = 'HasSession' AND s.is_computers) AS sessions
-        FROM s JOIN edges x ON x.start_id = s.id GROUP BY s.e),
-  ${activeAndCovered('ua', 'is_users', ['HasSession'])},
-  ${activeAndCovered('ca', 'is_computers AND windows', LOCAL_GROUP_KINDS)}
-INSERT INTO ad_data_quality_stats (run_id, domain_sid, ${AD_COUNT_COLUMNS.join(', ')},
-  session_completeness, local_group_completeness, active_users, users_with_sessions, active_computers, computers_with_admins,
-  created_at, updated_at, id)
-SELECT ?1, env.e, ${AD_KIND_COUNTS.map(([col]) => `ifnull(k.${col}, 0)`).join(', ')},
-  ifnull(r.acls, 0), ifnull(r.sessions, 0), ifnull(r.relationships, 0),
-  ${fraction('ifnull(ua.covered, 0)', 'ifnull(ua.active, 0)')}, ${fraction('ifnull(ca.covered, 0)', 'ifnull(ca.active, 0)')},
-  ifnull(ua.active, 0), ifnull(ua.covered, 0), ifnull(ca.active, 0), ifnull(ca.covered, 0),
-  ?2, ?2, ${NEW_ID_SQL}
-FROM env LEFT JOIN k ON k.e = env.e LEFT JOIN r ON r.e = env.e LEFT JOIN ua ON ua.e = env.e LEFT JOIN ca ON ca.e = env.e
-ORDER BY env.e`
+export async function adDataQualityPage(db: D1Database, environmentId: string, afterId: number, limit: number): Promise<DataQualityPage> {
+  const r = await db
+    .prepare(
+      `WITH s AS MATERIALIZED (
+         SELECT n.id,
+           ${AD_KIND_COUNTS.map(([col, kind]) => `${hasKind(kind)} AS is_${col}`).join(',\n           ')},
+           CASE WHEN (${hasKind('User')} OR ${hasKind('Computer')})
+                 AND json_extract(n.properties, '$.enabled') = 1
+                 AND json_type(n.properties, '$.lastlogontimestamp') IN ('integer', 'real')
+                THEN json_extract(n.properties, '$.lastlogontimestamp') END AS logon,
+           CASE WHEN ${hasKind('Computer')}
+                THEN ifnull(instr(upper(json_extract(n.properties, '$.operatingsystem')), 'WINDOWS') > 0, 0) ELSE 0 END AS windows
+         FROM nodes n WHERE n.environment_id = ?1 AND n.id > ?2 ORDER BY n.id LIMIT ?3),
+       r AS (SELECT COUNT(*) AS relationships, ifnull(SUM(x.kind IN (SELECT value FROM json_each(?4))), 0) AS acls,
+               ifnull(SUM(x.kind = 'HasSession' AND s.is_computers), 0) AS sessions
+             FROM s JOIN edges x ON x.start_id = s.id)
+       SELECT COUNT(*) AS n, MAX(s.id) AS last_id,
+         ${AD_KIND_COUNTS.map(([col]) => `ifnull(SUM(is_${col}), 0) AS ${col}`).join(', ')},
+         (SELECT relationships FROM r) AS relationships, (SELECT acls FROM r) AS acls, (SELECT sessions FROM r) AS sessions,
+         (SELECT json_group_array(json_array(c.logon, EXISTS (SELECT 1 FROM edges x WHERE x.end_id = c.id AND x.kind = 'HasSession')))
+            FROM s c WHERE c.is_users AND c.logon IS NOT NULL) AS user_logons,
+         (SELECT json_group_array(json_array(c.logon, EXISTS (SELECT 1 FROM edges x WHERE x.end_id = c.id AND x.kind IN (${quoted(LOCAL_GROUP_KINDS)}))))
+            FROM s c WHERE c.is_computers AND c.windows AND c.logon IS NOT NULL) AS computer_logons
+       FROM s`,
+    )
+    .bind(environmentId, afterId, limit, JSON.stringify([...ACL_KINDS]))
+    .first<Record<string, number | string | null>>()
+  const row = r ?? {}
+  return {
+    count: Number(row.n ?? 0),
+    lastId: row.last_id === null || row.last_id === undefined ? afterId : Number(row.last_id),
+    counts: Object.fromEntries(AD_COUNT_COLUMNS.map((c) => [c, Number(row[c] ?? 0)])),
+    userLogons: (row.user_logons as string | null) ?? null,
+    computerLogons: (row.computer_logons as string | null) ?? null,
+  }
+}
 
-/** The Azure statement: one row per AZTenant node. ?1 run id, ?2 commit time. */
-const AZURE_INSERT = `WITH env(e) AS (SELECT objectid FROM nodes WHERE environment_kind = '${AZURE_ENVIRONMENT_KIND}'),
-  s AS MATERIALIZED (
-    SELECT n.id, n.environment_id AS e,
-      ${AZURE_KIND_COUNTS.map(([col, kind]) => `${hasKind(kind)} AS is_${col}`).join(',\n      ')}
-    FROM env JOIN nodes n ON n.environment_id = env.e),
-  k AS (SELECT e, ${AZURE_KIND_COUNTS.map(([col]) => `SUM(is_${col}) AS ${col}`).join(', ')} FROM s GROUP BY e),
-  r AS (SELECT s.e, COUNT(*) AS relationships FROM s JOIN edges x ON x.start_id = s.id GROUP BY s.e)
-INSERT INTO azure_data_quality_stats (run_id, tenant_id, ${AZURE_COUNT_COLUMNS.join(', ')}, created_at, updated_at, id)
-SELECT ?1, env.e, ${AZURE_KIND_COUNTS.map(([col]) => `ifnull(k.${col}, 0)`).join(', ')}, ifnull(r.relationships, 0),
-  ?2, ?2, ${NEW_ID_SQL}
-FROM env LEFT JOIN k ON k.e = env.e LEFT JOIN r ON r.e = env.e
-ORDER BY env.e`
+/** One page of an Azure tenant's nodes: kind counts and the relationships that start at them. */
+export async function azureDataQualityPage(db: D1Database, environmentId: string, afterId: number, limit: number): Promise<DataQualityPage> {
+  const r = await db
+    .prepare(
+      `WITH s AS MATERIALIZED (
+         SELECT n.id, ${AZURE_KIND_COUNTS.map(([col, kind]) => `${hasKind(kind)} AS is_${col}`).join(', ')}
+         FROM nodes n WHERE n.environment_id = ?1 AND n.id > ?2 ORDER BY n.id LIMIT ?3)
+       SELECT COUNT(*) AS n, MAX(s.id) AS last_id,
+         ${AZURE_KIND_COUNTS.map(([col]) => `ifnull(SUM(is_${col}), 0) AS ${col}`).join(', ')},
+         (SELECT COUNT(*) FROM s JOIN edges x ON x.start_id = s.id) AS relationships
+       FROM s`,
+    )
+    .bind(environmentId, afterId, limit)
+    .first<Record<string, number | null>>()
+  const row = r ?? {}
+  return {
+    count: Number(row.n ?? 0),
+    lastId: row.last_id === null || row.last_id === undefined ? afterId : Number(row.last_id),
+    counts: Object.fromEntries(AZURE_COUNT_COLUMNS.map((c) => [c, Number(row[c] ?? 0)])),
+  }
+}
 
-/** The two statements of a run's commit batch (two D1 statements per run, whatever the graph's size). */
-export function dataQualityStatements(db: D1Database, runId: number, now: string): D1PreparedStatement[] {
-  return [db.prepare(AD_INSERT).bind(runId, now, JSON.stringify([...ACL_KINDS])), db.prepare(AZURE_INSERT).bind(runId, now)]
+/** An AD domain's row as the run computed it (the fractions' parts kept, docs/findings.md "Data quality"). */
+export type AdDataQualityRow = { domainSid: string } & Record<(typeof AD_COUNT_COLUMNS)[number], number> & {
+    activeUsers: number
+    usersWithSessions: number
+    activeComputers: number
+    computersWithAdmins: number
+  }
+export type AzureDataQualityRow = { tenantId: string } & Record<(typeof AZURE_COUNT_COLUMNS)[number], number>
+
+const jsonField = (key: string) => `json_extract(j.value, '$.${key}')`
+
+/**
+ * The run's rows, appended in its commit batch (run.ts → commitRun): one statement per platform and JSON chunk,
+ * each row a JSON object read back with json_extract. `chunks` come from chunkJson (analysis.store.ts).
+ */
+export function dataQualityInsertStatements(
+  db: D1Database,
+  runId: number,
+  now: string,
+  adChunks: string[],
+  azureChunks: string[],
+): D1PreparedStatement[] {
+  const ad = adChunks.map((json) =>
+    db
+      .prepare(
+        `INSERT INTO ad_data_quality_stats (run_id, domain_sid, ${AD_COUNT_COLUMNS.join(', ')},
+           session_completeness, local_group_completeness, active_users, users_with_sessions, active_computers, computers_with_admins,
+           created_at, updated_at, id)
+         SELECT ?1, ${jsonField('domainSid')}, ${AD_COUNT_COLUMNS.map(jsonField).join(', ')},
+           ${fraction(jsonField('usersWithSessions'), jsonField('activeUsers'))}, ${fraction(jsonField('computersWithAdmins'), jsonField('activeComputers'))},
+           ${jsonField('activeUsers')}, ${jsonField('usersWithSessions')}, ${jsonField('activeComputers')}, ${jsonField('computersWithAdmins')},
+           ?2, ?2, ${NEW_ID_SQL}
+         FROM json_each(?3) j ORDER BY j.key`,
+      )
+      .bind(runId, now, json),
+  )
+  const azure = azureChunks.map((json) =>
+    db
+      .prepare(
+        `INSERT INTO azure_data_quality_stats (run_id, tenant_id, ${AZURE_COUNT_COLUMNS.join(', ')}, created_at, updated_at, id)
+         SELECT ?1, ${jsonField('tenantId')}, ${AZURE_COUNT_COLUMNS.map(jsonField).join(', ')}, ?2, ?2, ${NEW_ID_SQL}
+         FROM json_each(?3) j ORDER BY j.key`,
+      )
+      .bind(runId, now, json),
+  )
+  return [...ad, ...azure]
 }
 
 /** clear-database's `deleteDataQualityHistory`: every row of both platforms (in the wipe's batch). */

@@ -8,7 +8,8 @@
  */
 import { loadKindCatalog, type KindCatalog } from '../extensions/catalog'
 import { postureRows } from './posture'
-import { dataQualityStatements } from './dataquality.store'
+import { dataQualityInsertStatements } from './dataquality.store'
+import { collectDataQuality } from './dataquality'
 import {
   chunkJson,
   clearStaging,
@@ -41,6 +42,8 @@ export interface RunOptions {
   beforeCommit?: () => Promise<void>
   /** budgets of each Cypher rule (default: the Cypher endpoint's, src/cypher/budget.ts); tests lower them */
   ruleLimits?: CypherLimits
+  /** nodes per data quality page (default DATA_QUALITY_PAGE, src/findings/dataquality.ts); tests lower it */
+  dataQualityPageSize?: number
 }
 
 export interface RunSummary {
@@ -159,6 +162,9 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
 
   if (opts.beforeCommit) await opts.beforeCommit()
 
+  // Data quality per AD domain and Azure tenant (counts, completeness), read in pages now, written in the commit batch.
+  const quality = await collectDataQuality(db, opts.dataQualityPageSize)
+
   const completedAt = commitTime(Date.now(), await lastCompletedAt(db))
   const counts = { inserts: plan.inserts.length, updates: plan.updates.length, closes: plan.closes.length, unchanged: plan.unchanged }
   const durationMs = Date.now() - started
@@ -174,8 +180,8 @@ export async function executeRun(db: D1Database, runId: number, opts: RunOptions
     ...evaluationStatements(db, completedAt, outcomes(ruleResults)),
     ...replaceSelectorNodesStatements(db, chunkJson(selectorNodes)),
     ...ruleScopeStatements(db, completedAt, chunkJson(scopes.status), chunkJson(scopes.selections)),
-    // data quality: one row per AD domain and per Azure tenant, counted from the graph in this batch (two statements)
-    ...dataQualityStatements(db, runId, completedAt),
+    // data quality: one row per AD domain and per Azure tenant (src/findings/dataquality.ts)
+    ...dataQualityInsertStatements(db, runId, completedAt, chunkJson(quality.ad), chunkJson(quality.azure)),
   ]
   // impact values change: an available-domains copy in this isolate is revalidated (graph/environments.ts)
   noteLocalWrite()

@@ -184,19 +184,23 @@ async function get<T>(client: EdgeHoundClient, path: string, status = 200): Prom
   return body as T
 }
 
-/** D1 statements an analysis run sends, and the rows read by the data quality ones (a counting wrapper of the binding). */
+/**
+ * D1 statements an analysis run sends (a counting wrapper of the binding): all of them, the data quality ones
+ * (environment list, pages, inserts), and whether the inserts went in the batch that marks the run complete.
+ */
 function countingDb(inner: D1Database) {
-  const tally = { statements: 0, dataQuality: 0, dataQualityRowsRead: 0 }
-  const isDq = (sql: string) => /data_quality_stats/.test(sql) && /^\s*WITH/.test(sql)
+  const tally = { statements: 0, dataQuality: 0, insertsInCommit: 0 }
+  const isDq = (sql: string) => /data_quality_stats/.test(sql) || /AS is_users/.test(sql) || /environment_kind IN \(\?1, \?2\)/.test(sql)
   const unwrap = new WeakMap<object, D1PreparedStatement>()
+  const sqlOf = new WeakMap<object, string>()
   const wrap = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement => {
     const p = new Proxy(stmt, {
       get(target, prop) {
         if (prop === 'bind') return (...args: unknown[]) => wrap(target.bind(...args), sql)
-        if (prop === '__sql') return sql
         if (prop === 'first' || prop === 'all' || prop === 'run' || prop === 'raw')
           return (...args: unknown[]) => {
             tally.statements++
+            if (isDq(sql)) tally.dataQuality++
             return (target[prop] as (...a: unknown[]) => unknown).apply(target, args)
           }
         const v = Reflect.get(target, prop, target)
@@ -204,24 +208,19 @@ function countingDb(inner: D1Database) {
       },
     })
     unwrap.set(p, stmt)
+    sqlOf.set(p, sql)
     return p
   }
   const proxy = new Proxy(inner, {
     get(target, prop) {
-      if (prop === 'prepare')
-        return (sql: string) => wrap(target.prepare(sql), sql)
+      if (prop === 'prepare') return (sql: string) => wrap(target.prepare(sql), sql)
       if (prop === 'batch')
         return async (stmts: D1PreparedStatement[]) => {
+          const sqls = stmts.map((st) => sqlOf.get(st) ?? '')
           tally.statements += stmts.length
-          const sqls = stmts.map((s) => (s as unknown as { __sql?: string }).__sql ?? '')
-          const res = await target.batch(stmts.map((s) => unwrap.get(s) ?? s))
-          sqls.forEach((sql, i) => {
-            if (isDq(sql)) {
-              tally.dataQuality++
-              tally.dataQualityRowsRead += Number((res[i].meta as { rows_read?: number }).rows_read ?? 0)
-            }
-          })
-          return res
+          tally.dataQuality += sqls.filter(isDq).length
+          if (sqls.some((q) => /SET status = 'complete'/.test(q))) tally.insertsInCommit += sqls.filter((q) => /INSERT INTO \w+_data_quality_stats/.test(q)).length
+          return target.batch(stmts.map((st) => unwrap.get(st) ?? st))
         }
       const v = Reflect.get(target, prop, target)
       return typeof v === 'function' ? v.bind(target) : v
@@ -239,14 +238,17 @@ describe('data quality: counted at the end of each analysis run, read by the fou
     const counted = countingDb(db)
     tally = counted.tally
     runs.push(await runAnalysisDirect(counted.db))
-    // a new session: U2 is covered from run 2 on
+    // a new session: U2 is covered from run 2 on. Run 2 reads the graph in pages of 2 nodes (D: 23 nodes, 12 pages):
+    // its numbers must be those of one page.
     await insertGraph(db, [], [e('C2', 'HasSession', 'U2')])
-    runs.push(await runAnalysisDirect(db))
+    runs.push(await runAnalysisDirect(db, { dataQualityPageSize: 2 }))
   })
 
-  it('costs the run two D1 statements, both in its commit batch', () => {
-    console.log(`analysis run: ${tally.statements} D1 statements, of which ${tally.dataQuality} data quality (rows read by them: ${tally.dataQualityRowsRead})`)
-    expect(tally.dataQuality).toBe(2)
+  it('costs the run one statement per environment page plus the list, and writes its rows in the commit batch', () => {
+    console.log(`analysis run: ${tally.statements} D1 statements, of which ${tally.dataQuality} data quality`)
+    // environment list 1 + one page each for D, D2, T + one insert per platform (in the commit batch)
+    expect(tally.dataQuality).toBe(6)
+    expect(tally.insertsInCommit).toBe(2)
   })
 
   it('AD domain: exact counts and completeness per run, newest first by default', async () => {
