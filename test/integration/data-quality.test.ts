@@ -363,6 +363,21 @@ describe('data quality: counted at the end of each analysis run, read by the fou
     expect(sort.errors[0]).toEqual({ context: 'query.sort_by', message: 'column format does not support sorting' })
   })
 
+  it('a run whose commit fails writes no data quality row (the rows are in the commit batch)', async () => {
+    const before = await get<Page>(admin, `/api/v2/platform/ad/data-quality-stats?${WIDE}`)
+    await db.prepare(`CREATE TRIGGER dq_test_fail_commit BEFORE UPDATE OF status ON analysis_runs WHEN NEW.status = 'complete'
+      BEGIN SELECT RAISE(ABORT, 'dq test: commit refused'); END`).run()
+    try {
+      await expect(runAnalysisDirect(db)).rejects.toThrow(/commit refused/)
+    } finally {
+      await db.prepare(`DROP TRIGGER dq_test_fail_commit`).run()
+    }
+    const after = await get<Page>(admin, `/api/v2/platform/ad/data-quality-stats?${WIDE}`)
+    expect(after.count).toBe(before.count)
+    const rows = await db.prepare(`SELECT (SELECT count(*) FROM ad_data_quality_stats) + (SELECT count(*) FROM azure_data_quality_stats) AS n`).first<{ n: number }>()
+    expect(rows!.n).toBe(6)
+  })
+
   it('clear-database with deleteDataQualityHistory deletes the history of both platforms', async () => {
     const res = await admin.raw('POST', '/api/v2/clear-database', { deleteDataQualityHistory: true })
     expect(res.status).toBe(204)
