@@ -29,6 +29,7 @@ import { collectorRoutes } from './clients/collector.routes'
 import { scheduleRoutes } from './clients/schedules.routes'
 import { wipeRoutes } from './system/wipe.routes'
 import { collectorManifestRoutes } from './clients/manifest.routes'
+import { customNodeRoutes } from './graph/customnodes.routes'
 
 /** Every route of the service, in one list: the app, the OpenAPI document and the tests all walk it. */
 export const ROUTES: RouteEntry[] = [
@@ -52,6 +53,7 @@ export const ROUTES: RouteEntry[] = [
   ...scheduleRoutes,
   ...wipeRoutes,
   ...collectorManifestRoutes,
+  ...customNodeRoutes,
   ...docsRoutes,
 ]
 

@@ -61,5 +61,8 @@ export const AUDIT_ACTIONS = [
   'UpdateClientSchedule',
   'DeleteClientSchedule',
   'DeleteBloodhoundData',
+  'CreateCustomNodeKind',
+  'UpdateCustomNodeKind',
+  'DeleteCustomNodeKind',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

@@ -84,6 +84,10 @@ export const ACTION_SCOPE: Record<AuditAction, 'global' | 'environments'> = {
   DeleteClientSchedule: 'environments',
   // the options: flags, asset group ids, source kind and relationship kind names; nothing of one environment
   DeleteBloodhoundData: 'global',
+  // kind names and icons: nothing of one environment
+  CreateCustomNodeKind: 'global',
+  UpdateCustomNodeKind: 'global',
+  DeleteCustomNodeKind: 'global',
 }
 
 /** The environments of an entry: their ids, or `unknown` (stored as `*`). */

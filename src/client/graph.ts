@@ -257,3 +257,27 @@ export interface ClearDatabaseOptions {
 export async function clearDatabase(c: EdgeHoundClient, options: ClearDatabaseOptions): Promise<void> {
   await c.call('POST', '/api/v2/clear-database', options as Record<string, unknown>)
 }
+
+/** A custom node kind (BloodHound's `/api/v2/custom-nodes`): the Font Awesome icon and colour a kind is drawn with. */
+export interface CustomNodeKindJson {
+  id: number
+  kindName: string
+  config: { icon: { type: 'font-awesome'; name: string; color: string } }
+}
+
+export function listCustomNodeKinds(c: EdgeHoundClient) {
+  return c.call<{ data: CustomNodeKindJson[] }>('GET', '/api/v2/custom-nodes')
+}
+
+/** Registers kinds' icons (all or nothing; 409 when one is registered already). */
+export function createCustomNodeKinds(c: EdgeHoundClient, kinds: Record<string, { icon: { type: 'font-awesome'; name: string; color?: string } }>) {
+  return c.call<{ data: CustomNodeKindJson[] }>('POST', '/api/v2/custom-nodes', { custom_types: kinds })
+}
+
+export function updateCustomNodeKind(c: EdgeHoundClient, kind: string, icon: { type: 'font-awesome'; name: string; color?: string }) {
+  return c.call<{ data: CustomNodeKindJson }>('PUT', `/api/v2/custom-nodes/${encodeURIComponent(kind)}`, { config: { icon } })
+}
+
+export async function deleteCustomNodeKind(c: EdgeHoundClient, kind: string): Promise<void> {
+  await c.call('DELETE', `/api/v2/custom-nodes/${encodeURIComponent(kind)}`)
+}

@@ -127,6 +127,13 @@ async function openFindingId(): Promise<number> {
   await runAnalysisDirect(env.DB)
   return (await env.DB.prepare('SELECT id FROM findings WHERE deleted_at IS NULL ORDER BY id LIMIT 1').first<{ id: number }>())!.id
 }
+const faIcon = (name: string, color?: string) => ({ icon: { type: 'font-awesome', name, ...(color ? { color } : {}) } })
+/** a registered custom node kind (its name) */
+async function customKind(): Promise<string> {
+  const kind = `AA_${uniq()}`
+  expect((await json('POST', '/api/v2/custom-nodes', { custom_types: { [kind]: faIcon('user') } })).status).toBe(201)
+  return kind
+}
 async function savedQuery(): Promise<number> {
   const r = await json('POST', '/api/v2/saved-queries', { name: `audit-${uniq()}`, query: 'MATCH (n) RETURN n LIMIT 1' })
   expect(r.status).toBeLessThan(300)
@@ -726,6 +733,33 @@ const CASES: Case[] = [
     rows: intentAnd('DeleteBloodhoundData'),
     changes: ['ingest_jobs', 'asset_group_tag_selectors', 'asset_group_tag_selector_seeds', 'analysis_runs'],
     fields: (s) => expect(s[0].options).toMatchObject({ deleteFileIngestHistory: true, deleteAssetGroupSelectors: [1] }),
+  },
+  {
+    name: 'register custom node kinds',
+    route: 'POST /api/v2/custom-nodes',
+    prepare: async () => `AA_${uniq()}`,
+    act: (k) => json('POST', '/api/v2/custom-nodes', { custom_types: { [`${k as string}_A`]: faIcon('user'), [`${k as string}_B`]: faIcon('box', '#abc') } }),
+    rows: intentAnd('CreateCustomNodeKind'),
+    changes: ['custom_node_kinds'],
+    fields: (s, k) => expect(s[0].kinds).toEqual([`${k as string}_A`, `${k as string}_B`]),
+  },
+  {
+    name: "change a custom node kind's icon",
+    route: 'PUT /api/v2/custom-nodes/:kind_name',
+    prepare: customKind,
+    act: (k) => json('PUT', `/api/v2/custom-nodes/${k as string}`, { config: faIcon('server', '#123456') }),
+    rows: intentAnd('UpdateCustomNodeKind'),
+    changes: ['custom_node_kinds'],
+    fields: (s, k) => expect(s[0]).toMatchObject({ kind: k, icon: { type: 'font-awesome', name: 'server', color: '#123456' } }),
+  },
+  {
+    name: 'delete a custom node kind',
+    route: 'DELETE /api/v2/custom-nodes/:kind_name',
+    prepare: customKind,
+    act: (k) => json('DELETE', `/api/v2/custom-nodes/${k as string}`),
+    rows: intentAnd('DeleteCustomNodeKind'),
+    changes: ['custom_node_kinds'],
+    fields: (s, k) => expect(s[0].kind).toBe(k),
   },
 ]
 

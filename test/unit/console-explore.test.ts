@@ -135,4 +135,15 @@ describe('console kind styles (ui/src/pages/explore/kind-style.ts)', () => {
     expect(glyphForIcon('zzz')).toBe('generic')
     expect(glyphForIcon(null)).toBe('generic')
   })
+  it('custom node kinds (/api/v2/custom-nodes) win over the extension and the built-in look of the same kind', () => {
+    const ext = [{ name: 'GH_User', icon: 'user', color: '#111111' }]
+    const t = styleTable(ext, [
+      { name: 'GH_User', icon: 'server', color: '#222222' },
+      { name: 'Computer', icon: 'cloud', color: '#333' },
+    ])
+    expect(styleOf('GH_User', t)).toEqual({ colour: '#222222', glyph: 'server' })
+    expect(styleOf('Computer', t)).toEqual({ colour: '#333', glyph: 'cloud' })
+    // without the custom kind the extension's look is back
+    expect(styleOf('GH_User', styleTable(ext))).toEqual({ colour: '#111111', glyph: 'user' })
+  })
 })

@@ -3,7 +3,7 @@
 // panel, right-click actions, layouts and the JSON export.
 import { lazy, Suspense } from 'preact/compat'
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { search, shortestPath, type SearchResultJson } from '../../../../src/client/graph'
+import { listCustomNodeKinds, search, shortestPath, type SearchResultJson } from '../../../../src/client/graph'
 import { getExtension, listExtensions } from '../../../../src/client/extensions'
 import { listAssetGroups, updateAssetGroupSelectors, type AssetGroupJson } from '../../../../src/client/assetgroups'
 import type { UserJson } from '../../../../src/client/index'
@@ -40,6 +40,12 @@ async function extensionKinds(): Promise<ExtensionNodeKind[]> {
   return docs.flatMap((d) => (d ? d.data.node_kinds.map((k) => ({ name: k.name, icon: k.icon, color: k.color })) : []))
 }
 
+/** Kinds registered through /api/v2/custom-nodes (their Font Awesome icon name and colour). */
+async function customNodeKinds(): Promise<ExtensionNodeKind[]> {
+  const list = await listCustomNodeKinds(client)
+  return list.data.map((k) => ({ name: k.kindName, icon: k.config.icon.name, color: k.config.icon.color }))
+}
+
 function download(name: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }))
   const a = document.createElement('a')
@@ -68,7 +74,8 @@ export default function Explore() {
 
   useEffect(() => {
     client.self().then((r) => setMe(r.data), () => {})
-    extensionKinds().then((k) => setStyles(styleTable(k)), () => {})
+    // each source on its own: a failure of one (an old server without custom-nodes) keeps the other's styles
+    Promise.all([extensionKinds().catch(() => []), customNodeKinds().catch(() => [])]).then(([ext, custom]) => setStyles(styleTable(ext, custom)))
   }, [])
   // Add to / Remove from Tier Zero change selectors: only with graph/ManageAssetGroups over every environment
   const mayTag = canEditSelectors(me)

@@ -120,12 +120,15 @@ export interface ExtensionNodeKind {
 }
 
 /**
- * The style table: extension kinds first (their colour and icon when they give them; an extension that
- * redefines a built-in kind's look wins, as BloodHound's custom kinds do), then the built-in kinds.
+ * The style table, from the weakest to the strongest: the built-in kinds, then the node kinds of installed
+ * extensions (their colour and icon when they give them; an extension that redefines a built-in kind's look
+ * wins), then the custom node kinds registered through `/api/v2/custom-nodes` (BloodHound's per-kind icon and
+ * colour, as OpenGraph collectors register them), which win over both: they are the explicit per-kind
+ * setting, and deleting one gives the kind its extension's (or built-in) look back (docs/extensions.md).
  */
-export function styleTable(extensionKinds: readonly ExtensionNodeKind[] = []): Map<string, KindStyle> {
+export function styleTable(extensionKinds: readonly ExtensionNodeKind[] = [], customKinds: readonly ExtensionNodeKind[] = []): Map<string, KindStyle> {
   const out = new Map<string, KindStyle>(Object.entries(BUILTIN))
-  for (const k of extensionKinds) {
+  for (const k of [...extensionKinds, ...customKinds]) {
     const base = out.get(k.name)
     const colour = k.color && /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.test(k.color) ? k.color : (base?.colour ?? hashColour(k.name))
     const glyph = k.icon ? glyphForIcon(k.icon) : (base?.glyph ?? 'generic')
