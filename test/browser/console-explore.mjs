@@ -6,14 +6,15 @@
 // listed, run, rename, delete); a node panel's section expands into the graph (asserted through the table view
 // "Graph as table"); a relationship's help; right-click › Set as starting / ending node (pathfinding runs);
 // Add to Tier Zero (the selector is stored); the JSON export downloads the drawn nodes; an extension kind is
-// drawn in its own colour; the 5,000-node answer is laid out off the page's thread and pans at ≥ 30 frames per
-// second (requestAnimationFrame count while the mouse drags the canvas). Prints "N passed, N failed".
+// drawn in its own colour, and a custom node kind (/api/v2/custom-nodes) in its own over its extension's; the
+// 5,000-node answer is laid out off the page's thread and pans at ≥ 30 frames per second (requestAnimationFrame
+// count while the mouse drags the canvas). Prints "N passed, N failed".
 //
 //   node --import tsx test/browser/console-explore.mjs           (CHROMIUM_PATH=/path/to/chromium for another binary)
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { EdgeHoundClient } from '../../src/client/index.ts'
-import { ingest } from '../../src/client/graph.ts'
+import { createCustomNodeKinds, ingest } from '../../src/client/graph.ts'
 import { upsertExtension } from '../../src/client/extensions.ts'
 import { listSavedQueries } from '../../src/client/cypher.ts'
 import { listAssetGroups } from '../../src/client/assetgroups.ts'
@@ -43,6 +44,7 @@ const SMALL = {
       ad(`${D}-1102`, 'User', 'BOB@EXPLORE.TEST', { enabled: true }),
       ad(`${D}-2001`, 'Computer', 'SRV01.EXPLORE.TEST'),
       { id: 'CX-ROBOT-1', kinds: ['CX_Robot'], properties: { name: 'ROBBIE' } },
+      { id: 'CX-GADGET-1', kinds: ['CX_Gadget'], properties: { name: 'GIZMO' } },
     ],
     edges: [
       [`${D}-1101`, 'MemberOf', `${D}-1100`],
@@ -54,7 +56,11 @@ const SMALL = {
 }
 const EXTENSION = {
   schema: { name: 'ConsoleExplore', display_name: 'Console explore test', version: '1.0.0', namespace: 'CX' },
-  node_kinds: [{ name: 'CX_Robot', display_name: 'Robot', icon: 'robot', color: '#123456' }],
+  node_kinds: [
+    { name: 'CX_Robot', display_name: 'Robot', icon: 'robot', color: '#123456' },
+    // also registered as a custom node kind (POST /api/v2/custom-nodes) with another colour, which wins
+    { name: 'CX_Gadget', display_name: 'Gadget', icon: 'box', color: '#111111' },
+  ],
   relationship_kinds: [{ name: 'CX_Link', is_traversable: false }, { name: 'CX_Jump', is_traversable: false }],
 }
 // 5,000 nodes, 10,000 relationships (two families so no two share ends and kind)
@@ -89,6 +95,7 @@ try {
   const login = await anon.login(SECRETS.BOOTSTRAP_ADMIN_USERNAME, SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
   const api = anon.withCredentials({ kind: 'bearer', jwt: login.data.session_token })
   await upsertExtension(api, EXTENSION)
+  await createCustomNodeKinds(api, { CX_Gadget: { icon: { type: 'font-awesome', name: 'robot', color: '#654321' } } })
   await ingest(api, SMALL)
   await ingest(api, BIG)
   for (let i = 0; i < 100; i++) {
@@ -111,6 +118,12 @@ try {
     const item = page.getByRole('list', { name: 'Search results' }).getByRole('button', { name: /ROBBIE/ })
     await item.waitFor()
     await page.waitForFunction(() => document.querySelector('ul[aria-label="Search results"] .kind-icon circle')?.getAttribute('fill') === '#123456', null, { timeout: 5000 })
+  })
+
+  await check('a custom node kind (GET /api/v2/custom-nodes) is drawn in its colour, over its extension kind', async () => {
+    await page.getByRole('searchbox', { name: 'Search' }).fill('GIZMO')
+    await page.getByRole('list', { name: 'Search results' }).getByRole('button', { name: /GIZMO/ }).waitFor()
+    await page.waitForFunction(() => document.querySelector('ul[aria-label="Search results"] .kind-icon circle')?.getAttribute('fill') === '#654321', null, { timeout: 5000 })
   })
 
   await check('Cypher › a pre-built query (Members of Domain Admins) runs and draws', async () => {

@@ -3,7 +3,7 @@ import { AD_ENTITY_TYPES, AZ_DESCENDENT_KINDS, AZ_ENTITY_TYPES, AZ_RELATED, trav
 import { countOf, SECTION_TABLE, sectionsFor } from '../../ui/src/pages/explore/sections'
 import { circleLayout, prefersSequential, ranks, sequentialLayout, RANK_GAP } from '../../ui/src/pages/explore/layouts'
 import { exportGraph, mergeGraphs } from '../../ui/src/pages/explore/graph-ops'
-import { GLYPHS, glyphForIcon, styleOf, styleTable } from '../../ui/src/pages/explore/kind-style'
+import { GLYPHS, glyphForIcon, loadStyleTable, styleOf, styleTable } from '../../ui/src/pages/explore/kind-style'
 
 describe('console node panel sections (ui/src/pages/explore/sections.ts)', () => {
   it('every AD section names a list the entity route serves, its count a key the detail returns, and draws only lists reached along relationships', () => {
@@ -145,5 +145,32 @@ describe('console kind styles (ui/src/pages/explore/kind-style.ts)', () => {
     expect(styleOf('Computer', t)).toEqual({ colour: '#333', glyph: 'cloud' })
     // without the custom kind the extension's look is back
     expect(styleOf('GH_User', styleTable(ext))).toEqual({ colour: '#111111', glyph: 'user' })
+  })
+  it("Explore's table from its sources: GET /api/v2/custom-nodes answers over the extensions' kinds over the built-ins; a failing source leaves the other's", async () => {
+    const ext = async () => [
+      { name: 'GH_User', icon: 'user', color: '#111111' },
+      { name: 'Computer', icon: 'robot', color: '#444444' },
+    ]
+    // the route's answer shape (src/client/graph.ts CustomNodeKindJson)
+    const custom = async () => ({
+      data: [
+        { id: 1, kindName: 'GH_User', config: { icon: { type: 'font-awesome' as const, name: 'server', color: '#222222' } } },
+        { id: 2, kindName: 'User', config: { icon: { type: 'font-awesome' as const, name: 'cloud', color: '#333333' } } },
+      ],
+    })
+    const t = await loadStyleTable({ extensionKinds: ext, customNodeKinds: custom })
+    expect(styleOf('GH_User', t)).toEqual({ colour: '#222222', glyph: 'server' }) // custom over extension
+    expect(styleOf('User', t)).toEqual({ colour: '#333333', glyph: 'cloud' }) // custom over built-in
+    expect(styleOf('Computer', t)).toEqual({ colour: '#444444', glyph: 'robot' }) // extension over built-in
+    expect(styleOf('Group', t)).toEqual(styleOf('Group')) // untouched built-in
+    const failing = async () => {
+      throw new Error('404 no such endpoint')
+    }
+    const noCustom = await loadStyleTable({ extensionKinds: ext, customNodeKinds: failing })
+    expect(styleOf('GH_User', noCustom)).toEqual({ colour: '#111111', glyph: 'user' })
+    expect(styleOf('User', noCustom)).toEqual(styleOf('User'))
+    const noExt = await loadStyleTable({ extensionKinds: failing, customNodeKinds: custom })
+    expect(styleOf('GH_User', noExt)).toEqual({ colour: '#222222', glyph: 'server' })
+    expect(styleOf('Computer', noExt)).toEqual(styleOf('Computer'))
   })
 })

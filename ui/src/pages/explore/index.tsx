@@ -11,7 +11,7 @@ import { canEditSelectors } from '../../lib/permissions'
 import { client } from '../../api'
 import { attempt } from '../../lib/attempt'
 import { drawMode, edgeRows, emptyGraph, fromGraphAnswer, fromSearchResult, MAX_DRAWN_NODES, type ConsoleGraph, type ConsoleNode, type GraphAnswer } from './graph-model'
-import { styleTable, type ExtensionNodeKind, type KindStyle } from './kind-style'
+import { loadStyleTable, styleTable, type ExtensionNodeKind, type KindStyle } from './kind-style'
 import { prefersSequential } from './layouts'
 import { exportGraph, EXPORT_FILE_NAME, mergeGraphs } from './graph-ops'
 import { KindIcon } from './kind-icon'
@@ -38,12 +38,6 @@ async function extensionKinds(): Promise<ExtensionNodeKind[]> {
   const list = await listExtensions(client)
   const docs = await Promise.all(list.data.extensions.filter((e) => !e.is_builtin).map((e) => getExtension(client, e.id).catch(() => null)))
   return docs.flatMap((d) => (d ? d.data.node_kinds.map((k) => ({ name: k.name, icon: k.icon, color: k.color })) : []))
-}
-
-/** Kinds registered through /api/v2/custom-nodes (their Font Awesome icon name and colour). */
-async function customNodeKinds(): Promise<ExtensionNodeKind[]> {
-  const list = await listCustomNodeKinds(client)
-  return list.data.map((k) => ({ name: k.kindName, icon: k.config.icon.name, color: k.config.icon.color }))
 }
 
 function download(name: string, text: string) {
@@ -74,8 +68,8 @@ export default function Explore() {
 
   useEffect(() => {
     client.self().then((r) => setMe(r.data), () => {})
-    // each source on its own: a failure of one (an old server without custom-nodes) keeps the other's styles
-    Promise.all([extensionKinds().catch(() => []), customNodeKinds().catch(() => [])]).then(([ext, custom]) => setStyles(styleTable(ext, custom)))
+    // extension kinds under the custom node kinds (GET /api/v2/custom-nodes); each source on its own
+    loadStyleTable({ extensionKinds, customNodeKinds: () => listCustomNodeKinds(client) }).then(setStyles, () => {})
   }, [])
   // Add to / Remove from Tier Zero change selectors: only with graph/ManageAssetGroups over every environment
   const mayTag = canEditSelectors(me)

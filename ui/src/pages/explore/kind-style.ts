@@ -139,6 +139,33 @@ export function styleTable(extensionKinds: readonly ExtensionNodeKind[] = [], cu
 
 const DEFAULT_TABLE = styleTable()
 
+/** A custom node kind as `GET /api/v2/custom-nodes` answers it (the part read here). */
+export interface CustomNodeKindLike {
+  kindName: string
+  config: { icon: { name: string; color: string } }
+}
+
+/** `GET /api/v2/custom-nodes`'s kinds as style entries (a Font Awesome icon name and a colour each). */
+export function customKindsOf(list: readonly CustomNodeKindLike[]): ExtensionNodeKind[] {
+  return list.map((k) => ({ name: k.kindName, icon: k.config.icon.name, color: k.config.icon.color }))
+}
+
+/**
+ * Explore's style table from its two sources, each fetched on its own: the extensions' node kinds and the custom
+ * node kinds (`GET /api/v2/custom-nodes`). A source that fails (an older server without custom-nodes, a
+ * permission) counts as empty, so the other's styles still apply.
+ */
+export async function loadStyleTable(sources: {
+  extensionKinds: () => Promise<readonly ExtensionNodeKind[]>
+  customNodeKinds: () => Promise<{ data: readonly CustomNodeKindLike[] }>
+}): Promise<Map<string, KindStyle>> {
+  const [ext, custom] = await Promise.all([
+    sources.extensionKinds().catch(() => []),
+    sources.customNodeKinds().then((r) => customKindsOf(r.data), () => []),
+  ])
+  return styleTable(ext, custom)
+}
+
 /** The style of a node: its first kind with a style (primary kind first), else one made from its kind's name. */
 export function styleOf(kinds: string | readonly string[], table: Map<string, KindStyle> = DEFAULT_TABLE): KindStyle {
   const list = typeof kinds === 'string' ? [kinds] : kinds
