@@ -241,6 +241,17 @@ export async function resolveNode(c: EdgeHoundClient, text: string, limit = 20):
   return { exact, others: page.filter((n) => !exact.includes(n)) }
 }
 
+/** A source kind as GET /api/v2/graphs/source-kinds lists it (its id is what clear-database's deleteSourceKinds takes). */
+export interface SourceKindJson {
+  id: number
+  name: string
+  active: boolean
+}
+
+export function listSourceKinds(c: EdgeHoundClient) {
+  return c.call<{ data: { kinds: SourceKindJson[] } }>('GET', '/api/v2/graphs/source-kinds')
+}
+
 /** BloodHound's clear-database options (docs/graph.md "Clearing collected data"); at least one must be chosen. */
 export interface ClearDatabaseOptions {
   deleteCollectedGraphData?: boolean

@@ -5,7 +5,10 @@
 // route); the audit log page shows those actions; creates a user and a token (key shown once). An Upload-Only
 // user sees the ingest page only (and the API refuses the rest); a user restricted to one environment sees only
 // it; a user whose password an administrator set must change it at first sign-in; that user turns on two-step
-// sign-in from Profile (QR code, first code) and the next sign-in asks for a code.
+// sign-in from Profile (QR code, first code) and the next sign-in asks for a code. Database management: nothing
+// chosen is refused on the page, the typed confirmation gates the request, a request the API refuses (a source
+// kind whose extension was removed meanwhile) shows the envelope's message, a confirmed one is recorded
+// (DeleteBloodhoundData with its options); a user without db/Wipe is not offered the page and the API refuses.
 // Prints "N passed, N failed"; exits non-zero on any failure.
 //
 //   node --import tsx test/browser/console-admin.mjs [--screenshots]   (docs/console-admin.png with --screenshots)
@@ -14,6 +17,7 @@ import { strToU8, zipSync } from 'fflate'
 import { EdgeHoundClient } from '../../src/client/index.ts'
 import { availableFindingTypes } from '../../src/client/findings.ts'
 import { base32Decode, totpAt } from '../../src/auth/totp.ts'
+import { deleteExtension, upsertExtension } from '../../src/client/extensions.ts'
 import { artifacts, assert, openBrowser, root, startLocalWorker, suite } from './lib.mjs'
 
 const shotsToDocs = process.argv.includes('--screenshots')
@@ -46,6 +50,13 @@ const ZIP = zipSync({
   '20261129_users.json': strToU8(JSON.stringify({ data: users, meta: meta('users', users.length) })),
   '20261129_domains.json': strToU8(JSON.stringify({ data: domains, meta: meta('domains', domains.length) })),
 })
+
+// An extension declaring one source kind (CWSource: id 3 in GET /api/v2/graphs/source-kinds while installed)
+const WIPE_EXTENSION = {
+  schema: { name: 'ConsoleWipe', display_name: 'Console wipe test', version: '1.0.0', namespace: 'CW' },
+  node_kinds: [{ name: 'CW_Tenant', display_name: 'Tenant' }],
+  environments: [{ environment_kind: 'CW_Tenant', source_kind: 'CWSource', principal_kinds: [] }],
+}
 
 // The Attack paths page's Environment picker: its options' names ("LAB.ONE (active-directory)" → "LAB.ONE").
 const environmentNames = async (picker) => (await picker.locator('option').allInnerTexts()).map((t) => t.replace(/ \(.*\)$/, ''))
@@ -87,7 +98,7 @@ try {
   await check('the administrator sees every Administration section', async () => {
     await signIn('admin', SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
     await main().getByRole('link', { name: 'Administration' }).click()
-    for (const name of ['File ingest', 'Data pipeline', 'Users', 'SSO providers', 'Graph extensions', 'Audit log']) await sub().getByRole('link', { name }).waitFor()
+    for (const name of ['File ingest', 'Data pipeline', 'Database management', 'Users', 'SSO providers', 'Graph extensions', 'Audit log']) await sub().getByRole('link', { name }).waitFor()
     assert(new URL(page.url()).pathname === '/ui/administration/file-ingest', `at ${page.url()}`)
   })
 
@@ -183,6 +194,50 @@ try {
     await entries.getByRole('cell', { name: 'CreateUser', exact: true }).first().waitFor()
   })
 
+  await check('Database management: nothing chosen is refused; the typed phrase gates the request; the API refusal is shown', async () => {
+    const ext = await upsertExtension(api, WIPE_EXTENSION)
+    await sub().getByRole('link', { name: 'Database management' }).click()
+    const region = page.getByRole('region', { name: 'Database management' })
+    const choices = region.getByRole('form', { name: 'Data to delete' })
+    await choices.getByRole('checkbox', { name: 'CWSource data' }).waitFor()
+    await choices.getByRole('button', { name: 'Delete' }).click()
+    assert((await region.getByRole('alert').innerText()).includes('Select something to delete.'), 'nothing chosen is not refused')
+    assert((await page.getByRole('alertdialog').count()) === 0, 'confirmation opened with nothing chosen')
+    // the extension (and so source kind id 3) goes away while the page still lists it
+    await deleteExtension(api, ext.data.id)
+    await choices.getByRole('checkbox', { name: 'CWSource data' }).check()
+    await choices.getByRole('button', { name: 'Delete' }).click()
+    const dialog = page.getByRole('alertdialog', { name: 'Confirm deletion' })
+    const confirm = dialog.getByRole('button', { name: 'Confirm deletion' })
+    assert(await confirm.isDisabled(), 'Confirm is enabled before the phrase is typed')
+    await dialog.getByLabel(/to confirm/).fill('delete')
+    assert(await confirm.isDisabled(), 'Confirm is enabled by a wrong phrase')
+    await dialog.getByLabel(/to confirm/).fill('delete this data')
+    await confirm.click()
+    await region.getByRole('alert').filter({ hasText: 'requested source kind id 3 not found' }).waitFor()
+    const wipes = await api.call('GET', '/api/v2/audit?action=eq:DeleteBloodhoundData&limit=10')
+    assert(!wipes.data.logs.some((l) => l.status === 'success'), `a refused request recorded a success: ${JSON.stringify(wipes.data.logs)}`)
+  })
+
+  await check('Database management: a confirmed request is recorded (DeleteBloodhoundData with the chosen options)', async () => {
+    const region = page.getByRole('region', { name: 'Database management' })
+    const choices = region.getByRole('form', { name: 'Data to delete' })
+    await page.reload()
+    await choices.getByRole('checkbox', { name: 'Data quality history' }).check()
+    assert(!(await choices.getByRole('checkbox', { name: 'CWSource data' }).count()), 'the removed source kind is still listed')
+    await choices.getByRole('button', { name: 'Delete' }).click()
+    const dialog = page.getByRole('alertdialog', { name: 'Confirm deletion' })
+    await dialog.getByLabel(/to confirm/).fill('Delete this data')
+    await dialog.getByRole('button', { name: 'Confirm deletion' }).click()
+    await region.getByRole('status').filter({ hasText: 'Deletion requested' }).waitFor()
+    const wipes = await api.call('GET', '/api/v2/audit?action=eq:DeleteBloodhoundData&limit=10')
+    const ok = wipes.data.logs.filter((l) => l.status === 'success')
+    // the entry records the options as the API read them (every option, the ones not chosen false or empty)
+    const o = ok[0]?.fields.options
+    const only = o && o.deleteDataQualityHistory === true && !o.deleteCollectedGraphData && !o.deleteFileIngestHistory && [o.deleteSourceKinds, o.deleteRelationships, o.deleteAssetGroupSelectors].every((l) => !l?.length)
+    assert(ok.length === 1 && only, `entries: ${JSON.stringify(wipes.data.logs)}`)
+  })
+
   await check('an Upload-Only user sees the ingest page only; the API refuses the rest', async () => {
     await api.createUser({ principal_name: 'uploader', roles: ['Upload-Only'], secret: 'uploader-password-1' })
     await signIn('uploader', 'uploader-password-1')
@@ -198,6 +253,10 @@ try {
     await page.getByRole('region', { name: 'File ingest' }).waitFor()
     const status = await page.evaluate(async () => (await fetch('/api/v2/bloodhound-users')).status)
     assert(status === 403, `GET /api/v2/bloodhound-users answered ${status}`)
+    await page.goto(`${origin}/ui/administration/database-management`)
+    await page.getByRole('region', { name: 'File ingest' }).waitFor()
+    const wipe = await page.evaluate(async () => (await fetch('/api/v2/clear-database', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"deleteDataQualityHistory":true}' })).status)
+    assert(wipe === 403, `POST /api/v2/clear-database answered ${wipe}`)
   })
 
   await check('a user restricted to one environment sees only it', async () => {

@@ -1,6 +1,6 @@
 // The Administration and Profile pages' pure logic (ui/src/pages/admin/model.ts).
 import { describe, expect, it } from 'vitest'
-import { adminSections, auditQuery, homePath, jobActive, jobDuration, jobStatusName, mainPages, percent, uploadContentType } from '../../ui/src/pages/admin/model'
+import { adminSections, auditQuery, homePath, jobActive, jobDuration, jobStatusName, mainPages, NO_WIPE, percent, sourceKindLabel, uploadContentType, WIPE_PHRASE, wipeConfirmed, wipeOptions } from '../../ui/src/pages/admin/model'
 
 const PAGES = [
   { label: 'Explore', href: '/ui/explore' },
@@ -29,6 +29,14 @@ describe('what a role sees', () => {
   it('Auditor: the audit log; roles add up', () => {
     expect(adminSections({ roles: ['Auditor'] }).map((s) => s.id)).toEqual(['data-pipeline', 'audit'])
     expect(adminSections({ roles: ['Upload-Only', 'Auditor'] }).map((s) => s.id)).toEqual(['file-ingest', 'data-pipeline', 'audit'])
+  })
+  it('Database management: db/Wipe with access to every environment (the API refuses a restricted administrator too)', () => {
+    expect(adminSections({ roles: ['Administrator'], all_environments: true }).map((s) => s.id)).toEqual([
+      'file-ingest', 'data-pipeline', 'database-management', 'users', 'sso', 'extensions', 'audit',
+    ])
+    expect(adminSections({ roles: ['Administrator'], all_environments: false }).map((s) => s.id)).not.toContain('database-management')
+    for (const role of ['User', 'Read-Only', 'Upload-Only', 'Auditor'])
+      expect(adminSections({ roles: [role], all_environments: true }).map((s) => s.id), role).not.toContain('database-management')
   })
   it('an unknown role shows nothing', () => {
     expect(adminSections({ roles: ['Nobody'] })).toEqual([])
@@ -69,5 +77,35 @@ describe('audit filter', () => {
     expect(q.after).toBe('2026-11-01T00:00:00.000Z')
     expect(q.before).toBe('2026-12-01T00:00:00.000Z')
     expect(auditQuery({ action: '', actor: '', from: 'junk', to: '', page: 0, pageSize: 10 }).after).toBeUndefined()
+  })
+})
+
+describe('database management (POST /api/v2/clear-database body)', () => {
+  it('nothing chosen: no request (the API would answer 400 please select something to delete)', () => {
+    expect(wipeOptions(NO_WIPE)).toBeNull()
+  })
+  it('each box maps to its BloodHound option', () => {
+    expect(wipeOptions({ ...NO_WIPE, allGraphData: true })).toEqual({ deleteCollectedGraphData: true })
+    expect(wipeOptions({ ...NO_WIPE, sourceKinds: [2, 0, 2] })).toEqual({ deleteSourceKinds: [2, 0] })
+    expect(wipeOptions({ ...NO_WIPE, sessions: true })).toEqual({ deleteRelationships: ['HasSession'] })
+    expect(wipeOptions({ ...NO_WIPE, fileIngestHistory: true, dataQualityHistory: true, assetGroupSelectors: [1, 2] })).toEqual({
+      deleteFileIngestHistory: true,
+      deleteDataQualityHistory: true,
+      deleteAssetGroupSelectors: [1, 2],
+    })
+  })
+  it('all graph data covers the source kinds: they are not sent with it (the API refuses both together)', () => {
+    expect(wipeOptions({ ...NO_WIPE, allGraphData: true, sourceKinds: [1, 2], sessions: true })).toEqual({ deleteCollectedGraphData: true, deleteRelationships: ['HasSession'] })
+  })
+  it('the confirmation phrase must be typed (case and surrounding spaces aside)', () => {
+    expect(wipeConfirmed('')).toBe(false)
+    expect(wipeConfirmed('delete')).toBe(false)
+    expect(wipeConfirmed(`  ${WIPE_PHRASE.toUpperCase()} `)).toBe(true)
+  })
+  it('source kinds are named for people', () => {
+    expect(sourceKindLabel('Base')).toBe('Active Directory data (Base)')
+    expect(sourceKindLabel('AZBase')).toBe('Azure data (AZBase)')
+    expect(sourceKindLabel('Sourceless')).toBe('Data of no source kind (Sourceless)')
+    expect(sourceKindLabel('GitHub')).toBe('GitHub data')
   })
 })

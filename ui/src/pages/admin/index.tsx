@@ -11,6 +11,7 @@ const Users = lazy(() => import('./users'))
 const SsoProviders = lazy(() => import('./sso'))
 const Extensions = lazy(() => import('./extensions'))
 const AuditLog = lazy(() => import('./audit'))
+const DatabaseManagement = lazy(() => import('./database'))
 
 export default function Administration({ me }: { me: UserJson }) {
   const path = usePath()
@@ -57,6 +58,7 @@ export default function Administration({ me }: { me: UserJson }) {
         <Suspense fallback={<p class="muted">Loading…</p>}>
           {current?.id === 'file-ingest' && <FileIngest canUpload={can(me, 'graph/Ingest')} />}
           {current?.id === 'data-pipeline' && <DataPipeline canRun={can(me, 'analysis/Run')} />}
+          {current?.id === 'database-management' && <DatabaseManagement />}
           {current?.id === 'users' && <Users meId={me.id} />}
           {current?.id === 'sso' && <SsoProviders />}
           {current?.id === 'extensions' && <Extensions />}

@@ -7,6 +7,7 @@
  */
 import type { Permission } from '../../../../src/auth/permissions'
 import type { AuditQuery } from '../../../../src/client/audit'
+import type { ClearDatabaseOptions } from '../../../../src/client/graph'
 import { can } from '../../lib/permissions'
 
 // the console's one permission helper (ui/src/lib/permissions.ts), re-exported for the Administration pages
@@ -14,6 +15,7 @@ export { can }
 
 export interface Me {
   roles: readonly string[]
+  all_environments?: boolean
 }
 
 export interface Section {
@@ -22,10 +24,15 @@ export interface Section {
   group: string
 }
 
-/** The Administration sections, in order, each with the permission that shows it. */
-const SECTIONS: (Section & { perm: Permission })[] = [
+/**
+ * The Administration sections, in order, each with the permission that shows it (and `allEnvironments` when the
+ * API also refuses a caller restricted to some environments).
+ */
+const SECTIONS: (Section & { perm: Permission; allEnvironments?: true })[] = [
   { id: 'file-ingest', label: 'File ingest', group: 'Data collection', perm: 'graph/Ingest' },
   { id: 'data-pipeline', label: 'Data pipeline', group: 'Data collection', perm: 'graph/Read' },
+  // POST /api/v2/clear-database: db/Wipe and access to every environment (src/system/wipe.routes.ts)
+  { id: 'database-management', label: 'Database management', group: 'Data collection', perm: 'db/Wipe', allEnvironments: true },
   { id: 'users', label: 'Users', group: 'Access', perm: 'auth/ManageUsers' },
   { id: 'sso', label: 'SSO providers', group: 'Access', perm: 'auth/ManageProviders' },
   { id: 'extensions', label: 'Graph extensions', group: 'Configuration', perm: 'graph/ManageExtensions' },
@@ -33,7 +40,7 @@ const SECTIONS: (Section & { perm: Permission })[] = [
 ]
 
 export function adminSections(me: Me): Section[] {
-  return SECTIONS.filter((s) => can(me, s.perm)).map(({ perm: _perm, ...s }) => s)
+  return SECTIONS.filter((s) => can(me, s.perm) && (!s.allEnvironments || me.all_environments === true)).map(({ perm: _perm, allEnvironments: _all, ...s }) => s)
 }
 
 /** The main navigation entries a user may use: the graph pages need graph/Read, Administration any section. */
@@ -129,4 +136,49 @@ export function auditQuery(f: AuditFilter): AuditQuery {
     q.before = next.toISOString()
   }
   return q
+}
+
+// ---- database management -----------------------------------------------------------------------------
+
+/** What the Database management page's boxes say to delete. */
+export interface WipeChoice {
+  /** every node and edge */
+  allGraphData: boolean
+  /** ids of GET /api/v2/graphs/source-kinds (ignored when allGraphData: it covers them, and the API refuses both) */
+  sourceKinds: readonly number[]
+  /** the HasSession relationships */
+  sessions: boolean
+  fileIngestHistory: boolean
+  dataQualityHistory: boolean
+  /** asset group ids whose custom selectors are deleted */
+  assetGroupSelectors: readonly number[]
+}
+
+export const NO_WIPE: WipeChoice = { allGraphData: false, sourceKinds: [], sessions: false, fileIngestHistory: false, dataQualityHistory: false, assetGroupSelectors: [] }
+
+/** The body of POST /api/v2/clear-database for a choice, or null when nothing is chosen (the API would answer 400). */
+export function wipeOptions(c: WipeChoice): ClearDatabaseOptions | null {
+  const o: ClearDatabaseOptions = {}
+  if (c.allGraphData) o.deleteCollectedGraphData = true
+  else if (c.sourceKinds.length) o.deleteSourceKinds = [...new Set(c.sourceKinds)]
+  if (c.sessions) o.deleteRelationships = ['HasSession']
+  if (c.fileIngestHistory) o.deleteFileIngestHistory = true
+  if (c.dataQualityHistory) o.deleteDataQualityHistory = true
+  if (c.assetGroupSelectors.length) o.deleteAssetGroupSelectors = [...new Set(c.assetGroupSelectors)]
+  return Object.keys(o).length ? o : null
+}
+
+/** How a source kind is named on the page. */
+export function sourceKindLabel(name: string): string {
+  if (name === 'Base') return 'Active Directory data (Base)'
+  if (name === 'AZBase') return 'Azure data (AZBase)'
+  if (name === 'Sourceless') return 'Data of no source kind (Sourceless)'
+  return `${name} data`
+}
+
+/** The phrase the user types to confirm a deletion (an irreversible change of everyone's data). */
+export const WIPE_PHRASE = 'delete this data'
+
+export function wipeConfirmed(typed: string): boolean {
+  return typed.trim().toLowerCase() === WIPE_PHRASE
 }

@@ -66,7 +66,6 @@ export default function DataPipeline({ canRun }: { canRun: boolean }) {
           </tbody>
         </table>
       )}
-      <p class="muted">Clearing collected data is not served by the API yet (BloodHound's POST /api/v2/clear-database); see docs/compatibility.md.</p>
     </section>
   )
 }
