@@ -5,7 +5,7 @@
  * Sets of ids travel as one JSON parameter (json_each), never as long IN lists.
  */
 import { toNodeRecord, type NodeRow } from '../graph/present'
-import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeRecord, type NodeScan, type Reach, type RelCondition, type ScanCondition } from './source'
+import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeRecord, type NodeScan, type PropertyTest, type Reach, type RelCondition, type ScanCondition } from './source'
 import { chunks } from '../chunks'
 import { NODE_COLUMNS, visible } from '../graph/graph.store'
 import { KIND_PATTERN } from '../graph/kinds'
@@ -108,9 +108,9 @@ function conditionSql(
   first: number,
   access: string | null,
   ranges: ReadonlyMap<string, PrefixRange> = new Map(),
-): { sql: string; params: (string | null)[]; indexed: boolean } {
+): { sql: string; params: (string | number | null)[]; indexed: boolean } {
   const parts: string[] = []
-  const params: (string | null)[] = []
+  const params: (string | number | null)[] = []
   /** whether a part reads a few nodes from an index of its own (the Tier Zero hint, a prefix range) */
   let indexed = false
   for (const c of conditions) {
@@ -140,6 +140,8 @@ function conditionSql(
       parts.push(`(n.id IN (SELECT t.id FROM nodes t WHERE ${TIER_ZERO_HINT})
         OR n.objectid IN (SELECT m.objectid FROM asset_group_members m JOIN asset_groups g ON g.id = m.asset_group_id
                           WHERE m.custom_member = 1 AND instr(g.tag, 'admin_tier_0') > 0))`)
+    } else if (c.type === 'property') {
+      parts.push(propertySql(c.test, (x) => (params.push(x), `?${first + params.length - 1}`)))
     } else if (c.type === 'owned')
       parts.push(`(instr(n.kinds, '"Tag_Owned"') > 0 OR instr(n.properties, 'owned') > 0 OR instr(coalesce(${SELECTED_TAGS}, ''), 'owned') > 0)`)
     else {
@@ -174,6 +176,70 @@ function conditionSql(
 
 /** A property key written into a JSON path as is (anything else is not pushed down: counts.ts). */
 export const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/** the integers JavaScript holds exactly (beyond them JSON.parse rounds, SQLite does not) */
+const SAFE_INTEGERS = 'BETWEEN -9007199254740991 AND 9007199254740991'
+
+/**
+ * SQL that is true for node `n` whenever the engine's test can be (source.ts PropertyTest), from the stored
+ * properties JSON: json_type gives the JSON type ('true', 'false', 'null', 'integer', 'real', 'text', …; SQL
+ * NULL for a missing key), json_extract the value (a boolean as 1 / 0, so booleans are told by json_type, never
+ * by value). Cypher's `=` and `<` hold only between values of one type (eval.ts equals / compare: 1 is not true
+ * nor '1'), so each test first asks for the JSON type:
+ *  - a string: type 'text' and the text equal (SQLite's binary comparison: exact for strings without
+ *    surrogates, plan.ts plainString); prefix / suffix / substring with substr / instr (character counts,
+ *    exact, never LIKE);
+ *  - a number: an 'integer' within JavaScript's exact range compared as SQL numbers (exact); any 'real' or a
+ *    larger integer is kept (JSON.parse and SQLite may read its digits a unit apart; the engine decides);
+ *  - a boolean: the type 'true' / 'false'.
+ * Parameters come from `param` (strings and numbers only); the key is part of the SQL text, so it must be
+ * PLAIN_KEY (else every node is kept).
+ */
+export function propertySql(t: PropertyTest, param: (x: string | number) => string): string {
+  if (t.op === 'and' || t.op === 'or') return `(${t.tests.map((x) => propertySql(x, param)).join(t.op === 'and' ? ' AND ' : ' OR ')})`
+  return leafSql(t as Exclude<PropertyTest, { op: 'and' | 'or' }>, param)
+}
+
+function leafSql(t: Exclude<PropertyTest, { op: 'and' | 'or' }>, param: (x: string | number) => string): string {
+  if (!PLAIN_KEY.test(t.key)) return '1'
+  const type = `json_type(n.properties, '$.${t.key}')`
+  const value = `json_extract(n.properties, '$.${t.key}')`
+  const number = (test: string) => `(${type} = 'real' OR (${type} = 'integer' AND (${value} NOT ${SAFE_INTEGERS} OR ${value} ${test})))`
+  const one = (x: string | number | boolean) =>
+    typeof x === 'boolean' ? `${type} = '${x}'` : typeof x === 'string' ? `(${type} = 'text' AND ${value} = ${param(x)})` : number(`= ${param(x)}`)
+  switch (t.op) {
+    case 'eq':
+      return one(t.value)
+    case 'cmp':
+      return number(`${t.cmp} ${param(t.value)}`)
+    case 'in': {
+      if (t.values.length === 0) return '0'
+      const texts = t.values.filter((x) => typeof x === 'string')
+      const numbers = t.values.filter((x) => typeof x === 'number')
+      const bools = [...new Set(t.values.filter((x) => typeof x === 'boolean'))]
+      const out = bools.map((b) => `${type} = '${b}'`)
+      if (texts.length) out.push(`(${type} = 'text' AND ${value} IN (SELECT value FROM json_each(${param(JSON.stringify(texts))})))`)
+      // integral numbers only (their JSON digits are exact); another number never equals an integer in range
+      const integral = numbers.filter((x) => Number.isSafeInteger(x))
+      if (numbers.length) out.push(number(`IN (SELECT value FROM json_each(${param(JSON.stringify(integral))}))`))
+      return `(${out.join(' OR ')})`
+    }
+    case 'isNull':
+      return `coalesce(${type}, 'null') = 'null'`
+    case 'isNotNull':
+      return `${type} <> 'null'`
+    case 'truthy':
+      return `${type} NOT IN ('false', 'null')`
+    case 'falsy':
+      return `${type} NOT IN ('true', 'null')`
+    case 'startsWith':
+    case 'endsWith':
+    case 'contains': {
+      const p = param(t.value)
+      return `(${type} = 'text' AND ${t.op === 'startsWith' ? `substr(${value}, 1, length(${p})) = ${p}` : t.op === 'endsWith' ? `substr(${value}, -length(${p})) = ${p}` : `instr(${value}, ${p}) > 0`})`
+    }
+  }
+}
 
 /**
  * SQL tests on node `v` that hold exactly when the engine's would (source.ts FarNodeTest): a label is one of

@@ -11,7 +11,7 @@ import type { Budget } from './budget'
 import { evaluate, type EvalContext, type GraphCache, type Row } from './eval'
 import { hasLabel, nodeProperty, relationshipKinds } from './labels'
 import { CypherError } from './parse'
-import { planPart, type PartPlan } from './plan'
+import { planPart, type Constant, type PartPlan } from './plan'
 import type { EdgeRecord, GraphSource, NodeRecord, RelCondition } from './source'
 import { equals, fromJson, NodeRef, PathVal, RelRef, type Value } from './values'
 import { chunks } from '../chunks'
@@ -433,6 +433,41 @@ function bindRow(plan: PartPlan, s: State): Row {
   return row
 }
 
+/**
+ * Whether `e` has one value for the whole query: literals, lists, arithmetic, a property of such a value, and
+ * datetime() / timestamp() (the query's clock, ctx.now) — never rand() nor anything reading a row.
+ */
+function queryConstant(e: Expr): boolean {
+  switch (e.type) {
+    case 'literal':
+      return true
+    case 'list':
+      return e.items.every(queryConstant)
+    case 'neg':
+      return queryConstant(e.expr)
+    case 'arith':
+      return queryConstant(e.left) && queryConstant(e.right)
+    case 'property':
+      return queryConstant(e.expr)
+    case 'call':
+      return !e.distinct && (e.name === 'datetime' || e.name === 'timestamp') && e.args.every(queryConstant)
+    default:
+      return false
+  }
+}
+
+/** The plan's evaluator of query-wide constants (plan.ts Constant): `u.pwdlastset < datetime().epochseconds - 86400`. */
+const constants =
+  (ctx: RunContext): Constant =>
+  (e) => {
+    if (!queryConstant(e)) return undefined
+    try {
+      return evaluate(e, {}, ctx)
+    } catch {
+      return undefined
+    }
+  }
+
 /** Rows extended by every match of one pattern part. */
 export async function* matchPart(ctx: RunContext, part: PatternPart, rows: Row[], where: Expr | null): AsyncGenerator<Row[]> {
   if (rows.length === 0) return
@@ -441,7 +476,7 @@ export async function* matchPart(ctx: RunContext, part: PatternPart, rows: Row[]
     yield* matchShortest(ctx, part, rows, where, bound)
     return
   }
-  const plan = planPart(part, bound, where)
+  const plan = planPart(part, bound, where, constants(ctx))
   if (ctx.plans.length < 32) ctx.plans.push(plan.describe)
   for await (const batch of starts(ctx, plan, rows)) yield* hops(ctx, plan, batch, 0)
 }
@@ -872,7 +907,7 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
   const maxDepth = Math.min(rp.range ? (rp.range.max ?? MAX_SHORTEST_DEPTH) : 1, MAX_SHORTEST_DEPTH)
   const kinds = relationshipKinds(rp.types)
   const all = part.shortest === 'all'
-  const single = (np: NodePattern) => planPart({ variable: null, shortest: null, nodes: [np], rels: [] }, bound, where)
+  const single = (np: NodePattern) => planPart({ variable: null, shortest: null, nodes: [np], rels: [] }, bound, where, constants(ctx))
   const startPlan = single(part.nodes[0])
   const endPlan = single(part.nodes[1])
   for (const row of rows) {

@@ -8,7 +8,7 @@
  * meaning.
  */
 import type { Expr, NodePattern, PatternPart, RelPattern } from './ast'
-import type { NodeScan, RelCondition, ScanCondition } from './source'
+import type { NodeScan, PropertyScalar, PropertyTest, RelCondition, ScanCondition } from './source'
 import { relationshipKinds, scanKindsFor } from './labels'
 import { variablesOf } from './eval'
 
@@ -115,8 +115,102 @@ export function regexLiteral(pattern: string): { value: string; anyCase: boolean
   return value.length >= 2 ? { value, anyCase } : null
 }
 
+/**
+ * The value of an expression that is the same for every row of the query (a literal, or what run.ts lets
+ * through: `datetime().epochseconds - 86400`), or undefined when it is not one. The plan only reads
+ * literals (and lists of them) itself; match.ts passes an evaluator for the rest.
+ */
+export type Constant = (e: Expr) => unknown
+
+export const literalOnly: Constant = (e) =>
+  e.type === 'literal' ? e.value : e.type === 'list' && e.items.every((x) => x.type === 'literal') ? e.items.map((x) => (x as { value: unknown }).value) : undefined
+
+/** A stored property key the store reads from the properties JSON (objectid is a column, system_tags derived). */
+const PROPERTY_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/
+const storedKey = (e: Expr, v: string): string | null => {
+  const k = propertyOf(e, v)
+  return k !== null && PROPERTY_KEY.test(k) && k !== 'objectid' && k !== 'system_tags' ? k : null
+}
+/** a string the store compares exactly as JavaScript does: no UTF-16 surrogate (SQLite compares UTF-8) */
+const plainString = (x: unknown): x is string => typeof x === 'string' && !/[\uD800-\uDFFF]/.test(x)
+const scalar = (x: unknown): x is PropertyScalar => plainString(x) || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x))
+/** tests per pushed condition at most (the SQL stays far from D1's 100 parameters and expression depth) */
+const MAX_TESTS = 12
+
+/**
+ * The store-side test of a WHERE condition about node `v`'s stored properties (source.ts PropertyTest), or
+ * null when it has none. Each test holds whenever the condition can be true; AND keeps the parts it can
+ * push (a superset), OR only when every side is pushed.
+ */
+export function propertyTest(e: Expr, v: string, constant: Constant = literalOnly): PropertyTest | null {
+  const t = propertyTestOf(e, v, constant)
+  if (!t) return null
+  const size = (x: PropertyTest): number => (x.op === 'and' || x.op === 'or' ? x.tests.reduce((a, y) => a + size(y), 1) : 1)
+  return size(t) <= MAX_TESTS ? t : null
+}
+
+function propertyTestOf(e: Expr, v: string, constant: Constant): PropertyTest | null {
+  const flipped: Record<string, '<' | '<=' | '>' | '>='> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=' }
+  switch (e.type) {
+    case 'property': {
+      const key = storedKey(e, v)
+      return key ? { op: 'truthy', key } : null
+    }
+    case 'not': {
+      const key = storedKey(e.expr, v)
+      return key ? { op: 'falsy', key } : null
+    }
+    case 'isNull':
+    case 'isNotNull': {
+      const key = storedKey(e.expr, v)
+      return key ? { op: e.type, key } : null
+    }
+    case 'compare': {
+      if (e.op !== '=' && e.op !== '<' && e.op !== '<=' && e.op !== '>' && e.op !== '>=') return null
+      for (const [a, b, op] of [
+        [e.left, e.right, e.op],
+        [e.right, e.left, e.op === '=' ? '=' : flipped[e.op]],
+      ] as const) {
+        const key = storedKey(a, v)
+        if (!key) continue
+        const value = constant(b)
+        if (op === '=') return scalar(value) ? { op: 'eq', key, value } : null
+        return typeof value === 'number' && Number.isFinite(value) ? { op: 'cmp', key, cmp: op, value } : null
+      }
+      return null
+    }
+    case 'in': {
+      const key = storedKey(e.left, v)
+      const list = key ? constant(e.right) : undefined
+      if (!key || !Array.isArray(list)) return null
+      const values = list.filter((x) => x !== null)
+      return values.every(scalar) ? { op: 'in', key, values } : null
+    }
+    case 'startsWith':
+    case 'endsWith':
+    case 'contains': {
+      const key = storedKey(e.left, v)
+      // name: the scan's own text condition on the column (conditionsFor)
+      if (!key || key === 'name') return null
+      const value = constant(e.right)
+      return plainString(value) && value.length > 0 ? { op: e.type, key, value } : null
+    }
+    case 'and': {
+      const tests = [propertyTestOf(e.left, v, constant), propertyTestOf(e.right, v, constant)].filter((x): x is PropertyTest => x !== null)
+      return tests.length === 0 ? null : tests.length === 1 ? tests[0] : { op: 'and', tests }
+    }
+    case 'or': {
+      const l = propertyTestOf(e.left, v, constant)
+      const r = l && propertyTestOf(e.right, v, constant)
+      return l && r ? { op: 'or', tests: [l, r] } : null
+    }
+    default:
+      return null
+  }
+}
+
 /** The store-side necessary conditions of a node's labels and its own WHERE conditions. */
-function conditionsFor(node: NodePattern, filters: Expr[]): ScanCondition[] {
+function conditionsFor(node: NodePattern, filters: Expr[], constant: Constant = literalOnly): ScanCondition[] {
   const out: ScanCondition[] = []
   const v = node.variable
   const labels = node.labels
@@ -132,6 +226,16 @@ function conditionsFor(node: NodePattern, filters: Expr[]): ScanCondition[] {
       const r = regexLiteral(lit)
       if (r) out.push({ type: 'text', column: key, op: 'contains', value: r.value, anyCase: r.anyCase })
     } else if (lit.length > 0) out.push({ type: 'text', column: key, op: f.type, value: lit, anyCase: false })
+  }
+  // stored property tests: the WHERE's conditions on v, and the pattern's map (`(u:User {enabled: true})`, as
+  // match.ts nodeOk tests it: Cypher equality)
+  for (const f of filters) {
+    const test = propertyTest(f, v, constant)
+    if (test) out.push({ type: 'property', test })
+  }
+  for (const { key, value } of node.properties?.entries ?? []) {
+    const test = propertyTest({ type: 'compare', op: '=', left: { type: 'property', expr: { type: 'var', name: v }, key }, right: value }, v, constant)
+    if (test) out.push({ type: 'property', test })
   }
   return out
 }
@@ -164,14 +268,14 @@ function relatedCondition(f: Expr, v: string): ScanCondition | null {
   return null
 }
 
-function scanFor(node: NodePattern, filters: Expr[]): NodeScan {
+function scanFor(node: NodePattern, filters: Expr[], constant: Constant = literalOnly): NodeScan {
   let kinds: string[] | null = null
   for (const l of node.labels) {
     kinds = scanKindsFor(l)
     if (kinds) break
   }
   const scan: NodeScan = { kinds, objectid: null, name: null }
-  const where = conditionsFor(node, filters)
+  const where = conditionsFor(node, filters, constant)
   if (where.length) scan.where = where
   for (const key of ['objectid', 'name'] as const) {
     const entry = node.properties?.entries.find((x) => x.key === key)
@@ -209,7 +313,10 @@ function score(node: NodePattern, bound: ReadonlySet<string>, filters: Expr[]): 
   if (node.variable && bound.has(node.variable)) return 1000
   const s = scanFor(node, filters)
   const kinds = s.kinds === null ? 0 : s.kinds.length > 1 ? 5 : NUMEROUS_KINDS.has(s.kinds[0]) ? 10 : 15
-  return (s.objectid !== null ? 500 : 0) + (s.name !== null ? 400 : 0) + (s.where?.length ?? 0) * 50 + filters.reduce((a, f) => a + narrowing(f), 0) + kinds
+  // property tests (issue 28) are not counted: `enabled = true` keeps most nodes, and the walk's end chosen
+  // before they were pushed stays the same
+  const pushed = (s.where ?? []).filter((c) => c.type !== 'property').length
+  return (s.objectid !== null ? 500 : 0) + (s.name !== null ? 400 : 0) + pushed * 50 + filters.reduce((a, f) => a + narrowing(f), 0) + kinds
 }
 
 /**
@@ -278,7 +385,7 @@ function flip(r: RelPattern): RelPattern {
  * `bound`: variables bound before this part. `where`: the clause's WHERE (null: none). The chosen end
  * may be overridden (`forceReversed`) for shortest paths, which search from the smaller side.
  */
-export function planPart(part: PatternPart, bound: ReadonlySet<string>, where: Expr | null): PartPlan {
+export function planPart(part: PatternPart, bound: ReadonlySet<string>, where: Expr | null, constant: Constant = literalOnly): PartPlan {
   const cs = conjuncts(where).filter((c) => !hasPatternPredicate(c))
   const filtersOf = (n: NodePattern): Expr[] => {
     if (!n.variable || bound.has(n.variable)) return []
@@ -299,7 +406,7 @@ export function planPart(part: PatternPart, bound: ReadonlySet<string>, where: E
   const rels = reversed ? [...narrowed].reverse().map(flip) : narrowed
   const relWhere = rels.map((r) => relConditions(r, bound, cs))
   const filters = reversed ? [...all].reverse() : all
-  const scan = scanFor(nodes[0], filters[0])
+  const scan = scanFor(nodes[0], filters[0], constant)
   const v = nodes[0].variable
   if (v && !bound.has(v)) {
     const related = conjuncts(where).flatMap((c) => relatedCondition(c, v) ?? [])

@@ -66,6 +66,32 @@ export type ScanCondition =
    * caller may see: `WHERE [NOT] (n)-[:K]->()` read by the scan itself (plan.ts relatedCondition)
    */
   | { type: 'related'; direction: 'out' | 'in' | 'both'; kinds: string[] | null; negated: boolean }
+  /** a test of the node's stored properties (plan.ts propertyTest), kept whenever the engine's could be true */
+  | { type: 'property'; test: PropertyTest }
+
+/** A scalar a stored property is compared with: a string without UTF-16 surrogates, a finite number, a boolean. */
+export type PropertyScalar = string | number | boolean
+
+/**
+ * A WHERE condition (or a pattern's property map entry) on one stored node property `key` (letters, digits and `_`,
+ * never `objectid` — a column — nor `system_tags` — derived), in Cypher's meaning (labels.ts nodeProperty: a
+ * missing key and a JSON null are null; eval.ts equals / compare: a value of another type is never equal, and
+ * never compares):
+ *  - `eq`: `n.key = value` is true; `in`: `n.key IN [values]` is true (null items dropped: they are never equal);
+ *  - `cmp`: `n.key < value` (…) is true, for a number;
+ *  - `isNull` / `isNotNull`; `startsWith` / `endsWith` / `contains` a non-empty string;
+ *  - `truthy` / `falsy`: `WHERE n.key` / `WHERE NOT n.key`: the stored value is true (false), or is not a boolean
+ *    nor null (the engine then stops with a type error; the store keeps such a node so that it does);
+ *  - `and` / `or` of tests.
+ * The store keeps every node for which the test can be true (a superset is allowed: the engine tests each node again).
+ */
+export type PropertyTest =
+  | { op: 'eq'; key: string; value: PropertyScalar }
+  | { op: 'in'; key: string; values: PropertyScalar[] }
+  | { op: 'cmp'; key: string; cmp: '<' | '<=' | '>' | '>='; value: number }
+  | { op: 'isNull' | 'isNotNull' | 'truthy' | 'falsy'; key: string }
+  | { op: 'startsWith' | 'endsWith' | 'contains'; key: string; value: string }
+  | { op: 'and' | 'or'; tests: PropertyTest[] }
 
 /**
  * Conditions on the other end of a counted relationship that the store tests exactly as the engine would

@@ -119,6 +119,10 @@ const CASES: { construct: string; query: string; props?: boolean }[] = [
   { construct: 'property-map lookup of a hidden node', query: "MATCH (n {objectid: 'U-CAROL'}) RETURN n" },
   { construct: 'WHERE objectid lookup', query: "MATCH (n) WHERE n.objectid IN ['U-CAROL', 'U-BOB', 'AZ-ALICE'] RETURN n" },
   { construct: 'name text condition pushed to the scan', query: "MATCH (n) WHERE n.name ENDS WITH '.LOCAL' RETURN n.name AS x" },
+  // CAROL (LAB) passes each of these property tests, which the scan's SQL applies (issue 28)
+  { construct: 'property tests pushed to the scan', query: 'MATCH (u:User) WHERE u.enabled = true AND u.pwdlastset IS NULL RETURN u.objectid AS o' },
+  { construct: 'property map pushed to the scan', query: 'MATCH (u {enabled: true}) RETURN u', props: true },
+  { construct: 'property IN / OR pushed to the scan', query: "MATCH (u) WHERE u.enabled IN [true] OR u.labonly STARTS WITH 'x' RETURN count(u) AS c" },
   { construct: 'one hop out', query: "MATCH p = (:User {objectid: 'U-BOB'})-[r]->(m) RETURN p" },
   { construct: 'one hop in', query: "MATCH p = (n)<-[:MemberOf]-(m) RETURN p", props: true },
   { construct: 'undirected, untyped hop', query: "MATCH (a {objectid: 'U-ALICE'})-[r]-(b) RETURN b.objectid AS o, type(r) AS t" },

@@ -95,3 +95,48 @@ describe('relationship property conditions taken to the store', () => {
     expect(relWhere('MATCH (n)-[r]->(m) WHERE r.`odd key` = 1 RETURN n')).toEqual([[]])
   })
 })
+
+/** The property tests the first part's scan takes to the store (issue 28). */
+function pushed(query: string) {
+  const m = parseCypher(query).clauses.find((c): c is Extract<Clause, { type: 'match' }> => c.type === 'match')!
+  return (planPart(m.patterns[0], new Set(), m.where).scan.where ?? []).flatMap((c) => (c.type === 'property' ? [c.test] : []))
+}
+
+describe('stored property tests taken to the scan (issue 28)', () => {
+  it('equality, comparisons, IS NULL, IN, text tests, bare and negated properties, AND / OR', () => {
+    expect(pushed('MATCH (u:User) WHERE u.hasspn = true AND u.enabled = true RETURN u')).toEqual([
+      { op: 'eq', key: 'hasspn', value: true },
+      { op: 'eq', key: 'enabled', value: true },
+    ])
+    expect(pushed('MATCH (u:User) WHERE 1000 > u.pwdlastset RETURN u')).toEqual([{ op: 'cmp', key: 'pwdlastset', cmp: '<', value: 1000 }])
+    expect(pushed("MATCH (u:User) WHERE u.x IS NULL AND u.y IS NOT NULL AND u.t IN ['a', null, 2] RETURN u")).toEqual([
+      { op: 'isNull', key: 'x' },
+      { op: 'isNotNull', key: 'y' },
+      { op: 'in', key: 't', values: ['a', 2] },
+    ])
+    expect(pushed("MATCH (u) WHERE u.t STARTS WITH 'a' AND u.t ENDS WITH 'b' AND u.t CONTAINS 'c' RETURN u")).toEqual([
+      { op: 'startsWith', key: 't', value: 'a' },
+      { op: 'endsWith', key: 't', value: 'b' },
+      { op: 'contains', key: 't', value: 'c' },
+    ])
+    expect(pushed('MATCH (u) WHERE u.enabled AND NOT u.hasspn RETURN u')).toEqual([
+      { op: 'truthy', key: 'enabled' },
+      { op: 'falsy', key: 'hasspn' },
+    ])
+    expect(pushed('MATCH (u) WHERE u.a = 1 OR (u.b = 2 AND u.c =~ "x") RETURN u')).toEqual([
+      { op: 'or', tests: [{ op: 'eq', key: 'a', value: 1 }, { op: 'eq', key: 'b', value: 2 }] },
+    ])
+    expect(pushed('MATCH (u:User {enabled: true}) RETURN u')).toEqual([{ op: 'eq', key: 'enabled', value: true }])
+  })
+
+  it('nothing it cannot test exactly: other variables, non-constant values, lists, surrogates, objectid / system_tags / name text', () => {
+    expect(pushed('MATCH (u) WHERE u.a = 1 OR u.b =~ "x" RETURN u')).toEqual([])
+    expect(pushed('MATCH (u) WHERE u.a = u.b OR u.a = rand() RETURN u')).toEqual([])
+    expect(pushed('MATCH (u) WHERE u.a = [1] OR u.a IN [[1]] RETURN u')).toEqual([])
+    expect(pushed("MATCH (u) WHERE u.a = '\uD83D\uDE00' RETURN u")).toEqual([])
+    expect(pushed("MATCH (u) WHERE u.objectid = 'x' AND u.system_tags = 'x' AND u.name STARTS WITH 'x' RETURN u")).toEqual([])
+    expect(pushed("MATCH (u) WHERE u.a < 'b' AND u.a <> 1 RETURN u")).toEqual([])
+    // datetime() is a query constant only to the engine's evaluator (match.ts); the plan alone reads literals
+    expect(pushed('MATCH (u) WHERE u.a < datetime().epochseconds RETURN u')).toEqual([])
+  })
+})
