@@ -5,7 +5,7 @@
  * Sets of ids travel as one JSON parameter (json_each), never as long IN lists.
  */
 import { toNodeRecord, type NodeRow } from '../graph/present'
-import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeRecord, type NodeScan, type PropertyTest, type Reach, type RelCondition, type ScanCondition } from './source'
+import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeCountTest, type NodeRecord, type NodeScan, type PropertyTest, type Reach, type RelCondition, type ScanCondition } from './source'
 import { chunks } from '../chunks'
 import { NODE_COLUMNS, visible } from '../graph/graph.store'
 import { KIND_PATTERN } from '../graph/kinds'
@@ -378,6 +378,29 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
       return rows.results.map(toNode)
     },
 
+    /**
+     * nodecount.ts: one count(*) with the tests as exact SQL. A kind is tested on the stored kinds array itself
+     * (json_each, as hasLabel's includes; never the `kind` column, which the scan uses as a shortcut), after
+     * instr() rules out nodes whose kinds text cannot hold it (as scanNodes does). A restricted caller's nodes
+     * are read from nodes_env (the environment IN its list), an unrestricted caller's from the whole table.
+     */
+    async countNodes(test: NodeCountTest): Promise<number> {
+      const params: (string | number)[] = []
+      const param = (x: string | number) => (params.push(x), `?${params.length}`)
+      const parts: string[] = []
+      if (access !== null) parts.push(`n.environment_id IN (SELECT value FROM json_each(${param(access)}))`)
+      for (const any of test.kinds) {
+        if (any.length <= 32 && any.every((k) => KIND_PATTERN.test(k))) parts.push(`(${any.map((k) => `instr(n.kinds, ${param(JSON.stringify(k))}) > 0`).join(' OR ')})`)
+        parts.push(`EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN (SELECT value FROM json_each(${param(JSON.stringify(any))})))`)
+      }
+      if (test.objectid !== null) parts.push(`n.objectid = ${param(test.objectid)}`)
+      for (const t of test.tests) parts.push(propertySql(t, param))
+      const row = await db
+        .prepare(`SELECT count(*) AS c FROM nodes n${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''}`)
+        .bind(...params)
+        .first<{ c: number }>()
+      return row?.c ?? 0
+    },
     async nodesByIds(ids: number[]): Promise<NodeRecord[]> {
       if (ids.length === 0) return []
       const results = await db.batch(

@@ -8,6 +8,7 @@ import { Budget, DEFAULT_LIMITS, type CypherLimits } from './budget'
 import { children, containsAggregate, evaluate, isAggregate, type Row } from './eval'
 import { BATCH, MATCH_BATCH, loadNodes, loadRelProperties, matchPart, newContext, type RunContext, type ShortestTuning } from './match'
 import { countPushdown, countStream, projectionNames } from './counts'
+import { nodeCountPushdown } from './nodecount'
 import { readsRelationshipProperties } from './needs'
 import { CypherError } from './parse'
 import { chargeRow, referencedNodes, referencedRels } from './present'
@@ -47,6 +48,16 @@ export async function runQuery(query: Query, source: GraphSource, opts: RunOptio
   const budget = opts.budget ?? new Budget(opts.limits ?? DEFAULT_LIMITS, opts.clock)
   const ctx = newContext(source, budget, opts.now ?? Date.now(), readsRelationshipProperties(query))
   if (opts.shortest) ctx.shortest = { ...ctx.shortest, ...opts.shortest }
+  // `MATCH (n:Label) WHERE … RETURN count(n)` with every condition exact in SQL: one count in the store
+  const nodeCount = opts.countPushdown !== false && ctx.source.countNodes ? nodeCountPushdown(query) : null
+  if (nodeCount) {
+    budget.checkTime()
+    const c = await ctx.source.countNodes!(nodeCount.test)
+    if (ctx.plans.length < 32) ctx.plans.push(nodeCount.describe)
+    const row = nodeCount.columns.map(() => c)
+    if (opts.answer) chargeRow(opts.answer, nodeCount.columns, row, new Set())
+    return { columns: nodeCount.columns, rows: [row], ctx }
+  }
   let stream: Stream = (async function* () {
     yield [{}]
   })()

@@ -105,6 +105,17 @@ export interface FarNodeTest {
   properties: { key: string; value: string | boolean }[]
 }
 
+/**
+ * A node count the store answers exactly (nodecount.ts): visible nodes whose stored kinds include one of each
+ * entry of `kinds`, whose object id is `objectid` (null: any) and for which every test holds, each test exact
+ * (never a superset: nodecount.ts says which are).
+ */
+export interface NodeCountTest {
+  kinds: string[][]
+  objectid: string | null
+  tests: PropertyTest[]
+}
+
 export interface NodeScan {
   /** necessary conditions (all of them), pushed to the store; absent or empty: none */
   where?: ScanCondition[]
@@ -130,6 +141,8 @@ export interface RelCondition {
 export interface GraphSource {
   /** visible nodes matching `scan` with id > afterId, by id, at most `limit` */
   scanNodes(scan: NodeScan, afterId: number, limit: number): Promise<NodeRecord[]>
+  /** how many visible nodes pass `test`, counted by the store (optional: without it the engine scans and counts) */
+  countNodes?(test: NodeCountTest): Promise<number>
   /** the visible nodes among `ids` (any order) */
   nodesByIds(ids: number[]): Promise<NodeRecord[]>
   /**

@@ -123,6 +123,9 @@ const CASES: { construct: string; query: string; props?: boolean }[] = [
   { construct: 'property tests pushed to the scan', query: 'MATCH (u:User) WHERE u.enabled = true AND u.pwdlastset IS NULL RETURN u.objectid AS o' },
   { construct: 'property map pushed to the scan', query: 'MATCH (u {enabled: true}) RETURN u', props: true },
   { construct: 'property IN / OR pushed to the scan', query: "MATCH (u) WHERE u.enabled IN [true] OR u.labonly STARTS WITH 'x' RETURN count(u) AS c" },
+  // one SQL count over the caller's nodes (issue 28, nodecount.ts)
+  { construct: 'node count in the store', query: 'MATCH (u:User) WHERE u.enabled = true RETURN count(u) AS c' },
+  { construct: 'node count of every node in the store', query: 'MATCH (n) RETURN count(*) AS c' },
   { construct: 'one hop out', query: "MATCH p = (:User {objectid: 'U-BOB'})-[r]->(m) RETURN p" },
   { construct: 'one hop in', query: "MATCH p = (n)<-[:MemberOf]-(m) RETURN p", props: true },
   { construct: 'undirected, untyped hop', query: "MATCH (a {objectid: 'U-ALICE'})-[r]-(b) RETURN b.objectid AS o, type(r) AS t" },

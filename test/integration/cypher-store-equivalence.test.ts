@@ -51,6 +51,29 @@ function norm(status: number, data: CypherResult | null) {
   const byId = new Map(Object.entries(data.nodes).map(([id, n]) => [id, n.objectId]))
   return { status, nodes: Object.values(data.nodes).map((n) => `${n.objectId} ${n.isTierZero}`).sort(), edges: data.edges.map((e) => `${byId.get(e.source)} ${e.kind} ${byId.get(e.target)}`).sort(), literals: data.literals.map((l) => JSON.stringify(l)).sort() }
 }
+/** counts nodecount.ts pushes down: exact in SQL (JSON types 1, 'true', null, missing, lists; non-ASCII; Base; none) */
+const COUNTS_PUSHED = [
+  'MATCH (u:User) WHERE u.enabled = true RETURN count(u) AS c',
+  'MATCH (u:User) WHERE u.hasspn = true AND u.enabled = true RETURN count(u) AS c',
+  "MATCH (u:User) WHERE u.hasspn IN [true, 'true', null] RETURN count(*) AS c",
+  'MATCH (u:User {ok: false}) RETURN count(u) AS c, count(*) AS s',
+  'MATCH (u:User) WHERE u.title IS NULL RETURN count(DISTINCT u) AS c',
+  'MATCH (u:User) WHERE u.pwdlastset IS NOT NULL RETURN count(u) AS c',
+  "MATCH (n) WHERE n.title STARTS WITH 'É' OR n.title ENDS WITH 'min' RETURN count(n) AS c",
+  "MATCH (n) WHERE n.title CONTAINS '%_' RETURN count(n) AS c",
+  "MATCH (n:Base) WHERE n.objectid = 'P-TRUE' RETURN count(n) AS c",
+  'MATCH (n:Base) RETURN count(n) AS c',
+  'MATCH (n:User:ADLocalUser) RETURN count(n) AS c',
+  'MATCH (n) RETURN count(*) AS c',
+  "MATCH (u:User) WHERE u.name = 'P-ONE' AND u.ok = true RETURN count(u) AS c",
+]
+/** counts that are not exact in SQL (a number, a bare boolean read, a derived label, `<`): the walk answers */
+const COUNTS_WALKED = [
+  'MATCH (n) WHERE n.pwdlastset = 1000 RETURN count(n) AS c',
+  'MATCH (u:User) WHERE u.flag RETURN count(u) AS c',
+  'MATCH (n:Tag_Tier_Zero) RETURN count(n) AS c',
+  'MATCH (u:User) WHERE u.pwdlastset < 0 RETURN count(u) AS c',
+]
 const Q = [
   "MATCH (n) WHERE n.name STARTS WITH 'ÉVE_%' RETURN n.name AS n",
   "MATCH (n) WHERE n.name STARTS WITH 'É' RETURN n.name AS n",
@@ -141,6 +164,9 @@ const Q = [
   "MATCH (u:User) WHERE (u.hasspn = true AND u.title STARTS WITH 'x') OR u.pwdlastset < 0 RETURN u.name AS n",
   "MATCH (u:User) WHERE u.hasspn = true OR u.name = 'P-ONE' RETURN u.name AS n",
   'MATCH (u:User) WHERE u.ok = true RETURN count(u) AS c',
+  // node counts answered by one SQL count when every condition is exact (issue 28, nodecount.ts); the others walk
+  ...COUNTS_PUSHED,
+  ...COUNTS_WALKED,
   'MATCH p = (u:User)-[:GenericAll]->(v) WHERE u.enabled = true RETURN p',
   "MATCH (u:User) WHERE u.enabled = true WITH u MATCH (u)-[r]->(x) WHERE x.enabled IN [1, 'true'] RETURN u.name AS u, x.name AS x",
 ]
@@ -161,5 +187,13 @@ describe('store shortcuts = engine', () => {
     const data = presentResult(r.columns, r.rows, r.ctx.graph, false)
     const found = Object.keys(data.nodes).length + data.edges.length + data.literals.length > 0
     expect(api).toEqual(norm(found ? 200 : 404, found ? data : null))
+  })
+})
+
+describe('node counts in the store (issue 28)', () => {
+  it.each([...COUNTS_PUSHED.map((q): [string, boolean] => [q, true]), ...COUNTS_WALKED.map((q): [string, boolean] => [q, false])])('%s: counted in the store %s', async (q, pushed) => {
+    const res = await admin.raw('POST', '/api/v2/graphs/cypher', { query: q })
+    expect([200, 400]).toContain(res.status)
+    if (res.status === 200) expect((res.headers.get('X-Cypher-Plan') ?? '').includes('count of nodes')).toBe(pushed)
   })
 })
