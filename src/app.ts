@@ -12,6 +12,7 @@ import { systemRoutes } from './system/system.routes'
 import { authRoutes } from './auth/auth.routes'
 import { roleRoutes } from './auth/roles.routes'
 import { samlRoutes } from './saml/saml.routes'
+import { oidcRoutes } from './oidc/oidc.routes'
 import { extensionRoutes } from './extensions/extensions.routes'
 import { graphRoutes } from './graph/graph.routes'
 import { findingRoutes } from './findings/findings.routes'
@@ -37,6 +38,7 @@ export const ROUTES: RouteEntry[] = [
   ...authRoutes,
   ...roleRoutes,
   ...samlRoutes,
+  ...oidcRoutes,
   ...extensionRoutes,
   ...graphRoutes,
   ...findingRoutes,

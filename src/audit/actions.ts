@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = [
   'CreateAuthToken',
   'DeleteAuthToken',
   'CreateSAMLIdentityProvider',
+  'CreateOIDCIdentityProvider',
   'UpdateSAMLIdentityProvider',
   'DeleteSAMLIdentityProvider',
   'UpdateSSOIdentityProvider',

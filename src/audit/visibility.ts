@@ -38,6 +38,7 @@ export const ACTION_SCOPE: Record<AuditAction, 'global' | 'environments'> = {
   CreateAuthToken: 'global',
   DeleteAuthToken: 'global',
   CreateSAMLIdentityProvider: 'global',
+  CreateOIDCIdentityProvider: 'global',
   UpdateSAMLIdentityProvider: 'global',
   DeleteSAMLIdentityProvider: 'global',
   UpdateSSOIdentityProvider: 'global',

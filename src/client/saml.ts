@@ -39,7 +39,7 @@ export interface AutoProvisionJson {
   role_provision: boolean
 }
 
-export interface SsoProviderJson {
+export interface SamlSsoProviderJson {
   id: number
   name: string
   slug: string
@@ -49,6 +49,21 @@ export interface SsoProviderJson {
   login_uri: string
   callback_uri: string
 }
+
+/** An OIDC provider in the SSO provider list (details: BloodHound's OIDCProvider, plus extras). */
+export interface OidcSsoProviderJson {
+  id: number
+  name: string
+  slug: string
+  type: 'OIDC'
+  details: { id: number; sso_provider_id: number; client_id: string; issuer: string; has_client_secret: boolean; created_at: string; updated_at: string }
+  config: { auto_provision: { enabled: boolean; default_role_id: number; role_provision: boolean } }
+  login_uri: string
+  callback_uri: string
+}
+
+/** GET /api/v2/sso-providers lists SAML and OIDC providers; narrow on `type`. */
+export type SsoProviderJson = SamlSsoProviderJson | OidcSsoProviderJson
 
 export interface ProviderFormInput {
   name?: string

@@ -41,6 +41,8 @@ import {
 } from './saml.store'
 import { spMetadataXml, spUrls } from './sp'
 import { ssoFlowRoutes } from './sso.routes'
+import { OidcSsoProviderSchema, oidcSsoProviderJson } from '../oidc/oidc.json'
+import { listOidcProviders } from '../oidc/oidc.store'
 import { UserSchema, userJson } from '../auth/auth.routes'
 import type { SignInOptions } from './saml.store'
 
@@ -346,12 +348,21 @@ export const samlRoutes: RouteEntry[] = [
       summary: 'List SSO providers',
       tags: ['Auth', 'Community', 'Enterprise'],
       auth: 'auth/ManageProviders',
-      responses: { 200: { description: 'every SSO provider (an empty array when there is none)', schema: z.object({ data: z.array(SsoProviderSchema) }) } },
+      responses: {
+        200: {
+          description: 'every SSO provider, SAML and OIDC, by creation time (an empty array when there is none)',
+          schema: z.object({ data: z.array(z.union([SsoProviderSchema, OidcSsoProviderSchema])) }),
+        },
+      },
     },
     async (c) => {
       const base = baseUrl(c)
-      const rows = await listProviders(c.env.DB)
-      return c.json({ data: rows.map((r) => ssoProviderJson(r, base)) })
+      const [saml, oidc] = await Promise.all([listProviders(c.env.DB), listOidcProviders(c.env.DB)])
+      const all = [
+        ...saml.map((r) => ({ at: r.created_at, id: r.sso_provider_id, json: ssoProviderJson(r, base) as z.infer<typeof SsoProviderSchema> | z.infer<typeof OidcSsoProviderSchema> })),
+        ...oidc.map((r) => ({ at: r.created_at, id: r.sso_provider_id, json: oidcSsoProviderJson(r, base) })),
+      ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id - b.id))
+      return c.json({ data: all.map((x) => x.json) })
     },
   ),
   defineRoute(

@@ -47,6 +47,9 @@ import {
   clearBindingCookie,
   type Places,
 } from './sign-in'
+import type { AutoProvision } from './provisioning'
+import { getOidcProviderBySlug } from '../oidc/oidc.store'
+import { startOidcLogin } from '../oidc/oidc.routes'
 import { getUser, insertUser, updateUser, type User } from '../auth/users.store'
 import { startSession } from '../auth/session-start'
 import { invalidateUser } from '../auth/auth.routes'
@@ -241,12 +244,57 @@ export async function finishSignIn(c: Context<AppEnv>, slug: string, body: Array
 
   const principal = assertedPrincipal(v, provider.principal_attribute_mappings)
   if (!principal) return refuse('no_principal', 'the assertion carries no usable email attribute (nor an emailAddress NameID)')
+  return signInPrincipal(c, {
+    ssoProviderId: provider.sso_provider_id,
+    slug: provider.slug,
+    autoProvision: provider.auto_provision,
+    principal,
+    roleAttributes: v.attributes,
+    sessionEnd: v.sessionNotOnOrAfter,
+    relay: relays[0] ?? null,
+    now,
+    unbind,
+    refuse,
+    log: (line) => logSignIn(c, line),
+  })
+}
+
+/** What a verified sign-in (SAML assertion or OIDC ID token) hands to signInPrincipal. */
+export interface VerifiedSignIn {
+  ssoProviderId: number
+  slug: string
+  autoProvision: AutoProvision
+  /** the asserted email (the user's principal name and email) */
+  principal: string
+  /** role claims under ROLE_CLAIM (sign-in.ts, provisionedRole) */
+  roleAttributes: Map<string, string[]>
+  /** the IdP's end of the session (SAML SessionNotOnOrAfter); null: the service's own lifetime */
+  sessionEnd: Date | null
+  relay: string | null
+  now: Date
+  /** the Set-Cookie that ends the browser binding */
+  unbind: string
+  refuse: (reason: string, detail: string, message?: string) => Response
+  log: (line: { outcome: 'signed_in' | 'user_disabled'; provider: string; user_id?: string; created?: boolean }) => void
+}
+
+/**
+ * The part of a sign-in after the IdP's answer verified, shared by SAML and OIDC (BloodHound's
+ * CreateSSOSession with its JIT user creation): find the user by principal (it must belong to this provider),
+ * create it when auto provisioning is on, apply the role claim, start the session, redirect.
+ */
+export async function signInPrincipal(c: Context<AppEnv>, s: VerifiedSignIn): Promise<Response> {
+  const db = c.env.DB
+  const cfg = c.var.config
+  const place = places(c)
+  const { principal, now, unbind, refuse } = s
+  const logSignIn = (_c: unknown, line: Parameters<VerifiedSignIn['log']>[0]) => s.log(line)
   const found = await usersForPrincipal(db, principal)
   if (found.length > 1) return refuse('ambiguous_user', `${JSON.stringify(principal)} is one user's name and another user's email`, MESSAGES.notAllowed)
   let user: User | null = found[0] ?? null
   let created = false
   // Never a local password account, never another provider's user: whoever controls an IdP can assert any email.
-  if (user && user.sso_provider_id !== provider.sso_provider_id)
+  if (user && user.sso_provider_id !== s.ssoProviderId)
     return refuse(
       'user_not_of_provider',
       `user ${user.id} (${JSON.stringify(principal)}) ${user.sso_provider_id === null ? 'is not linked to an SSO provider' : `belongs to SSO provider ${user.sso_provider_id}`}`,
@@ -254,13 +302,13 @@ export async function finishSignIn(c: Context<AppEnv>, slug: string, body: Array
     )
   // A refused sign-in changes nothing: a disabled user is turned away before the role claim is applied.
   if (user?.is_disabled) {
-    logSignIn(c, { outcome: 'user_disabled', provider: provider.slug, user_id: user.id })
+    logSignIn(c, { outcome: 'user_disabled', provider: s.slug, user_id: user.id })
     return redirect(disabledLocation(place), [unbind])
   }
-  const ap = provider.auto_provision
+  const ap = s.autoProvision
   if (!user) {
     if (!ap.enabled) return refuse('not_provisioned', `no user is named ${JSON.stringify(principal)} and auto provisioning is off`, MESSAGES.notAllowed)
-    const role = provisionedRole(ap, v.attributes)
+    const role = provisionedRole(ap, s.roleAttributes)
     if (!role) return refuse('no_role', `auto provisioning has no valid default role (${ap.default_role_id})`, MESSAGES.connection)
     const id = crypto.randomUUID()
     const ok = await insertUser(
@@ -272,10 +320,10 @@ export async function finishSignIn(c: Context<AppEnv>, slug: string, body: Array
         password_hash: null,
         roles: [role],
         environment_access: { all: true },
-        sso_provider_id: provider.sso_provider_id,
+        sso_provider_id: s.ssoProviderId,
         now: rfc3339(now),
       },
-      auditOf(c).write({ id, principal_name: principal, roles: [role], sso_provider_id: provider.sso_provider_id }, 'CreateUser'),
+      auditOf(c).write({ id, principal_name: principal, roles: [role], sso_provider_id: s.ssoProviderId }, 'CreateUser'),
     )
     if (ok) {
       user = await getUser(db, id)
@@ -283,12 +331,12 @@ export async function finishSignIn(c: Context<AppEnv>, slug: string, body: Array
     } else {
       // A concurrent first sign-in of the same person created it a moment ago: use it if it is theirs.
       const again = await usersForPrincipal(db, principal)
-      user = again.length === 1 && again[0].sso_provider_id === provider.sso_provider_id ? again[0] : null
+      user = again.length === 1 && again[0].sso_provider_id === s.ssoProviderId ? again[0] : null
     }
     if (!user) return refuse('provision_conflict', `could not create user ${JSON.stringify(principal)}: the name or email is taken`, MESSAGES.notAllowed)
   } else if (ap.enabled && ap.role_provision) {
     // Roles managed by the IdP: the role claim decides on every sign-in, as at creation.
-    const role = provisionedRole(ap, v.attributes)
+    const role = provisionedRole(ap, s.roleAttributes)
     if (role && (user.roles.length !== 1 || user.roles[0] !== role)) {
       const nowIso = rfc3339(now)
       const r = await updateUser(db, user.id, { roles: [role] }, nowIso, auditOf(c).write({ id: user.id, roles: [role] }, 'UpdateUser'))
@@ -300,17 +348,16 @@ export async function finishSignIn(c: Context<AppEnv>, slug: string, body: Array
   }
   if (user.is_disabled) {
     // only a user created disabled by a concurrent change could get here
-    logSignIn(c, { outcome: 'user_disabled', provider: provider.slug, user_id: user.id })
+    logSignIn(c, { outcome: 'user_disabled', provider: s.slug, user_id: user.id })
     return redirect(disabledLocation(place), [unbind])
   }
   auditOf(c).setActor({ id: user.id, name: user.principal_name })
   // The IdP's SessionNotOnOrAfter bounds the session (and its cookie), never lengthens it.
-  const session = await startSession(db, cfg, user.id, now, auditOf(c).write({ provider: provider.slug }), v.sessionNotOnOrAfter ?? undefined)
-  logSignIn(c, { outcome: 'signed_in', provider: provider.slug, user_id: user.id, created })
-  const relay = relays[0] ?? null
+  const session = await startSession(db, cfg, user.id, now, auditOf(c).write({ provider: s.slug }), s.sessionEnd ?? undefined)
+  logSignIn(c, { outcome: 'signed_in', provider: s.slug, user_id: user.id, created })
   // the console's browser session: HttpOnly `token` and its CSRF proof (auth/csrf.ts)
   const csrf = await csrfToken(cfg.JWT_SIGNING_KEY, session.sessionId)
-  return redirect(successLocation(place, relay), [unbind, ...sessionCookies(session.token, csrf, session.ttlSeconds, place.base.startsWith('https:'))])
+  return redirect(successLocation(place, s.relay), [unbind, ...sessionCookies(session.token, csrf, session.ttlSeconds, place.base.startsWith('https:'))])
 }
 
 export const LoginQuery = z.object({
@@ -469,7 +516,12 @@ export const ssoFlowRoutes: RouteEntry[] = [
         409: { description: "the provider's IdP metadata has expired (validUntil passed), or its SSO URL cannot be used" },
       },
     },
-    async (c, { params, query }) => startLogin(c, params.slug, query.RelayState ?? null, (slug) => spUrls(baseUrl(c), slug)),
+    async (c, { params, query }) => {
+      // an OIDC provider's login (BloodHound's SSOLoginHandler dispatches on the provider type the same way)
+      const oidc = isSlug(params.slug) ? await getOidcProviderBySlug(c.env.DB, params.slug) : null
+      if (oidc) return startOidcLogin(c, oidc, query.RelayState ?? null)
+      return startLogin(c, params.slug, query.RelayState ?? null, (slug) => spUrls(baseUrl(c), slug))
+    },
   ),
   defineRoute(
     {

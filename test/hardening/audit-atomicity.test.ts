@@ -26,6 +26,7 @@ import { AUDIT_OUTSIDE_BATCH } from '../../src/http/route'
 import { IDP_FIXTURES } from '../fixtures/saml/corpus'
 import { b64, buildResponse, idpMetadata, KEY_A, sign } from '../fixtures/saml/idp-signer'
 import { smallDoc } from '../fixtures/extensions/docs'
+import { TestOp } from '../fixtures/oidc/test-op'
 import { base32Decode, hotp, totpStep } from '../../src/auth/totp'
 import { insertGraph, runAnalysisDirect, settleRuns } from '../fixtures/findings/helpers'
 import { BASE } from '../helpers'
@@ -174,6 +175,27 @@ async function samlSignIn(legacy = false): Promise<{ slug: string; body: string 
   return { slug, body: new URLSearchParams({ SAMLResponse: b64(xml) }).toString() }
 }
 
+/** The test OpenID provider (test/fixtures/oidc): an OIDC provider with auto provisioning, a started sign-in, an ID token for a new person. */
+const OP_ISSUER = 'https://audit-op.test.example'
+const OP_CLIENT = 'audit-client'
+let op: TestOp
+async function oidcSignIn(): Promise<{ slug: string; query: string; cookie: string }> {
+  op ??= await TestOp.start(OP_ISSUER, OP_CLIENT)
+  const r = await json('POST', '/api/v2/sso-providers/oidc', {
+    name: `Audit OP ${uniq()}`,
+    client_id: OP_CLIENT,
+    issuer: OP_ISSUER,
+    config: { auto_provision: { enabled: true, default_role_id: 3 } },
+  })
+  expect(r.status).toBe(201)
+  const { slug } = ((await r.json()) as { data: { slug: string } }).data
+  const started = await hfetch(new Request(`${BASE}/api/v2/sso/${slug}/login`))
+  expect(started.status).toBe(302)
+  const params = new URL(started.headers.get('location')!).searchParams
+  op.answerWithIdToken(params.get('nonce')!, { email: `o-${uniq()}@corp.example` })
+  return { slug, query: new URLSearchParams({ code: 'c', state: params.get('state')! }).toString(), cookie: started.headers.get('set-cookie')!.split(';')[0] }
+}
+afterAll(() => op?.stop())
 
 // ---- collector clients (src/clients/): administrators by session, the collector's routes signed by the client's token
 type Cl = { id: string; token: { id: string; key: string } }
@@ -329,6 +351,14 @@ const CASES: Case[] = [
     changes: ['sso_providers'],
   },
   {
+    name: 'create an OIDC provider',
+    route: 'POST /api/v2/sso-providers/oidc',
+    act: () => json('POST', '/api/v2/sso-providers/oidc', { name: `audit-oidc-${uniq()}`, client_id: OP_CLIENT, issuer: OP_ISSUER, client_secret: 'audit-secret' }),
+    rows: intentAnd('CreateOIDCIdentityProvider'),
+    changes: ['sso_providers', 'oidc_providers'],
+    fields: (success) => expect(JSON.stringify(success)).not.toContain('audit-secret'),
+  },
+  {
     name: 'delete a SAML provider',
     route: 'DELETE /api/v2/saml/providers/:saml_provider_id',
     prepare: async () => (await createSamlProvider(admin, { name: `audit-${uniq()}`, metadata: OKTA })).data.id,
@@ -384,6 +414,23 @@ const CASES: Case[] = [
     ],
     changes: ['users', 'sessions'],
     mayChangeOnFailure: ['saml_assertions_used', 'saml_authn_requests'],
+  },
+  {
+    name: 'OIDC sign-in that provisions its user',
+    route: 'GET /api/v2/sso/:slug/callback',
+    signIn: true,
+    prepare: oidcSignIn,
+    act: (p) => {
+      const { slug, query, cookie } = p as { slug: string; query: string; cookie: string }
+      return hfetch(new Request(`${BASE}/api/v2/sso/${slug}/callback?${query}`, { headers: { Cookie: cookie } }))
+    },
+    rows: [
+      ['CreateUser', 'success'],
+      ['LoginAttempt', 'success'],
+    ],
+    changes: ['users', 'sessions'],
+    // the sign-in in progress is taken (one use) before anything else, whatever happens next
+    mayChangeOnFailure: ['oidc_login_states'],
   },
   {
     name: 'upsert an extension',

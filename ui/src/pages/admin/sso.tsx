@@ -52,7 +52,7 @@ export default function SsoProviders() {
             {providers.map((p) => (
               <tr key={p.id}>
                 <td>{p.name}</td><td>{p.type}</td><td><code>{p.login_uri}</code></td><td><code>{p.callback_uri}</code></td>
-                <td><code>{p.details?.sp_metadata_uri}</code></td>
+                <td><code>{p.type === 'SAML' ? p.details?.sp_metadata_uri : ''}</code></td>
                 <td><button class="secondary danger" aria-label={`Delete ${p.name}`} onClick={() => setDeleting(p)}>Delete</button></td>
               </tr>
             ))}
