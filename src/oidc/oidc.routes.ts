@@ -20,7 +20,7 @@ import { signInPrincipal } from '../saml/sso.routes'
 import { openTokenKey, sealTokenKey } from '../auth/token-crypto'
 import { boundRef, clearLoginCookie, LOGIN_TTL_SECONDS, loginCookie, pkceChallenge, randomToken } from './binding'
 import { discover, DiscoveryError, fetchJson } from './discovery'
-import { consumeLoginState, createOidcProvider, getOidcProviderBySlug, recordLoginState, type OidcProviderRecord } from './oidc.store'
+import { consumeLoginState, createOidcProvider, getOidcProviderBySlug, recordLoginState, ssoProviderTypeBySlug, type OidcProviderRecord } from './oidc.store'
 import { oidcCallbackUrl, oidcProviderJson, OidcProviderSchema } from './oidc.json'
 import { OidcTokenError, timingSafeEqual, verifyIdToken, type VerifiedIdToken } from './verify'
 
@@ -115,7 +115,12 @@ async function exchangeCode(c: Context<AppEnv>, p: OidcProviderRecord, tokenEndp
 
 async function callback(c: Context<AppEnv>, slug: string, query: Record<string, string | undefined>): Promise<Response> {
   const p = /^[a-z0-9-]{1,200}$/.test(slug) ? await getOidcProviderBySlug(c.env.DB, slug) : null
-  if (!p) throw new ApiError(404, 'resource not found: no OIDC provider has this slug', 'slug')
+  if (!p) {
+    // A SAML provider's callback is its assertion consumer: POST only (as before this route existed).
+    if (/^[a-z0-9-]{1,200}$/.test(slug) && (await ssoProviderTypeBySlug(c.env.DB, slug)) !== null)
+      throw new ApiError(405, 'method GET is not allowed on this path; allowed: POST (a SAML provider: its IdP posts the response here)', 'route', { Allow: 'POST' })
+    throw new ApiError(404, 'resource not found: no SSO provider has this slug', 'slug')
+  }
   const place = placesFor(c.var.config, c.req.url)
   const path = new URL(callbackUrl(c, p.slug)).pathname
   const unbind = clearLoginCookie(path)

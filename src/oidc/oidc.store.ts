@@ -76,6 +76,12 @@ export async function listOidcProviders(db: D1Database): Promise<OidcProviderRec
   return results.map(toRecord)
 }
 
+/** The type of the SSO provider with this slug (1 SAML, 2 OIDC), or null: which callback method applies. */
+export async function ssoProviderTypeBySlug(db: D1Database, slug: string): Promise<number | null> {
+  const r = await db.prepare('SELECT type FROM sso_providers WHERE slug = ?').bind(slug).first<{ type: number }>()
+  return r ? r.type : null
+}
+
 export async function getOidcProviderBySsoId(db: D1Database, id: number): Promise<OidcProviderRecord | null> {
   const r = await db.prepare(`${SELECT} WHERE o.sso_provider_id = ?`).bind(id).first<Row>()
   return r ? toRecord(r) : null

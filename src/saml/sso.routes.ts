@@ -48,7 +48,7 @@ import {
   type Places,
 } from './sign-in'
 import type { AutoProvision } from './provisioning'
-import { getOidcProviderBySlug } from '../oidc/oidc.store'
+import { getOidcProviderBySlug, ssoProviderTypeBySlug, SSO_TYPE_OIDC } from '../oidc/oidc.store'
 import { startOidcLogin } from '../oidc/oidc.routes'
 import { getUser, insertUser, updateUser, type User } from '../auth/users.store'
 import { startSession } from '../auth/session-start'
@@ -186,7 +186,12 @@ export async function finishSignIn(c: Context<AppEnv>, slug: string, body: Array
   // Decoded as the HTML form encoding browsers use (URLSearchParams: + is a space, %XX escapes).
   const form = new URLSearchParams(new TextDecoder().decode(body))
   const provider = await getAcsProvider(db, slug)
-  if (!provider) throw notFound()
+  if (!provider) {
+    // an OIDC provider's callback is the IdP's redirect: GET only
+    if ((await ssoProviderTypeBySlug(db, slug)) === SSO_TYPE_OIDC)
+      throw new ApiError(405, 'method POST is not allowed on this path; allowed: GET (an OIDC provider: the IdP redirects the browser here)', 'route', { Allow: 'GET' })
+    throw notFound()
+  }
   const responses = form.getAll('SAMLResponse')
   const relays = form.getAll('RelayState')
   if (responses.length !== 1) return refuse('bad_form', `the form has ${responses.length} SAMLResponse fields; one is expected`)

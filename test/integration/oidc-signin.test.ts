@@ -217,6 +217,11 @@ describe('OIDC sign-in', () => {
   })
 
   it('unknown slug at the callback is the envelope 404', async () => {
-    await expectEnvelope(await callback('no-such-op', { code: 'c', state: 's' }, null), 404)
+    await expectEnvelope(await callback('no-such-op', { code: 'c', state: 's' }, null), 404, 'no SSO provider has this slug')
+    // an OIDC provider's callback is GET (the IdP's redirect); a SAML provider's is POST (docs/saml.md)
+    const p = await provider()
+    const post = await anon.raw('POST', `/api/v2/sso/${p.slug}/callback`, 'SAMLResponse=x', { contentType: 'application/x-www-form-urlencoded' })
+    await expectEnvelope(post, 405, 'method POST is not allowed on this path; allowed: GET')
+    expect(post.headers.get('allow')).toBe('GET')
   })
 })
