@@ -208,9 +208,13 @@ describe('edgehound against the real worker', () => {
 
   }, 120_000)
 
-  // SKIPPED (2026-11-29): fails in every whole-suite fresh-clone CI run (two of two: the Cypher answer is not 200
-  // after `analysis run`) and passes alone, in the clone too; cause not found yet (see the session note). The
-  // extension rule itself is covered in the workers suite; this is the CLI end-to-end view of it.
+  // SKIPPED (2026-11-29): failed in two whole-suite fresh-clone CI runs (the Cypher answer is not 200 after
+  // `analysis run`); passed in a third whole-suite fresh-clone run and in every run alone (5), also under
+  // synthetic CPU load. Cause not confirmed. Leading suspect: the token's rate-limit debt. Cypher and path reads
+  // are charged by their measured wall time (src/ratelimit/cost.ts), so on a heavily loaded machine the earlier
+  // cases' reads can leave this token in debt, and the CLI's `request` does not wait out a 429 (only `ingest`
+  // does). When it fails it prints the answer (a 429 envelope would confirm it). The extension rule itself is
+  // covered in the workers suite; this is the CLI end-to-end view of it.
   it.skip('extensions put DIR: its Tier Zero rule applies to a vault ingested afterwards at the next run', async () => {
     // a vault ingested afterwards is Tier Zero once a run has evaluated the rule
     const file = path.join(persist, 'vaults.json')
@@ -232,7 +236,13 @@ describe('edgehound against the real worker', () => {
     const t0 = await cli(['request', 'POST', '/api/v2/graphs/cypher', '-d', JSON.stringify({ query: "MATCH (n:Tag_Tier_Zero) WHERE n.objectid STARTS WITH 'AV-' RETURN n" })])
     // failed once in a fresh-clone CI (2026-11-29 06:0x, code 1) and passes alone: the answer is printed when it fails,
     // with the runs the server lists, to tell an empty answer (404) from a refusal and a run that read too early
-    if (t0.code !== 0) console.error('cypher answer:', t0.out, t0.err, 'runs:', (await cli(['request', 'GET', '/api/v2/analysis'])).out)
+    if (t0.code !== 0)
+      console.error(
+        'cypher answer:', t0.out, t0.err,
+        'ran:', ran.out, ran.err,
+        'runs:', (await cli(['request', 'GET', '/api/v2/analysis'])).out,
+        'selectors:', (await cli(['request', 'GET', '/api/v2/asset-group-tags/1/selectors?type=eq:2'])).out,
+      )
     expect(t0.code, t0.out + t0.err).toBe(0)
     const nodes = Object.values(JSON.parse(t0.out).data.nodes) as { objectId: string; isTierZero: boolean }[]
     expect(nodes.map((n) => [n.objectId, n.isTierZero])).toEqual([['AV-VAULT-1', true]])
