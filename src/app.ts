@@ -31,6 +31,7 @@ import { scheduleRoutes } from './clients/schedules.routes'
 import { wipeRoutes } from './system/wipe.routes'
 import { collectorManifestRoutes } from './clients/manifest.routes'
 import { customNodeRoutes } from './graph/customnodes.routes'
+import { appConfigRoutes } from './appcfg/appcfg.routes'
 
 /** Every route of the service, in one list: the app, the OpenAPI document and the tests all walk it. */
 export const ROUTES: RouteEntry[] = [
@@ -56,6 +57,7 @@ export const ROUTES: RouteEntry[] = [
   ...wipeRoutes,
   ...collectorManifestRoutes,
   ...customNodeRoutes,
+  ...appConfigRoutes,
   ...docsRoutes,
 ]
 

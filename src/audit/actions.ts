@@ -65,5 +65,8 @@ export const AUDIT_ACTIONS = [
   'CreateCustomNodeKind',
   'UpdateCustomNodeKind',
   'DeleteCustomNodeKind',
+  'MutateGraph',
+  'UpdateParameter',
+  'ToggleEarlyAccessFeatureFlag',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

@@ -89,6 +89,11 @@ export const ACTION_SCOPE: Record<AuditAction, 'global' | 'environments'> = {
   CreateCustomNodeKind: 'global',
   UpdateCustomNodeKind: 'global',
   DeleteCustomNodeKind: 'global',
+  // PATCH /api/v2/domains/{id}: the domain's object id, which is its environment's id (the route names it)
+  MutateGraph: 'environments',
+  // application configuration (src/appcfg/): a parameter's or a feature flag's new value, nothing of an environment
+  UpdateParameter: 'global',
+  ToggleEarlyAccessFeatureFlag: 'global',
 }
 
 /** The environments of an entry: their ids, or `unknown` (stored as `*`). */

@@ -28,6 +28,8 @@ import { tokenRoutes } from './tokens.routes'
 import { ssoProviderExists } from '../saml/saml.store'
 import { decideSecretChange, secretExpired } from './secret-change'
 import { checkLoginOtp, mfaRoutes } from './mfa.routes'
+import { storedPasswordExpiration } from '../appcfg/appcfg.store'
+import { passwordExpiresAt } from '../appcfg/parameters'
 
 /** Public shape of a user. Never includes the password hash. */
 export const UserSchema = z
@@ -340,7 +342,8 @@ export const authRoutes: RouteEntry[] = [
         roles: rolesOf(body.roles),
         environment_access: body.all_environments ? { all: true } : { all: false, ids: [...new Set(body.environment_access)] },
         sso_provider_id: body.sso_provider_id ?? null,
-        secret_expires_at: body.needs_password_reset ? now : null,
+        // a password expires at once when a change is forced, else after the configured window (src/appcfg/)
+        secret_expires_at: body.needs_password_reset ? now : body.secret ? passwordExpiresAt(Date.parse(now), await storedPasswordExpiration(c.env.DB)) : null,
         now,
       }, auditOf(c).write({ id }))
       if (!ok) throw new ApiError(409, 'a user with this principal name or email address already exists', 'principal_name')
@@ -407,6 +410,8 @@ export const authRoutes: RouteEntry[] = [
           email: body.email_address,
           principal_name: body.principal_name,
           password_hash: body.secret ? await hashPassword(body.secret) : undefined,
+          // a password set here expires after the configured window (src/appcfg/), as through PUT …/secret
+          secret_expires_at: body.secret ? passwordExpiresAt(Date.parse(nowIso), await storedPasswordExpiration(db)) : undefined,
           // a password change ends the user's sessions, but not the caller's own session making it
           keep_session_id: params.user_id === c.var.principal.userId ? c.var.principal.sessionId : undefined,
           sso_provider_id: body.sso_provider_id,
@@ -498,7 +503,8 @@ export const authRoutes: RouteEntry[] = [
         params.user_id,
         {
           password_hash: await hashPassword(body.secret),
-          secret_expires_at: decision.expiresNow ? nowIso : null,
+          // expired at once when an administrator forces a change, else after the configured window (src/appcfg/)
+          secret_expires_at: decision.expiresNow ? nowIso : passwordExpiresAt(Date.parse(nowIso), await storedPasswordExpiration(db)),
           // the caller's own session survives its own change; every other session of the user ends
           keep_session_id: decision.self ? p.sessionId : undefined,
         },

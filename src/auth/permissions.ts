@@ -22,6 +22,8 @@ export const PERMISSIONS = [
   'db/Wipe', // delete collected data (POST /api/v2/clear-database): administrators, BloodHound's WipeDB
   'clients/Manage', // collector clients, their tokens, jobs and schedules (enterprise collection)
   'clients/Collect', // the collector's own routes (check-in, jobs, ingest): held by client tokens only
+  'app/ReadAppConfig', // read feature flags and configuration parameters (BloodHound's AppReadApplicationConfiguration)
+  'app/WriteAppConfig', // toggle feature flags, set configuration parameters (BloodHound's AppWriteApplicationConfiguration)
 ] as const
 export type Permission = (typeof PERMISSIONS)[number]
 
@@ -39,10 +41,10 @@ export const CLIENT_PERMISSIONS: readonly Permission[] = ['clients/Collect']
 
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   Administrator: PERMISSIONS.filter((p) => p !== 'clients/Collect'),
-  User: ['auth/ManageSelf', 'auth/CreateToken', 'auth/ReadUsers', 'graph/Read', 'graph/Ingest'],
-  'Read-Only': ['auth/ManageSelf', 'auth/CreateToken', 'auth/ReadUsers', 'graph/Read'],
+  User: ['auth/ManageSelf', 'auth/CreateToken', 'auth/ReadUsers', 'graph/Read', 'graph/Ingest', 'app/ReadAppConfig'],
+  'Read-Only': ['auth/ManageSelf', 'auth/CreateToken', 'auth/ReadUsers', 'graph/Read', 'app/ReadAppConfig'],
   'Upload-Only': ['auth/ManageSelf', 'auth/CreateToken', 'graph/Ingest'],
-  Auditor: ['auth/ManageSelf', 'auth/CreateToken', 'auth/ReadUsers', 'graph/Read', 'audit/Read'],
+  Auditor: ['auth/ManageSelf', 'auth/CreateToken', 'auth/ReadUsers', 'graph/Read', 'audit/Read', 'app/ReadAppConfig'],
 }
 
 export function permissionsOf(roles: readonly Role[]): Set<Permission> {

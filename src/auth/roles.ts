@@ -48,6 +48,8 @@ export const PERMISSION_IDS: Readonly<Record<Permission, number>> = {
   'clients/Collect': 13,
   'auth/ReadUsers': 14,
   'db/Wipe': 15,
+  'app/ReadAppConfig': 16,
+  'app/WriteAppConfig': 17,
 }
 
 export interface PermissionJson {

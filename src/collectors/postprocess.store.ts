@@ -50,11 +50,13 @@ ${INSERT_SUFFIX}`
 /**
  * A computer has the Citrix "Direct Access Users" local group (a local group `LocalToComputer` it whose name
  * starts with DIRECT ACCESS USERS, as BloodHound's FetchComputerLocalGroupByName): its CanRDP is the cross
- * product computed in src/collectors/postprocess.ts, not the rules below.
+ * product computed in src/collectors/postprocess.ts, not the rules below. ?2 = 0 (the `analysis.citrix_rdp_support`
+ * parameter turned off, src/appcfg/parameters.ts): no computer is treated as a Citrix host, the rules below apply
+ * to every computer.
  */
-const NOT_CITRIX = (computer: string) => `NOT EXISTS (
+const NOT_CITRIX = (computer: string) => `(?2 = 0 OR NOT EXISTS (
     SELECT 1 FROM edges dl JOIN nodes dn ON dn.id = dl.start_id
-    WHERE dl.end_id = ${computer} AND dl.kind = 'LocalToComputer' AND dn.kind = 'ADLocalGroup' AND upper(dn.name) LIKE 'DIRECT ACCESS USERS%')`
+    WHERE dl.end_id = ${computer} AND dl.kind = 'LocalToComputer' AND dn.kind = 'ADLocalGroup' AND upper(dn.name) LIKE 'DIRECT ACCESS USERS%'))`
 
 /**
  * CanRDP, BloodHound's PostCanRDP with user rights always enforced (its analysis passes enforceURA = true,
@@ -390,6 +392,10 @@ export interface DerivedInput {
   adcs?: AdcsResult
   /** CanRDP on computers with the Citrix group: principal → computer node ids */
   citrixRdp: [number, number][]
+  /** the Citrix rule is on (`analysis.citrix_rdp_support`): computers with the group are left to `citrixRdp` */
+  citrix: boolean
+  /** the NTLM relay relationships are derived (feature flag `ntlm_post_processing`) */
+  ntlm: boolean
 }
 
 /**
@@ -447,9 +453,9 @@ export async function replaceDerivedEdges(db: D1Database, d: DerivedInput): Prom
     db.prepare(PROTECT_ADMIN_GROUPS).bind(d.now),
     db.prepare(HAS_TRUST_KEYS).bind(d.now),
     db.prepare(LOCAL_GROUP_RIGHTS).bind(d.now),
-    db.prepare(RDP_WITH_URA_SHORTCUT).bind(d.now),
-    db.prepare(RDP_WITH_URA_HOLDERS).bind(d.now),
-    db.prepare(RDP_WITH_URA_GROUP_MEMBERS).bind(d.now),
+    db.prepare(RDP_WITH_URA_SHORTCUT).bind(d.now, d.citrix ? 1 : 0),
+    db.prepare(RDP_WITH_URA_HOLDERS).bind(d.now, d.citrix ? 1 : 0),
+    db.prepare(RDP_WITH_URA_GROUP_MEMBERS).bind(d.now, d.citrix ? 1 : 0),
     ...[...(d.adcs?.pairs ?? [])].flatMap(([kind, pairs]) => pairsStatements(db, kind, pairs, d.now)),
     ...(d.adcs?.attackerRules ?? []).flatMap((r) => attackerStatements(db, d.now, r)),
     ...pairsStatements(db, 'DCSync', d.dcsync, d.now),
@@ -457,7 +463,7 @@ export async function replaceDerivedEdges(db: D1Database, d: DerivedInput): Prom
     ...laps,
     ...azureDerivedStatements(db, d.now),
     // after LOCAL_GROUP_RIGHTS (AdminTo) and DN_MEMBERS (MemberOf), which the NTLM rules read
-    ...ntlmStatements(db, d.now, d.adcs?.relayVictims ?? []),
+    ...(d.ntlm ? ntlmStatements(db, d.now, d.adcs?.relayVictims ?? []) : []),
     db.prepare(`SELECT count(*) AS n FROM edges WHERE derived = 1`),
   ]
   // a new derived edge whose random id meets an existing id fails the batch (nothing written): it runs again

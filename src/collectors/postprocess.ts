@@ -29,6 +29,7 @@
 import { crossProductNodeSets, deriveAdcs, Membership, type AdcsNode } from './adcs'
 import { loadAdcsFacts } from './adcs.store'
 import { loadCitrixData, loadReplicationData, replaceDerivedEdges, type CitrixData, type ReplicationData } from './postprocess.store'
+import { analysisSettings } from '../appcfg/appcfg.store'
 import { linkWellKnownNodes } from './wellknown.store'
 
 export interface DomainHolders {
@@ -104,8 +105,13 @@ export async function postProcess(db: D1Database, now: string): Promise<PostProc
   const t1 = Date.now()
   const adcs = deriveAdcs(facts)
   const t2 = Date.now()
-  const citrixRdp = citrixCanRdp(await loadCitrixData(db))
+  // the administrator's settings (src/appcfg/): the Citrix rule (analysis.citrix_rdp_support) and the NTLM
+  // relay relationships (feature flag ntlm_post_processing)
+  const settings = await analysisSettings(db)
+  const citrixRdp = settings.citrixRdp ? citrixCanRdp(await loadCitrixData(db)) : []
   const derivedEdges = await replaceDerivedEdges(db, {
+    citrix: settings.citrixRdp,
+    ntlm: settings.ntlm,
     now,
     dcsync: holders.flatMap((h) => h.dcsync.map((id) => [id, h.domain] as [number, number])),
     lapsSyncers: holders.filter((h) => h.domainsid && h.lapsSyncers.length > 0).map((h) => ({ domainsid: h.domainsid!, holders: h.lapsSyncers })),

@@ -9,7 +9,7 @@ import { graphKinds } from './kinds'
 import { ACCEPTED_TYPES, MAX_UPLOAD_BYTES, uploadParts } from './upload'
 import { validateUpload, writeUpload } from './ingest'
 import { canActOnJob, seesAllJobs } from './job-access'
-import { createJob, endJob, getJob, jobEnvironments, JOB_STATUS, listJobs, recordFailedFile, type JobRecord } from './jobs.store'
+import { createJob, endJob, getJob, jobEnvironments, JOB_STATUS, listJobs, listTasks, recordFailedFile, type JobRecord } from './jobs.store'
 import { JobNotRunningError } from './ingest.store'
 import { Limit, NumericId, Skip } from './params'
 import type { Context } from 'hono'
@@ -59,6 +59,19 @@ const FileResultSchema = z.object({
 })
 
 const JobParams = z.object({ id: NumericId })
+
+const CompletedTaskSchema = z
+  .object({
+    id: z.number().int(),
+    ingest_job_id: z.number().int(),
+    file_name: z.string(),
+    parent_file_name: z.string(),
+    errors: z.array(z.string()),
+    warnings: z.array(z.string()),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'CompletedTask' })
 
 /** The job, if it exists and the caller may act on it; otherwise a 404 (another user's job is absent). */
 async function jobFor(c: Context<AppEnv>, id: number): Promise<JobRecord> {
@@ -191,7 +204,7 @@ export const ingestRoutes: RouteEntry[] = [
         if (e instanceof ApiError && e.status < 500) {
           const errors = e.details.map((d) => ({ file: fileName, context: d.context, message: d.message }))
           // the job's failed-file count and the audit failure row: one batch
-          await recordFailedFile(db, job.id, errors, rfc3339(c.var.now()), auditOf(c).writeFailure(e, { file_name: fileName }))
+          await recordFailedFile(db, job.id, fileName, errors, rfc3339(c.var.now()), auditOf(c).writeFailure(e, { file_name: fileName }))
         }
         throw e
       }
@@ -205,6 +218,7 @@ export const ingestRoutes: RouteEntry[] = [
           environments: checked.environments,
           repeated: checked.repeated,
           warnings: checked.warnings.map((d) => ({ file: fileName, context: d.context, message: d.message })),
+          fileName,
           access: c.var.principal.environmentAccess,
           // the success row is written by the upload's commit batch, the one that makes the file visible
           audit: auditOf(c).write({ file_name: fileName, files: parts.length }),
@@ -221,7 +235,7 @@ export const ingestRoutes: RouteEntry[] = [
             ? e.details.map((d) => ({ file: fileName, context: d.context, message: d.message }))
             : [{ file: fileName, context: 'body', message: 'an internal error interrupted writing this file; nothing of it was written' }]
         // With its audit failure row in the same batch; if that batch fails too, defineRoute writes the failure row.
-        await recordFailedFile(db, job.id, errors, rfc3339(c.var.now()), auditOf(c).writeFailure(e, { file_name: fileName })).catch(() => undefined)
+        await recordFailedFile(db, job.id, fileName, errors, rfc3339(c.var.now()), auditOf(c).writeFailure(e, { file_name: fileName })).catch(() => undefined)
         throw e
       }
       return c.json(
@@ -242,6 +256,35 @@ export const ingestRoutes: RouteEntry[] = [
         },
         202,
       )
+    },
+  ),
+  defineRoute(
+    {
+      method: 'get',
+      path: '/api/v2/file-upload/:id/completed-tasks',
+      operationId: 'GetCompletedTasks',
+      summary: "The files of an upload job, accepted or refused, each with its errors and warnings (BloodHound's completed tasks)",
+      description:
+        'One task per `POST /api/v2/file-upload/{id}` request, recorded with the file in its job: `file_name` (the ' +
+        '`X-File-Upload-Name` header), `errors` (a refused file\'s reasons; an accepted file\'s refused nodes and unmatched ' +
+        'edges; first 100) and `warnings` (first 100), as texts. A zip is one task (`parent_file_name` is empty: its members ' +
+        'are not recorded apart). Your own jobs; administrators see all (another user\'s job: 404). At most `limit` ' +
+        '(default and most 1000) tasks from `skip` (EdgeHound\'s addition, bounding the answer); `count` is the job\'s number of tasks.',
+      tags: ['Graph'],
+      auth: 'graph/Ingest',
+      params: JobParams,
+      query: z.object({ skip: Skip, limit: Limit(1000, 1000) }),
+      responses: {
+        200: {
+          description: 'the tasks, in upload order',
+          schema: z.object({ count: z.number().int(), skip: z.number().int(), limit: z.number().int(), data: z.array(CompletedTaskSchema) }),
+        },
+      },
+    },
+    async (c, { params, query }) => {
+      const job = await jobFor(c, params.id)
+      const { count, tasks } = await listTasks(c.env.DB, job.id, query.skip, query.limit)
+      return c.json({ count, skip: query.skip, limit: query.limit, data: tasks })
     },
   ),
   defineRoute(

@@ -35,6 +35,7 @@
  * This replaces `RETURNING` one row per changed element, which cost a JavaScript object per edge.
  */
 import { appendErrors, appendWarnings, MAX_JOB_ERRORS, type JobErrorEntry } from './jobs.store'
+import { taskErrorText, taskInsert } from './jobs.store'
 import { auditedBatch } from '../audit/audit.store'
 import type { AuditWrite } from '../audit/audit'
 import { NEW_EDGE_ID_SQL, NEW_ID_SQL, withIdRetry } from './ids'
@@ -374,6 +375,8 @@ export interface CommitInput {
   placeholders?: boolean
   /** accepted-but-suspicious findings of validation (src/graph/ingest.ts Checked.warnings), appended to the job's warnings */
   warnings?: JobErrorEntry[]
+  /** the uploaded file's name: the commit records it as one of its job's completed tasks (ingest_job_tasks) */
+  fileName?: string
   /**
    * The request's audit success row (AppendFileUploadJob). The upload's change is this commit batch (the
    * staging rows before it are invisible and discarded on failure), so the row is its last statement.
@@ -410,6 +413,10 @@ const JOB_NOT_RUNNING = 'edgehound: ingest job is not running'
 /** The first MAX_JOB_ERRORS refused nodes and unmatched edges of the upload as a JSON array of job error entries. */
 const UNMATCHED_JSON = `(SELECT json_group_array(json_object('file', file, 'context', context, 'message', message))
   FROM (SELECT file, context, message FROM ingest_unmatched WHERE upload_id = ?1 ORDER BY id LIMIT ${MAX_JOB_ERRORS}))`
+
+/** The upload's refused nodes and unmatched edges as task error texts (?5 = upload id), first MAX_JOB_ERRORS. */
+const TASK_ERRORS_FROM_UNMATCHED = `(SELECT json_group_array(${taskErrorText('context', 'message')})
+  FROM (SELECT context, message FROM ingest_unmatched WHERE upload_id = ?5 ORDER BY id LIMIT ${MAX_JOB_ERRORS}))`
 
 /**
  * Applies a staged upload and records it in its job, as one transaction. The order of the statements
@@ -465,6 +472,8 @@ export async function commitUpload(db: D1Database, u: CommitInput): Promise<Comm
     /* p+15 */ db.prepare(`SELECT changes() AS n`),
     /* p+16 */ db.prepare(`UPDATE ingest_jobs SET edges_changed = edges_changed + changes() WHERE id = ?1`).bind(u.jobId),
     /* p+17 */ db.prepare(`SELECT file, context, message FROM ingest_unmatched WHERE upload_id = ?1 ORDER BY id LIMIT ${MAX_JOB_ERRORS}`).bind(u.uploadId),
+    // the file as a completed task of its job, with its own refused nodes and unmatched edges (read before they go)
+    ...(u.fileName === undefined ? [] : [taskInsert(db, u.jobId, u.fileName, u.now, TASK_ERRORS_FROM_UNMATCHED, u.uploadId, u.warnings ?? [])]),
     /* p+18 */ db.prepare(`DELETE FROM ingest_unmatched WHERE upload_id = ?1`).bind(u.uploadId),
     // Stale rows of interrupted uploads go too, except the posts a running collector job is holding until it
     // ends (client_job_posts; a job may run for hours).

@@ -177,6 +177,8 @@ export interface WriteInput {
   repeated?: Checked['repeated']
   /** from pass 1 (Checked.warnings), with the file's name: recorded in the job by the commit batch */
   warnings?: JobErrorEntry[]
+  /** the uploaded file's name: the commit batch records it as a completed task of the job */
+  fileName?: string
   /** the writer's environment access; absent = all environments */
   access?: EnvironmentAccess
   /** MAX_STAGING_STATEMENTS unless given (tests) */
@@ -325,6 +327,7 @@ export async function writeUpload(db: D1Database, w: WriteInput): Promise<Ingest
       environmentKinds: [...w.ctx.environmentTypes.keys()],
       access,
       warnings: w.warnings ?? [],
+      fileName: w.fileName,
       audit: w.audit,
     })
     return { nodes: staged.nodes, edges: staged.edges, ...done, warnings: w.warnings ?? [], environments }

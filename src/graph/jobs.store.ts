@@ -116,11 +116,73 @@ export const appendErrors = (entries: string): string => appendTo('errors', entr
 /** Warnings are kept apart from errors: a warning never counts as an error or fails a file. */
 export const appendWarnings = (entries: string): string => appendTo('warnings', entries)
 
+// ---- completed tasks (GET /api/v2/file-upload/{id}/completed-tasks): one row per uploaded file ----------------
+
+/** A job error entry as the text of a completed task's error (BloodHound's tasks carry strings). */
+export const taskErrorText = (context: string, message: string): string => `CASE WHEN ${context} = '' THEN ${message} ELSE ${context} || ': ' || ${message} END`
+
+const entryText = (e: { context: string; message: string }): string => (e.context === '' ? e.message : `${e.context}: ${e.message}`)
+
 /**
- * Records a failed file in its job, with the request's audit failure row (AppendFileUploadJob, failure) in
- * the same batch: the job's count of failed files and the log's entry for that failure go together.
+ * The statement recording an uploaded file as a completed task of its job, for the batch that records the file
+ * in the job. `errorsSql` is an SQL expression of the errors' JSON array that may read ?5 (`errorsParam`).
  */
-export async function recordFailedFile(db: D1Database, jobId: number, errors: JobErrorEntry[], now: string, audit: AuditWrite): Promise<void> {
+export function taskInsert(
+  db: D1Database,
+  jobId: number,
+  fileName: string,
+  now: string,
+  errorsSql: string,
+  errorsParam: string | null,
+  warnings: readonly JobErrorEntry[],
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO ingest_job_tasks (job_id, file_name, parent_file_name, errors, warnings, created_at)
+       SELECT ?1, ?2, '', ${errorsSql}, ?4, ?3 WHERE EXISTS (SELECT 1 FROM ingest_jobs WHERE id = ?1)`,
+    )
+    .bind(jobId, fileName, now, JSON.stringify(warnings.slice(0, MAX_JOB_ERRORS).map(entryText)), errorsParam)
+}
+
+export interface CompletedTask {
+  id: number
+  ingest_job_id: number
+  file_name: string
+  parent_file_name: string
+  errors: string[]
+  warnings: string[]
+  created_at: string
+  updated_at: string
+}
+
+/** A page of the completed tasks of a job, in the order its files were recorded, and their number. */
+export async function listTasks(db: D1Database, jobId: number, skip: number, limit: number): Promise<{ count: number; tasks: CompletedTask[] }> {
+  const [n, page] = await db.batch([
+    db.prepare(`SELECT count(*) AS n FROM ingest_job_tasks WHERE job_id = ?1`).bind(jobId),
+    db
+      .prepare(`SELECT id, job_id, file_name, parent_file_name, errors, warnings, created_at FROM ingest_job_tasks WHERE job_id = ?1 ORDER BY id LIMIT ?2 OFFSET ?3`)
+      .bind(jobId, limit, skip),
+  ])
+  const results = page.results as { id: number; job_id: number; file_name: string; parent_file_name: string; errors: string; warnings: string; created_at: string }[]
+  const tasks = results.map((r) => ({
+    id: r.id,
+    ingest_job_id: r.job_id,
+    file_name: r.file_name,
+    parent_file_name: r.parent_file_name,
+    errors: JSON.parse(r.errors) as string[],
+    warnings: JSON.parse(r.warnings) as string[],
+    created_at: r.created_at,
+    updated_at: r.created_at,
+  }))
+  return { count: (n.results[0] as { n: number }).n, tasks }
+}
+
+/**
+ * Records a failed file in its job, and as one of its completed tasks (with its errors), with the request's
+ * audit failure row (AppendFileUploadJob, failure) in the same batch: the job's count of failed files, the task
+ * and the log's entry for that failure go together.
+ */
+export async function recordFailedFile(db: D1Database, jobId: number, fileName: string, errors: JobErrorEntry[], now: string, audit: AuditWrite): Promise<void> {
   await auditedBatch(
     db,
     [
@@ -131,6 +193,7 @@ export async function recordFailedFile(db: D1Database, jobId: number, errors: Jo
            WHERE id = ?1`,
         )
         .bind(jobId, JSON.stringify(errors.slice(0, MAX_JOB_ERRORS)), now, errors.length),
+      taskInsert(db, jobId, fileName, now, '?5', JSON.stringify(errors.slice(0, MAX_JOB_ERRORS).map(entryText)), []),
     ],
     audit,
     { ifChanged: 0 },

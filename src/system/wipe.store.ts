@@ -102,6 +102,7 @@ export async function recordWipe(db: D1Database, r: WipeRequest, audit: AuditWri
   if (r.fileIngestHistory) {
     const ended = `(SELECT id FROM ingest_jobs WHERE status != ${JOB_STATUS.running})`
     s.push(db.prepare(`DELETE FROM ingest_job_environments WHERE job_id IN ${ended}`))
+    s.push(db.prepare(`DELETE FROM ingest_job_tasks WHERE job_id IN ${ended}`))
     jobsAt = s.length
     s.push(db.prepare(`DELETE FROM ingest_jobs WHERE status != ${JOB_STATUS.running}`))
   }

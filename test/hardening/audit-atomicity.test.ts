@@ -466,7 +466,7 @@ const CASES: Case[] = [
     rows: intentAnd('AppendFileUploadJob'),
     changes: ['nodes', 'edges', 'ingest_jobs'],
     // the commit failed: the job counts the failed file (its ledger), with the failure row in that batch
-    mayChangeOnFailure: ['ingest_jobs'],
+    mayChangeOnFailure: ['ingest_jobs', 'ingest_job_tasks'],
     fields: ([s]) => expect(s).toMatchObject({ file_name: 'UnknownFileName.json', files: 1, nodes_received: 2, edges_received: 1 }),
   },
   {
@@ -807,6 +807,35 @@ const CASES: Case[] = [
     rows: intentAnd('DeleteCustomNodeKind'),
     changes: ['custom_node_kinds'],
     fields: (s, k) => expect(s[0].kind).toBe(k),
+  },
+  {
+    name: "set a domain's collected flag",
+    route: 'PATCH /api/v2/domains/:object_id',
+    prepare: async () => {
+      const sid = `S-1-5-21-9${Date.now() % 100000}-${uniq().replace(/[^0-9]/g, '1')}`
+      await insertGraph(env.DB, [{ objectid: sid, kinds: ['Domain'], name: `AA-${sid}.EXAMPLE`, environment_id: sid, properties: { collected: false } }], [])
+      return sid
+    },
+    act: (sid) => json('PATCH', `/api/v2/domains/${sid as string}`, { collected: true }),
+    rows: intentAnd('MutateGraph'),
+    changes: ['nodes'],
+    fields: ([s], sid) => expect(s).toMatchObject({ objectid: sid, collected: true }),
+  },
+  {
+    name: 'set a configuration parameter',
+    route: 'PUT /api/v2/config',
+    act: () => json('PUT', '/api/v2/config', { key: 'auth.password_expiration_window', value: { duration: `P${90 + Math.floor(Math.random() * 100)}D` } }),
+    rows: intentAnd('UpdateParameter'),
+    changes: ['app_config_parameters'],
+    fields: ([s]) => expect(s).toMatchObject({ parameter: 'auth.password_expiration_window' }),
+  },
+  {
+    name: 'toggle a feature flag',
+    route: 'PUT /api/v2/features/:feature_id/toggle',
+    act: () => json('PUT', '/api/v2/features/1/toggle'),
+    rows: intentAnd('ToggleEarlyAccessFeatureFlag'),
+    changes: ['feature_flags'],
+    fields: ([s]) => expect(s).toMatchObject({ feature_id: 1, flag: 'ntlm_post_processing' }),
   },
 ]
 

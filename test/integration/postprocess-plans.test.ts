@@ -71,6 +71,8 @@ async function capturedStatements(): Promise<Captured[]> {
     dcsync: [[5, 1]],
     lapsSyncers: [{ domainsid: 'S-1-5-21-1', holders: [5] }],
     citrixRdp: [[5, 1]],
+    citrix: true,
+    ntlm: true,
     adcs: {
       pairs: new Map([['GoldenCert', [[5, 1]]]]),
       attackerRules: [

@@ -120,6 +120,11 @@ const WRITERS: Record<string, Writer> = {
     why: 'inserts groups with environment_kind NULL (not environment nodes); on conflict sets kind, kinds and updated_at only',
     shownBy: null,
   },
+  'src/graph/domain.store.ts setDomainCollected': {
+    tables: ['nodes'],
+    why: "sets a Domain node's properties (its `collected` flag) and updated_at only: the answer reads objectid, name and environment_kind, and its `collected` comes from environment_collections",
+    shownBy: null,
+  },
 }
 
 /** Comments blanked (lengths kept, so line numbers hold): a comment that quotes SQL is not a writer. */

@@ -43,7 +43,8 @@ describe('BloodHound CE routes', () => {
 
   it('every route is served or listed in docs/compatibility.md with a reason; the list names nothing else', () => {
     const docs = listed()
-    expect(docs.size).toBeGreaterThan(0)
+    // the section itself must be there (an empty list is a finding only when the section was not parsed)
+    expect(compatibility).toMatch(/^## Routes not served yet$/m)
     const unaccounted = routes.filter((r) => !hasRoute(r) && !docs.has(refKey(r))).map(refKey)
     expect(unaccounted, 'served by nothing and not listed').toEqual([])
     const known = new Set(routes.map(refKey))
