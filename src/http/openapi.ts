@@ -151,7 +151,13 @@ export function buildOpenApi(routes: RouteEntry[], serverUrl?: string) {
       if (d.body.kind === 'json')
         requestBody = { required: d.body.required !== false, content: { 'application/json': { schema: jsonSchema(d.body.schema, 'input') } } }
       else if (d.body.kind === 'form')
-        requestBody = { required: true, content: { 'multipart/form-data': { schema: jsonSchema(d.body.schema, 'input') } } }
+        requestBody = {
+          required: true,
+          content: {
+            'multipart/form-data': { schema: jsonSchema(d.body.schema, 'input') },
+            ...(d.body.json ? { 'application/json': { schema: jsonSchema(d.body.json, 'input') } } : {}),
+          },
+        }
       else
         requestBody = {
           required: true,

@@ -23,7 +23,17 @@ export type AuthRequirement = 'public' | 'authenticated' | Permission
 
 export type BodySpec =
   | { kind: 'json'; schema: z.ZodType; maxBytes?: number; required?: boolean }
-  | { kind: 'form'; schema: z.ZodType; maxBytes: number }
+  | {
+      kind: 'form'
+      schema: z.ZodType
+      maxBytes: number
+      /**
+       * A JSON body is accepted too (Content-Type application/json), validated by this schema. The handler then
+       * gets `{ json }` instead of `{ form }` and decides which it takes (one BloodHound route, PATCH of an SSO
+       * provider, is multipart for SAML providers and JSON for OIDC ones).
+       */
+      json?: z.ZodType
+    }
   | {
       kind: 'raw'
       contentTypes: string[]
@@ -103,7 +113,13 @@ export interface RouteDef<
 }
 
 type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined
-type BodyOf<B> = B extends { kind: 'json' | 'form'; schema: infer S } ? Infer<S> : B extends { kind: 'raw' } ? ArrayBuffer : undefined
+type BodyOf<B> = B extends { kind: 'form'; schema: infer S; json: infer J }
+  ? { form: Infer<S>; json?: never } | { json: Infer<J>; form?: never }
+  : B extends { kind: 'json' | 'form'; schema: infer S }
+    ? Infer<S>
+    : B extends { kind: 'raw' }
+      ? ArrayBuffer
+      : undefined
 
 export interface RouteInput<P, Q, B> {
   params: Infer<P>
@@ -137,15 +153,18 @@ function validationHook(prefix: string) {
   }
 }
 
+const isJsonType = (mt: string) => mt === 'application/json' || /^application\/[a-z0-9.+-]*\+json$/.test(mt)
+
 async function readBody(c: Context<AppEnv>, spec: BodySpec): Promise<unknown> {
   const mt = mediaType(c)
-  if (spec.kind === 'json') {
+  if (spec.kind === 'json' || (spec.kind === 'form' && spec.json && isJsonType(mt))) {
+    const required = spec.kind === 'json' ? spec.required : true
     const buf = await c.req.arrayBuffer()
     if (buf.byteLength === 0) {
-      if (spec.required === false) return undefined
+      if (required === false) return undefined
       throw new ApiError(400, 'a JSON request body is required', 'body')
     }
-    if (mt !== 'application/json' && !/^application\/[a-z0-9.+-]*\+json$/.test(mt))
+    if (!isJsonType(mt))
       throw new ApiError(415, `unsupported content type "${mt || '(none)'}": expected application/json`, 'content-type')
     let text: string
     try {
@@ -161,7 +180,7 @@ async function readBody(c: Context<AppEnv>, spec: BodySpec): Promise<unknown> {
   }
   if (spec.kind === 'form') {
     if (mt !== 'multipart/form-data')
-      throw new ApiError(415, `unsupported content type "${mt || '(none)'}": expected multipart/form-data`, 'content-type')
+      throw new ApiError(415, `unsupported content type "${mt || '(none)'}": expected multipart/form-data${spec.json ? ' or application/json' : ''}`, 'content-type')
     let form: FormData
     try {
       form = await c.req.formData()
@@ -238,7 +257,9 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
     let body: unknown
     if (def.body) {
       const raw = await readBody(c, def.body)
-      body = def.body.kind === 'raw' || raw === undefined ? raw : parseOrThrow(def.body.schema, raw, def.body.kind === 'form' ? 'form.' : '')
+      if (def.body.kind === 'form' && def.body.json)
+        body = isJsonType(mediaType(c)) ? { json: parseOrThrow(def.body.json, raw, '') } : { form: parseOrThrow(def.body.schema, raw, 'form.') }
+      else body = def.body.kind === 'raw' || raw === undefined ? raw : parseOrThrow(def.body.schema, raw, def.body.kind === 'form' ? 'form.' : '')
     }
     const input = { params, query, body } as RouteInput<P, Q, B>
     const decl = def.audit

@@ -20,7 +20,15 @@ import { signInPrincipal } from '../saml/sso.routes'
 import { openTokenKey, sealTokenKey } from '../auth/token-crypto'
 import { boundRef, clearLoginCookie, LOGIN_TTL_SECONDS, loginCookie, pkceChallenge, randomToken } from './binding'
 import { discover, DiscoveryError, fetchJson } from './discovery'
-import { consumeLoginState, createOidcProvider, getOidcProviderBySlug, recordLoginState, ssoProviderTypeBySlug, type OidcProviderRecord } from './oidc.store'
+import {
+  consumeLoginState,
+  createOidcProvider,
+  getOidcProviderBySlug,
+  recordLoginState,
+  ssoProviderTypeBySlug,
+  updateOidcProvider as storeUpdateOidcProvider,
+  type OidcProviderRecord,
+} from './oidc.store'
 import { oidcCallbackUrl, oidcProviderJson, OidcProviderSchema } from './oidc.json'
 import { OidcTokenError, timingSafeEqual, verifyIdToken, type VerifiedIdToken } from './verify'
 
@@ -56,6 +64,72 @@ const CreateBody = z.object({
     })
     .optional(),
 })
+
+/**
+ * PATCH /api/v2/sso-providers/{id} for an OIDC provider (BloodHound's UpdateOIDCProviderRequest): JSON, every field
+ * optional; `config.auto_provision.*` merged into the current settings; the extra `client_secret` replaces the
+ * secret (null removes it: a public client).
+ */
+export const UpdateOidcBody = z
+  .object({
+    name: z.string().max(400).optional(),
+    client_id: z.string().min(1, 'client_id must not be empty').max(1000).optional(),
+    issuer: httpsIssuer.optional(),
+    client_secret: z.string().min(1).max(4000).nullable().optional().describe('extra: a new client secret (sealed at rest), or null for none'),
+    config: z
+      .object({
+        auto_provision: z
+          .object({ enabled: z.boolean().optional(), default_role_id: z.number().int().optional(), role_provision: z.boolean().optional() })
+          .optional(),
+      })
+      .optional(),
+  })
+  .strict()
+
+/**
+ * Applies an update to an OIDC provider, all of it or nothing (one batch with the audit entry). The sealed
+ * client secret is bound to the issuer and client id (its additional data), so when either changes and no new
+ * secret is given, the current one is opened and sealed again for the new pair.
+ */
+export async function updateOidcProvider(c: Context<AppEnv>, current: OidcProviderRecord, body: z.infer<typeof UpdateOidcBody>): Promise<Response> {
+  let { name, slug } = current
+  if (body.name !== undefined) {
+    const n = checkName(body.name)
+    if (!n.ok) throw new ApiError(400, n.message, 'name')
+    ;({ name, slug } = n)
+  }
+  const cfg = applyAutoProvision(current.auto_provision, body.config?.auto_provision ?? {})
+  if (!cfg.ok) throw new ApiError(400, cfg.message, cfg.context.replace(/^form\./, ''))
+  const next = { client_id: body.client_id ?? current.client_id, issuer: body.issuer ?? current.issuer }
+  const key = c.var.config.TOKEN_ENCRYPTION_KEY
+  let sealed: string | null
+  if (body.client_secret === null) sealed = null
+  else if (body.client_secret !== undefined) sealed = await sealTokenKey(key, secretAad(next), body.client_secret)
+  else if (current.client_secret_sealed && (next.client_id !== current.client_id || next.issuer !== current.issuer))
+    sealed = await sealTokenKey(key, secretAad(next), await openTokenKey(key, secretAad(current), current.client_secret_sealed))
+  else sealed = current.client_secret_sealed
+  try {
+    const updated = await storeUpdateOidcProvider(
+      c.env.DB,
+      { ssoProviderId: current.sso_provider_id, name, slug, ...next, client_secret_sealed: sealed, auto_provision: cfg.config, now: rfc3339(c.var.now()) },
+      auditOf(c).write({
+        name,
+        slug,
+        issuer: next.issuer,
+        client_id: next.client_id,
+        // whether the client secret changed (a field named after the secret would be dropped by the audit scrubber)
+        confidential_client: body.client_secret === undefined ? 'unchanged' : body.client_secret === null ? 'removed' : 'replaced',
+      }),
+    )
+    if (!updated) throw new ApiError(404, 'resource not found', 'sso_provider_id')
+    return c.json({ data: oidcProviderJson(updated, baseUrl(c)) })
+  } catch (e) {
+    const violated = uniqueViolation(e)
+    if (!violated) throw e
+    const taken = (await takenKey(c.env.DB, name, slug, current.sso_provider_id)) ?? violated
+    throw new ApiError(409, taken === 'name' ? `sso provider name must be unique: a provider named "${name}" already exists` : `sso provider name must be unique: another provider already has the slug "${slug}"`, 'name')
+  }
+}
 
 /** Starts an OIDC sign-in: a login-state row, the binding cookie, 302 to the authorization endpoint. */
 export async function startOidcLogin(c: Context<AppEnv>, p: OidcProviderRecord, relay: string | null): Promise<Response> {

@@ -65,6 +65,42 @@ export async function createOidcProvider(db: D1Database, p: NewOidcProvider, aud
   return toRecord(row)
 }
 
+export interface OidcProviderUpdate {
+  ssoProviderId: number
+  name: string
+  slug: string
+  client_id: string
+  issuer: string
+  /** the secret sealed for the new issuer and client id (re-sealed when they change), or null for none */
+  client_secret_sealed: string | null
+  auto_provision: AutoProvision
+  now: string
+}
+
+/**
+ * Replaces an OIDC provider's settings in one batch with its audit entry (both rows and the read-back). Null
+ * when the provider no longer exists (deleted meanwhile): nothing was written.
+ */
+export async function updateOidcProvider(db: D1Database, p: OidcProviderUpdate, audit: AuditWrite): Promise<OidcProviderRecord | null> {
+  const results = await auditedBatch(
+    db,
+    [
+      db
+        .prepare(`UPDATE sso_providers SET name = ?, slug = ?, config = ?, updated_at = ? WHERE id = ? AND type = ?`)
+        .bind(p.name, p.slug, configJson(p.auto_provision), p.now, p.ssoProviderId, SSO_TYPE_OIDC),
+      db
+        .prepare(`UPDATE oidc_providers SET client_id = ?, issuer = ?, client_secret_sealed = ?, updated_at = ? WHERE sso_provider_id = ?`)
+        .bind(p.client_id, p.issuer, p.client_secret_sealed, p.now, p.ssoProviderId),
+      db.prepare(`${SELECT} WHERE o.sso_provider_id = ?`).bind(p.ssoProviderId),
+    ],
+    audit,
+    // the audit entry only when the provider row was there to change
+    { ifChanged: 0 },
+  )
+  const row = results[2].results[0] as Row | undefined
+  return row ? toRecord(row) : null
+}
+
 export async function getOidcProviderBySlug(db: D1Database, slug: string): Promise<OidcProviderRecord | null> {
   const r = await db.prepare(`${SELECT} WHERE s.slug = ?`).bind(slug).first<Row>()
   return r ? toRecord(r) : null

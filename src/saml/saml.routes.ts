@@ -41,8 +41,9 @@ import {
 } from './saml.store'
 import { spMetadataXml, spUrls } from './sp'
 import { ssoFlowRoutes } from './sso.routes'
-import { OidcSsoProviderSchema, oidcSsoProviderJson } from '../oidc/oidc.json'
-import { listOidcProviders } from '../oidc/oidc.store'
+import { OidcProviderSchema, OidcSsoProviderSchema, oidcSsoProviderJson } from '../oidc/oidc.json'
+import { getOidcProviderBySsoId, listOidcProviders } from '../oidc/oidc.store'
+import { UpdateOidcBody, updateOidcProvider } from '../oidc/oidc.routes'
 import { UserSchema, userJson } from '../auth/auth.routes'
 import type { SignInOptions } from './saml.store'
 
@@ -371,23 +372,32 @@ export const samlRoutes: RouteEntry[] = [
       path: '/api/v2/sso-providers/:sso_provider_id',
       operationId: 'UpdateSsoProvider',
       audit: { action: 'UpdateSSOIdentityProvider', fields: ({ params }) => ({ ...(params as object) }) },
-      summary: 'Update an SSO provider: rename, replace the metadata, change the auto-provisioning config',
+      summary: 'Update an SSO provider: rename, replace the metadata or the OIDC settings, change the auto-provisioning config',
       description:
-        'multipart/form-data; every field optional, each at most once: `name`, `metadata` (validated as on create), ' +
-        '`config.auto_provision.*` (merged into the current config). All changes are written together or not at all.',
+        'A SAML provider: multipart/form-data; every field optional, each at most once: `name`, `metadata` (validated as on create), ' +
+        '`config.auto_provision.*` (merged into the current config). An OIDC provider: JSON `{name?, client_id?, issuer?, ' +
+        'client_secret?, config?: {auto_provision?}}` (BloodHound\'s UpdateOIDCProviderRequest; `client_secret` is an extra, null ' +
+        'removes it). The other body type for a provider is a 415. All changes are written together or not at all.',
       tags: ['Auth', 'Community', 'Enterprise'],
       auth: 'auth/ManageProviders',
       replay: { once: 'SSO provider change (who may sign in, with which role): a copy could undo an administrator\'s correction' },
       params: idParam('sso_provider_id'),
-      body: { kind: 'form', schema: UpdateProviderForm, maxBytes: MAX_FORM_BYTES },
+      body: { kind: 'form', schema: UpdateProviderForm, maxBytes: MAX_FORM_BYTES, json: UpdateOidcBody },
       responses: {
-        200: { description: 'the updated SAML provider', schema: z.object({ data: SamlProviderSchema }) },
+        200: { description: 'the updated SAML or OIDC provider', schema: z.object({ data: z.union([SamlProviderSchema, OidcProviderSchema]) }) },
         409: { description: 'another provider has this name or slug' },
       },
     },
-    async (c, { params, body }) => {
+    async (c, { params, body: sent }) => {
       const current = await getProviderBySsoId(c.env.DB, params.sso_provider_id)
-      if (!current) throw new ApiError(404, 'resource not found', 'sso_provider_id')
+      if (!current) {
+        const oidc = await getOidcProviderBySsoId(c.env.DB, params.sso_provider_id)
+        if (!oidc) throw new ApiError(404, 'resource not found', 'sso_provider_id')
+        if (!sent.json) throw new ApiError(415, 'an OIDC provider is updated with a JSON body (Content-Type application/json)', 'content-type')
+        return updateOidcProvider(c, oidc, sent.json)
+      }
+      if (!sent.form) throw new ApiError(415, 'a SAML provider is updated with a multipart/form-data body', 'content-type')
+      const body = sent.form
       const named = body.name === undefined ? undefined : nameOrThrow(body.name)
       const patch = autoProvisionPatch(body)
       const signIn = signInPatch(body)

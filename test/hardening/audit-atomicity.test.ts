@@ -376,6 +376,22 @@ const CASES: Case[] = [
     fields: ([s]) => expect(s).toMatchObject({ metadata_replaced: true }),
   },
   {
+    name: 'update an OIDC provider (JSON): rename and a new client secret',
+    route: 'PATCH /api/v2/sso-providers/:sso_provider_id',
+    prepare: async () => {
+      const r = await json('POST', '/api/v2/sso-providers/oidc', { name: `audit-oidc-${uniq()}`, client_id: OP_CLIENT, issuer: OP_ISSUER })
+      expect(r.status).toBe(201)
+      return ((await r.json()) as { data: { sso_provider_id: number } }).data.sso_provider_id
+    },
+    act: (sso) => json('PATCH', `/api/v2/sso-providers/${sso}`, { name: `audit-oidc-renamed-${uniq()}`, client_secret: 'patched-secret' }),
+    rows: intentAnd('UpdateSSOIdentityProvider'),
+    changes: ['sso_providers', 'oidc_providers'],
+    fields: (success) => {
+      expect(success[0]).toMatchObject({ confidential_client: 'replaced' })
+      expect(JSON.stringify(success)).not.toContain('patched-secret')
+    },
+  },
+  {
     name: 'delete an SSO provider',
     route: 'DELETE /api/v2/sso-providers/:sso_provider_id',
     prepare: async () => ssoId((await createSamlProvider(admin, { name: `audit-${uniq()}`, metadata: OKTA })).data.sso_provider_id),

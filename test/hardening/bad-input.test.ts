@@ -337,7 +337,9 @@ describe('bad input on every route', () => {
           const before = await settledDigest()
           const target = targetOf(r, pooledPath(r))
           const cases: { ct: string | null; body: string; expect: number[] }[] = [
-            { ct: 'application/json', body: JSON.stringify(Object.fromEntries(keys.map((k) => [k, 'x']))), expect: [415] },
+            // a form route that also takes JSON (`json` in its body spec: PATCH of an SSO provider, JSON for OIDC ones)
+            // validates it instead: 400 (these values), 404 (no such resource) or 415 (this resource takes the form)
+            { ct: 'application/json', body: JSON.stringify(Object.fromEntries(keys.map((k) => [k, 'x']))), expect: (r.def.body as { json?: unknown }).json ? [400, 404, 415] : [415] },
             { ct: null, body: 'name=x', expect: [415] },
             { ct: 'application/x-www-form-urlencoded', body: keys.map((k) => `${k}=x`).join('&'), expect: [415] },
             { ct: 'text/xml', body: '<x/>', expect: [415] },

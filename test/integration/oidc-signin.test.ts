@@ -173,6 +173,49 @@ describe('OIDC sign-in', () => {
     expect(rows).toBe(1)
   })
 
+  it('PATCH /api/v2/sso-providers/{id} updates an OIDC provider from JSON: rename, provisioning, client id (the secret sealed again), secret removed', async () => {
+    const p = await provider({ client_secret: 'kept-secret' })
+    const patch = (body: unknown, contentType = 'application/json') =>
+      admin.raw('PATCH', `/api/v2/sso-providers/${p.sso_provider_id}`, typeof body === 'string' || body instanceof FormData ? body : JSON.stringify(body), { contentType })
+    const renamed = await patch({ name: `Renamed ${p.slug}`, config: { auto_provision: { enabled: true, default_role_id: 3 } } })
+    expect(renamed.status).toBe(200)
+    const r = ((await renamed.json()) as { data: Record<string, unknown> }).data
+    expect(r).toMatchObject({ name: `Renamed ${p.slug}`, slug: `renamed-${p.slug}`, client_id: CLIENT, issuer: ISSUER, has_client_secret: true })
+    expect(r.config).toEqual({ auto_provision: { enabled: true, default_role_id: 3, role_provision: false } })
+    // another client id and back: the secret is bound to (issuer, client id), so it is opened and sealed again each time
+    const sealed0 = await env.DB.prepare('SELECT client_secret_sealed FROM oidc_providers WHERE sso_provider_id = ?').bind(p.sso_provider_id).first<string>('client_secret_sealed')
+    expect((await patch({ client_id: 'another-client' })).status).toBe(200)
+    expect((await patch({ client_id: CLIENT })).status).toBe(200)
+    const sealed2 = await env.DB.prepare('SELECT client_secret_sealed FROM oidc_providers WHERE sso_provider_id = ?').bind(p.sso_provider_id).first<string>('client_secret_sealed')
+    expect(sealed2).not.toBe(sealed0)
+    // ... and the token request still carries it: a sign-in through the renamed provider
+    const slug = r.slug as string
+    const l = await login(slug)
+    op.answerWithIdToken(l.params.get('nonce')!, { email: `patched-${slug}@corp.example` })
+    expect((await callback(slug, { code: 'c', state: l.params.get('state')! }, l.cookie)).headers.get('location')).toBe(`${BASE}/ui`)
+    expect(op.tokenRequests.at(-1)!.auth).toBe(`Basic ${btoa(`${CLIENT}:kept-secret`)}`)
+    // null removes the secret: a public client
+    const removed = await patch({ client_secret: null })
+    expect(((await removed.json()) as { data: { has_client_secret: boolean } }).data.has_client_secret).toBe(false)
+    expect(await env.DB.prepare('SELECT client_secret_sealed FROM oidc_providers WHERE sso_provider_id = ?').bind(p.sso_provider_id).first<string | null>('client_secret_sealed')).toBeNull()
+    // refusals, each the envelope, nothing changed: plain-http issuer, unknown field, a form body, a taken name
+    await expectEnvelope(await patch({ issuer: 'http://plain.example' }), 400, 'issuer url is invalid')
+    await expectEnvelope(await patch({ client_id: CLIENT, colour: 'red' }), 400)
+    const form = new FormData()
+    form.set('name', 'Form name')
+    await expectEnvelope(await admin.raw('PATCH', `/api/v2/sso-providers/${p.sso_provider_id}`, form), 415, 'an OIDC provider is updated with a JSON body')
+    const other = await provider()
+    await expectEnvelope(await admin.raw('PATCH', `/api/v2/sso-providers/${other.sso_provider_id}`, JSON.stringify({ name: `Renamed ${p.slug}` }), { contentType: 'application/json' }), 409, 'must be unique')
+    const row = await env.DB.prepare('SELECT s.name, o.issuer FROM sso_providers s JOIN oidc_providers o ON o.sso_provider_id = s.id WHERE s.id = ?').bind(p.sso_provider_id).first()
+    expect(row).toEqual({ name: `Renamed ${p.slug}`, issuer: ISSUER })
+    await expectEnvelope(await admin.raw('PATCH', '/api/v2/sso-providers/999999', JSON.stringify({ name: 'x' }), { contentType: 'application/json' }), 404)
+    // each successful change is audited once
+    const audited = await env.DB.prepare(`SELECT COUNT(*) AS n FROM audit_logs WHERE action = 'UpdateSSOIdentityProvider' AND status = 'success' AND CAST(fields ->> 'sso_provider_id' AS TEXT) = ?`)
+      .bind(String(p.sso_provider_id))
+      .first<number>('n')
+    expect(audited).toBe(4)
+  })
+
   it('listed by GET /api/v2/sso-providers as type OIDC; DELETE /api/v2/sso-providers/{id} removes it and unlinks its users', async () => {
     const p = await provider({ config: { auto_provision: { enabled: true, default_role_id: 3 } } })
     const listed = ((await (await admin.raw('GET', '/api/v2/sso-providers')).json()) as { data: { id: number; type: string; details: Record<string, unknown>; login_uri: string }[] }).data

@@ -290,6 +290,11 @@ describe('PATCH /api/v2/sso-providers/{id}', () => {
     const conflict = await expectEnvelope(await patch({ name: other.name, metadata: IDP_FIXTURES['keycloak.xml'] }), 409, 'sso provider name must be unique')
     expect(conflict.errors[0].context).toBe('form.name')
     await expectEnvelope(await patch({ name: other.name.toUpperCase() }), 409, `another provider already has the slug "${slugOf(other.name)}"`)
+    // a JSON body is how an OIDC provider is updated; for a SAML provider it is a 415, nothing applied
+    const json = await admin.raw('PATCH', `/api/v2/sso-providers/${id}`, JSON.stringify({ name: 'Renamed By JSON' }), { contentType: 'application/json' })
+    await expectEnvelope(json, 415, 'a SAML provider is updated with a multipart/form-data body')
+    const plain = await admin.raw('PATCH', `/api/v2/sso-providers/${id}`, 'name=x', { contentType: 'text/plain' })
+    await expectEnvelope(plain, 415, 'expected multipart/form-data or application/json')
     expect(await samlTables()).toEqual(before)
   })
 
