@@ -51,18 +51,21 @@ const httpsIssuer = z
     }
   }, 'issuer url is invalid: an https URL without query, fragment or credentials')
 
+/** `config` of a create or update: the auto-provisioning fields, each optional (merged into the current ones). */
+const ProvisioningInput = z
+  .object({
+    auto_provision: z
+      .object({ enabled: z.boolean().optional(), default_role_id: z.number().int().optional(), role_provision: z.boolean().optional() })
+      .optional(),
+  })
+  .optional()
+
 const CreateBody = z.object({
   name: z.string().max(400),
   client_id: z.string().min(1, 'client_id is required').max(1000),
   issuer: httpsIssuer,
   client_secret: z.string().min(1).max(4000).optional().describe('extra: for a confidential client (client_secret_basic); sealed at rest, never returned'),
-  config: z
-    .object({
-      auto_provision: z
-        .object({ enabled: z.boolean().optional(), default_role_id: z.number().int().optional(), role_provision: z.boolean().optional() })
-        .optional(),
-    })
-    .optional(),
+  config: ProvisioningInput,
 })
 
 /**
@@ -76,13 +79,7 @@ export const UpdateOidcBody = z
     client_id: z.string().min(1, 'client_id must not be empty').max(1000).optional(),
     issuer: httpsIssuer.optional(),
     client_secret: z.string().min(1).max(4000).nullable().optional().describe('extra: a new client secret (sealed at rest), or null for none'),
-    config: z
-      .object({
-        auto_provision: z
-          .object({ enabled: z.boolean().optional(), default_role_id: z.number().int().optional(), role_provision: z.boolean().optional() })
-          .optional(),
-      })
-      .optional(),
+    config: ProvisioningInput,
   })
   .strict()
 

@@ -65,17 +65,8 @@ export async function createOidcProvider(db: D1Database, p: NewOidcProvider, aud
   return toRecord(row)
 }
 
-export interface OidcProviderUpdate {
-  ssoProviderId: number
-  name: string
-  slug: string
-  client_id: string
-  issuer: string
-  /** the secret sealed for the new issuer and client id (re-sealed when they change), or null for none */
-  client_secret_sealed: string | null
-  auto_provision: AutoProvision
-  now: string
-}
+/** A provider's new settings: `client_secret_sealed` sealed for the new issuer and client id, or null for none. */
+export type OidcProviderUpdate = NewOidcProvider & { ssoProviderId: number }
 
 /**
  * Replaces an OIDC provider's settings in one batch with its audit entry (both rows and the read-back). Null
