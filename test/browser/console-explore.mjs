@@ -206,11 +206,20 @@ try {
   await check('right-click a node on the graph › Set as starting node / ending node: pathfinding draws the path', async () => {
     await page.waitForFunction(() => document.querySelector('[data-testid="graph-canvas"]')?.dataset.layout === 'done')
     const at = async (id) => page.getByTestId('graph-canvas').evaluate((el, id) => el.nodePosition(id), id)
-    const alice = await at(`${D}-1101`)
-    assert(alice, 'ALICE is not drawn')
-    // hovering highlights the node (and its neighbours)
-    await page.mouse.move(alice.x, alice.y)
-    await page.waitForFunction((id) => document.querySelector('[data-testid="graph-canvas"]')?.dataset.hovered === id, `${D}-1101`)
+    // hovering highlights the node (and its neighbours). The position is read again before each try: the camera
+    // may still be settling after the layout (a CI run timed out here once, with one reading taken before a move)
+    let alice
+    for (let attempt = 1; ; attempt++) {
+      alice = await at(`${D}-1101`)
+      assert(alice, 'ALICE is not drawn')
+      await page.mouse.move(alice.x, alice.y)
+      const hovered = await page
+        .waitForFunction((id) => document.querySelector('[data-testid="graph-canvas"]')?.dataset.hovered === id, `${D}-1101`, { timeout: 4000 })
+        .then(() => true, () => false)
+      if (hovered) break
+      assert(attempt < 5, 'hovering ALICE never highlighted her (5 tries)')
+      await page.mouse.move(0, 0)
+    }
     await page.mouse.click(alice.x, alice.y, { button: 'right' })
     const menu = page.getByRole('menu', { name: 'Actions for ALICE@EXPLORE.TEST' })
     await menu.waitFor()
@@ -221,10 +230,14 @@ try {
     const srv = await at(`${D}-2001`)
     await page.mouse.click(srv.x, srv.y, { button: 'right' })
     await page.getByRole('menu', { name: 'Actions for SRV01.EXPLORE.TEST' }).getByRole('menuitem', { name: 'Set as ending node' }).click()
-    await page.waitForFunction(() => {
-      const rows = [...document.querySelectorAll('table[aria-label="Graph as table"] tr.edge-row')].map((r) => r.textContent)
-      return rows.length === 2 && rows.some((r) => r.includes('AdminTo'))
-    })
+    await page.waitForFunction(
+      () => {
+        const rows = [...document.querySelectorAll('table[aria-label="Graph as table"] tr.edge-row')].map((r) => r.textContent)
+        return rows.length === 2 && rows.some((r) => r.includes('AdminTo'))
+      },
+      null,
+      { timeout: 45_000 },
+    )
   })
 
   await check('right-click › Add to Tier Zero stores the selector (offered to an administrator)', async () => {

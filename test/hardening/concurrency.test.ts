@@ -240,11 +240,12 @@ describe('rate limiter under concurrency', () => {
 interface Scenario {
   name: string
   /**
-   * The route records its own failure in a ledger (an ingest job notes the failed file). Then a failure may
-   * change that table only, `recorded` must show the record, and repeating the request once the fault is
-   * gone must complete the work. Every other table stays exactly as it was.
+   * The route records its own failure in a ledger (an ingest job notes the failed file, and lists it as one of
+   * its completed tasks with its error). Then a failure may change those tables only, `recorded` must show the
+   * record, and repeating the request once the fault is gone must complete the work. Every other table stays
+   * exactly as it was.
    */
-  recordsFailure?: { ledger: string; recorded: (prepared: unknown) => Promise<void>; recovers: (prepared: unknown) => Promise<void> }
+  recordsFailure?: { ledger: string[]; recorded: (prepared: unknown) => Promise<void>; recovers: (prepared: unknown) => Promise<void> }
   /** which route it exercises (must exist in ROUTES, else the scenario is skipped and reported) */
   route: string
   /** setup without faults; returns the data `act` needs */
@@ -400,11 +401,15 @@ const SCENARIOS: Scenario[] = [
     // docs/graph.md: an upload is staged, then applied and recorded by one batch (one transaction); a failure
     // writes nothing of the file, and the job records the file as failed.
     recordsFailure: {
-      ledger: 'ingest_jobs',
+      ledger: ['ingest_jobs', 'ingest_job_tasks'],
       recorded: async (p) => {
         const job = (await rows<{ failed_files: number; errors: string }>('SELECT failed_files, errors FROM ingest_jobs WHERE id = ?', (p as IngestPrep).job))[0]
         expect(job.failed_files, `the failure is recorded in job ${(p as IngestPrep).job}: ${JSON.stringify(job)}`).toBe(1)
         expect(job.errors).toContain('nothing of it was written')
+        // the failed file is the job's one completed task, carrying that error
+        const tasks = await rows<{ errors: string }>('SELECT errors FROM ingest_job_tasks WHERE job_id = ?', (p as IngestPrep).job)
+        expect(tasks.length, `tasks of job ${(p as IngestPrep).job}`).toBe(1)
+        expect(tasks[0].errors).toContain('nothing of it was written')
       },
       recovers: async (p) => {
         const { payload } = p as IngestPrep
@@ -484,7 +489,7 @@ describe('a request that fails midway leaves no partial rows (fault injected on 
         const changed = changedTables(before, after)
         if (s.recordsFailure) {
           const { ledger } = s.recordsFailure
-          expect(changed.filter((c) => c.split(' ')[0] !== ledger), `${s.name} with a fault on ${t}: left partial changes`).toEqual([])
+          expect(changed.filter((c) => !ledger.includes(c.split(' ')[0])), `${s.name} with a fault on ${t}: left partial changes`).toEqual([])
           if (changed.length) {
             try {
               await s.recordsFailure.recorded(prepared)
