@@ -4,9 +4,15 @@
  *
  *  1. Ingest pace: the same SharpHound data (bench/lib/sharphound-gen.ts) through a client job
  *     (jobs/start → POST /api/v2/ingest per file → jobs/end) and through a file-upload job
- *     (file-upload/start → POST file-upload/{id} per file → end), alternating which goes first per round.
- *     Elements per second from the first post to the end's answer (both ends commit in one transaction).
- *     Goal: client ≥ 0.8× upload.
+ *     (file-upload/start → POST file-upload/{id} per file → end), in rounds of one of each, alternating which
+ *     goes first, after `--warmup` rounds that are not counted (the first ingest creates the graph; every
+ *     measured one re-ingests the same data). Elements per second from the first post to the end's answer:
+ *     a file upload commits each file in its own POST, a client job stages its posts and commits them all
+ *     in the end's one transaction, so only the whole span compares. The answer is the MEDIAN of the
+ *     per-round ratios (client ÷ upload of the same round: both saw the same machine load), with each phase's
+ *     wall time, workerd CPU time (/proc: the runtime with D1's SQLite) and D1 statements, so that a noisy
+ *     wall clock can be told from work. Goal: client ≥ 0.8× upload. `--only ingest` stops after this part;
+ *     `--trace` adds each phase's D1 wall time by statement (bench/worker.ts /__bench/d1-trace).
  *  2. An idle poll: `GET /api/v2/jobs/available` by a client with nothing to do against a signed `GET
  *     /api/version` by a user token, interleaved one at a time on one keep-alive connection (µs timing),
  *     and the server's CPU per request at the same offered rate. Goal: poll ≤ 1× the static GET. Idle polls
@@ -17,7 +23,12 @@
  *     the p50 of a user's signed read and of one more client's poll, measured one at a time, without and
  *     with that load. Goal: neither p50 rises more than 2×.
  *
- *   npm run bench:collectors -- [--users 2000] [--rounds 3] [--clients 1000] [--poll-seconds 5] [--seconds 20]
+ *   npm run bench:collectors -- [--users 6000] [--rounds 7] [--warmup 1] [--only ingest] [--trace]
+ *                               [--clients 1000] [--poll-seconds 5] [--seconds 20]
+ *
+ * `--users` sizes the data: 6,000 users (the default) ≈ 99,000 elements, 12 MiB in 8 files of at most 2,000
+ * objects, several seconds per ingest; 2,000 ≈ 33,000 elements. A client job takes at most 200,000 elements
+ * (MAX_ELEMENTS), so at most ≈ 12,000 users.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import http from 'node:http'
@@ -25,14 +36,32 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { EdgeHoundClient, EdgeHoundError } from '../src/client'
-import { BenchApi } from './lib/api'
+import { BenchApi, d1Census, d1Delta } from './lib/api'
 import { benchIp, createTokens, login, pool, prepared, type TokenCred } from './lib/credentials'
 import { LoadGenerator, type LoadRequest } from './lib/load'
 import { BENCH_DOMAIN, generateSharpHound, sharpHoundFiles } from './lib/sharphound-gen'
+import { cpuSeconds } from './lib/proc'
 import { fmt, summarize } from './lib/stats'
 import { adminCredentials, buildBundle, startMiniflare } from './lib/worker-host'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+type Way = 'upload' | 'client'
+interface Phase {
+  seconds: number
+  /** workerd's CPU (user + system, /proc), D1's SQLite included: it runs in the same process */
+  cpuSeconds: number
+  statements: number
+  bySql: Record<string, number>
+  d1Ms: Record<string, number>
+}
+/** One ingest of the data: the posts (from the first to the last answer) and the end (its answer). */
+interface WayRun {
+  elements: number
+  posts: Phase
+  end: Phase
+}
+const pace = (m: WayRun) => m.elements / (m.posts.seconds + m.end.seconds)
 
 interface Client {
   id: string
@@ -97,8 +126,11 @@ class Prober {
 async function main() {
   const { values } = parseArgs({
     options: {
-      users: { type: 'string', default: '2000' },
-      rounds: { type: 'string', default: '3' },
+      users: { type: 'string', default: '6000' },
+      rounds: { type: 'string', default: '7' },
+      warmup: { type: 'string', default: '1' },
+      only: { type: 'string' },
+      trace: { type: 'boolean', default: false },
       clients: { type: 'string', default: '1000' },
       'poll-seconds': { type: 'string', default: '5' },
       seconds: { type: 'string', default: '20' },
@@ -107,6 +139,9 @@ async function main() {
   })
   const users = Number(values.users)
   const rounds = Number(values.rounds)
+  const warmup = Number(values.warmup)
+  if (values.only !== undefined && values.only !== 'ingest') throw new Error('--only takes "ingest"')
+  const onlyIngest = values.only === 'ingest'
   const clientCount = Number(values.clients)
   const pollSeconds = Number(values['poll-seconds'])
   const loadSeconds = Number(values.seconds)
@@ -115,11 +150,27 @@ async function main() {
 
   const files = [...sharpHoundFiles(generateSharpHound(users, 13), 2000)]
   const bytes = files.reduce((n, [, s]) => n + s.length, 0)
-  log(`${users} users: ${files.length} files, ${(bytes / 1048576).toFixed(1)} MiB`)
+  log(`${users} users: ${files.length} files, ${(bytes / 1048576).toFixed(1)} MiB; load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`)
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'edgehound-collectors-'))
   const bundle = await buildBundle(path.join(dir, 'bundle'))
-  const w = await startMiniflare({ bundle, persistDir: path.join(dir, 'state'), migrate: true })
+  // --trace: every D1 call's wall time (bench/worker.ts /__bench/d1-trace), summed by statement per phase
+  const trace = { open: new Map<number, string>(), ms: {} as Record<string, number>, partial: '' }
+  const onStdout = (d: Buffer) => {
+    const lines = (trace.partial + d.toString('utf8')).split('\n')
+    trace.partial = lines.pop() ?? ''
+    for (const line of lines) {
+      const start = /d1-trace start #(\d+) (.*)$/.exec(line)
+      if (start) trace.open.set(Number(start[1]), start[2].replace(/^(batch of \d+): (.{0,60}).*$/, '$1: $2').replace(/^(\w+: .{0,70}).*$/, '$1'))
+      const end = /d1-trace end #(\d+) (\d+) ms/.exec(line)
+      if (end) {
+        const what = trace.open.get(Number(end[1])) ?? '?'
+        trace.open.delete(Number(end[1]))
+        trace.ms[what] = (trace.ms[what] ?? 0) + Number(end[2])
+      }
+    }
+  }
+  const w = await startMiniflare({ bundle, persistDir: path.join(dir, 'state'), migrate: true, onStdout: values.trace ? onStdout : undefined })
   const load = new LoadGenerator()
   try {
     const { username, password } = adminCredentials()
@@ -142,46 +193,128 @@ async function main() {
     // 1. ingest pace
     const collector = await newClient('bench-collector')
     const cc = new EdgeHoundClient({ baseUrl: w.url, credentials: { kind: 'token', tokenId: collector.token.id, tokenKey: collector.token.key } })
-    const viaUpload = async () => {
+    const encoded = files.map(([name, text]) => [name, text, new TextEncoder().encode(text)] as const)
+    /** the clock, the workerd CPU and the D1 census at one instant */
+    const mark = async () => {
+      const m = { t: performance.now(), cpu: cpuSeconds(w.pids()), census: await d1Census(w.url), d1Ms: trace.ms }
+      trace.ms = {}
+      return m
+    }
+    const phase = (a: Awaited<ReturnType<typeof mark>>, b: Awaited<ReturnType<typeof mark>>) => ({
+      seconds: (b.t - a.t) / 1000,
+      cpuSeconds: b.cpu - a.cpu,
+      statements: b.census && a.census ? b.census.statements - a.census.statements : NaN,
+      bySql: d1Delta(a.census, b.census),
+      // D1 wall time by call in the phase (--trace)
+      d1Ms: b.d1Ms,
+    })
+    const viaUpload = async (): Promise<WayRun> => {
       const job = (await api.ok<{ data: { id: number } }>('POST', '/api/v2/file-upload/start')).body!.data.id
-      const t0 = performance.now()
+      const m0 = await mark()
       for (const [name, text] of files) {
         const r = await api.timed('POST', `/api/v2/file-upload/${job}`, text, 'application/json')
         if (r.status !== 202) throw new Error(`upload ${name}: ${r.status} ${r.text.slice(0, 300)}`)
       }
+      const m1 = await mark()
       const ended = (await api.ok<{ data: { nodes_received: number; edges_received: number } }>('POST', `/api/v2/file-upload/${job}/end`)).body!.data
-      const seconds = (performance.now() - t0) / 1000
-      return { elements: ended.nodes_received + ended.edges_received, seconds }
+      const m2 = await mark()
+      return { elements: ended.nodes_received + ended.edges_received, posts: phase(m0, m1), end: phase(m1, m2) }
     }
-    const viaClient = async () => {
+    const viaClient = async (): Promise<WayRun> => {
       await retry429(() => admin.call('POST', `/api/v2/clients/${collector.id}/jobs`, {}))
       const available = await cc.call<{ data: { id: number }[] }>('GET', '/api/v2/jobs/available')
       await cc.call('POST', '/api/v2/jobs/start', { id: available.data[0].id })
-      const t0 = performance.now()
       let elements = 0
-      for (const [name, text] of files) {
-        const res = await cc.raw('POST', '/api/v2/ingest', new TextEncoder().encode(text), { contentType: 'application/json' })
+      const m0 = await mark()
+      for (const [name, , body] of encoded) {
+        const res = await cc.raw('POST', '/api/v2/ingest', body, { contentType: 'application/json' })
         if (res.status !== 202) throw new Error(`ingest ${name}: ${res.status} ${(await res.text()).slice(0, 300)}`)
         const a = (await res.json()) as { data: { nodes: number; edges: number } }
         elements += a.data.nodes + a.data.edges
       }
+      const m1 = await mark()
       await cc.call('POST', '/api/v2/jobs/end', { status: 'complete', message: 'bench' })
-      return { elements, seconds: (performance.now() - t0) / 1000 }
+      const m2 = await mark()
+      return { elements, posts: phase(m0, m1), end: phase(m1, m2) }
     }
-    const pace: { upload: number[]; client: number[]; elements: { upload: number; client: number } } = { upload: [], client: [], elements: { upload: 0, client: 0 } }
-    for (let r = 0; r < rounds; r++) {
-      const order = r % 2 === 0 ? (['upload', 'client'] as const) : (['client', 'upload'] as const)
-      for (const way of order) {
-        const m = way === 'upload' ? await viaUpload() : await viaClient()
+    if (values.trace) await fetch(`${w.url}/__bench/d1-trace?on=1`, { method: 'POST' })
+    const showTrace = (m: WayRun) => {
+      for (const [ph, p] of [['posts', m.posts], ['end', m.end]] as const)
+        for (const [k, v] of Object.entries(p.d1Ms).sort((a, b) => b[1] - a[1]).slice(0, 8)) log(`    ${ph} D1 ${v} ms  ${k}`)
+    }
+    const runWay = (way: Way) => (way === 'upload' ? viaUpload() : viaClient())
+    // Warm-up rounds (not counted): the first ingest of the data creates every node and edge, the later ones
+    // find them unchanged; every measured round then re-ingests the same data on both ways (the steady state).
+    for (let r = 0; r < warmup; r++) {
+      for (const way of ['upload', 'client'] as const) {
+        const m = await runWay(way)
         await settle()
-        pace[way].push(m.elements / m.seconds)
-        pace.elements[way] = m.elements
-        log(`round ${r + 1} ${way}: ${m.elements} elements in ${m.seconds.toFixed(2)} s = ${Math.round(m.elements / m.seconds)} elements/s`)
+        log(`warm-up ${r + 1} ${way}: ${m.elements} elements in ${fmt(m.posts.seconds + m.end.seconds, 2)} s`)
+        if (values.trace) showTrace(m)
       }
     }
+    const rows: { upload: WayRun; client: WayRun }[] = []
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? (['upload', 'client'] as const) : (['client', 'upload'] as const)
+      const row: Partial<Record<Way, WayRun>> = {}
+      for (const way of order) {
+        const m = await runWay(way)
+        await settle()
+        row[way] = m
+        const s = m.posts.seconds + m.end.seconds
+        log(
+          `round ${r + 1} ${way}: ${m.elements} elements in ${fmt(s, 2)} s (posts ${fmt(m.posts.seconds, 2)} s + end ${fmt(m.end.seconds, 2)} s) = ` +
+            `${Math.round(m.elements / s)} elements/s; workerd CPU ${fmt(m.posts.cpuSeconds, 2)} + ${fmt(m.end.cpuSeconds, 2)} s; D1 statements ${m.posts.statements} + ${m.end.statements}`,
+        )
+        if (values.trace) showTrace(m)
+      }
+      rows.push(row as { upload: WayRun; client: WayRun })
+      const ratio = pace(row.client!) / pace(row.upload!)
+      log(`round ${r + 1}: client ÷ upload = ${ratio.toFixed(2)}× (load average ${os.loadavg()[0].toFixed(1)})`)
+    }
+    const ratios = rows.map((x) => pace(x.client) / pace(x.upload))
     const median = (a: number[]) => summarize(a).p50
-    const paceRatio = median(pace.client) / median(pace.upload)
-    log(`ingest pace: client ${Math.round(median(pace.client))} / upload ${Math.round(median(pace.upload))} elements/s (medians) = ${paceRatio.toFixed(2)}×`)
+    const paceRatio = median(ratios)
+    const summaryOf = (way: Way) => {
+      const runs = rows.map((x) => x[way])
+      const elements = runs[0].elements
+      return {
+        elements,
+        elementsPerSecond: Math.round(median(runs.map(pace))),
+        postsSeconds: +median(runs.map((m) => m.posts.seconds)).toFixed(2),
+        endSeconds: +median(runs.map((m) => m.end.seconds)).toFixed(2),
+        cpuUsPerElement: {
+          posts: Math.round((median(runs.map((m) => m.posts.cpuSeconds)) * 1e6) / elements),
+          end: Math.round((median(runs.map((m) => m.end.cpuSeconds)) * 1e6) / elements),
+          total: Math.round((median(runs.map((m) => m.posts.cpuSeconds + m.end.cpuSeconds)) * 1e6) / elements),
+        },
+        // a census the worker did not answer is NaN: left out
+        d1Statements: {
+          posts: median(runs.map((m) => m.posts.statements).filter(Number.isFinite)),
+          end: median(runs.map((m) => m.end.statements).filter(Number.isFinite)),
+        },
+        // the last round's statements by SQL (the first 90 characters), largest first
+        d1BySql: Object.fromEntries(
+          [
+            ...Object.entries(runs[runs.length - 1].posts.bySql).map(([k, v]) => [`posts: ${k}`, v] as const),
+            ...Object.entries(runs[runs.length - 1].end.bySql).map(([k, v]) => [`end: ${k}`, v] as const),
+          ]
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, 25),
+        ),
+      }
+    }
+    const ingest = { upload: summaryOf('upload'), client: summaryOf('client') }
+    const cpuRatio = ingest.client.cpuUsPerElement.total / ingest.upload.cpuUsPerElement.total
+    log(`ingest pace: client ÷ upload per round ${ratios.map((x) => x.toFixed(2)).join(', ')}: median ${paceRatio.toFixed(2)}× (goal ≥ 0.8×)`)
+    log(
+      `workerd CPU per element (medians): client ${ingest.client.cpuUsPerElement.total} µs (posts ${ingest.client.cpuUsPerElement.posts} + end ${ingest.client.cpuUsPerElement.end}), ` +
+        `upload ${ingest.upload.cpuUsPerElement.total} µs (posts ${ingest.upload.cpuUsPerElement.posts} + end ${ingest.upload.cpuUsPerElement.end}) = ${cpuRatio.toFixed(2)}×`,
+    )
+    if (onlyIngest) {
+      console.log(JSON.stringify({ users, rounds, warmup, loadAverage: os.loadavg().map((x) => +x.toFixed(2)), ingest: { ...ingest, ratios: ratios.map((x) => +x.toFixed(2)), ratio: +paceRatio.toFixed(2), cpuRatio: +cpuRatio.toFixed(2) } }, null, 2))
+      return
+    }
 
     // 2. an idle poll against a signed static GET
     const idle = await pool(Array.from({ length: 20 }, (_, i) => i), 4, (i) => newClient(`bench-idle-${i}`))
@@ -240,12 +373,9 @@ async function main() {
         {
           users,
           rounds,
-          ingest: {
-            elements: pace.elements,
-            uploadElementsPerSecond: pace.upload.map(Math.round),
-            clientElementsPerSecond: pace.client.map(Math.round),
-            ratio: +paceRatio.toFixed(2),
-          },
+          warmup,
+          loadAverage: os.loadavg().map((x) => +x.toFixed(2)),
+          ingest: { ...ingest, ratios: ratios.map((x) => +x.toFixed(2)), ratio: +paceRatio.toFixed(2), cpuRatio: +cpuRatio.toFixed(2) },
           idlePoll: {
             pollP50Ms: +(pollS.p50 / 1000).toFixed(3),
             staticGetP50Ms: +(statS.p50 / 1000).toFixed(3),
