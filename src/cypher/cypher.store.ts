@@ -5,7 +5,7 @@
  * Sets of ids travel as one JSON parameter (json_each), never as long IN lists.
  */
 import { toNodeRecord, type NodeRow } from '../graph/present'
-import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeCountTest, type NodeRecord, type NodeScan, type PropertyTest, type Reach, type RelCondition, type ScanCondition } from './source'
+import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeCountTest, type NodeRecord, type NodeScan, type PropertyTest, type Reach, type RelCondition, type ScanCondition, type ScanOrder } from './source'
 import { chunks } from '../chunks'
 import { NODE_COLUMNS, visible } from '../graph/graph.store'
 import { KIND_PATTERN } from '../graph/kinds'
@@ -313,20 +313,67 @@ function toPartialNode(r: { id: number; objectid: string | null; kinds: string; 
  *    refuses a bound parameter a statement does not use.
  * test/integration/cypher-scan-plans.test.ts checks each plan.
  */
-export function scanSql(columns: string, access: 'index' | 'filter' | 'all', prefilter: string, conditions: string): string {
+export function scanSql(columns: string, access: 'index' | 'filter' | 'all', prefilter: string, conditions: string, order: ScanOrder | null = null): string {
   const visibleSql = access === 'index' ? 'n.environment_id IN (SELECT value FROM json_each(?5))' : access === 'filter' ? '+n.environment_id IN (SELECT value FROM json_each(?5))' : '?5 = ?5'
-  return `SELECT ${columns} FROM nodes n
-           WHERE n.id > ?1
+  const sorted = order ? orderSql(order) : null
+  return `SELECT ${columns}${sorted ? `, ${sorted.unorderable} AS unorderable` : ''} FROM nodes n
+           WHERE ${sorted ? '1' : 'n.id > ?1'}
              AND (?2 IS NULL OR n.kind IN (SELECT value FROM json_each(?2))
                   OR (${prefilter}EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN (SELECT value FROM json_each(?2)))))
              AND (?3 IS NULL OR n.objectid = ?3)
              AND (?4 IS NULL OR (n.name = ?4 COLLATE NOCASE AND n.name = ?4))
              AND ${visibleSql}
              ${conditions}
-           ORDER BY n.id LIMIT ?6`
+           ${sorted ? `ORDER BY unorderable DESC, ${sorted.keys}, n.id LIMIT ?6 OFFSET ?1` : 'ORDER BY n.id LIMIT ?6'}`
+}
+
+/**
+ * ORDER BY of an ordered scan (topk.ts has the reasoning): per key its type rank as values.ts orderCompare
+ * ranks them (a string, a boolean, a number, null or missing last), then its value (a boolean as 0 / 1), both
+ * reversed for DESC; the caller adds the id. `unorderable`: 1 for a node holding a value the store cannot
+ * order as JavaScript does (a list or map, a real, an integer beyond 2^53, a string with a byte from 0xEE up:
+ * the UTF-8 lead bytes of U+E000 and above), sorted first so that the first page shows it.
+ */
+function orderSql(order: ScanOrder): { keys: string; unorderable: string } {
+  const keys: string[] = []
+  const flags: string[] = []
+  for (const { key, descending } of order.keys) {
+    if (!PLAIN_KEY.test(key)) throw new Error(`property key ${JSON.stringify(key)} is not ordered by the store`)
+    const column = key === 'objectid'
+    const type = column ? `'text'` : `json_type(n.properties, '$.${key}')`
+    const value = column ? 'n.objectid' : `json_extract(n.properties, '$.${key}')`
+    const dir = descending ? ' DESC' : ''
+    keys.push(`CASE ${type} WHEN 'text' THEN 0 WHEN 'true' THEN 1 WHEN 'false' THEN 1 WHEN 'integer' THEN 2 WHEN 'real' THEN 2 ELSE 3 END${dir}`, `${value}${dir}`)
+    const high = ['EE', 'EF', 'F0', 'F1', 'F2', 'F3', 'F4'].map((b) => `instr(CAST(${value} AS BLOB), X'${b}') > 0`).join(' OR ')
+    flags.push(
+      column
+        ? `(${high})`
+        : `CASE ${type} WHEN 'text' THEN (${high}) WHEN 'integer' THEN ${value} NOT ${SAFE_INTEGERS} WHEN 'real' THEN 1 WHEN 'object' THEN 1 WHEN 'array' THEN 1 ELSE 0 END`,
+    )
+  }
+  return { keys: keys.join(', '), unorderable: `(${flags.join(' OR ')})` }
 }
 /** What an unrestricted scan binds as ?5 (see scanSql). */
 const NO_ACCESS = '*'
+
+/**
+ * The WHERE of countNodes and distinctValues (nodecount.ts): exact tests only. A kind is tested on the stored
+ * kinds array itself (json_each, as hasLabel's includes; never the `kind` column, which the scan uses as a
+ * shortcut), after instr() rules out nodes whose kinds text cannot hold it (as scanNodes does). A restricted
+ * caller's nodes are read from nodes_env (the environment IN its list), an unrestricted caller's from the whole
+ * table.
+ */
+function exactWhere(test: NodeCountTest, access: string | null, param: (x: string | number) => string): string {
+  const parts: string[] = []
+  if (access !== null) parts.push(`n.environment_id IN (SELECT value FROM json_each(${param(access)}))`)
+  for (const any of test.kinds) {
+    if (any.length <= 32 && any.every((k) => KIND_PATTERN.test(k))) parts.push(`(${any.map((k) => `instr(n.kinds, ${param(JSON.stringify(k))}) > 0`).join(' OR ')})`)
+    parts.push(`EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN (SELECT value FROM json_each(${param(JSON.stringify(any))})))`)
+  }
+  if (test.objectid !== null) parts.push(`n.objectid = ${param(test.objectid)}`)
+  for (const t of test.tests) parts.push(propertySql(t, param))
+  return parts.length ? ` WHERE ${parts.join(' AND ')}` : ''
+}
 
 /**
  * `opts.nodeKeys`: read only these node properties (needs.ts nodePropertyKeys for the query being run;
@@ -379,27 +426,72 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
     },
 
     /**
-     * nodecount.ts: one count(*) with the tests as exact SQL. A kind is tested on the stored kinds array itself
-     * (json_each, as hasLabel's includes; never the `kind` column, which the scan uses as a shortcut), after
-     * instr() rules out nodes whose kinds text cannot hold it (as scanNodes does). A restricted caller's nodes
-     * are read from nodes_env (the environment IN its list), an unrestricted caller's from the whole table.
+     * topk.ts: the statement of scanNodes with its ORDER BY (orderSql) and OFFSET ?1 instead of `id > ?1`: the
+     * same kinds, conditions and environment access, so the same nodes in another order. Null when the page
+     * holds a node the store cannot order exactly (they sort first: the first page shows one if any exists).
      */
+    async scanOrdered(scan: NodeScan, order: ScanOrder, offset: number, limit: number): Promise<NodeRecord[] | null> {
+      const where = (scan.where ?? []).slice(0, MAX_SCAN_CONDITIONS)
+      // no index range for STARTS WITH here: the whole scan is read and sorted by SQLite anyway
+      const cond = conditionSql(where, 7, access)
+      const needles = scan.kinds && scan.kinds.length <= 32 && scan.kinds.every((k) => KIND_PATTERN.test(k)) ? scan.kinds.map((k) => JSON.stringify(k)) : []
+      const n0 = 7 + cond.params.length
+      const prefilter = needles.length ? `(${needles.map((_, i) => `instr(n.kinds, ?${n0 + i}) > 0`).join(' OR ')}) AND ` : ''
+      const rows = await db
+        .prepare(scanSql(NODE_COLUMNS, access === null ? 'all' : cond.indexed ? 'filter' : 'index', prefilter, cond.sql, order))
+        .bind(offset, scan.kinds ? JSON.stringify(scan.kinds) : null, scan.objectid, scan.name, access ?? NO_ACCESS, limit, ...cond.params, ...needles)
+        .all<NodeRow & { unorderable: number }>()
+      const out: NodeRecord[] = []
+      for (const { unorderable, ...r } of rows.results) {
+        if (unorderable) return null
+        out.push(toNode(r))
+      }
+      return out
+    },
+
+    /** nodecount.ts: one count(*) with the tests as exact SQL (exactWhere). */
     async countNodes(test: NodeCountTest): Promise<number> {
       const params: (string | number)[] = []
       const param = (x: string | number) => (params.push(x), `?${params.length}`)
-      const parts: string[] = []
-      if (access !== null) parts.push(`n.environment_id IN (SELECT value FROM json_each(${param(access)}))`)
-      for (const any of test.kinds) {
-        if (any.length <= 32 && any.every((k) => KIND_PATTERN.test(k))) parts.push(`(${any.map((k) => `instr(n.kinds, ${param(JSON.stringify(k))}) > 0`).join(' OR ')})`)
-        parts.push(`EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN (SELECT value FROM json_each(${param(JSON.stringify(any))})))`)
-      }
-      if (test.objectid !== null) parts.push(`n.objectid = ${param(test.objectid)}`)
-      for (const t of test.tests) parts.push(propertySql(t, param))
       const row = await db
-        .prepare(`SELECT count(*) AS c FROM nodes n${parts.length ? ` WHERE ${parts.join(' AND ')}` : ''}`)
+        .prepare(`SELECT count(*) AS c FROM nodes n${exactWhere(test, access, param)}`)
         .bind(...params)
         .first<{ c: number }>()
       return row?.c ?? 0
+    },
+
+    /**
+     * distinct.ts: one GROUP BY over the nodes countNodes would count, per key its type class (orderSql's rank:
+     * string, boolean, number, null or missing) and value; each group's value as stored JSON (`->`), its
+     * first id, and whether it holds a value the store cannot compare as the engine (orderSql's unorderable:
+     * such groups sort first, so the answer's first row shows one if any exists).
+     */
+    async distinctValues(test: NodeCountTest, keys: string[], order: ScanOrder, skip: number, limit: number | null): Promise<unknown[][] | null> {
+      const params: (string | number)[] = []
+      const param = (x: string | number) => (params.push(x), `?${params.length}`)
+      const all = orderSql({ keys: keys.map((key) => ({ key, descending: false })) })
+      const value = (k: string) => (k === 'objectid' ? 'n.objectid' : `json_extract(n.properties, '$.${k}')`)
+      const json = (k: string) => (k === 'objectid' ? 'json_quote(n.objectid)' : `n.properties -> '$.${k}'`)
+      // objectid: text, the column alone (a constant integer in GROUP BY would name a result column)
+      const group = (k: string) =>
+        k === 'objectid' ? 'n.objectid' : `CASE json_type(n.properties, '$.${k}') WHEN 'text' THEN 0 WHEN 'true' THEN 1 WHEN 'false' THEN 1 WHEN 'integer' THEN 2 WHEN 'real' THEN 2 ELSE 3 END, ${value(k)}`
+      const sorted = order.keys.length ? `${orderSql(order).keys}, ` : ''
+      const where = exactWhere(test, access, param)
+      const rows = await db
+        .prepare(
+          `SELECT ${keys.map((k, i) => `${json(k)} AS v${i}`).join(', ')}, max(${all.unorderable}) AS unorderable, min(n.id) AS first
+           FROM nodes n${where}
+           GROUP BY ${keys.map(group).join(', ')}
+           ORDER BY unorderable DESC, ${sorted}first LIMIT ${param(limit ?? -1)} OFFSET ${param(skip)}`,
+        )
+        .bind(...params)
+        .all<Record<string, string | number | null>>()
+      const out: unknown[][] = []
+      for (const r of rows.results) {
+        if (r.unorderable) return null
+        out.push(keys.map((_, i) => (r[`v${i}`] === null ? null : JSON.parse(String(r[`v${i}`])))))
+      }
+      return out
     },
     async nodesByIds(ids: number[]): Promise<NodeRecord[]> {
       if (ids.length === 0) return []

@@ -12,7 +12,7 @@ import { evaluate, type EvalContext, type GraphCache, type Row } from './eval'
 import { hasLabel, nodeProperty, relationshipKinds } from './labels'
 import { CypherError } from './parse'
 import { planPart, type Constant, type PartPlan } from './plan'
-import type { EdgeRecord, GraphSource, NodeRecord, RelCondition } from './source'
+import type { EdgeRecord, GraphSource, NodeRecord, RelCondition, ScanOrder } from './source'
 import { equals, fromJson, NodeRef, PathVal, RelRef, type Value } from './values'
 import { chunks } from '../chunks'
 
@@ -50,6 +50,19 @@ export interface RunContext extends EvalContext {
   withProps: Set<number>
   /** shortest-path strategy thresholds (tests lower them to exercise every branch on small graphs) */
   shortest: ShortestTuning
+  /** the pattern part whose scan is read in a projection's order (topk.ts; run.ts sets it), `want` rows wanted */
+  scanOrder?: { part: PatternPart; order: ScanOrder; want: number }
+}
+
+/**
+ * The store cannot read an ordered scan in the engine's order (GraphSource.scanOrdered answered null):
+ * run.ts runs the query again without the ordered scan.
+ */
+export class Unorderable extends Error {}
+
+/** Pages of an ordered scan: the rows wanted (at least 16) first, four times more each time (a WHERE the store only narrows may drop rows). */
+function orderedPageSize(want: number, i: number): number {
+  return Math.min(Math.max(want, 16) * 4 ** Math.min(i, 6), SCAN_PAGE_MAX)
 }
 
 /** Rough heap cost of one node record held for the query (parsed properties included). */
@@ -240,7 +253,10 @@ export async function* starts(ctx: RunContext, plan: PartPlan, rows: Row[]): Asy
   // later batch of rows, or a second part scanning the same way, reuses them) while they are small: a
   // scan of the whole graph (100 k nodes at the benchmark's size, ~60 MB of records) is read page by page
   // and only the nodes that start a walk stay in memory; a later use reads it from the store again.
-  const key = JSON.stringify(plan.scan)
+  // an ordered scan (topk.ts) reads its pages in the projection's order, by offset
+  const ordered = ctx.scanOrder?.part === plan.part ? ctx.scanOrder : null
+  const pageSize = (i: number) => (ordered ? orderedPageSize(ordered.want, i) : scanPageSize(i))
+  const key = JSON.stringify(ordered ? { scan: plan.scan, order: ordered.order } : plan.scan)
   let cached = ctx.scans.get(key)
   if (!cached) ctx.scans.set(key, (cached = { pages: [], complete: false, bytes: 0, dropped: false }))
   let after = 0
@@ -255,8 +271,12 @@ export async function* starts(ctx: RunContext, plan: PartPlan, rows: Row[]): Asy
     if (!cached.dropped && i < cached.pages.length) page = cached.pages[i]
     else if (!cached.dropped && cached.complete) return
     else {
-      const size = scanPageSize(i)
-      page = await ctx.source.scanNodes(plan.scan, after, size)
+      const size = pageSize(i)
+      if (ordered) {
+        const got = await ctx.source.scanOrdered!(plan.scan, ordered.order, after, size)
+        if (got === null) throw new Unorderable('the store cannot order this scan as the engine does')
+        page = got
+      } else page = await ctx.source.scanNodes(plan.scan, after, size)
       ctx.budget.chargeSteps(page.length)
       const bytes = page.length * NODE_BYTES
       if (!cached.dropped && i === cached.pages.length && cached.bytes + bytes <= SCAN_CACHE_BYTES) {
@@ -280,7 +300,7 @@ export async function* starts(ctx: RunContext, plan: PartPlan, rows: Row[]): Asy
       }
       if (page.length === 0) return
     }
-    after = page[page.length - 1].id
+    after = ordered ? after + page.length : page[page.length - 1].id
     let out: State[] = []
     for (const n of page) {
       // every row is tested against the node before anything is yielded, so a node read for this page
@@ -304,7 +324,7 @@ export async function* starts(ctx: RunContext, plan: PartPlan, rows: Row[]): Asy
       ctx.budget.chargeRows(out.length)
       yield out
     }
-    if (page.length < scanPageSize(i) && (cached.dropped || i >= cached.pages.length - 1)) return
+    if (page.length < pageSize(i) && (cached.dropped || i >= cached.pages.length - 1)) return
   }
 }
 

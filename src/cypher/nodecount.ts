@@ -80,16 +80,27 @@ function objectidEquality(e: Expr, v: string): string | null {
 export function nodeCountPushdown(query: Query): NodeCountPushdown | null {
   const [match, ret] = query.clauses as [Clause | undefined, Clause | undefined]
   if (query.clauses.length !== 2 || match?.type !== 'match' || ret?.type !== 'return') return null
-  if (match.optional || match.patterns.length !== 1) return null
+  const exact = exactNodeMatch(match)
+  if (!exact) return null
+  const { variable: v, test, describe } = exact
+  if (ret.star || ret.orderBy.length || ret.skip || ret.limit || ret.items.length === 0) return null
+  const counts = ret.items.every(({ expr: e }) => e.type === 'countStar' || (e.type === 'call' && e.name.toLowerCase() === 'count' && e.args.length === 1 && e.args[0].type === 'var' && e.args[0].name === v))
+  if (!counts) return null
+  return { test, columns: projectionNames(ret), describe: `count of nodes (${describe}) in the store` }
+}
+
+/**
+ * `MATCH (v[:L…] [{map}]) [WHERE …]` (one node pattern with a variable, not OPTIONAL, no path variable) whose
+ * every label, map entry and WHERE conjunct the store tests exactly as the engine does (see above): the test,
+ * or null. Also the DISTINCT pushdown's filter (distinct.ts).
+ */
+export function exactNodeMatch(match: Clause): { variable: string; test: NodeCountTest; describe: string } | null {
+  if (match.type !== 'match' || match.optional || match.patterns.length !== 1) return null
   const part = match.patterns[0]
   if (part.variable || part.shortest || part.rels.length !== 0 || part.nodes.length !== 1) return null
   const node: NodePattern = part.nodes[0]
   const v = node.variable
   if (!v) return null
-  if (ret.star || ret.orderBy.length || ret.skip || ret.limit || ret.items.length === 0) return null
-  const counts = ret.items.every(({ expr: e }) => e.type === 'countStar' || (e.type === 'call' && e.name.toLowerCase() === 'count' && e.args.length === 1 && e.args[0].type === 'var' && e.args[0].name === v))
-  if (!counts) return null
-
   const kinds: string[][] = []
   for (const l of node.labels) {
     const k = exactKindsFor(l)
@@ -114,5 +125,5 @@ export function nodeCountPushdown(query: Query): NodeCountPushdown | null {
   const size = (x: PropertyTest): number => (x.op === 'and' || x.op === 'or' ? x.tests.reduce((a, y) => a + size(y), 1) : 1)
   if (kinds.length > 4 || tests.reduce((a, t) => a + size(t), 0) > 12) return null
   const what = [kinds.length ? `labels ${node.labels.join(', ')}` : 'any node', objectid !== null ? 'objectid' : '', tests.length ? `${tests.length} property test(s)` : ''].filter(Boolean).join(', ')
-  return { test: { kinds, objectid, tests }, columns: projectionNames(ret), describe: `count of nodes (${what}) in the store` }
+  return { variable: v, test: { kinds, objectid, tests }, describe: what }
 }

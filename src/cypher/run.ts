@@ -6,15 +6,17 @@
 import type { Clause, Expr, NodePattern, PatternPart, Projection, Query } from './ast'
 import { Budget, DEFAULT_LIMITS, type CypherLimits } from './budget'
 import { children, containsAggregate, evaluate, isAggregate, type Row } from './eval'
-import { BATCH, MATCH_BATCH, loadNodes, loadRelProperties, matchPart, newContext, type RunContext, type ShortestTuning } from './match'
+import { BATCH, MATCH_BATCH, loadNodes, loadRelProperties, matchPart, newContext, Unorderable, type RunContext, type ShortestTuning } from './match'
 import { countPushdown, countStream, projectionNames } from './counts'
 import { nodeCountPushdown } from './nodecount'
+import { orderPushdown } from './topk'
+import { distinctOrder, distinctPushdown } from './distinct'
 import { readsRelationshipProperties } from './needs'
 import { CypherError } from './parse'
 import { chargeRow, referencedNodes, referencedRels } from './present'
 import type { AnswerBudget } from './answer'
 import type { GraphSource } from './source'
-import { keyOf, NodeRef, orderCompare, type Value } from './values'
+import { fromJson, keyOf, NodeRef, orderCompare, type Value } from './values'
 import { relationshipKinds } from './labels'
 import { chunks } from '../chunks'
 
@@ -32,6 +34,8 @@ export interface RunOptions {
   clock?: () => number
   /** false: counts are never answered by the store (counts.ts), every match is walked (equivalence tests) */
   countPushdown?: boolean
+  /** false: ORDER BY … LIMIT is never read in order from the store (topk.ts) nor DISTINCT grouped by it (distinct.ts): the engine sorts (equivalence tests) */
+  orderPushdown?: boolean
   /** shortest-path thresholds (match.ts ShortestTuning); tests lower them */
   shortest?: Partial<ShortestTuning>
   /** the budget to charge (a pooled one: budget.ts withPooledBudget); else a new one from `limits` and `clock` */
@@ -58,6 +62,57 @@ export async function runQuery(query: Query, source: GraphSource, opts: RunOptio
     if (opts.answer) chargeRow(opts.answer, nodeCount.columns, row, new Set())
     return { columns: nodeCount.columns, rows: [row], ctx }
   }
+  // `MATCH (n:Label) WHERE … RETURN DISTINCT n.a, …` with every condition exact in SQL: one GROUP BY (distinct.ts)
+  const distinct = opts.orderPushdown !== false && ctx.source.distinctValues ? distinctPushdown(query, (e) => skipLimit(ctx, e)) : null
+  if (distinct) {
+    budget.checkTime()
+    const values = await ctx.source.distinctValues!(distinct.test, distinct.keys, distinctOrder(distinct), distinct.skip, distinct.limit)
+    if (values !== null) {
+      if (ctx.plans.length < 32) ctx.plans.push(distinct.describe)
+      budget.chargeRows(values.length)
+      const rows: Value[][] = []
+      for (const v of values) {
+        if (rows.length >= budget.limits.maxResultRows)
+          throw new CypherError(`the query was stopped: it returns more than ${budget.limits.maxResultRows} rows (result row limit); add or lower a LIMIT`)
+        const row = v.map(fromJson)
+        if (opts.answer) chargeRow(opts.answer, distinct.columns, row, new Set())
+        rows.push(row)
+      }
+      return { columns: distinct.columns, rows, ctx }
+    }
+    // a value the store cannot compare as the engine does: the ordinary way
+    if (ctx.plans.length < 32) ctx.plans.push('DISTINCT by the engine (a value the store cannot compare)')
+  }
+  // ORDER BY … LIMIT over a label scan: the scan read in the projection's order (topk.ts)
+  const top = opts.orderPushdown !== false && ctx.source.scanOrdered ? orderPushdown(query, (e) => skipLimit(ctx, e)) : null
+  if (!top) return pipeline(query, ctx, opts, budget, null)
+  ctx.scanOrder = { part: top.part, order: top.order, want: top.want }
+  if (ctx.plans.length < 32) ctx.plans.push(top.describe)
+  try {
+    return await pipeline(query, ctx, opts, budget, top.projection)
+  } catch (e) {
+    if (!(e instanceof Unorderable)) throw e
+    // a value the store cannot order as the engine does (topk.ts): the ordinary way, from the start (no row
+    // was answered yet: the ordered scan's first page is the query's first read)
+    const again = newContext(source, budget, ctx.now, ctx.relProperties)
+    if (opts.shortest) again.shortest = { ...again.shortest, ...opts.shortest }
+    again.plans.push('ORDER BY sorted by the engine (a value the store cannot order)')
+    return pipeline(query, again, opts, budget, null)
+  }
+}
+
+/** SKIP / LIMIT's value when it is a non-negative integer constant, else undefined. */
+function skipLimit(ctx: RunContext, e: Expr): number | undefined {
+  try {
+    const v = evaluate(e, {}, ctx)
+    return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The clauses as streams; `presorted`: the projection whose input comes in its ORDER BY's order (topk.ts). */
+async function pipeline(query: Query, ctx: RunContext, opts: RunOptions, budget: Budget, presorted: Projection | null): Promise<QueryResult> {
   let stream: Stream = (async function* () {
     yield [{}]
   })()
@@ -76,7 +131,7 @@ export async function runQuery(query: Query, source: GraphSource, opts: RunOptio
       i += push === ahead ? 2 : 1
       continue
     }
-    stream = stage(ctx, clause, stream)
+    stream = stage(ctx, clause, stream, clause === presorted)
   }
   const rows: Value[][] = []
   const seenNodes = new Set<number>()
@@ -101,16 +156,16 @@ export async function loadReferenced(r: QueryResult): Promise<void> {
   await loadRelProperties(r.ctx, referencedRels(r.rows))
 }
 
-function stage(ctx: RunContext, clause: Clause, input: Stream): Stream {
+function stage(ctx: RunContext, clause: Clause, input: Stream, presorted = false): Stream {
   switch (clause.type) {
     case 'match':
       return matchStage(ctx, clause, input)
     case 'unwind':
       return unwindStage(ctx, clause, input)
     case 'with':
-      return filterStage(ctx, clause.where, project(ctx, clause, input))
+      return filterStage(ctx, clause.where, project(ctx, clause, input, presorted))
     case 'return':
-      return project(ctx, clause, input)
+      return project(ctx, clause, input, presorted)
     default:
       throw new CypherError('unsupported clause')
   }
@@ -352,7 +407,8 @@ class Accumulator {
   }
 }
 
-async function* project(ctx: RunContext, p: Projection, input: Stream): Stream {
+/** `presorted`: the input comes in ORDER BY's order already (topk.ts), so the rows stream without a sort. */
+async function* project(ctx: RunContext, p: Projection, input: Stream, presorted = false): Stream {
   const names = projectionNames(p)
   const skip = constant(ctx, p.skip, 'SKIP') ?? 0
   const limit = constant(ctx, p.limit, 'LIMIT')
@@ -376,7 +432,7 @@ async function* project(ctx: RunContext, p: Projection, input: Stream): Stream {
   }
   if (limit === 0) return
 
-  if (!aggregating && p.orderBy.length === 0) {
+  if (!aggregating && (p.orderBy.length === 0 || presorted)) {
     // Streaming: stop pulling once SKIP + LIMIT rows have passed.
     let skipped = 0
     let emitted = 0

@@ -116,6 +116,14 @@ export interface NodeCountTest {
   tests: PropertyTest[]
 }
 
+/**
+ * The order of an ordered scan (topk.ts): by each key (a stored property of letters, digits and `_`, or
+ * `objectid`, the column) as ORDER BY sorts it (values.ts orderCompare, DESC reversed), then by id ascending.
+ */
+export interface ScanOrder {
+  keys: { key: string; descending: boolean }[]
+}
+
 export interface NodeScan {
   /** necessary conditions (all of them), pushed to the store; absent or empty: none */
   where?: ScanCondition[]
@@ -141,6 +149,20 @@ export interface RelCondition {
 export interface GraphSource {
   /** visible nodes matching `scan` with id > afterId, by id, at most `limit` */
   scanNodes(scan: NodeScan, afterId: number, limit: number): Promise<NodeRecord[]>
+  /**
+   * The nodes `scanNodes` would return for `scan` (all pages), in `order`, from the `offset`-th on, at most
+   * `limit`; null when one of them holds a value the store cannot order exactly as the engine does (topk.ts
+   * says which): the caller then sorts them itself. Optional: without it the engine sorts.
+   */
+  scanOrdered?(scan: NodeScan, order: ScanOrder, offset: number, limit: number): Promise<NodeRecord[] | null>
+  /**
+   * The different values of `keys` (a stored property, or `objectid`) over the visible nodes passing `test`
+   * (as countNodes counts them), one row per set of values equal as DISTINCT compares them, in `order` and then
+   * by the first node (by id) holding them, from the `skip`-th on, at most `limit` (null: all); each value as
+   * stored (parsed JSON; null for a missing key). Null when one of them is a value the store cannot compare as
+   * the engine does (distinct.ts). Optional: without it the engine scans.
+   */
+  distinctValues?(test: NodeCountTest, keys: string[], order: ScanOrder, skip: number, limit: number | null): Promise<unknown[][] | null>
   /** how many visible nodes pass `test`, counted by the store (optional: without it the engine scans and counts) */
   countNodes?(test: NodeCountTest): Promise<number>
   /** the visible nodes among `ids` (any order) */

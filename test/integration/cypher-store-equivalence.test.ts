@@ -15,6 +15,10 @@ import { CypherError, parseCypher } from '../../src/cypher/parse'
 import { loadReferenced, runQuery } from '../../src/cypher/run'
 import { presentResult, type CypherResult } from '../../src/cypher/present'
 import { EDGES as E0, memorySource, NODES as N0, TENANT, CORP } from '../unit/cypher-graph'
+import { env } from 'cloudflare:workers'
+import { d1GraphSource } from '../../src/cypher/cypher.store'
+import { nodePropertyKeys } from '../../src/cypher/needs'
+import { NodeRef } from '../../src/cypher/values'
 const mk = (id: number, objectid: string, kinds: string[], name: string, p: Record<string, unknown>) => ({ id, objectid, kind: kinds[0], kinds, name, environment_id: CORP, properties: { name, ...p }, updated_at: '2026-01-01T00:00:00.000Z' })
 const NODES = [...N0,
   mk(50, 'u-lower', ['User'], 'ÉVE_%@CORP.LOCAL', { enabled: 1 }),
@@ -31,6 +35,20 @@ const NODES = [...N0,
   mk(60, 'P-NULL', ['User'], 'P-NULL', { hasspn: null, pwdlastset: null, title: null }),
   mk(61, 'P-LIST', ['User'], 'P-LIST', { hasspn: [true], pwdlastset: [1000], title: ['admin'] }),
   mk(62, 'P-BIG', ['Computer'], 'P-BIG', { pwdlastset: 9007199254740991, title: 'x\u00e9y%_' }),
+  // ORDER BY … LIMIT read in order from the store (issue 28, topk.ts): every type ORDER BY ranks, ties, null, missing
+  ...(
+    [
+      ['b', 1], ['a', 2], ['B', 1], ['\u00e9', 2], ['', 1], [true, 2], [false, 1], [10, 2], [-2, 1], [10, 1], [null, 2], [undefined, 1], ['a', 1], ['\ud7ff', 2], [-9007199254740991, 2], [1, 1], [0, 2],
+    ] as [unknown, number][]
+  ).map(([rank, grp], i) => mk(70 + i, `ORD-${String(i).padStart(2, '0')}`, ['Ord'], `ORD-${i}`, { ...(rank === undefined ? {} : { rank }), grp })),
+  // in another environment: a restricted caller never gets it first
+  { ...mk(69, 'ORD-T', ['Ord'], 'ORD-T', { rank: '0', grp: 1 }), environment_id: TENANT },
+  // values the store cannot order as the engine does, each next to an ordinary one: the engine sorts
+  ...(
+    [
+      ['REAL', 1.5], ['LIST', [1]], ['PUA', '\ue000'], ['FULLWIDTH', '\uff3a'], ['EMOJI', '\u{1F600}'], ['BIG', 9007199254740992], ['A', 'a'], ['THREE', 3],
+    ] as [string, unknown][]
+  ).map(([name, rank], i) => mk(90 + i, `ODD-${name}`, ['OrdOdd'], `ODD-${name}`, { rank })),
 ]
 const EDGES = [...E0,
   { id: 50, start: 50, end: 51, kind: 'GenericAll', properties: { isacl: 1 }, updated_at: '2026-01-02T00:00:00.000Z' },
@@ -195,5 +213,100 @@ describe('node counts in the store (issue 28)', () => {
     const res = await admin.raw('POST', '/api/v2/graphs/cypher', { query: q })
     expect([200, 400]).toContain(res.status)
     if (res.status === 200) expect((res.headers.get('X-Cypher-Plan') ?? '').includes('count of nodes')).toBe(pushed)
+  })
+})
+
+/**
+ * ORDER BY … LIMIT read in order from D1 (issue 28, topk.ts) against the engine's own sort over the same D1 rows
+ * (ids are random since migration 0039, so ties are ordered by the same ids in both): the rows in order, for an
+ * administrator and a caller restricted to CORP, and whether the plan says the store ordered the scan.
+ */
+const ORDERED_PUSHED = [
+  'MATCH (n:Ord) RETURN n.name AS name, n.rank AS r ORDER BY n.rank LIMIT 20',
+  'MATCH (n:Ord) RETURN n.name AS name, n.rank AS r ORDER BY n.rank DESC LIMIT 20',
+  'MATCH (n:Ord) RETURN n.name AS name ORDER BY n.rank SKIP 3 LIMIT 4',
+  'MATCH (n:Ord) RETURN n.name AS name ORDER BY n.rank DESC SKIP 5 LIMIT 3',
+  'MATCH (n:Ord) RETURN n.name AS name, n.grp AS g, n.rank AS r ORDER BY n.grp, n.rank DESC LIMIT 20',
+  'MATCH (n:Ord) RETURN n.rank AS r ORDER BY r LIMIT 6',
+  'MATCH (n:Ord {grp: 1}) RETURN n ORDER BY n.name DESC LIMIT 3',
+  'MATCH (n:Ord) RETURN n.objectid AS o ORDER BY n.objectid DESC LIMIT 5',
+  // DISTINCT streamed in order (a WHERE not exact in SQL: no GROUP BY)
+  'MATCH (n:Ord) WHERE n.grp >= 1 RETURN DISTINCT n.rank AS r ORDER BY r DESC LIMIT 5',
+  'MATCH (n:Ord) WHERE n.grp >= 1 RETURN DISTINCT n.rank AS r, n.grp AS g ORDER BY n.grp LIMIT 20',
+  "MATCH (n:Ord) WHERE n.rank STARTS WITH 'a' OR n.rank > 0 RETURN n.name AS name ORDER BY n.rank LIMIT 3",
+  // a WHERE the store cannot test: the engine drops rows of the ordered pages
+  "MATCH (n) WHERE n.name =~ '.*[2-7].*' RETURN n.name AS name ORDER BY n.name DESC LIMIT 2",
+  'MATCH (n:Ord) WHERE n.grp * 2 = 4 RETURN n.name AS name ORDER BY n.rank LIMIT 4',
+  'MATCH (n:Ord) WITH n ORDER BY n.rank LIMIT 6 WHERE n.grp = 1 RETURN n.name AS n',
+  'MATCH (n:Ord) WITH n, n.rank AS r ORDER BY r DESC LIMIT 4 MATCH (n)-[x]-(m) RETURN n.name AS name, count(x) AS c',
+]
+/** not read in order: not the shape, or (*) a value the store cannot order (the engine sorts after one ordered page) */
+const ORDERED_NOT = [
+  'MATCH (n:Ord) RETURN n.name AS name ORDER BY n.rank',
+  'MATCH (n:Ord) RETURN n.rank AS r, count(*) AS c ORDER BY r LIMIT 3',
+  'MATCH (n:Ord) RETURN n.name AS name ORDER BY toLower(n.name) LIMIT 3',
+  'MATCH (n:Ord) RETURN DISTINCT n.grp AS g ORDER BY n.rank LIMIT 3',
+  'MATCH (n:Ord) RETURN n.grp AS n ORDER BY n.rank LIMIT 3',
+  'MATCH (n:Ord)-[r]-(m) RETURN n.name AS name ORDER BY n.rank LIMIT 3',
+  'OPTIONAL MATCH (n:Ord) RETURN n.name AS name ORDER BY n.rank LIMIT 3',
+  ...['REAL', 'LIST', 'PUA', 'FULLWIDTH', 'EMOJI', 'BIG'].map((x) => `MATCH (n:OrdOdd) WHERE n.name IN ['ODD-A', 'ODD-THREE', 'ODD-${x}'] RETURN n.name AS name ORDER BY n.rank LIMIT 2 // *`),
+  // orders SQLite and JavaScript disagree on: U+FF3A before U+1F600 in UTF-8, after it in UTF-16; a list before a string
+  "MATCH (n:OrdOdd) WHERE n.name IN ['ODD-FULLWIDTH', 'ODD-EMOJI'] RETURN n.name AS name ORDER BY n.rank DESC LIMIT 1 // *",
+  "MATCH (n:OrdOdd) WHERE n.name IN ['ODD-A', 'ODD-LIST'] RETURN n.name AS name ORDER BY n.rank LIMIT 1 // *",
+]
+/** DISTINCT answered by one GROUP BY (distinct.ts): the MATCH exact in SQL, the items stored properties */
+const DISTINCT_PUSHED = [
+  'MATCH (n:Ord) RETURN DISTINCT n.rank AS r',
+  'MATCH (n:Ord) RETURN DISTINCT n.grp AS g, n.rank',
+  'MATCH (n:Ord) RETURN DISTINCT n.rank AS r, n.grp AS g ORDER BY g DESC, r SKIP 2 LIMIT 9',
+  'MATCH (n:Ord) RETURN DISTINCT n.rank AS r ORDER BY n.rank DESC',
+  'MATCH (n:Ord) WHERE n.rank IS NOT NULL RETURN DISTINCT n.grp AS g LIMIT 1',
+  'MATCH (n:Ord) RETURN DISTINCT n.objectid AS o ORDER BY o DESC LIMIT 3',
+  'MATCH (c:Computer) RETURN DISTINCT c.operatingsystem',
+  "MATCH (n:OrdOdd) WHERE n.name IN ['ODD-A', 'ODD-THREE'] RETURN DISTINCT n.rank AS r",
+]
+/** DISTINCT not answered by the store: not exact, not the shape, or (*) a value the store cannot compare */
+const DISTINCT_NOT = [
+  'MATCH (n:Ord) WHERE n.grp = 1 RETURN DISTINCT n.rank AS r',
+  'MATCH (n:Ord) RETURN DISTINCT toLower(n.name) AS l',
+  'MATCH (n:Ord) RETURN DISTINCT n.grp AS n ORDER BY n LIMIT 2',
+  'MATCH (n:Ord)-[r]-(m) RETURN DISTINCT n.rank AS r',
+  ...['REAL', 'LIST', 'PUA', 'EMOJI', 'BIG'].map((x) => `MATCH (n:OrdOdd) WHERE n.name IN ['ODD-A', 'ODD-THREE', 'ODD-${x}'] RETURN DISTINCT n.rank AS r // *`),
+]
+describe('ORDER BY … LIMIT read in order from the store = the engine sorting (issue 28)', () => {
+  const rows = (r: { rows: unknown[][] }) => JSON.stringify(r.rows, (_k, v: unknown) => (v instanceof NodeRef ? `node ${v.id}` : v))
+  const run = async (q: string, access: string | null, orderPushdown: boolean) => {
+    const query = parseCypher(q)
+    try {
+      const r = await runQuery(query, d1GraphSource(env.DB, access, { nodeKeys: nodePropertyKeys(query) }), { now: Date.now(), orderPushdown })
+      return { rows: rows(r), plans: r.ctx.plans.join(' | ') }
+    } catch (e) {
+      if (!(e instanceof CypherError)) throw e
+      return { rows: 'error', plans: '' }
+    }
+  }
+  it.each([...ORDERED_PUSHED.map((q): [string, boolean] => [q, true]), ...ORDERED_NOT.map((q): [string, boolean] => [q, false])])('%s: in order from the store %s', async (q, pushed) => {
+    for (const access of [null, JSON.stringify([CORP])]) {
+      const store = await run(q, access, true)
+      const engine = await run(q, access, false)
+      expect(store.rows).toEqual(engine.rows)
+      expect(engine.plans).not.toContain('read in order')
+      expect(store.plans.includes('read in order') && !store.plans.includes('sorted by the engine')).toBe(pushed)
+      if (q.endsWith('// *')) expect(store.plans).toContain('sorted by the engine')
+    }
+  })
+  it.each([...DISTINCT_PUSHED.map((q): [string, boolean] => [q, true]), ...DISTINCT_NOT.map((q): [string, boolean] => [q, false])])('%s: DISTINCT in the store %s', async (q, pushed) => {
+    for (const access of [null, JSON.stringify([CORP])]) {
+      const store = await run(q, access, true)
+      const engine = await run(q, access, false)
+      expect(store.rows).toEqual(engine.rows)
+      expect(store.plans.includes('distinct values of')).toBe(pushed)
+      if (q.endsWith('// *')) expect(store.plans).toContain('DISTINCT by the engine')
+    }
+  })
+  it('a restricted caller never gets a node of another environment first', async () => {
+    const q = 'MATCH (n:Ord) RETURN n.name AS name ORDER BY n.objectid DESC LIMIT 1'
+    expect(await run(q, null, true)).toEqual({ rows: '[["ORD-T"]]', plans: expect.stringContaining('read in order') })
+    expect(await run(q, JSON.stringify([CORP]), true)).toEqual({ rows: '[["ORD-16"]]', plans: expect.stringContaining('read in order') })
   })
 })
