@@ -168,7 +168,10 @@ export async function deleteClient(db: D1Database, id: string, now: string, audi
     audit,
     { ifChanged: 4 },
   )
-  return results[4].meta.changes === 1 ? { tokenIds: tokens } : null
+  // `> 0`, not `=== 1`: D1 counts the rows the DELETE removed through ON DELETE CASCADE (the client's jobs and
+  // schedules) in its `changes`, so a client with a job history reported more than 1 and was answered 404
+  // although it was deleted (and its token's cached keys were not dropped).
+  return results[4].meta.changes > 0 ? { tokenIds: tokens } : null
 }
 
 /** Replaces the client's token(s) with a new one, with the audit row. Returns the old token ids, or null (no such client). */
