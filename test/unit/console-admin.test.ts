@@ -11,7 +11,7 @@ const PAGES = [
 describe('what a role sees', () => {
   it('Administrator: every section; Explore is home', () => {
     const me = { roles: ['Administrator'] }
-    expect(adminSections(me).map((s) => s.id)).toEqual(['file-ingest', 'data-pipeline', 'users', 'sso', 'extensions', 'audit'])
+    expect(adminSections(me).map((s) => s.id)).toEqual(['file-ingest', 'data-pipeline', 'clients', 'users', 'sso', 'extensions', 'audit'])
     expect(mainPages(me, PAGES).map((p) => p.label)).toEqual(['Explore', 'Attack paths', 'Administration'])
     expect(homePath(me)).toBe('/ui/explore')
   })
@@ -32,7 +32,7 @@ describe('what a role sees', () => {
   })
   it('Database management: db/Wipe with access to every environment (the API refuses a restricted administrator too)', () => {
     expect(adminSections({ roles: ['Administrator'], all_environments: true }).map((s) => s.id)).toEqual([
-      'file-ingest', 'data-pipeline', 'database-management', 'users', 'sso', 'extensions', 'audit',
+      'file-ingest', 'data-pipeline', 'database-management', 'clients', 'users', 'sso', 'extensions', 'audit',
     ])
     expect(adminSections({ roles: ['Administrator'], all_environments: false }).map((s) => s.id)).not.toContain('database-management')
     for (const role of ['User', 'Read-Only', 'Upload-Only', 'Auditor'])

@@ -12,6 +12,7 @@ const SsoProviders = lazy(() => import('./sso'))
 const Extensions = lazy(() => import('./extensions'))
 const AuditLog = lazy(() => import('./audit'))
 const DatabaseManagement = lazy(() => import('./database'))
+const CollectorClients = lazy(() => import('./clients'))
 
 export default function Administration({ me }: { me: UserJson }) {
   const path = usePath()
@@ -59,6 +60,7 @@ export default function Administration({ me }: { me: UserJson }) {
           {current?.id === 'file-ingest' && <FileIngest canUpload={can(me, 'graph/Ingest')} />}
           {current?.id === 'data-pipeline' && <DataPipeline canRun={can(me, 'analysis/Run')} />}
           {current?.id === 'database-management' && <DatabaseManagement />}
+          {current?.id === 'clients' && <CollectorClients />}
           {current?.id === 'users' && <Users meId={me.id} />}
           {current?.id === 'sso' && <SsoProviders />}
           {current?.id === 'extensions' && <Extensions />}

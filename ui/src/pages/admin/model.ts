@@ -1,6 +1,7 @@
 /**
  * The Administration and Profile pages' pure logic: what a user's roles let them see, the file-upload job
- * statuses, which dropped files are accepted, and the audit log filter. Tested in test/unit/console-admin.test.ts.
+ * statuses, which dropped files are accepted, the audit log filter, and the collector clients' forms (types,
+ * collection options, recurrences). Tested in test/unit/console-admin.test.ts and console-clients.test.ts.
  *
  * Showing only what a role may do is a courtesy, not the protection: every route checks its own permission
  * (src/auth/permissions.ts is the one table both read, through ui/src/lib/permissions.ts).
@@ -8,6 +9,7 @@
 import type { Permission } from '../../../../src/auth/permissions'
 import type { AuditQuery } from '../../../../src/client/audit'
 import type { ClearDatabaseOptions } from '../../../../src/client/graph'
+import type { ClientType, CollectionOption, CollectionOptions } from '../../../../src/client/clients'
 import { can } from '../../lib/permissions'
 
 // the console's one permission helper (ui/src/lib/permissions.ts), re-exported for the Administration pages
@@ -33,6 +35,8 @@ const SECTIONS: (Section & { perm: Permission; allEnvironments?: true })[] = [
   { id: 'data-pipeline', label: 'Data pipeline', group: 'Data collection', perm: 'graph/Read' },
   // POST /api/v2/clear-database: db/Wipe and access to every environment (src/system/wipe.routes.ts)
   { id: 'database-management', label: 'Database management', group: 'Data collection', perm: 'db/Wipe', allEnvironments: true },
+  // the routes of src/clients/ (clients, their jobs and schedules) all declare clients/Manage
+  { id: 'clients', label: 'Collector clients', group: 'Data collection', perm: 'clients/Manage' },
   { id: 'users', label: 'Users', group: 'Access', perm: 'auth/ManageUsers' },
   { id: 'sso', label: 'SSO providers', group: 'Access', perm: 'auth/ManageProviders' },
   { id: 'extensions', label: 'Graph extensions', group: 'Configuration', perm: 'graph/ManageExtensions' },
@@ -181,4 +185,114 @@ export const WIPE_PHRASE = 'delete this data'
 
 export function wipeConfirmed(typed: string): boolean {
   return typed.trim().toLowerCase() === WIPE_PHRASE
+}
+
+// ---- collector clients --------------------------------------------------------------------------------
+
+export const CLIENT_TYPE_CHOICES: { value: ClientType; label: string; environment: string; placeholder: string }[] = [
+  { value: 'sharphound', label: 'SharpHound', environment: 'Domain SID', placeholder: 'S-1-5-21-…' },
+  { value: 'azurehound', label: 'AzureHound', environment: 'Tenant ID', placeholder: 'tenant id (upper case)' },
+  { value: 'openhound', label: 'OpenHound (OpenGraph collector)', environment: 'Environment ID', placeholder: 'id of the environment node' },
+]
+
+export function clientTypeLabel(type: string): string {
+  return CLIENT_TYPE_CHOICES.find((t) => t.value === type)?.label.replace(/ \(.*\)$/, '') ?? type
+}
+
+/** What the environment field means for a client type (the only environment its data may write). */
+export function environmentLabel(type: string): string {
+  return CLIENT_TYPE_CHOICES.find((t) => t.value === type)?.environment ?? 'Environment ID'
+}
+
+const OPTION_LABELS: Record<CollectionOption, string> = {
+  session_collection: 'Sessions',
+  local_group_collection: 'Local groups',
+  ad_structure_collection: 'AD structure',
+  cert_services_collection: 'Certificate services',
+  ca_registry_collection: 'CA registry',
+  dc_registry_collection: 'DC registry',
+  all_trusted_domains: 'All trusted domains',
+}
+
+/**
+ * The collection options a client type reads from its jobs. The job's fields are SharpHound's collection methods
+ * (BloodHound Enterprise's job model); AzureHound and OpenHound collect what their own configuration names and
+ * read none of them, so their jobs are offered with no option (the API stores them false).
+ */
+export function collectionOptionsFor(type: string): { key: CollectionOption; label: string }[] {
+  if (type !== 'sharphound') return []
+  return (Object.keys(OPTION_LABELS) as CollectionOption[]).map((key) => ({ key, label: OPTION_LABELS[key] }))
+}
+
+/** The options a SharpHound job starts with: everything but the all-trusted-domains sweep. */
+export function defaultOptions(type: string): Set<CollectionOption> {
+  return new Set(collectionOptionsFor(type).map((o) => o.key).filter((k) => k !== 'all_trusted_domains'))
+}
+
+/** The body of run-now or of a schedule: every option the type takes, true when chosen (none for the others). */
+export function optionsBody(type: string, chosen: ReadonlySet<string>): Partial<CollectionOptions> {
+  return Object.fromEntries(collectionOptionsFor(type).map((o) => [o.key, chosen.has(o.key)]))
+}
+
+/** The chosen options of a job or schedule, as words ("Sessions, AD structure"; "—" for none). */
+export function optionsSummary(o: Partial<CollectionOptions>): string {
+  const on = (Object.keys(OPTION_LABELS) as CollectionOption[]).filter((k) => o[k]).map((k) => OPTION_LABELS[k])
+  return on.length ? on.join(', ') : '—'
+}
+
+/** The create form's body: trimmed; the domain controller only for SharpHound, null when blank. */
+export function clientBody(f: { name: string; type: string; environment: string; domainController: string }) {
+  const dc = f.type === 'sharphound' ? f.domainController.trim() : ''
+  return { name: f.name.trim(), type: f.type, environment_id: f.environment.trim(), domain_controller: dc || null }
+}
+
+/** A collector job's status names: the file-upload job's (BloodHound's one JobStatus list). */
+export const clientJobStatusName = jobStatusName
+
+/** A job an administrator may still cancel (the API's rule: ready, running or ingesting). */
+export function jobCancellable(status: number): boolean {
+  return status === 0 || status === 1 || status === 6
+}
+
+/** The API fails a running job whose client is not heard from for 10 minutes (docs/collectors.md "Timeouts"). */
+export const CHECKIN_TIMEOUT_MS = 10 * 60_000
+
+/** How long ago a client checked in, in words, and whether that is longer than the timeout ("never" without one). */
+export function checkinAge(last: string | null, now: Date = new Date()): { text: string; stale: boolean } {
+  const t = last ? Date.parse(last) : NaN
+  if (!Number.isFinite(t)) return { text: 'never', stale: true }
+  const s = Math.max(0, Math.round((now.getTime() - t) / 1000))
+  const text = s < 60 ? `${s} s ago` : s < 3600 ? `${Math.floor(s / 60)} min ago` : s < 86_400 ? `${Math.floor(s / 3600)} h ago` : `${Math.floor(s / 86_400)} d ago`
+  return { text, stale: now.getTime() - t > CHECKIN_TIMEOUT_MS }
+}
+
+export type Frequency = 'HOURLY' | 'DAILY' | 'WEEKLY'
+
+/**
+ * The recurrence text the API takes (src/clients/rrule.ts) for a form: `start` is a datetime-local value read
+ * as UTC ("2026-12-01T02:00"), `every` the interval; null with the reason when the form is not usable.
+ */
+export function scheduleRrule(f: { frequency: Frequency; every: string; start: string }): { rrule: string } | { error: string } {
+  if (!/^\d{1,4}$/.test(f.every.trim()) || +f.every < 1 || +f.every > 1000) return { error: 'Repeat every must be a whole number from 1 to 1000.' }
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(f.start.trim())
+  if (!m) return { error: 'Choose the first run (date and time, UTC).' }
+  return { rrule: `DTSTART:${m[1]}${m[2]}${m[3]}T${m[4]}${m[5]}${m[6] ?? '00'}Z RRULE:FREQ=${f.frequency};INTERVAL=${+f.every}` }
+}
+
+const UNIT: Record<string, [string, string]> = { HOURLY: ['hour', 'hours'], DAILY: ['day', 'days'], WEEKLY: ['week', 'weeks'] }
+
+/** A schedule's recurrence in words ("Every 2 days from 2026-12-01 02:00 UTC"); the text itself when not ours. */
+export function describeRrule(rrule: string): string {
+  const freq = /FREQ=(HOURLY|DAILY|WEEKLY)/i.exec(rrule)?.[1]?.toUpperCase()
+  if (!freq) return rrule
+  const n = +(/INTERVAL=(\d+)/i.exec(rrule)?.[1] ?? '1')
+  const every = n === 1 ? `Every ${UNIT[freq][0]}` : `Every ${n} ${UNIT[freq][1]}`
+  const d = /DTSTART:(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})\d{2}Z/i.exec(rrule)
+  return d ? `${every} from ${d[1]}-${d[2]}-${d[3]} ${d[4]}:${d[5]} UTC` : every
+}
+
+/** Today's next whole hour as a datetime-local value in UTC: the schedule form's first-run default. */
+export function nextWholeHour(now: Date = new Date()): string {
+  const d = new Date(Math.ceil(now.getTime() / 3_600_000) * 3_600_000)
+  return d.toISOString().slice(0, 16)
 }
