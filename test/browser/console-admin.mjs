@@ -9,15 +9,20 @@
 // chosen is refused on the page, the typed confirmation gates the request, a request the API refuses (a source
 // kind whose extension was removed meanwhile) shows the envelope's message, a confirmed one is recorded
 // (DeleteBloodhoundData with its options); a user without db/Wipe is not offered the page and the API refuses.
+// Collector clients: an administrator creates a SharpHound client (its token shown once, copied), runs a job now;
+// the test then acts as the collector with that token (check-in, poll, start, ingest, end) and the page shows the
+// check-in and the job complete with its log; a schedule is created and deleted, a waiting job canceled, the client
+// deleted; an Upload-Only user is not offered the section and the API refuses it.
 // Prints "N passed, N failed"; exits non-zero on any failure.
 //
-//   node --import tsx test/browser/console-admin.mjs [--screenshots]   (docs/console-admin.png with --screenshots)
+//   node --import tsx test/browser/console-admin.mjs [--screenshots]   (docs/console-admin.png and docs/console-clients.png)
 import path from 'node:path'
 import { strToU8, zipSync } from 'fflate'
 import { EdgeHoundClient } from '../../src/client/index.ts'
 import { availableFindingTypes } from '../../src/client/findings.ts'
 import { base32Decode, totpAt } from '../../src/auth/totp.ts'
 import { deleteExtension, upsertExtension } from '../../src/client/extensions.ts'
+import { availableJobs, clientCheckin, endJob, ingest, startJob } from '../../src/client/clients.ts'
 import { artifacts, assert, openBrowser, root, startLocalWorker, suite } from './lib.mjs'
 
 const shotsToDocs = process.argv.includes('--screenshots')
@@ -35,6 +40,8 @@ const { check, fail, finish } = suite('the console administration test', { timeo
 // Tier Zero object: the finding T0GenericAll); LAB.TWO has one user, to show a restricted user only LAB.ONE.
 const ONE = 'S-1-5-21-4101-4102-4103'
 const TWO = 'S-1-5-21-4201-4202-4203'
+// the domain a collector client delivers (Collector clients checks)
+const THREE = 'S-1-5-21-4301-4302-4303'
 const meta = (type, n) => ({ methods: 46067, type, count: n, version: 6 })
 const obj = (id, props, extra = {}) => ({ ObjectIdentifier: id, Properties: props, Aces: [], IsDeleted: false, IsACLProtected: false, ContainedBy: null, ...extra })
 const user = (sid, name, domain, dsid) =>
@@ -98,7 +105,7 @@ try {
   await check('the administrator sees every Administration section', async () => {
     await signIn('admin', SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
     await main().getByRole('link', { name: 'Administration' }).click()
-    for (const name of ['File ingest', 'Data pipeline', 'Database management', 'Users', 'SSO providers', 'Graph extensions', 'Audit log']) await sub().getByRole('link', { name }).waitFor()
+    for (const name of ['File ingest', 'Data pipeline', 'Database management', 'Collector clients', 'Users', 'SSO providers', 'Graph extensions', 'Audit log']) await sub().getByRole('link', { name }).waitFor()
     assert(new URL(page.url()).pathname === '/ui/administration/file-ingest', `at ${page.url()}`)
   })
 
@@ -238,6 +245,98 @@ try {
     assert(ok.length === 1 && only, `entries: ${JSON.stringify(wipes.data.logs)}`)
   })
 
+  let collector // the collector client, signed with the token the page showed once
+  await check('Collector clients: create (token shown once), run a job now; the collector checks in, ingests and ends it; the page follows', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
+    await sub().getByRole('link', { name: 'Collector clients' }).click()
+    const region = page.getByRole('region', { name: 'Collector clients' })
+    const form = region.getByRole('form', { name: 'Create client' })
+    await form.getByLabel('Type').selectOption('sharphound')
+    await form.getByLabel('Name').fill('lab-three-collector')
+    await form.getByLabel(/^Domain SID/).fill(THREE)
+    await form.getByLabel(/^Domain controller/).fill('dc01.lab.three')
+    await form.getByRole('button', { name: 'Create client' }).click()
+    const once = region.getByRole('status', { name: 'New client token' })
+    const tokenId = (await once.getByLabel('Client token ID').innerText()).trim()
+    const tokenKey = (await once.getByLabel('Client token key').innerText()).trim()
+    assert(tokenKey.length >= 32 && /^[0-9a-f-]{36}$/.test(tokenId), `token ${tokenId} ${tokenKey}`)
+    await once.getByRole('button', { name: 'Copy key' }).click()
+    await once.getByText('Key copied to the clipboard.').waitFor()
+    assert((await page.evaluate(() => navigator.clipboard.readText())) === tokenKey, 'the clipboard does not hold the key')
+    await once.getByRole('button', { name: 'I have copied the key' }).click()
+    assert(!(await page.content()).includes(tokenKey), 'the key is still in the page')
+    // a refused change shows the envelope's message in the form where it was made
+    await form.getByLabel('Name').fill('lab-three-collector')
+    await form.getByLabel(/^Domain SID/).fill(THREE)
+    await form.getByRole('button', { name: 'Create client' }).click()
+    await form.getByRole('alert').filter({ hasText: 'a client with this name exists already' }).waitFor()
+
+    const panel = region.getByRole('region', { name: 'Client lab-three-collector' })
+    const run = panel.getByRole('form', { name: 'Run a job now for lab-three-collector' })
+    await run.getByRole('checkbox', { name: 'Local groups' }).uncheck()
+    await run.getByRole('button', { name: 'Run job now' }).click()
+    const ready = await run.getByRole('status').filter({ hasText: /Job \d+ is ready/ }).innerText()
+    const jobId = Number(/Job (\d+)/.exec(ready)[1])
+    const jobs = panel.getByRole('table', { name: 'Jobs of lab-three-collector' })
+    await jobs.getByRole('row').filter({ hasText: 'Ready' }).waitFor()
+
+    // the collector, with the key the page showed once
+    collector = anon.withCredentials({ kind: 'token', tokenId, tokenKey, scheme: 'bhesignature' })
+    await clientCheckin(collector, { address: '10.0.3.7', hostname: 'collector-lab-three', version: 'v2.6.0' })
+    const available = await availableJobs(collector)
+    const job = available.data.find((j) => j.id === jobId)
+    assert(job && job.session_collection && !job.local_group_collection && job.domain_controller === 'dc01.lab.three', `available: ${JSON.stringify(available.data)}`)
+    await startJob(collector, jobId)
+    await jobs.getByRole('row').filter({ hasText: 'Running' }).waitFor()
+    const posted = await ingest(collector, { data: [user(`${THREE}-1401`, 'PEGGY@LAB.THREE', 'LAB.THREE', THREE)], meta: meta('users', 1) })
+    assert(posted.data.nodes >= 1, `ingest: ${JSON.stringify(posted.data)}`)
+    await endJob(collector, 'complete', 'Collection completed successfully')
+
+    const done = jobs.getByRole('row').filter({ hasText: String(jobId) }).filter({ hasText: 'Complete' })
+    await done.filter({ hasText: 'Collection completed successfully' }).waitFor()
+    const row = region.getByRole('table', { name: 'Clients list' }).getByRole('row').filter({ hasText: 'lab-three-collector' })
+    await row.getByText('collector-lab-three · 10.0.3.7 · v2.6.0').waitFor()
+    assert(!(await row.innerText()).includes('never'), `check-in: ${await row.innerText()}`)
+    await done.getByLabel(`Log of job ${jobId}`).click()
+    await done.getByText(/started by the client/).waitFor()
+    if (shotsToDocs) {
+      await region.getByRole('table', { name: 'Clients list' }).evaluate((e) => e.scrollIntoView({ block: 'start' }))
+      await page.evaluate(() => window.scrollBy(0, -70))
+      await page.screenshot({ path: path.join(root, 'docs', 'console-clients.png'), fullPage: false })
+    }
+  })
+
+  await check('Collector clients: a schedule is created and deleted; a waiting job is canceled; deleting the client revokes its token', async () => {
+    const region = page.getByRole('region', { name: 'Collector clients' })
+    const panel = region.getByRole('region', { name: 'Client lab-three-collector' })
+    const sched = panel.getByRole('form', { name: 'Schedule a collection for lab-three-collector' })
+    await sched.getByLabel('Frequency').selectOption('WEEKLY')
+    await sched.getByLabel('First run (UTC)').fill('2031-01-06T03:00')
+    await sched.getByRole('button', { name: 'Create schedule' }).click()
+    const list = panel.getByRole('table', { name: 'Schedules of lab-three-collector list' })
+    await list.getByRole('cell', { name: 'Every week from 2031-01-06 03:00 UTC' }).waitFor()
+    await list.getByRole('button', { name: /^Delete schedule \d+$/ }).click()
+    await panel.getByRole('alertdialog', { name: 'Delete schedule' }).getByRole('button', { name: 'Confirm' }).click()
+    await list.getByText('No schedule.').waitFor()
+
+    await panel.getByRole('form', { name: 'Run a job now for lab-three-collector' }).getByRole('button', { name: 'Run job now' }).click()
+    const jobs = panel.getByRole('table', { name: 'Jobs of lab-three-collector' })
+    const cancel = jobs.getByRole('button', { name: /^Cancel job \d+$/ })
+    await cancel.click()
+    await jobs.getByRole('row').filter({ hasText: 'canceled by an administrator' }).waitFor()
+    assert((await cancel.count()) === 0, 'a canceled job still offers Cancel')
+
+    const row = region.getByRole('table', { name: 'Clients list' }).getByRole('row').filter({ hasText: 'lab-three-collector' })
+    await row.getByRole('button', { name: 'Delete lab-three-collector' }).click()
+    const confirm = region.getByRole('alertdialog', { name: 'Delete client' })
+    assert((await confirm.innerText()).includes('token stops working'), `confirmation: ${await confirm.innerText()}`)
+    await confirm.getByRole('button', { name: 'Confirm' }).click()
+    await region.getByRole('status').filter({ hasText: 'lab-three-collector deleted' }).waitFor()
+    await row.waitFor({ state: 'detached' })
+    const refused = await availableJobs(collector).catch((e) => e)
+    assert(refused?.status === 401, `the deleted client's token: ${refused?.status ?? JSON.stringify(refused)}`)
+  })
+
   await check('an Upload-Only user sees the ingest page only; the API refuses the rest', async () => {
     await api.createUser({ principal_name: 'uploader', roles: ['Upload-Only'], secret: 'uploader-password-1' })
     await signIn('uploader', 'uploader-password-1')
@@ -255,6 +354,10 @@ try {
     assert(status === 403, `GET /api/v2/bloodhound-users answered ${status}`)
     await page.goto(`${origin}/ui/administration/database-management`)
     await page.getByRole('region', { name: 'File ingest' }).waitFor()
+    await page.goto(`${origin}/ui/administration/clients`)
+    await page.getByRole('region', { name: 'File ingest' }).waitFor()
+    const clients = await page.evaluate(async () => (await fetch('/api/v2/clients')).status)
+    assert(clients === 403, `GET /api/v2/clients answered ${clients}`)
     const wipe = await page.evaluate(async () => (await fetch('/api/v2/clear-database', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"deleteDataQualityHistory":true}' })).status)
     assert(wipe === 403, `POST /api/v2/clear-database answered ${wipe}`)
   })

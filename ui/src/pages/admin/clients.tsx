@@ -125,6 +125,7 @@ function CreateClient({ envs, onCreated }: { envs: EnvironmentJson[]; onCreated:
     const r = await attempt(() => createClient(client, body), setError)
     if (r) {
       form.reset()
+      setType('sharphound') // the select's state follows the reset form
       const { token, ...created } = r.data
       onCreated(created, token)
     }
