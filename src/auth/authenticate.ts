@@ -345,6 +345,42 @@ export function authenticate(
   }
 }
 
+/**
+ * A public route that also recognises a signed-in caller (`recognises` in src/http/route.ts; today only
+ * GET /api/v2/sso-providers, which answers managers more than visitors). The reasoning:
+ *  - No credential at all: exactly a public route (the IP's bucket, `publicLimit`), no principal.
+ *  - An Authorization header: it must verify, as on any authenticated route (its own bucket, revocation,
+ *    replay class `repeatable`, since only GETs use this); a bad one is the usual 401. A script whose token
+ *    was revoked must hear so, not silently get the visitor's answer.
+ *  - Only the browser's session cookie: verified the same way when it is good. When it is not (expired,
+ *    logged out, its user disabled), the request is answered as a visitor's: the sign-in page is exactly
+ *    where a browser with a stale cookie lands, and it must still see the providers. Every such failure
+ *    comes from `fail` above, which has already charged the IP's bucket (or thrown 429) before the 401;
+ *    so the visitor answer costs the IP one token, as an anonymous request does, never two.
+ *  - Only a 401 raised before the handler ran is turned into the visitor path (`reached`): a 401 from
+ *    further down, or any other error (429, 503), propagates unchanged.
+ * The handler decides what the principal may see; this middleware only establishes who is calling.
+ */
+export function authenticateIfPresent(publicLimit: 'ip' | 'login'): MiddlewareHandler<AppEnv> {
+  const visitor = authenticate({ required: false, publicLimit })
+  const caller = authenticate({ required: true, replay: 'repeatable' })
+  return async (c, next) => {
+    if (c.req.header('authorization')?.trim()) return caller(c, next)
+    if (!readCookie(c.req.header('cookie'), SESSION_COOKIE)) return visitor(c, next)
+    let reached = false
+    try {
+      return await caller(c, async () => {
+        reached = true
+        await next()
+      })
+    } catch (e) {
+      if (reached || !(e instanceof ApiError) || e.status !== 401) throw e
+      return next() // no principal was set: the principal is set only once a credential verified
+
+    }
+  }
+}
+
 /** Permission check after authentication: 403 envelope when the caller's roles lack it. */
 export function permit(permission: Permission): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

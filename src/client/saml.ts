@@ -113,8 +113,26 @@ export function deleteSamlProvider(c: EdgeHoundClient, samlProviderId: number) {
   return c.call<{ data: { affected_users: unknown[] } }>('DELETE', `/api/v2/saml/providers/${samlProviderId}`)
 }
 
+/** GET /api/v2/sso-providers as a caller holding auth/ManageProviders: the full records. */
 export function listSsoProviders(c: EdgeHoundClient) {
   return c.call<{ data: SsoProviderJson[] }>('GET', '/api/v2/sso-providers')
+}
+
+/** What GET /api/v2/sso-providers shows a caller without auth/ManageProviders (the sign-in page): nothing more. */
+export interface SsoProviderSignInJson {
+  id: number
+  name: string
+  slug: string
+  type: 'SAML' | 'OIDC'
+  login_uri: string
+}
+
+/**
+ * GET /api/v2/sso-providers for the sign-in page (readable without signing in). A manager's answer holds more
+ * fields; only these are read, so the page behaves the same for every caller.
+ */
+export function listSignInProviders(c: EdgeHoundClient) {
+  return c.call<{ data: SsoProviderSignInJson[] }>('GET', '/api/v2/sso-providers')
 }
 
 /** PATCH /api/v2/sso-providers/{id}: every field optional. */

@@ -108,7 +108,7 @@ class SchemaComponents {
 export function errorStatuses(r: RouteEntry): number[] {
   const d = r.def
   const out = new Set<number>([400, 429, 500])
-  if (d.auth !== 'public') out.add(401).add(503)
+  if (d.auth !== 'public' || d.recognises) out.add(401).add(503)
   if (d.auth !== 'public' && d.auth !== 'authenticated') out.add(403)
   if (d.params) out.add(404)
   if (d.body) out.add(413).add(415)
@@ -142,7 +142,7 @@ export function buildOpenApi(routes: RouteEntry[], serverUrl?: string) {
         })
       }
     }
-    if (d.auth !== 'public') {
+    if (d.auth !== 'public' || d.recognises) {
       for (const name of ['Authorization', 'RequestDate', 'Signature'])
         parameters.push({ $ref: `#/components/parameters/${name}` })
     }
@@ -183,7 +183,9 @@ export function buildOpenApi(routes: RouteEntry[], serverUrl?: string) {
       ...(d.description ? { description: d.description } : {}),
       tags: d.tags,
       ...(d.deprecated ? { deprecated: true } : {}),
-      security: d.auth === 'public' ? [] : [{ SignedRequest: [] }, { BearerAuth: [] }],
+      // a public route that recognises a caller: anonymous, or either scheme (OpenAPI's `{}` is "no security")
+      security: d.auth === 'public' ? (d.recognises ? [{}, { SignedRequest: [] }, { BearerAuth: [] }] : []) : [{ SignedRequest: [] }, { BearerAuth: [] }],
+      ...(d.recognises ? { 'x-permission-for-more': d.recognises } : {}),
       ...(d.auth !== 'public' ? { 'x-permission': d.auth === 'authenticated' ? null : d.auth } : {}),
       // rate-limit weight (src/ratelimit/cost.ts): tokens taken on admission; the measured rest is charged after
       ...(d.auth !== 'public' ? { 'x-rate-limit-cost': d.cost === undefined ? 1 : typeof d.cost === 'number' ? d.cost : d.cost.doc } : {}),

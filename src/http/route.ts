@@ -4,7 +4,7 @@ import { zValidator } from '@hono/zod-validator'
 import { z } from 'zod'
 import type { AppEnv } from '../env'
 import type { Permission } from '../auth/permissions'
-import { authenticate, permit } from '../auth/authenticate'
+import { authenticate, authenticateIfPresent, permit } from '../auth/authenticate'
 import { ApiError } from './errors'
 import { zodDetails } from './zod-errors'
 import { AuditScope, failureMessage, resolveAction, type AuditDecl } from '../audit/audit'
@@ -82,6 +82,14 @@ export interface RouteDef<
   cost?: number | { of: (c: Context<AppEnv>) => number; doc: string }
   /** which bucket unauthenticated callers spend; default `ip` */
   publicLimit?: 'ip' | 'login'
+  /**
+   * Only with `auth: 'public'`: the route also recognises a signed-in caller (authenticateIfPresent in
+   * src/auth/authenticate.ts), so that it may answer more to one holding this permission; the handler checks
+   * it (`c.var.principal`). Without credentials it is a public route; a bad Authorization header is a 401; a
+   * stale session cookie is treated as none. The OpenAPI document lists the permission as
+   * `x-permission-for-more`.
+   */
+  recognises?: Permission
   /** extra headers set on every response of this route (e.g. Deprecation) */
   responseHeaders?: Record<string, string>
   /** hide from the OpenAPI document (only for aliases that are documented elsewhere) */
@@ -232,9 +240,13 @@ export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends 
       },
     }),
   )
+  if (def.recognises && def.auth !== 'public')
+    throw new Error(`route ${def.method.toUpperCase()} ${def.path}: recognises is for public routes (an authenticated route knows its caller already)`)
+  if (def.recognises && def.method !== 'get')
+    throw new Error(`route ${def.method.toUpperCase()} ${def.path}: recognises is for GET routes (a change needs a declared permission)`)
   const cost = def.cost
   handlers.push(
-    authenticate(
+    def.recognises ? authenticateIfPresent(def.publicLimit ?? 'ip') : authenticate(
       def.auth === 'public'
         ? { required: false, publicLimit: def.publicLimit ?? 'ip' }
         : {

@@ -6,7 +6,7 @@
  *   GET    /api/v2/saml                        list SAML providers
  *   GET    /api/v2/saml/providers/:id          one SAML provider
  *   DELETE /api/v2/saml/providers/:id          delete it (with its SSO provider)
- *   GET    /api/v2/sso-providers               list SSO providers
+ *   GET    /api/v2/sso-providers               list SSO providers (public: sign-in fields; full records for managers)
  *   PATCH  /api/v2/sso-providers/:id           rename, replace metadata, change config (multipart)
  *   DELETE /api/v2/sso-providers/:id           delete
  *   GET    /api/v2/sso-providers/:id/signing-certificate  always 404 (no SP key pair; as BloodHound for a provider without one)
@@ -41,7 +41,10 @@ import {
 } from './saml.store'
 import { spMetadataXml, spUrls } from './sp'
 import { ssoFlowRoutes } from './sso.routes'
-import { OidcProviderSchema, OidcSsoProviderSchema, oidcSsoProviderJson } from '../oidc/oidc.json'
+import { OidcProviderSchema, OidcSsoProviderSchema, oidcLoginUrl, oidcSsoProviderJson } from '../oidc/oidc.json'
+import { SsoProviderSignInSchema, signInView } from './sign-in-view'
+import { listSignInProviders } from './sso.store'
+import { hasPermission, type Principal } from '../auth/principal'
 import { getOidcProviderBySsoId, listOidcProviders } from '../oidc/oidc.store'
 import { UpdateOidcBody, updateOidcProvider } from '../oidc/oidc.routes'
 import { UserSchema, userJson } from '../auth/auth.routes'
@@ -346,18 +349,31 @@ export const samlRoutes: RouteEntry[] = [
       method: 'get',
       path: '/api/v2/sso-providers',
       operationId: 'ListSsoProviders',
-      summary: 'List SSO providers',
+      summary: 'List SSO providers (public: the sign-in page reads it; the full records for auth/ManageProviders)',
+      description:
+        'Readable without signing in, as in BloodHound (its login page lists the providers from here). A caller holding ' +
+        '`auth/ManageProviders` gets the full records (`details`, `config`, `callback_uri`); everybody else, anonymous or ' +
+        'signed in without that permission, gets only what a sign-in button needs: `{id, name, slug, type, login_uri}` ' +
+        '(schema SsoProviderSignIn). Without credentials it spends the IP\'s public budget; a bad Authorization header is a ' +
+        '401; a stale session cookie is treated as none. See docs/saml.md, "Who sees what".',
       tags: ['Auth', 'Community', 'Enterprise'],
-      auth: 'auth/ManageProviders',
+      auth: 'public',
+      recognises: 'auth/ManageProviders',
       responses: {
         200: {
           description: 'every SSO provider, SAML and OIDC, by creation time (an empty array when there is none)',
-          schema: z.object({ data: z.array(z.union([SsoProviderSchema, OidcSsoProviderSchema])) }),
+          schema: z.object({ data: z.union([z.array(z.union([SsoProviderSchema, OidcSsoProviderSchema])), z.array(SsoProviderSignInSchema)]) }),
         },
       },
     },
     async (c) => {
       const base = baseUrl(c)
+      // set only when a credential verified (authenticateIfPresent): a visitor has none
+      const caller = c.get('principal') as Principal | undefined
+      if (!caller || !hasPermission(caller, 'auth/ManageProviders')) {
+        const rows = await listSignInProviders(c.env.DB)
+        return c.json({ data: rows.map((r) => signInView({ ...r, login_uri: r.type === 'SAML' ? spUrls(base, r.slug).sp_sso_uri : oidcLoginUrl(base, r.slug) })) })
+      }
       const [saml, oidc] = await Promise.all([listProviders(c.env.DB), listOidcProviders(c.env.DB)])
       const all = [
         ...saml.map((r) => ({ at: r.created_at, id: r.sso_provider_id, json: ssoProviderJson(r, base) as z.infer<typeof SsoProviderSchema> | z.infer<typeof OidcSsoProviderSchema> })),

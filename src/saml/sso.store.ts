@@ -92,3 +92,20 @@ export async function listSignOnProviders(db: D1Database): Promise<{ name: strin
     .all<{ name: string; slug: string }>()
   return results
 }
+
+/**
+ * Every SSO provider, SAML (type 1) and OIDC (type 2), as the sign-in page needs it: id, name, slug and type,
+ * by creation time (the order of the managers' list). Only providers whose SAML or OIDC row exists: the
+ * two rows are written in one batch, so this is a guard, not a case that occurs.
+ */
+export async function listSignInProviders(db: D1Database): Promise<{ id: number; name: string; slug: string; type: 'SAML' | 'OIDC' }[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT s.id, s.name, s.slug, CASE s.type WHEN 1 THEN 'SAML' ELSE 'OIDC' END AS type FROM sso_providers s
+        WHERE (s.type = 1 AND EXISTS (SELECT 1 FROM saml_providers p WHERE p.sso_provider_id = s.id))
+           OR (s.type = 2 AND EXISTS (SELECT 1 FROM oidc_providers o WHERE o.sso_provider_id = s.id))
+        ORDER BY s.created_at, s.id`,
+    )
+    .all<{ id: number; name: string; slug: string; type: 'SAML' | 'OIDC' }>()
+  return results
+}

@@ -240,6 +240,23 @@ try {
     assert(me.data.principal_name === 'dana@pages.test' && me.data.sso_provider_id === provider.sso_provider_id.int32, JSON.stringify(me.data))
   })
 
+  await check('OIDC: a provider created through the API gets its own button on the sign-in page, linking to its login URL', async () => {
+    // The full OIDC sign-in is covered in workerd (test/integration/oidc-signin.test.ts): an issuer must be an
+    // https URL whose discovery the local worker can fetch, which this test's plain-http server is not.
+    const res = await api.raw('POST', '/api/v2/sso-providers/oidc', JSON.stringify({ name: 'TestOP', client_id: 'console-pages', issuer: 'https://op.console-pages.test' }), { contentType: 'application/json' })
+    assert(res.status === 201, `create: ${res.status} ${await res.text()}`)
+    const created = (await res.json()).data
+    await context.clearCookies()
+    await page.goto(`${origin}/ui/login`)
+    const oidc = page.getByRole('button', { name: 'Sign in with TestOP' })
+    await oidc.waitFor()
+    const href = await oidc.getAttribute('href')
+    assert(href === created.login_uri && href === `${origin}/api/v2/sso/${created.slug}/login`, `OIDC button href ${href}, login_uri ${created.login_uri}`)
+    const saml = await page.getByRole('button', { name: 'Sign in with TestIdP' }).getAttribute('href')
+    assert(saml === `${origin}/api/v2/sso/testidp/login`, `SAML button href ${saml}`)
+    assert(![href, saml].some((u) => new URL(u).search), 'no query (and so no token) in a sign-in link')
+  })
+
   await check('nothing was fetched from another origin; no script or CSP error', async () => {
     assert(external.length === 0, `external requests: ${external.join(', ')}`)
     assert(problems.length === 0, `page errors: ${problems.join(' | ')}`)

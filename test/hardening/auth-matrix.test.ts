@@ -9,6 +9,10 @@
  *
  * Expected statuses follow from `def.auth` and ROLE_PERMISSIONS alone:
  *   - public route: credentials are ignored, so every row answers what the anonymous row answers;
+ *   - public route that recognises a caller (`recognises`, today GET /api/v2/sso-providers): no credential
+ *     (or a blank header) answers as anonymous; any failed credential is a 401 as on an authenticated route;
+ *     a role without the `recognises` permission gets exactly the anonymous answer (status and body); a
+ *     role holding it neither 401, 403 nor 5xx (what it sees beyond the visitor: sso-providers-public.test.ts);
  *   - any failed credential on a non-public route: 401 with the envelope and WWW-Authenticate;
  *   - a role without the route's permission: 403 with the envelope;
  *   - a role with it: neither 401 nor 403 (the placeholder input may still be a 400 or 404).
@@ -29,7 +33,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { computeSignature } from '../../src/auth/signature'
 import { signSession } from '../../src/auth/jwt'
 import { toBase64 } from '../../src/auth/encoding'
-import { ROLES, type Role } from '../../src/auth/permissions'
+import { ROLE_PERMISSIONS, ROLES, type Role } from '../../src/auth/permissions'
 import type { EdgeHoundClient } from '../../src/client'
 import { BASE } from '../helpers'
 import { NEW_ID_SQL } from '../../src/graph/ids'
@@ -52,6 +56,8 @@ import {
 } from './lib'
 
 const ROUTES_INFO = routeInfo()
+/** The failing-credential rows that send no credential at all (a blank Authorization header is none). */
+const NO_CREDENTIAL = new Set(['no credentials', 'malformed: whitespace only'])
 let admin: EdgeHoundClient
 /** every token key this file ever saw; none may appear in any answer but token creation */
 const knownKeys = new Set<string>()
@@ -332,7 +338,12 @@ describe('authentication and authorisation matrix (every route)', () => {
         const a = await call(p, await s.headers(p), s.name)
         answers.push(a)
         count('credential cases')
-        if (r.auth === 'public') {
+        if (r.def.recognises) {
+          // A credential sent must verify; a blank header is no credential (as everywhere).
+          if (NO_CREDENTIAL.has(s.name)) {
+            if (a.status !== anon.status) problems.push(`${s.name}: answered ${a.status}, anonymous got ${anon.status}`)
+          } else expectStatus(a, 401, problems)
+        } else if (r.auth === 'public') {
           // Credentials are not looked at on a public route: the answer is the anonymous one.
           if (a.status !== anon.status) problems.push(`${s.name}: public route answered ${a.status}, anonymous got ${anon.status}`)
         } else expectStatus(a, 401, problems)
@@ -345,6 +356,12 @@ describe('authentication and authorisation matrix (every route)', () => {
         const a = await call(p, await signedHeaders(p, tok), `role ${role} (token)`)
         answers.push(a)
         count('role cases')
+        if (r.def.recognises) {
+          if (a.status >= 500 || a.status === 401 || a.status === 403) problems.push(`role ${role}: recognised route answered ${a.status}: ${a.text.slice(0, 200)}`)
+          else if (!ROLE_PERMISSIONS[role].includes(r.def.recognises) && (a.status !== anon.status || strip(a.text) !== strip(anon.text)))
+            problems.push(`role ${role}: lacks ${r.def.recognises} but its answer differs from the anonymous one: ${a.text.slice(0, 200)}`)
+          continue
+        }
         if (r.auth === 'public') continue
         if (allowed.includes(role)) {
           if (a.status === 401 || a.status === 403 || a.status >= 500)
@@ -360,7 +377,8 @@ describe('authentication and authorisation matrix (every route)', () => {
       count('role cases')
       // The collector routes (clients/Collect) are held by collector client tokens only, administrators
       // included (src/auth/permissions.ts CLIENT_ROLE; their own suite is client-scope.test.ts): a 403 there.
-      if (r.auth !== 'public' && !allowed.includes('Administrator')) expectStatus(a, 403, problems)
+      if (r.def.recognises && (a.status === 401 || a.status === 403 || a.status >= 500)) problems.push(`Administrator session: got ${a.status}: ${a.text.slice(0, 200)}`)
+      else if (r.auth !== 'public' && !allowed.includes('Administrator')) expectStatus(a, 403, problems)
       else if (r.auth !== 'public' && (a.status === 401 || a.status === 403 || a.status >= 500))
         problems.push(`Administrator session: got ${a.status}: ${a.text.slice(0, 200)}`)
 

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { env } from 'cloudflare:workers'
 import { EdgeHoundClient } from '../../src/client'
 import { TestOp } from '../fixtures/oidc/test-op'
-import { adminToken, BASE, client, expectEnvelope, workerFetch } from '../helpers'
+import { ADMIN, adminToken, BASE, client, expectEnvelope, userWithRole, workerFetch } from '../helpers'
+import { createSamlProvider } from '../../src/client/saml'
+import { IDP_FIXTURES } from '../fixtures/saml/corpus'
 
 const noFollow = (req: Request) => workerFetch(new Request(req, { redirect: 'manual' }))
 const anon = new EdgeHoundClient({ baseUrl: BASE, fetch: noFollow })
@@ -266,5 +268,52 @@ describe('OIDC sign-in', () => {
     const post = await anon.raw('POST', `/api/v2/sso/${p.slug}/callback`, 'SAMLResponse=x', { contentType: 'application/x-www-form-urlencoded' })
     await expectEnvelope(post, 405, 'method POST is not allowed on this path; allowed: GET')
     expect(post.headers.get('allow')).toBe('GET')
+  })
+})
+
+describe('GET /api/v2/sso-providers before signing in (the sign-in page reads it)', () => {
+  const VISITOR_KEYS = ['id', 'login_uri', 'name', 'slug', 'type']
+  type Listed = Record<string, unknown> & { id: number; type: string }
+  const list = async (res: Response) => {
+    expect(res.status).toBe(200)
+    return ((await res.json()) as { data: Listed[] }).data
+  }
+
+  it('visitors and users without auth/ManageProviders see {id, name, slug, type, login_uri} only; managers the full records', async () => {
+    const oidc = await provider({ client_secret: 'visitor-must-not-see-this' })
+    const { data: saml } = await createSamlProvider(admin, { name: `Saml ${++seq}`, metadata: IDP_FIXTURES['okta.xml'] })
+    const ids = [oidc.sso_provider_id, saml.sso_provider_id.int32]
+
+    const full = (await list(await admin.raw('GET', '/api/v2/sso-providers'))).filter((x) => ids.includes(x.id))
+    expect(full.map((x) => x.type)).toEqual(['OIDC', 'SAML'])
+    for (const x of full) expect(Object.keys(x)).toEqual(expect.arrayContaining(['details', 'config', 'callback_uri']))
+
+    const { client: user } = await userWithRole('User')
+    // an anonymous browser, a signed-in user of a role without the permission, and a browser whose session cookie is stale
+    const stale = await client().login(ADMIN.username, ADMIN.password)
+    await client({ kind: 'bearer', jwt: stale.data.session_token }).logout()
+    for (const [who, res] of [
+      ['anonymous', await anon.raw('GET', '/api/v2/sso-providers')],
+      ['User role', await user.raw('GET', '/api/v2/sso-providers')],
+      ['stale session cookie', await anon.raw('GET', '/api/v2/sso-providers', undefined, { headers: { Cookie: `token=${stale.data.session_token}` } })],
+    ] as const) {
+      const text = JSON.stringify(await list(res))
+      const mine = (JSON.parse(text) as Listed[]).filter((x) => ids.includes(x.id))
+      expect(mine, who).toEqual([
+        { id: oidc.sso_provider_id, name: expect.any(String), slug: oidc.slug, type: 'OIDC', login_uri: `${BASE}/api/v2/sso/${oidc.slug}/login` },
+        { id: saml.sso_provider_id.int32, name: saml.name, slug: expect.any(String), type: 'SAML', login_uri: saml.sp_sso_uri },
+      ])
+      for (const x of JSON.parse(text) as Listed[]) expect(Object.keys(x).sort(), who).toEqual(VISITOR_KEYS)
+      // nothing that says how the service trusts an IdP, whatever the key
+      for (const secret of [CLIENT, ISSUER, 'visitor-must-not-see-this', saml.idp_issuer_uri, saml.idp_sso_uri, saml.signing_certificates[0].sha256_fingerprint])
+        expect(text, `${who}: ${secret}`).not.toContain(secret)
+      // never kept by a shared cache: the answer depends on the caller
+      expect(res.headers.get('cache-control'), who).toBe('no-store')
+    }
+    // the visitor spends the IP's public budget, as GET /api/v2/saml/sso does
+    const policy = (r: Response) => r.headers.get('ratelimit-policy')
+    expect(policy(await anon.raw('GET', '/api/v2/sso-providers'))).toBe(policy(await anon.raw('GET', '/api/v2/saml/sso')))
+    // a credential that is sent must verify: a script with a revoked or garbled token hears so
+    await expectEnvelope(await anon.raw('GET', '/api/v2/sso-providers', undefined, { headers: { Authorization: `Bearer ${stale.data.session_token}` } }), 401)
   })
 })

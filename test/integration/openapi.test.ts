@@ -4,7 +4,7 @@ import { openApiPath } from '../../src/http/route'
 import { buildOpenApi } from '../../src/http/openapi'
 import { BASE, workerFetch } from '../helpers'
 
-type Doc = { openapi: string; paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown>; 'x-permission'?: string | null; deprecated?: boolean }>> }
+type Doc = { openapi: string; paths: Record<string, Record<string, { security: unknown[]; responses: Record<string, unknown>; 'x-permission'?: string | null; 'x-permission-for-more'?: string; deprecated?: boolean }>> }
 
 async function spec(path = '/api/v2/spec'): Promise<Doc> {
   const res = await workerFetch(new Request(BASE + path))
@@ -40,7 +40,13 @@ describe('OpenAPI document', () => {
       const op = doc.paths[openApiPath(r.path)]?.[r.method.toLowerCase()]
       expect(op, `${r.method} ${r.path} missing from the OpenAPI document`).toBeDefined()
       const def = ROUTES.find((x) => x.def.method.toUpperCase() === r.method && x.def.path === r.path)!.def
-      if (def.auth === 'public') expect(op.security).toEqual([])
+      if (def.auth === 'public' && def.recognises) {
+        // public, and a caller's credential is recognised (and must verify): anonymous or either scheme
+        expect(op.security, `${r.method} ${r.path} security`).toEqual([{}, { SignedRequest: [] }, { BearerAuth: [] }])
+        expect(op['x-permission-for-more']).toBe(def.recognises)
+        expect(op.responses['401'], `${r.method} ${r.path} 401`).toBeDefined()
+        expect(op.responses['403'], `${r.method} ${r.path} never refuses a role`).toBeUndefined()
+      } else if (def.auth === 'public') expect(op.security).toEqual([])
       else {
         expect(op.security, `${r.method} ${r.path} security`).toEqual([{ SignedRequest: [] }, { BearerAuth: [] }])
         expect(op.responses['401'], `${r.method} ${r.path} 401`).toBeDefined()

@@ -4,6 +4,7 @@ import { byImportance, pageLabel, severityOfRisk, trendText } from '../../ui/src
 import { parseSeeds } from '../../ui/src/lib/seeds'
 import { can, canEditSelectors } from '../../ui/src/lib/permissions'
 import { can as adminCan } from '../../ui/src/pages/admin/model'
+import { ssoButtons } from '../../ui/src/lib/sso'
 
 describe('console charts: scaling (ui/src/lib/chart.ts)', () => {
   it('the y axis tops out at the nice value at or above the largest value', () => {
@@ -79,5 +80,31 @@ describe('console permissions (ui/src/lib/permissions.ts, one helper for every p
     expect(canEditSelectors({ roles: ['Administrator'] })).toBe(false)
     expect(canEditSelectors({ roles: ['Read-Only'], all_environments: true })).toBe(false)
     expect(canEditSelectors(null)).toBe(false)
+  })
+})
+
+describe('console sign-in: one button per SSO provider (ui/src/lib/sso.ts)', () => {
+  it('SAML and OIDC alike, in the order listed, each linking to its login_uri', () => {
+    const list = [
+      { id: 3, name: 'Okta', slug: 'okta', type: 'SAML' as const, login_uri: 'https://eh.example/api/v2/sso/okta/login' },
+      { id: 7, name: ' Entra ID ', slug: 'entra-id', type: 'OIDC' as const, login_uri: 'https://eh.example/api/v2/sso/entra-id/login' },
+    ]
+    expect(ssoButtons(list)).toEqual([
+      { key: 3, label: 'Sign in with Okta', href: 'https://eh.example/api/v2/sso/okta/login', type: 'SAML' },
+      { key: 7, label: 'Sign in with Entra ID', href: 'https://eh.example/api/v2/sso/entra-id/login', type: 'OIDC' },
+    ])
+  })
+  it('only http(s) URLs become links; entries without a name or URL, and a missing list, give no button', () => {
+    expect(
+      ssoButtons([
+        { id: 1, name: 'Evil', type: 'SAML', login_uri: 'javascript:alert(1)' },
+        { id: 2, name: 'Data', type: 'SAML', login_uri: 'data:text/html,x' },
+        { id: 3, name: 'Relative', type: 'OIDC', login_uri: '/api/v2/sso/x/login' },
+        { id: 4, name: '  ', type: 'OIDC', login_uri: 'https://eh.example/api/v2/sso/y/login' },
+        { id: 5, name: 'No URL', type: 'OIDC' },
+        { id: 6, name: 'Local', type: 'OIDC', login_uri: 'http://localhost:8787/api/v2/sso/local/login' },
+      ]).map((b) => b.key),
+    ).toEqual([6])
+    expect(ssoButtons(null)).toEqual([])
   })
 })

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks'
-import { listSamlSignOnEndpoints } from '../../../src/client/saml'
+import { listSignInProviders } from '../../../src/client/saml'
 import { client, messageOf } from '../api'
 import { asksForOtp, normaliseOtp } from '../lib/mfa'
 import { navigate } from '../lib/navigate'
+import { ssoButtons, type SsoButton } from '../lib/sso'
 
 export function SignIn() {
   const params = new URLSearchParams(location.search)
@@ -10,9 +11,10 @@ export function SignIn() {
   const [busy, setBusy] = useState(false)
   // shown once the server asked for the second factor (a user with two-step sign-in)
   const [needOtp, setNeedOtp] = useState(false)
-  const [providers, setProviders] = useState<{ name: string; initiation_url: string }[]>([])
+  // every SSO provider, SAML and OIDC (GET /api/v2/sso-providers is readable before signing in)
+  const [providers, setProviders] = useState<SsoButton[]>([])
   useEffect(() => {
-    listSamlSignOnEndpoints(client).then((r) => setProviders(r.data.endpoints), () => setProviders([]))
+    listSignInProviders(client).then((r) => setProviders(ssoButtons(r.data)), () => setProviders([]))
   }, [])
   async function submit(ev: Event) {
     ev.preventDefault()
@@ -62,8 +64,8 @@ export function SignIn() {
           <div class="sso">
             <p class="muted">or</p>
             {providers.map((p) => (
-              <a class="button secondary" role="button" href={p.initiation_url} key={p.initiation_url}>
-                Sign in with {p.name}
+              <a class="button secondary" role="button" href={p.href} key={p.key} data-sso-type={p.type}>
+                {p.label}
               </a>
             ))}
           </div>
