@@ -12,7 +12,7 @@
  *   - public route that recognises a caller (`recognises`, today GET /api/v2/sso-providers): no credential
  *     (or a blank header) answers as anonymous; any failed credential is a 401 as on an authenticated route;
  *     a role without the `recognises` permission gets exactly the anonymous answer (status and body); a
- *     role holding it neither 401, 403 nor 5xx (what it sees beyond the visitor: sso-providers-public.test.ts);
+ *     role holding it neither 401, 403 nor 5xx (what each caller sees: test/integration/oidc-signin.test.ts);
  *   - any failed credential on a non-public route: 401 with the envelope and WWW-Authenticate;
  *   - a role without the route's permission: 403 with the envelope;
  *   - a role with it: neither 401 nor 403 (the placeholder input may still be a 400 or 404).
