@@ -113,6 +113,45 @@ export function deleteSamlProvider(c: EdgeHoundClient, samlProviderId: number) {
   return c.call<{ data: { affected_users: unknown[] } }>('DELETE', `/api/v2/saml/providers/${samlProviderId}`)
 }
 
+/** BloodHound's OIDCProvider as POST /api/v2/sso-providers/oidc and an OIDC PATCH answer it, with this service's extras. */
+export interface OidcProviderJson {
+  id: number
+  sso_provider_id: number
+  client_id: string
+  issuer: string
+  created_at: string
+  updated_at: string
+  name: string
+  slug: string
+  has_client_secret: boolean
+  config: { auto_provision: AutoProvisionJson }
+  login_uri: string
+  callback_uri: string
+}
+
+// a type rather than an interface: the client's JSON body type is a Record
+export type OidcProviderInput = {
+  name: string
+  issuer: string
+  client_id: string
+  /** a confidential client's secret (sealed at rest, never returned) */
+  client_secret?: string
+  config?: { auto_provision?: Partial<AutoProvisionJson> }
+}
+
+/** PATCH of an OIDC provider: every field optional; `client_secret: null` removes the secret. */
+export type OidcProviderUpdate = Partial<Omit<OidcProviderInput, 'client_secret'>> & { client_secret?: string | null }
+
+/** POST /api/v2/sso-providers/oidc (JSON): 201 with the new provider. */
+export function createOidcProvider(c: EdgeHoundClient, input: OidcProviderInput) {
+  return c.call<{ data: OidcProviderJson }>('POST', '/api/v2/sso-providers/oidc', input)
+}
+
+/** PATCH /api/v2/sso-providers/{id} of an OIDC provider (JSON; a SAML provider takes updateSsoProvider's form). */
+export function updateOidcProvider(c: EdgeHoundClient, ssoProviderId: number, input: OidcProviderUpdate) {
+  return c.call<{ data: OidcProviderJson }>('PATCH', `/api/v2/sso-providers/${ssoProviderId}`, input)
+}
+
 /** GET /api/v2/sso-providers as a caller holding auth/ManageProviders: the full records. */
 export function listSsoProviders(c: EdgeHoundClient) {
   return c.call<{ data: SsoProviderJson[] }>('GET', '/api/v2/sso-providers')

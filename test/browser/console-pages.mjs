@@ -18,7 +18,7 @@ import { inflateRawSync } from 'node:zlib'
 import { EdgeHoundClient } from '../../src/client/index.ts'
 import { ingest } from '../../src/client/graph.ts'
 import { findingDetails, getAnalysisRun, requestAnalysis } from '../../src/client/findings.ts'
-import { createSamlProvider } from '../../src/client/saml.ts'
+import { createOidcProvider, createSamlProvider } from '../../src/client/saml.ts'
 import { b64, buildResponse, idpMetadata, sign, testKey } from '../fixtures/saml/idp-response.ts'
 import { artifacts, assert, openBrowser, root, startLocalWorker, suite } from './lib.mjs'
 
@@ -243,9 +243,7 @@ try {
   await check('OIDC: a provider created through the API gets its own button on the sign-in page, linking to its login URL', async () => {
     // The full OIDC sign-in is covered in workerd (test/integration/oidc-signin.test.ts): an issuer must be an
     // https URL whose discovery the local worker can fetch, which this test's plain-http server is not.
-    const res = await api.raw('POST', '/api/v2/sso-providers/oidc', JSON.stringify({ name: 'TestOP', client_id: 'console-pages', issuer: 'https://op.console-pages.test' }), { contentType: 'application/json' })
-    assert(res.status === 201, `create: ${res.status} ${await res.text()}`)
-    const created = (await res.json()).data
+    const created = (await createOidcProvider(api, { name: 'TestOP', client_id: 'console-pages', issuer: 'https://op.console-pages.test' })).data
     await context.clearCookies()
     await page.goto(`${origin}/ui/login`)
     const oidc = page.getByRole('button', { name: 'Sign in with TestOP' })
