@@ -274,6 +274,9 @@ export async function* starts(ctx: RunContext, plan: PartPlan, rows: Row[]): Asy
       const size = pageSize(i)
       if (ordered) {
         const got = await ctx.source.scanOrdered!(plan.scan, ordered.order, after, size)
+        // such values sort first, so only the first page can show one, before any row was answered; a later
+        // page shows one only if the graph changed between the pages (run.ts could not start again cleanly)
+        if (got === null && after > 0) throw new CypherError('the graph changed while the query read it in order; run it again')
         if (got === null) throw new Unorderable('the store cannot order this scan as the engine does')
         page = got
       } else page = await ctx.source.scanNodes(plan.scan, after, size)
