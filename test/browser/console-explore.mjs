@@ -7,11 +7,14 @@
 // "Graph as table"); a relationship's help; right-click › Set as starting / ending node (pathfinding runs);
 // Add to Tier Zero (the selector is stored); the JSON export downloads the drawn nodes; an extension kind is
 // drawn in its own colour, and a custom node kind (/api/v2/custom-nodes) in its own over its extension's; the
-// 5,000-node answer is laid out off the page's thread and pans at ≥ 30 frames per second (requestAnimationFrame
-// count while the mouse drags the canvas). Prints "N passed, N failed".
+// 5,000-node answer is laid out off the page's thread (the page keeps painting) and pans at ≥ 30 frames per second
+// (requestAnimationFrame count while the mouse drags the canvas; when the same drag over a blank tab is itself under
+// 30 frames/s, the machine is overloaded and ≥ 0.8× that baseline is asserted instead), the graph following the
+// pointer. Its figures are recorded in BENCHMARKS.md. Prints "N passed, N failed".
 //
 //   node --import tsx test/browser/console-explore.mjs           (CHROMIUM_PATH=/path/to/chromium for another binary)
 import { readFileSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { EdgeHoundClient } from '../../src/client/index.ts'
 import { createCustomNodeKinds, ingest } from '../../src/client/graph.ts'
@@ -77,6 +80,48 @@ const BIG = {
 }
 
 const tableText = (page) => page.getByRole('table', { name: 'Graph as table' }).innerText()
+/**
+ * The mouse along a fixed path for 3 s from `from` (button held when `press`), counting animation frames in the
+ * page. Returns frames/s, mouse moves delivered per second, the longest frame (ms) and the net drag (px).
+ */
+async function scriptedPan(page, from, { press }) {
+  await page.mouse.move(from.x, from.y)
+  // let a hover (a node under the pointer greys the others) finish drawing before the drag
+  const renders = () => page.evaluate(() => document.querySelector('[data-testid="graph-canvas"]')?.renders ?? 0)
+  for (let i = 0, last = -1, same = 0; i < 40 && same < 2; i++) {
+    await page.waitForTimeout(250)
+    const now = await renders()
+    same = now === last ? same + 1 : 0
+    last = now
+  }
+  const rendersAtPress = await renders()
+  await page.evaluate(() => {
+    const w = window
+    w.__pan = { n: 0, longest: 0, last: performance.now(), on: true }
+    const tick = (t) => {
+      w.__pan.n++
+      w.__pan.longest = Math.max(w.__pan.longest, t - w.__pan.last)
+      w.__pan.last = t
+      if (w.__pan.on) requestAnimationFrame(tick)
+    }
+    requestAnimationFrame(tick)
+  })
+  if (press) await page.mouse.down()
+  const start = Date.now()
+  let step = 0
+  let at = from
+  while (Date.now() - start < 3000) {
+    step++
+    at = { x: Math.round(from.x + 150 * Math.sin(step / 10)), y: Math.round(from.y + 100 * Math.sin(step / 13)) }
+    await page.mouse.move(at.x, at.y, { steps: 1 })
+    await page.waitForTimeout(8)
+  }
+  const seconds = (Date.now() - start) / 1000
+  const r = await page.evaluate(() => ((window.__pan.on = false), { n: window.__pan.n, longest: Math.round(window.__pan.longest), renders: document.querySelector('[data-testid="graph-canvas"]')?.renders }))
+  if (press) await page.mouse.up()
+  return { rendersAtRelease: r.renders, rendersDuring: (r.renders ?? 0) - rendersAtPress, fps: Math.round((r.n / seconds) * 10) / 10, moves: Math.round((step / seconds) * 10) / 10, longest: r.longest, dx: at.x - from.x, dy: at.y - from.y }
+}
+
 async function typeQuery(page, q) {
   const editor = page.getByRole('textbox', { name: 'Cypher query' })
   await editor.click()
@@ -261,6 +306,93 @@ try {
     const rows = await page.getByRole('table', { name: 'Graph as table' }).locator('tbody tr:not(.edge-row) td:nth-child(3)').allInnerTexts()
     assert(JSON.stringify(ids) === JSON.stringify(rows.filter(Boolean).sort()), `exported ${ids} vs table ${rows}`)
     assert(doc.edges.length === 2 && doc.edges.some((e) => e.kind === 'AdminTo' && e.target === `${D}-2001`), JSON.stringify(doc.edges))
+  })
+
+  await check('a 5,000-node, 10,000-edge answer is laid out in the worker and drawn without blocking the page; panning ≥ 30 frames/s', async () => {
+    const load = () => os.loadavg()[0].toFixed(1)
+    // the machine's ceiling in this run: the same drag over a blank page (another tab, nothing drawn)
+    const blank = await browser.context.newPage()
+    await blank.setContent('<!doctype html><title>baseline</title><body style="margin:0;height:100vh"></body>')
+    const baseline = await scriptedPan(blank, { x: 683, y: 430 }, { press: true })
+    await blank.close()
+    await page.bringToFront()
+
+    await page.getByRole('tab', { name: 'Cypher' }).click()
+    await typeQuery(page, 'MATCH p = (:CX_Bulk)-[]->(:CX_Bulk) RETURN p')
+    // from the click: animation frames, long tasks (with their start), and when the layout state changes
+    await page.evaluate(() => {
+      const w = window
+      w.__draw = { gaps: [], tasks: [], marks: {}, last: performance.now(), on: true }
+      const tick = (t) => {
+        w.__draw.gaps.push([w.__draw.last, t - w.__draw.last])
+        w.__draw.last = t
+        if (w.__draw.on) requestAnimationFrame(tick)
+      }
+      requestAnimationFrame(tick)
+      w.__draw.observer = new PerformanceObserver((l) => l.getEntries().forEach((e) => w.__draw.tasks.push([e.startTime, e.duration])))
+      w.__draw.observer.observe({ type: 'longtask' })
+      w.__draw.mutations = new MutationObserver(() => {
+        const state = document.querySelector('[data-testid="graph-canvas"]')?.dataset.layout
+        if (state && !(state in w.__draw.marks)) w.__draw.marks[state] = performance.now()
+      })
+      w.__draw.mutations.observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-layout'] })
+    })
+    const t0 = Date.now()
+    await page.getByRole('button', { name: 'Run', exact: true }).click()
+    await page.getByRole('status').filter({ hasText: '5000 nodes, 10000 relationships' }).waitFor({ timeout: 60_000 })
+    const answered = Date.now() - t0
+    await page.waitForFunction(() => document.querySelector('[data-testid="graph-canvas"]')?.dataset.layout === 'done', null, { timeout: 120_000 })
+    const laidOut = Date.now() - t0
+    const drawing = await page.evaluate(() => {
+      const d = window.__draw
+      d.on = false
+      d.observer.disconnect()
+      d.mutations.disconnect()
+      const { running, drawing: drawn, done } = d.marks
+      // a task or frame counts for a period when it overlaps it
+      const longest = (from, to) => Math.round(Math.max(0, ...d.tasks.filter(([s, t]) => s + t > from && s < to).map(([, t]) => t)))
+      const gap = (from, to) => Math.round(Math.max(0, ...d.gaps.filter(([s, g]) => s + g > from && s < to).map(([, g]) => g)))
+      return {
+        layoutMs: Math.round(drawn - running),
+        longestTaskWhileLayingOut: longest(running, drawn),
+        longestFrameWhileLayingOut: gap(running, drawn),
+        framesWhileLayingOut: d.gaps.filter(([s]) => s >= running && s < drawn).length,
+        drawTask: longest(drawn, done + 1),
+        longestTask: longest(0, Infinity),
+      }
+    })
+    await page.getByRole('table', { name: 'Graph as table' }).getByText('500 of 5,000 nodes listed.').waitFor()
+
+    // pan: drag the canvas along the same mouse path; the graph must have moved with the pointer
+    const box = await page.getByTestId('graph-canvas').boundingBox()
+    const from = { x: box.x + box.width / 2 - 40, y: box.y + box.height / 2 - 30 }
+    const where = () => page.getByTestId('graph-canvas').evaluate((el) => ({ p: el.nodePosition('FPS-0'), renders: el.renders }))
+    const before = await where()
+    const pan = await scriptedPan(page, from, { press: true })
+    // released: sigma draws once at the new camera position
+    const released = Date.now()
+    await page.waitForFunction((n) => document.querySelector('[data-testid="graph-canvas"]').renders > n, pan.rendersAtRelease)
+    pan.redrawMs = Date.now() - released
+    const after = await where()
+    const moved = { dx: after.p.x - before.p.x, dy: after.p.y - before.p.y }
+    const loadNow = load()
+    const ratio = pan.fps / baseline.fps
+    const overloaded = baseline.fps < 30
+    Object.assign(figures, { answered, laidOut, ...drawing, panFps: pan.fps, panMovesPerS: pan.moves, panLongestFrame: pan.longest, redrawAfterReleaseMs: pan.redrawMs, baselineFps: baseline.fps, baselineMovesPerS: baseline.moves, ratio: Math.round(ratio * 100) / 100, load: loadNow })
+    console.log(`     5,000 nodes / 10,000 edges: answer shown after ${answered} ms; ForceAtlas2 in the worker ${drawing.layoutMs} ms (longest main-thread task meanwhile ${drawing.longestTaskWhileLayingOut} ms, longest frame ${drawing.longestFrameWhileLayingOut} ms, ${drawing.framesWhileLayingOut} frames); drawn once after ${laidOut} ms (that task ${drawing.drawTask} ms; longest task of the whole answer ${drawing.longestTask} ms)`)
+    console.log(`     panning: ${pan.fps} frames/s (${pan.moves} mouse moves/s, longest frame ${pan.longest} ms, sigma drew 0 times during the drag and once ${pan.redrawMs} ms after the release, graph moved ${Math.round(moved.dx)},${Math.round(moved.dy)} px for a drag of ${pan.dx},${pan.dy} px); baseline (nothing drawn, same run) ${baseline.fps} frames/s (${baseline.moves} moves/s); ratio ${ratio.toFixed(2)}; load average ${loadNow}`)
+    assert(pan.rendersDuring === 0, `sigma drew ${pan.rendersDuring} times during the drag`)
+    assert(Math.abs(moved.dx - pan.dx) <= 2 && Math.abs(moved.dy - pan.dy) <= 2, `the graph moved ${JSON.stringify(moved)} for a drag of ${pan.dx},${pan.dy}`)
+    // the page keeps painting while the worker lays the answer out (a page blocked by the layout paints nothing)
+    assert(drawing.framesWhileLayingOut >= (drawing.layoutMs / 1000) * 10, `${drawing.framesWhileLayingOut} frames in the ${drawing.layoutMs} ms of the layout`)
+    if (overloaded) {
+      console.log(`     the baseline itself is under 30 frames/s (machine overloaded): asserting panning ≥ 0.8× the baseline`)
+      assert(ratio >= 0.8, `${pan.fps} frames/s while panning, ${ratio.toFixed(2)}× the baseline's ${baseline.fps}`)
+    } else {
+      console.log('     asserting panning ≥ 30 frames/s')
+      assert(pan.fps >= 30, `${pan.fps} frames/s while panning (baseline ${baseline.fps})`)
+    }
+    await page.screenshot({ path: path.join(artifacts, 'console-explore-5k.png') }).catch(() => {})
   })
 
   await check('nothing was fetched from another origin; no script or CSP error', async () => {

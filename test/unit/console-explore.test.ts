@@ -4,6 +4,7 @@ import { countOf, SECTION_TABLE, sectionsFor } from '../../ui/src/pages/explore/
 import { circleLayout, prefersSequential, ranks, sequentialLayout, RANK_GAP } from '../../ui/src/pages/explore/layouts'
 import { exportGraph, mergeGraphs } from '../../ui/src/pages/explore/graph-ops'
 import { GLYPHS, glyphForIcon, loadStyleTable, styleOf, styleTable } from '../../ui/src/pages/explore/kind-style'
+import { cameraAfterDrag, EDGE_LABELS_MAX, HIDE_EDGES_ON_MOVE_EDGES, LARGE_ANSWER_NODES, renderPlan } from '../../ui/src/pages/explore/render-plan'
 
 describe('console node panel sections (ui/src/pages/explore/sections.ts)', () => {
   it('every AD section names a list the entity route serves, its count a key the detail returns, and draws only lists reached along relationships', () => {
@@ -172,5 +173,33 @@ describe('console kind styles (ui/src/pages/explore/kind-style.ts)', () => {
     const noExt = await loadStyleTable({ extensionKinds: failing, customNodeKinds: custom })
     expect(styleOf('GH_User', noExt)).toEqual({ colour: '#222222', glyph: 'server' })
     expect(styleOf('Computer', noExt)).toEqual(styleOf('Computer'))
+  })
+})
+
+describe('console drawing plan by answer size (ui/src/pages/explore/render-plan.ts)', () => {
+  it('a small answer keeps arrows, relationship labels, edge events, glyphs while moving and draws before its layout', () => {
+    const p = renderPlan(12, 20)
+    expect(p).toMatchObject({ large: false, edgeType: 'arrow', renderEdgeLabels: true, enableEdgeEvents: true, zIndex: true, hideEdgesOnMove: false, hideLabelsOnMove: false, glyphsOnlyAtRest: false, panByMovingPicture: false, layoutBeforeDrawing: false, labelRenderedSizeThreshold: 0 })
+    expect(renderPlan(300, EDGE_LABELS_MAX + 1).renderEdgeLabels).toBe(false)
+  })
+  it('many relationships are hidden while the camera moves even when the nodes are few', () => {
+    expect(renderPlan(LARGE_ANSWER_NODES, HIDE_EDGES_ON_MOVE_EDGES).hideEdgesOnMove).toBe(false)
+    expect(renderPlan(LARGE_ANSWER_NODES, HIDE_EDGES_ON_MOVE_EDGES + 1)).toMatchObject({ hideEdgesOnMove: true, large: false, panByMovingPicture: false })
+  })
+  it('a large answer (over 1,000 nodes, e.g. 5,000 / 10,000) pans the drawn picture, is laid out before drawing, and draws cheaply', () => {
+    expect(renderPlan(LARGE_ANSWER_NODES, 0).large).toBe(false)
+    const p = renderPlan(5000, 10000)
+    expect(p).toMatchObject({ large: true, edgeType: 'line', renderEdgeLabels: false, enableEdgeEvents: false, zIndex: false, hideEdgesOnMove: true, hideLabelsOnMove: true, glyphsOnlyAtRest: true, panByMovingPicture: true, layoutBeforeDrawing: true, layoutIterations: 100 })
+    expect(p.nodeSize).toBeLessThan(renderPlan(100, 100).nodeSize)
+  })
+  it('after a drag the graph point under the pointer stays under it (camera moves against the drag)', () => {
+    // a viewport→graph map with zoom 1/200 and the y axis flipped, as sigma's framed graph has
+    const toGraph = (p: { x: number; y: number }) => ({ x: 0.5 + (p.x - 400) / 200, y: 0.5 - (p.y - 300) / 200 })
+    const cam = cameraAfterDrag({ x: 0.5, y: 0.5 }, 100, -40, toGraph)
+    expect(cam.x).toBeCloseTo(0.0)
+    expect(cam.y).toBeCloseTo(0.3)
+    const still = cameraAfterDrag({ x: 0.2, y: 0.7 }, 0, 0, toGraph)
+    expect(still.x).toBeCloseTo(0.2)
+    expect(still.y).toBeCloseTo(0.7)
   })
 })

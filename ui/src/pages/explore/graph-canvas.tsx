@@ -3,14 +3,19 @@
 // arrows labelled with their kind; hovering a node keeps it and its neighbours in colour and greys the rest.
 // Layouts: `sequential` (left to right, for paths; computed here, it is cheap) or `force` (ForceAtlas2 in a Web
 // Worker of this origin, so a large answer never blocks the page). Zoom with the wheel or the buttons, pan by
-// dragging. Right-click a node for its actions.
+// dragging. Right-click a node for its actions. How much is drawn, and how panning works, depends on the answer's
+// size (render-plan.ts): a large answer is laid out before it is drawn (the graph is built a slice at a time
+// meanwhile, and sigma indexes it once), and pans by moving the drawn picture (picture-pan.ts).
 import Graph from 'graphology'
 import Sigma from 'sigma'
-import { useEffect, useRef } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import type { ConsoleGraph } from './graph-model'
 import { GLYPHS, styleOf, type GlyphName, type KindStyle } from './kind-style'
 import { circleLayout, sequentialLayout } from './layouts'
 import { edgeId } from './graph-ops'
+import { renderPlan } from './render-plan'
+import { attachPicturePan } from './picture-pan'
+import type { LayoutRequest } from './layout.worker'
 
 export type LayoutName = 'sequential' | 'force'
 
@@ -27,6 +32,8 @@ const GREY = '#d9dde5'
 const EDGE = '#8d97a8'
 const paths = new Map<GlyphName, Path2D>()
 const glyphPath = (g: GlyphName) => paths.get(g) ?? (paths.set(g, new Path2D(GLYPHS[g])), paths.get(g)!)
+/** Yields to the page (a new task), so that input and painting run between slices of work. */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0))
 
 export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSelectEdge, onContextNode }: GraphCanvasProps) {
   const box = useRef<HTMLDivElement>(null)
@@ -34,149 +41,238 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
   const handlers = useRef({ onSelectNode, onSelectEdge, onContextNode })
   handlers.current = { onSelectNode, onSelectEdge, onContextNode }
 
+  const [layingOut, setLayingOut] = useState<number | null>(null)
+
   useEffect(() => {
     const el = box.current
     if (!el) return
     const n = graph.nodes.length
-    const big = n > 1000
-    const g = new Graph({ multi: true, type: 'directed' })
+    const plan = renderPlan(n, graph.edges.length)
     const ids = graph.nodes.map((x) => x.id)
+    const force = layout === 'force' && n > 1
     const start = layout === 'sequential' ? sequentialLayout(ids, graph.edges) : circleLayout(ids)
-    for (const node of graph.nodes) {
-      const st = styleOf(node.kinds?.length ? node.kinds : node.kind, styles)
-      const p = start.get(node.id)!
-      g.addNode(node.id, { x: p.x, y: p.y, size: big ? 4 : n > 200 ? 7 : 11, label: node.name, color: st.colour, glyph: st.glyph, tierZero: !!node.tierZero, owned: !!node.owned })
-    }
-    graph.edges.forEach((e, i) => {
-      if (g.hasNode(e.source) && g.hasNode(e.target)) g.addDirectedEdgeWithKey(edgeId(i), e.source, e.target, { label: e.kind, size: big ? 1 : 2, type: 'arrow', color: EDGE })
-    })
-
-    // hover: the node and its neighbours stay in colour
-    const objectIds = new Map(graph.nodes.map((x) => [x.id, x.objectId]))
-    let hovered: string | null = null
-    let near = new Set<string>()
-    const sigma = new Sigma(g, el, {
-      renderEdgeLabels: graph.edges.length <= 300,
-      enableEdgeEvents: !big,
-      labelRenderedSizeThreshold: big ? 14 : n > 200 ? 8 : 0,
-      labelDensity: n > 200 ? 0.5 : 4,
-      defaultEdgeType: 'arrow',
-      zIndex: true,
-      minCameraRatio: 0.05,
-      maxCameraRatio: 20,
-      nodeReducer: (node, data) => {
-        if (!hovered || near.has(node)) return hovered === node ? { ...data, highlighted: true, zIndex: 2 } : data
-        return { ...data, color: GREY, label: '', zIndex: 0 }
-      },
-      edgeReducer: (edge, data) => {
-        if (!hovered) return data
-        const [s, t] = g.extremities(edge)
-        return s === hovered || t === hovered ? { ...data, color: '#1d2433', size: (data.size ?? 1) + 1, zIndex: 1 } : { ...data, color: '#eceef2', label: '' }
-      },
-    })
-    sigmaRef.current = sigma
-    sigma.on('enterNode', ({ node }) => {
-      hovered = node
-      near = new Set([node, ...g.neighbors(node)])
-      el.dataset.hovered = objectIds.get(node) ?? node
-      sigma.refresh({ skipIndexation: true })
-    })
-    sigma.on('leaveNode', () => {
-      hovered = null
-      near = new Set()
-      delete el.dataset.hovered
-      sigma.refresh({ skipIndexation: true })
-    })
-    sigma.on('clickNode', ({ node }) => handlers.current.onSelectNode(node))
-    sigma.on('clickEdge', ({ edge }) => handlers.current.onSelectEdge(Number(edge.slice(1))))
-    sigma.on('rightClickNode', ({ node, event }) => {
-      event.original.preventDefault()
-      event.preventSigmaDefault()
-      const r = el.getBoundingClientRect()
-      handlers.current.onContextNode(node, r.left + event.x, r.top + event.y)
-    })
-    const noMenu = (e: Event) => e.preventDefault()
-    el.addEventListener('contextmenu', noMenu)
-
-    // the glyph layer, above the discs; it takes no pointer events
-    const layer = sigma.createCanvas('glyphs', { afterLayer: 'nodes', style: { pointerEvents: 'none' } })
-    const ctx = layer.getContext('2d')!
-    const drawGlyphs = () => {
-      const dpr = window.devicePixelRatio || 1
-      const { width, height } = sigma.getDimensions()
-      if (layer.width !== Math.round(width * dpr) || layer.height !== Math.round(height * dpr)) {
-        layer.width = Math.round(width * dpr)
-        layer.height = Math.round(height * dpr)
-        layer.style.width = `${width}px`
-        layer.style.height = `${height}px`
-      }
-      ctx.setTransform(dpr, 0, 0, dpr, 0, 0)
-      ctx.clearRect(0, 0, width, height)
-      g.forEachNode((id, a) => {
-        const d = sigma.getNodeDisplayData(id)
-        if (!d || d.hidden) return
-        const r = sigma.scaleSize(d.size)
-        if (r < 5) return
-        const p = sigma.framedGraphToViewport(d)
-        if (p.x < -r || p.y < -r || p.x > width + r || p.y > height + r) return
-        const k = (0.68 * r) / 12
-        ctx.save()
-        ctx.translate(p.x - 12 * k, p.y - 12 * k)
-        ctx.scale(k, k)
-        ctx.fillStyle = d.color === GREY ? '#f5f6f8' : '#ffffff'
-        ctx.fill(glyphPath(a.glyph as GlyphName), 'evenodd')
-        ctx.restore()
-        if (a.tierZero) {
-          ctx.fillStyle = '#c8102e'
-          ctx.beginPath()
-          const cx = p.x + r * 0.75, cy = p.y - r * 0.75, m = Math.max(3, r * 0.3)
-          ctx.moveTo(cx, cy - m); ctx.lineTo(cx + m, cy); ctx.lineTo(cx, cy + m); ctx.lineTo(cx - m, cy); ctx.closePath(); ctx.fill()
-        }
-        if (a.owned) {
-          ctx.fillStyle = '#1d2433'
-          ctx.beginPath()
-          ctx.arc(p.x + r * 0.75, p.y + r * 0.75, Math.max(3, r * 0.28), 0, 2 * Math.PI)
-          ctx.fill()
-        }
-      })
-    }
-    sigma.on('afterRender', drawGlyphs)
-
-    // test and automation hook: where a node is on the screen (page coordinates)
-    const hook = el as HTMLDivElement & { nodePosition?: (objectId: string) => { x: number; y: number } | null }
-    hook.nodePosition = (objectId) => {
-      const node = graph.nodes.find((x) => x.objectId === objectId || x.id === objectId)
-      const d = node && sigma.getNodeDisplayData(node.id)
-      if (!d) return null
-      const p = sigma.framedGraphToViewport(d)
-      const r = el.getBoundingClientRect()
-      return { x: r.left + p.x, y: r.top + p.y }
-    }
-
     let worker: Worker | null = null
+    let undraw = () => {}
+    let gone = false
+    // data-layout (read by the browser tests): pending, running (in the worker), drawing (positions back), done
     el.dataset.layout = 'pending'
-    if (layout === 'force' && n > 1) {
-      worker = new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' })
-      worker.onmessage = (ev: MessageEvent<Record<string, { x: number; y: number }>>) => {
-        for (const [id, p] of Object.entries(ev.data)) if (g.hasNode(id)) g.mergeNodeAttributes(id, p)
-        sigma.refresh()
-        sigma.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 })
+
+    /** The graphology graph of the answer (nodes at `at(i)`), built a slice at a time so the page stays responsive. */
+    async function build(at: (i: number) => { x: number; y: number }): Promise<Graph> {
+      const g = new Graph({ multi: true, type: 'directed' })
+      const slice = plan.large ? 500 : Infinity
+      for (let i = 0; i < n; i++) {
+        const node = graph.nodes[i]
+        const st = styleOf(node.kinds?.length ? node.kinds : node.kind, styles)
+        g.addNode(node.id, { ...at(i), size: plan.nodeSize, label: node.name, color: st.colour, glyph: st.glyph, tierZero: !!node.tierZero, owned: !!node.owned })
+        if ((i + 1) % slice === 0) await nextTask()
+      }
+      for (let i = 0; i < graph.edges.length; i++) {
+        const e = graph.edges[i]
+        if (g.hasNode(e.source) && g.hasNode(e.target)) g.addDirectedEdgeWithKey(edgeId(i), e.source, e.target, { label: e.kind, size: plan.edgeSize, type: plan.edgeType, color: EDGE })
+        if ((i + 1) % (2 * slice) === 0) await nextTask()
+      }
+      return g
+    }
+    const startAt = (i: number) => start.get(ids[i])!
+
+    if (!force) {
+      void build(startAt).then((g) => {
+        if (gone) return
+        undraw = draw(g)
         el.dataset.layout = 'done'
+      })
+    } else {
+      // ForceAtlas2 in the worker; a large answer is drawn once, with its final positions
+      const index = new Map(ids.map((id, i) => [id, i]))
+      const positions = new Float32Array(2 * n)
+      ids.forEach((id, i) => ((positions[2 * i] = start.get(id)!.x), (positions[2 * i + 1] = start.get(id)!.y)))
+      const pairs: number[] = []
+      for (const e of graph.edges) {
+        const s = index.get(e.source)
+        const t = index.get(e.target)
+        if (s !== undefined && t !== undefined) pairs.push(s, t)
+      }
+      const request: LayoutRequest = { positions, edges: Uint32Array.from(pairs), iterations: plan.layoutIterations }
+      const built = plan.layoutBeforeDrawing ? build(startAt) : null
+      let g: Graph | null = null
+      if (plan.layoutBeforeDrawing) setLayingOut(n)
+      else
+        void build(startAt).then((graphBuilt) => {
+          if (gone) return
+          g = graphBuilt
+          undraw = draw(graphBuilt)
+        })
+      worker = new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' })
+      worker.onmessage = async (ev: MessageEvent<Float32Array>) => {
         worker?.terminate()
         worker = null
+        el.dataset.layout = 'drawing'
+        const p = ev.data
+        const at = (i: number) => ({ x: p[2 * i], y: p[2 * i + 1] })
+        if (built) {
+          const laid = await built
+          if (gone) return
+          laid.updateEachNodeAttributes((id, a) => ({ ...a, ...at(index.get(id)!) }), { attributes: ['x', 'y'] })
+          setLayingOut(null)
+          undraw = draw(laid)
+        } else if (g) {
+          // one update event for all the nodes, then indexed and drawn now (not at the next frame), so that node
+          // positions read once the layout is done are the final ones
+          g.updateEachNodeAttributes((id, a) => ({ ...a, ...at(index.get(id)!) }), { attributes: ['x', 'y'] })
+          sigmaRef.current?.refresh()
+          sigmaRef.current?.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 })
+        }
+        el.dataset.layout = 'done'
       }
-      worker.postMessage({
-        nodes: g.mapNodes((id, a) => ({ id, x: a.x, y: a.y })),
-        edges: graph.edges.map((e) => ({ source: e.source, target: e.target })),
-        iterations: n > 1000 ? 100 : 300,
+      worker.postMessage(request, [request.positions.buffer, request.edges.buffer])
+      el.dataset.layout = 'running'
+    }
+
+    /** sigma on the graph; returns what undoes it. */
+    function draw(g: Graph): () => void {
+      const container = el!
+      // hover: the node and its neighbours stay in colour
+      const objectIds = new Map(graph.nodes.map((x) => [x.id, x.objectId]))
+      let hovered: string | null = null
+      let near = new Set<string>()
+      const sigma = new Sigma(g, container, {
+        renderEdgeLabels: plan.renderEdgeLabels,
+        hideEdgesOnMove: plan.hideEdgesOnMove,
+        hideLabelsOnMove: plan.hideLabelsOnMove,
+        enableEdgeEvents: plan.enableEdgeEvents,
+        labelRenderedSizeThreshold: plan.labelRenderedSizeThreshold,
+        labelDensity: plan.labelDensity,
+        defaultEdgeType: plan.edgeType,
+        zIndex: plan.zIndex,
+        minCameraRatio: 0.05,
+        maxCameraRatio: 20,
+        nodeReducer: (node, data) => {
+          if (!hovered || near.has(node)) return hovered === node ? { ...data, highlighted: true, zIndex: 2 } : data
+          return { ...data, color: GREY, label: '', zIndex: 0 }
+        },
+        edgeReducer: (edge, data) => {
+          if (!hovered) return data
+          const [s, t] = g.extremities(edge)
+          return s === hovered || t === hovered ? { ...data, color: '#1d2433', size: (data.size ?? 1) + 1, zIndex: 1 } : { ...data, color: '#eceef2', label: '' }
+        },
       })
-    } else el.dataset.layout = 'done'
+      sigmaRef.current = sigma
+      sigma.on('enterNode', ({ node }) => {
+        hovered = node
+        near = new Set([node, ...g.neighbors(node)])
+        container.dataset.hovered = objectIds.get(node) ?? node
+        sigma.refresh({ skipIndexation: true })
+      })
+      sigma.on('leaveNode', () => {
+        hovered = null
+        near = new Set()
+        delete container.dataset.hovered
+        sigma.refresh({ skipIndexation: true })
+      })
+      sigma.on('clickNode', ({ node }) => handlers.current.onSelectNode(node))
+      sigma.on('clickEdge', ({ edge }) => handlers.current.onSelectEdge(Number(edge.slice(1))))
+      sigma.on('rightClickNode', ({ node, event }) => {
+        event.original.preventDefault()
+        event.preventSigmaDefault()
+        const r = container.getBoundingClientRect()
+        handlers.current.onContextNode(node, r.left + event.x, r.top + event.y)
+      })
+      const noMenu = (e: Event) => e.preventDefault()
+      container.addEventListener('contextmenu', noMenu)
+      // test and automation hook: where a node is on the screen (page coordinates), and how many times sigma drew
+      const hook = container as HTMLDivElement & { nodePosition?: (objectId: string) => { x: number; y: number } | null; renders?: number }
+
+      // the glyph layer, above the discs; it takes no pointer events. A large answer's glyphs are drawn again only
+      // once the camera has rested for a moment (zooming redraws every frame).
+      const layer = sigma.createCanvas('glyphs', { afterLayer: 'nodes', style: { pointerEvents: 'none' } })
+      const ctx = layer.getContext('2d')!
+      let moving = false
+      let still: ReturnType<typeof setTimeout> | undefined
+      const settle = () => {
+        clearTimeout(still)
+        moving = false
+      }
+      sigma.getCamera().on('updated', () => {
+        if (!plan.glyphsOnlyAtRest) return
+        moving = true
+        clearTimeout(still)
+        still = setTimeout(() => (settle(), sigma.scheduleRender()), 150)
+      })
+      let blank = false
+      const drawGlyphs = () => {
+        const dpr = window.devicePixelRatio || 1
+        const { width, height } = sigma.getDimensions()
+        if (layer.width !== Math.round(width * dpr) || layer.height !== Math.round(height * dpr)) {
+          layer.width = Math.round(width * dpr)
+          layer.height = Math.round(height * dpr)
+          layer.style.width = `${width}px`
+          layer.style.height = `${height}px`
+          blank = true
+        }
+        if (moving && blank) return
+        ctx.setTransform(dpr, 0, 0, dpr, 0, 0)
+        ctx.clearRect(0, 0, width, height)
+        blank = true
+        if (moving) return
+        g.forEachNode((id, a) => {
+          const d = sigma.getNodeDisplayData(id)
+          if (!d || d.hidden) return
+          const r = sigma.scaleSize(d.size)
+          if (r < 5) return
+          const p = sigma.framedGraphToViewport(d)
+          if (p.x < -r || p.y < -r || p.x > width + r || p.y > height + r) return
+          blank = false
+          const k = (0.68 * r) / 12
+          ctx.save()
+          ctx.translate(p.x - 12 * k, p.y - 12 * k)
+          ctx.scale(k, k)
+          ctx.fillStyle = d.color === GREY ? '#f5f6f8' : '#ffffff'
+          ctx.fill(glyphPath(a.glyph as GlyphName), 'evenodd')
+          ctx.restore()
+          if (a.tierZero) {
+            ctx.fillStyle = '#c8102e'
+            ctx.beginPath()
+            const cx = p.x + r * 0.75, cy = p.y - r * 0.75, m = Math.max(3, r * 0.3)
+            ctx.moveTo(cx, cy - m); ctx.lineTo(cx + m, cy); ctx.lineTo(cx, cy + m); ctx.lineTo(cx - m, cy); ctx.closePath(); ctx.fill()
+          }
+          if (a.owned) {
+            ctx.fillStyle = '#1d2433'
+            ctx.beginPath()
+            ctx.arc(p.x + r * 0.75, p.y + r * 0.75, Math.max(3, r * 0.28), 0, 2 * Math.PI)
+            ctx.fill()
+          }
+        })
+      }
+      sigma.on('afterRender', () => {
+        drawGlyphs()
+        hook.renders = (hook.renders ?? 0) + 1
+      })
+      const unpan = plan.panByMovingPicture ? attachPicturePan(sigma, container, settle) : () => {}
+
+      hook.nodePosition = (objectId) => {
+        const node = graph.nodes.find((x) => x.objectId === objectId || x.id === objectId)
+        const d = node && sigma.getNodeDisplayData(node.id)
+        if (!d) return null
+        const p = sigma.framedGraphToViewport(d)
+        const r = container.getBoundingClientRect()
+        return { x: r.left + p.x, y: r.top + p.y }
+      }
+      return () => {
+        clearTimeout(still)
+        unpan()
+        container.removeEventListener('contextmenu', noMenu)
+        delete hook.nodePosition
+        sigma.kill()
+        sigmaRef.current = null
+      }
+    }
+
     return () => {
+      gone = true
       worker?.terminate()
-      el.removeEventListener('contextmenu', noMenu)
-      delete hook.nodePosition
-      sigma.kill()
-      sigmaRef.current = null
+      setLayingOut(null)
+      undraw()
     }
   }, [graph, styles, layout])
 
@@ -198,6 +294,11 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
         aria-label={`Graph of ${graph.nodes.length} nodes and ${graph.edges.length} relationships (see the table below)`}
         data-testid="graph-canvas"
       />
+      {layingOut !== null && (
+        <p class="canvas-note" role="status">
+          Laying out {layingOut.toLocaleString('en')} nodes…
+        </p>
+      )}
     </div>
   )
 }
