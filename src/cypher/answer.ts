@@ -8,7 +8,8 @@
  * literals of `null`. So the answer is bounded by itself: bytes of the serialised answer and entries
  * (nodes, edges and literals), charged per returned row as the rows arrive (run.ts: a lower bound, exact for
  * literals, so the rows of a refused answer are never all held) and exactly while the answer is presented
- * (present.ts: every node, edge, literal and key list, by the length JSON.stringify will give it, in UTF-8).
+ * (present.ts measureAnswer: every node, edge, literal and key list, by the length JSON.stringify will give it,
+ * in UTF-8), all before the first byte of the answer is sent: a streamed answer cannot change its status.
  * The first limit crossed stops the query with a 400 naming it. The presented answer is at most
  * `maxBytes` long when serialised, far below V8's longest string, and no value in it is nested deeper than
  * `maxDepth`, far below what JSON.stringify's recursion allows: serialising it cannot fail.
@@ -19,6 +20,7 @@
  */
 import { CypherError } from './parse'
 import { DateTimeVal } from './values'
+import { limitBytes } from './budget'
 
 export interface AnswerLimits {
   /** bytes of the serialised answer, `{"data":…}` included (UTF-8) */
@@ -30,12 +32,16 @@ export interface AnswerLimits {
 }
 
 /**
- * Sized from measurements (docs/cypher.md "Answer size"): the public Query Library's largest answer at
- * 20,000 generated users (27,239 nodes) is far below these, and an answer at the byte limit needs a few
- * times its size of heap while it is serialised (the string, the presented objects), which must fit beside
- * the 64 MiB of graph data the queries of an isolate may hold (budget.ts ISOLATE_MAX_BYTES) in 128 MB.
+ * Sized from measurements (docs/cypher.md "Answer size"). The answer is streamed (present.ts answerStream,
+ * after measureAnswer decided every limit): beside the rows and the graph data they refer to (which the
+ * memory budget counts, budget.ts), writing it holds a few MiB whatever its size (node, `bench/cypher-answer-
+ * memory.ts`: 3.8 MiB for 50,000 users, 11 MiB; 7.1 MiB for 33 MiB), where the whole answer as objects plus
+ * its text needed about three times its size, which had kept this limit at 8 MiB. So the byte limit bounds
+ * what is sent and its CPU (~70–80 ms per MiB for both passes), not memory: 32 MiB holds every kerberoastable
+ * user of a large domain (50,000 plain user nodes are 11 MiB), and the public Query Library's largest
+ * answer at 20,000 generated users (27,239 nodes) is 1.7 MB.
  */
-export const ANSWER_LIMITS: AnswerLimits = { maxBytes: 8 * 1024 * 1024, maxEntries: 200_000, maxDepth: 64 }
+export const ANSWER_LIMITS: AnswerLimits = { maxBytes: 32 * 1024 * 1024, maxEntries: 200_000, maxDepth: 64 }
 
 const SAFE_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7f]*$/
 
@@ -94,7 +100,7 @@ export class AnswerBudget {
 
   private tooLarge(): CypherError {
     return new CypherError(
-      `the query was stopped: its answer would be larger than ${Math.round(this.limits.maxBytes / 1024 / 1024)} MiB (answer size limit); return fewer rows, columns or properties, or add a LIMIT`,
+      `the query was stopped: its answer would be larger than ${limitBytes(this.limits.maxBytes)} (answer size limit); return fewer rows, columns or properties, or add a LIMIT`,
     )
   }
 

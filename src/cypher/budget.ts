@@ -5,6 +5,16 @@
  */
 import { CypherError } from './parse'
 
+/**
+ * A byte limit as a refusal names it: whole MiB as `64 MiB`, other sizes to a tenth of a MiB, below 1 MiB in
+ * bytes (a limit rounded to `0 MiB` would not say which limit it was).
+ */
+export function limitBytes(n: number): string {
+  const mib = n / 1024 / 1024
+  if (Number.isInteger(mib)) return `${mib} MiB`
+  return n >= 1024 * 1024 ? `${mib.toFixed(1)} MiB` : `${n} bytes`
+}
+
 export interface CypherLimits {
   /** rows produced by all stages together (pattern walks, UNWIND, rows held for ORDER BY / aggregation) */
   maxRows: number
@@ -60,6 +70,18 @@ export const DEFAULT_MAX_VALUES = 2_000_000
  * Queries running at the same time in one isolate also share ISOLATE_MAX_BYTES (BytePool below).
  */
 export const DEFAULT_LIMITS: CypherLimits = { maxRows: 100_000, maxResultRows: 20_000, maxSteps: 500_000, maxMillis: 5_000, maxBytes: 64 * 1024 * 1024 }
+
+/**
+ * The limits of POST /api/v2/graphs/cypher: DEFAULT_LIMITS without a separate count of returned rows.
+ * A returned row was produced by a stage and counted against `maxRows` there; what it costs to send is
+ * counted by the answer's own budget (answer.ts: bytes and entries, decided before the first byte), and the
+ * answer is streamed (cypher.routes.ts answerStream), so its size in memory is no longer that of the whole
+ * answer as objects plus its whole text. Until issue 28 the route refused more than 20,000 returned rows
+ * (`maxResultRows`), which refused every kerberoastable user of a large domain although such an answer
+ * costs little. The row limit stays the safety net (a result row count equal to it). Tier Zero rules keep
+ * DEFAULT_LIMITS (20,000 selected nodes per rule: they write what they select).
+ */
+export const QUERY_LIMITS: CypherLimits = { ...DEFAULT_LIMITS, maxResultRows: DEFAULT_LIMITS.maxRows }
 
 /**
  * Bytes held by all the Cypher queries running at the same time in this isolate. A Workers isolate serves
@@ -203,11 +225,11 @@ export class Budget {
     // one query's limit a query alone could otherwise cross the pool first. Refused charges are not counted.
     if (this.bytes + n > this.limits.maxBytes)
       throw new CypherError(
-        `the query was stopped: it would hold more than ${Math.round(this.limits.maxBytes / 1024 / 1024)} MiB of graph data in memory (memory limit); narrow the pattern or add a LIMIT`,
+        `the query was stopped: it would hold more than ${limitBytes(this.limits.maxBytes)} of graph data in memory (memory limit); narrow the pattern or add a LIMIT`,
       )
     if (this.pool && !this.ended && !this.pool.fits(n))
       throw new SharedMemoryLimit(
-        `the query was stopped: together with the other queries running at the same time it would hold more than ${Math.round(this.pool.maxBytes / 1024 / 1024)} MiB of graph data in memory (memory limit, shared by the queries running at the same time); try again later, narrow the pattern or add a LIMIT`,
+        `the query was stopped: together with the other queries running at the same time it would hold more than ${limitBytes(this.pool.maxBytes)} of graph data in memory (memory limit, shared by the queries running at the same time); try again later, narrow the pattern or add a LIMIT`,
       )
     this.bytes += n
     if (this.pool && !this.ended) this.pool.add(this, n)

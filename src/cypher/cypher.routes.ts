@@ -1,6 +1,6 @@
 /**
  * POST /api/v2/graphs/cypher: BloodHound's Cypher endpoint (cmd/api/src/api/v2/cypherquery.go).
- * HTTP only: parse → run (against the caller's visible graph) → present. Every refusal and every
+ * HTTP only: parse → run (against the caller's visible graph) → measure the answer → stream it. Every refusal and every
  * budget stop is a 400 with the engine's message; nothing found is BloodHound's 404.
  */
 import { z } from 'zod'
@@ -10,9 +10,9 @@ import { accessParam } from '../graph/graph.store'
 import { d1GraphSource } from './cypher.store'
 import { CypherError, MESSAGES, parseCypher } from './parse'
 import { loadReferenced, runQuery } from './run'
-import { withPooledBudget } from './budget'
+import { Budget, ISOLATE_POOL, QUERY_LIMITS } from './budget'
 import { nodePropertyKeys } from './needs'
-import { CypherResultSchema, presentResult } from './present'
+import { answerPieces, answerStream, CypherResultSchema, measureAnswer } from './present'
 import { AnswerBudget, ANSWER_LIMITS } from './answer'
 import { cypherComputeMs, WEIGHT } from '../ratelimit/cost'
 import { savedQueryRoutes } from './saved-queries.routes'
@@ -44,6 +44,7 @@ export const cypherRoutes: RouteEntry[] = [
         '(`line L:C ...`), an empty query (`invalid input`), parameters, procedure calls, updating clauses, and ' +
         'queries over their row, traversal-step, time or memory budget (the memory budget is also shared by the queries running at the same time), ' +
         `and queries whose answer would pass ${ANSWER_LIMITS.maxBytes / 1024 / 1024} MiB serialised, ${ANSWER_LIMITS.maxEntries} nodes, edges and literals, or ${ANSWER_LIMITS.maxDepth} levels of nested lists and maps. ` +
+        'Every refusal names the limit and its value. The answer is streamed; every limit is decided before its first byte is sent. ' +
         'Nothing found: 404 `resource not found`. ' +
         'The response header `X-Cypher-Plan` summarises how the patterns were matched.',
       tags: ['Cypher'],
@@ -53,35 +54,42 @@ export const cypherRoutes: RouteEntry[] = [
       responses: { 200: { description: 'the nodes, edges and literals the query returned', schema: z.object({ data: CypherResultSchema }) } },
     },
     async (c, { body }) => {
-      let data
       // What the query used, for the rate limit's charge when the request ends (ratelimit/cost.ts
       // cypherComputeMs): taken however the query ends, since a refused query has done its work too.
       let used = { values: 0, answerBytes: 0 }
+      // The query's bytes also count against the isolate's pool (budget.ts ISOLATE_POOL) until its answer
+      // is written or it fails, so concurrent queries cannot together pass the isolate's memory. The graph
+      // data it read stays held while the answer streams: the budget ends with the stream, not with this
+      // handler.
+      const budget = new Budget(QUERY_LIMITS, Date.now, ISOLATE_POOL)
+      let streaming = false
       try {
         const query = parseCypher(body.query)
         // only the node properties the query can read, when it never needs a whole node (needs.ts)
         const nodeKeys = nodePropertyKeys(query)
         const source = d1GraphSource(c.env.DB, accessParam(c.var.principal.environmentAccess), { nodeKeys })
-        // The query's bytes also count against the isolate's pool (budget.ts ISOLATE_POOL) until it is
-        // answered or fails, so concurrent queries cannot together pass the isolate's memory.
-        data = await withPooledBudget(async (budget) => {
-          // The answer is bounded by itself (answer.ts): per returned row as the rows arrive, then exactly
-          // while it is presented, so serialising it below cannot fail.
-          const rowsAnswer = new AnswerBudget()
-          const answer = new AnswerBudget()
-          try {
-            const result = await runQuery(query, source, { now: c.var.now().getTime(), budget, answer: rowsAnswer })
-            await loadReferenced(result)
-            const presented = presentResult(result.columns, result.rows, result.ctx.graph, body.include_properties, answer)
-            const spent = result.ctx.budget.used
-            // Printable ASCII only (the plan quotes query literals; a header cannot carry anything else).
-            const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${spent.rows}, steps ${spent.steps}, bytes ${spent.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'}, node properties ${nodeKeys === null ? 'all' : nodeKeys.length ? planKeys(nodeKeys) : 'none'})`.replace(/[^\x20-\x7e]/g, '?')
-            c.header('X-Cypher-Plan', plan)
-            return presented
-          } finally {
-            used = { values: budget.used.values, answerBytes: Math.max(rowsAnswer.used.bytes, answer.used.bytes) }
-          }
-        })
+        // The answer is bounded by itself (answer.ts): per returned row as the rows arrive, then exactly
+        // by the measuring pass, all before the first byte is sent (a streamed answer cannot change its
+        // status once it started), so writing it cannot fail.
+        const rowsAnswer = new AnswerBudget()
+        const answer = new AnswerBudget()
+        let result, measured
+        try {
+          result = await runQuery(query, source, { now: c.var.now().getTime(), budget, answer: rowsAnswer })
+          await loadReferenced(result)
+          measured = measureAnswer(result.columns, result.rows, result.ctx.graph, body.include_properties, answer)
+        } finally {
+          used = { values: budget.used.values, answerBytes: Math.max(rowsAnswer.used.bytes, answer.used.bytes) }
+        }
+        const spent = result.ctx.budget.used
+        // Printable ASCII only (the plan quotes query literals; a header cannot carry anything else).
+        const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${spent.rows}, steps ${spent.steps}, bytes ${spent.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'}, node properties ${nodeKeys === null ? 'all' : nodeKeys.length ? planKeys(nodeKeys) : 'none'})`.replace(/[^\x20-\x7e]/g, '?')
+        c.header('X-Cypher-Plan', plan)
+        if (measured.entries === 0) throw new ApiError(404, 'resource not found', 'query')
+        c.header('Content-Type', 'application/json')
+        const pieces = answerPieces(result.columns, result.rows, result.ctx.graph, body.include_properties, measured)
+        streaming = true
+        return c.body(answerStream(pieces, () => budget.end()), 200)
       } catch (e) {
         if (e instanceof CypherError) throw new ApiError(400, e.message, 'query')
         // The last line of defence for "never a 5xx": a value nested deeper than the stack allows (parse.ts
@@ -90,10 +98,9 @@ export const cypherRoutes: RouteEntry[] = [
         if (e instanceof RangeError) throw new ApiError(400, MESSAGES.tooComplex, 'query')
         throw e
       } finally {
+        if (!streaming) budget.end()
         c.set('unclockedMs', cypherComputeMs(used))
       }
-      if (Object.keys(data.nodes).length + data.edges.length + data.literals.length === 0) throw new ApiError(404, 'resource not found', 'query')
-      return c.json({ data })
     },
   ),
   ...savedQueryRoutes,
@@ -107,3 +114,4 @@ export const cypherRoutes: RouteEntry[] = [
 export function planKeys(keys: string[]): string {
   return keys.length <= 20 ? keys.join(',') : `${keys.slice(0, 20).join(',')},... (${keys.length} keys)`
 }
+

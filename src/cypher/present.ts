@@ -3,7 +3,8 @@
  * relationship and path in the rows, scalar columns as `literals` (one per column per row, in row
  * order). Node and edge shapes are src/graph/present.ts's, with the Tier Zero / owned flags and the
  * kinds as Cypher sees them (labels.ts: one Tier Zero rule with the findings engine). Pure. Every part of
- * the answer is charged to the answer's budget (answer.ts) before it is added.
+ * the answer is charged to the answer's budget (answer.ts) before it is added. The route measures the answer
+ * first (measureAnswer) and then streams it (answerPieces, answerStream), never holding it whole.
  */
 import { z } from 'zod'
 import { GraphEdgeSchema, GraphNodeSchema, pathNode } from '../graph/present'
@@ -141,10 +142,7 @@ export function presentResult(columns: string[], rows: Value[][], graph: GraphCa
   const addNode = (id: number) => {
     const key = String(id)
     if (nodes[key]) return
-    const n = graph.node(id)
-    const base = pathNode(n)
-    const node: CypherResult['nodes'][string] = { ...base, kinds: labelsOf(n), isTierZero: isTierZeroNode(n), isOwnedObject: isOwnedNode(n) }
-    if (includeProperties) node.properties = nodeProperties(n)
+    const node = presentNode(graph, id, includeProperties)
     answer.chargeEntries(1)
     answer.chargeBytes(nodeCount++ ? 2 : 1) // `,` before all but the first, `:` after the key
     answer.chargeString(key)
@@ -152,9 +150,7 @@ export function presentResult(columns: string[], rows: Value[][], graph: GraphCa
     nodes[key] = node
   }
   const addRel = (r: RelRef) => {
-    const e = graph.rel(r.id)
-    const edge: CypherResult['edges'][number] = { source: String(r.start), target: String(r.end), label: r.kind, kind: r.kind, lastSeen: lastSeen(e.properties, e.updated_at) }
-    if (includeProperties && Object.keys(e.properties).length > 0) edge.properties = e.properties
+    const edge = presentEdge(graph, r, includeProperties)
     answer.chargeEntries(1)
     answer.chargeBytes(edges.length ? 1 : 0)
     answer.chargeJson(edge)
@@ -182,4 +178,174 @@ export function presentResult(columns: string[], rows: Value[][], graph: GraphCa
     return { ...(nodeKeys.length ? { node_keys: nodeKeys } : {}), ...(edgeKeys.length ? { edge_keys: edgeKeys } : {}), ...out }
   }
   return out
+}
+
+const isIndexKey = (id: number): boolean => Number.isInteger(id) && id >= 0 && id < 2 ** 32 - 1
+
+/** What the measuring pass learnt of an answer: enough to write it, and its exact size. */
+export interface MeasuredAnswer {
+  /** the answer's node ids in the order JSON.stringify gives them as an object's keys (presentResult) */
+  nodeIds: number[]
+  /** sorted property names of the nodes and of the edges (include_properties only) */
+  nodeKeys: string[]
+  edgeKeys: string[]
+  /** nodes + edges + literals */
+  entries: number
+  /** bytes of the serialised answer, `{"data":…}` included (UTF-8): exactly what answerPieces writes */
+  bytes: number
+}
+
+function presentNode(graph: GraphCache, id: number, includeProperties: boolean): CypherResult['nodes'][string] {
+  const n = graph.node(id)
+  const node: CypherResult['nodes'][string] = { ...pathNode(n), kinds: labelsOf(n), isTierZero: isTierZeroNode(n), isOwnedObject: isOwnedNode(n) }
+  if (includeProperties) node.properties = nodeProperties(n)
+  return node
+}
+
+function presentEdge(graph: GraphCache, r: RelRef, includeProperties: boolean): CypherResult['edges'][number] {
+  const e = graph.rel(r.id)
+  const edge: CypherResult['edges'][number] = { source: String(r.start), target: String(r.end), label: r.kind, kind: r.kind, lastSeen: lastSeen(e.properties, e.updated_at) }
+  if (includeProperties && Object.keys(e.properties).length > 0) edge.properties = e.properties
+  return edge
+}
+
+/**
+ * The first of the two passes of a streamed answer (the route, cypher.routes.ts): charges the answer to
+ * `answer` exactly as presentResult does (same elements, same order, same bytes) but keeps nothing of
+ * what it presents, only the node ids and the property names. Throws CypherError at the first limit
+ * crossed, so a refused answer is refused before its first byte is sent (a streamed answer's status cannot
+ * change once it started).
+ */
+export function measureAnswer(columns: string[], rows: Value[][], graph: GraphCache, includeProperties: boolean, answer = new AnswerBudget()): MeasuredAnswer {
+  const seen = new Set<number>()
+  const nodeKeys = new Set<string>()
+  const edgeKeys = new Set<string>()
+  let edges = 0
+  let literals = 0
+  answer.chargeBytes(EMPTY_ANSWER_BYTES)
+  const addNode = (id: number) => {
+    if (seen.has(id)) return
+    const node = presentNode(graph, id, includeProperties)
+    answer.chargeEntries(1)
+    answer.chargeBytes(seen.size ? 2 : 1)
+    answer.chargeString(String(id))
+    answer.chargeJson(node)
+    seen.add(id)
+    if (node.properties) for (const k of Object.keys(node.properties)) nodeKeys.add(k)
+  }
+  const addRel = (r: RelRef) => {
+    const edge = presentEdge(graph, r, includeProperties)
+    answer.chargeEntries(1)
+    answer.chargeBytes(edges ? 1 : 0)
+    answer.chargeJson(edge)
+    edges++
+    if (edge.properties) for (const k of Object.keys(edge.properties)) edgeKeys.add(k)
+  }
+  for (const row of rows)
+    row.forEach((v, i) => {
+      if (holdsGraph(v)) return forEachElement(v, addNode, addRel)
+      chargeLiteral(answer, columns[i], v, literals++ ? 1 : 0)
+    })
+  const sortedNodeKeys = [...nodeKeys].sort()
+  const sortedEdgeKeys = [...edgeKeys].sort()
+  if (sortedNodeKeys.length) {
+    answer.chargeBytes(stringBytes('node_keys') + 2)
+    answer.chargeJson(sortedNodeKeys)
+  }
+  if (sortedEdgeKeys.length) {
+    answer.chargeBytes(stringBytes('edge_keys') + 2)
+    answer.chargeJson(sortedEdgeKeys)
+  }
+  // JSON.stringify writes an object's array-index keys (below 2^32 - 1) first, ascending, then the others in
+  // the order they were added: node ids are random from 2^40 (src/graph/ids.ts), so in first-seen order
+  let nodeIds = [...seen]
+  if (nodeIds.some(isIndexKey)) nodeIds = [...nodeIds.filter(isIndexKey).sort((a, b) => a - b), ...nodeIds.filter((id) => !isIndexKey(id))]
+  return { nodeIds, nodeKeys: sortedNodeKeys, edgeKeys: sortedEdgeKeys, entries: seen.size + edges + literals, bytes: answer.used.bytes }
+}
+
+/**
+ * The second pass: the measured answer as JSON text, one piece per node, edge and literal, in the order
+ * and with the bytes of `JSON.stringify({ data: presentResult(…) })` (test/unit/cypher-answer.test.ts).
+ * Each element is presented again and serialised on its own, so what is held at any time is the rows, the
+ * graph data they refer to and one element, never the whole answer as objects or as one string. Every
+ * value was charged by measureAnswer (depth, size), so serialising a piece cannot fail.
+ */
+export function* answerPieces(columns: string[], rows: Value[][], graph: GraphCache, includeProperties: boolean, measured: MeasuredAnswer): Generator<string> {
+  yield '{"data":{'
+  if (measured.nodeKeys.length) yield `"node_keys":${JSON.stringify(measured.nodeKeys)},`
+  if (measured.edgeKeys.length) yield `"edge_keys":${JSON.stringify(measured.edgeKeys)},`
+  yield '"nodes":{'
+  let first = true
+  for (const id of measured.nodeIds) {
+    yield `${first ? '' : ','}"${id}":${JSON.stringify(presentNode(graph, id, includeProperties))}`
+    first = false
+  }
+  yield '},"edges":['
+  first = true
+  const edge = (r: RelRef) => {
+    const piece = `${first ? '' : ','}${JSON.stringify(presentEdge(graph, r, includeProperties))}`
+    first = false
+    return piece
+  }
+  for (const row of rows)
+    for (const v of row) {
+      if (!holdsGraph(v)) continue
+      const pieces: string[] = []
+      forEachElement(v, () => {}, (r) => void pieces.push(edge(r)))
+      yield* pieces
+    }
+  yield '],"literals":['
+  first = true
+  for (const row of rows)
+    for (let i = 0; i < row.length; i++) {
+      if (holdsGraph(row[i])) continue
+      yield `${first ? '' : ','}${JSON.stringify({ key: columns[i], value: literalJson(row[i]) })}`
+      first = false
+    }
+  yield ']}}'
+}
+
+/** Bytes of text gathered into one chunk of the response body (a few nodes' worth is too small a write). */
+const CHUNK_CHARS = 64 * 1024
+
+/**
+ * The answer's pieces as a response body, pulled as the client reads: about CHUNK_CHARS characters at a
+ * time encoded to UTF-8, so neither the whole answer's objects nor its whole text are ever held. `done`
+ * runs once, when the last piece is written, the client goes away or writing fails (it gives the query's
+ * bytes back to the isolate's pool). A failure after the first byte can only cut the body short (the 200 is
+ * sent); measureAnswer has checked everything that could fail, so none is expected.
+ */
+export function answerStream(pieces: Iterator<string>, done: () => void): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder()
+  let ended = false
+  const end = () => {
+    if (ended) return
+    ended = true
+    done()
+  }
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      try {
+        let text = ''
+        while (text.length < CHUNK_CHARS) {
+          const next = pieces.next()
+          if (next.done) {
+            if (text) controller.enqueue(encoder.encode(text))
+            controller.close()
+            end()
+            return
+          }
+          text += next.value
+        }
+        controller.enqueue(encoder.encode(text))
+      } catch (e) {
+        end()
+        controller.error(e)
+      }
+    },
+    cancel() {
+      end()
+      pieces.return?.(undefined)
+    },
+  })
 }

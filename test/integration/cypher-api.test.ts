@@ -233,10 +233,10 @@ describe('refusals (400 envelope, never a 5xx)', () => {
       [{ query: 'CALL db.labels()' }, 'procedure invocation is not supported'],
       [{ query: `RETURN ${'('.repeat(5_000)}1${')'.repeat(5_000)}` }, 'cypher query is too complex and is likely to result in poor or unstable database performance'],
       [{ query: "MATCH (n) WHERE n.name =~ '(a+)+b' RETURN n" }, /too complex/],
-      [{ query: 'MATCH (a), (b), (c), (d), (e) RETURN count(*)' }, /row limit/],
+      [{ query: 'MATCH (a), (b), (c), (d), (e) RETURN count(*)' }, /it produced more than 100000 intermediate rows \(row limit\)/],
       // these killed the worker or answered 500 before (no store round trip stops them, so no clock does)
       [{ query: 'UNWIND range(1, 100000) AS x UNWIND range(1, 100000) AS y RETURN count(*)' }, /row limit/],
-      [{ query: 'RETURN size([x IN range(1, 100000) | range(1, 100000)]) AS n' }, /value limit/],
+      [{ query: 'RETURN size([x IN range(1, 100000) | range(1, 100000)]) AS n' }, /more than 2000000 list elements and string pieces \(value limit\)/],
       [{ query: `RETURN ${'NOT '.repeat(2_000)}true AS x` }, 'cypher query is too complex and is likely to result in poor or unstable database performance'],
       [{ include_properties: true }, 'invalid input'],
       [{}, 'invalid input'],

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { AnswerBudget, ANSWER_LIMITS, stringBytes } from '../../src/cypher/answer'
-import { chargeRow, presentResult } from '../../src/cypher/present'
+import { answerPieces, chargeRow, measureAnswer, presentResult } from '../../src/cypher/present'
 import { CypherError } from '../../src/cypher/parse'
 import { DateTimeVal, NodeRef, PathVal, RelRef, type Value } from '../../src/cypher/values'
 import { EDGES, NODES } from './cypher-graph'
@@ -61,6 +61,34 @@ describe('answer size', () => {
     )
   })
 
+  it('the streamed answer (route: measureAnswer, then answerPieces) is exactly JSON.stringify of the presented answer, and charged the same', () => {
+    fc.assert(
+      fc.property(answerRows, fc.boolean(), ([columns, rows], props) => {
+        const limits = { ...ANSWER_LIMITS, maxBytes: 1e9, maxEntries: 1e9 }
+        const exact = new AnswerBudget(limits)
+        const data = presentResult(columns, rows, graph, props, exact)
+        const measuring = new AnswerBudget(limits)
+        const measured = measureAnswer(columns, rows, graph, props, measuring)
+        const text = [...answerPieces(columns, rows, graph, props, measured)].join('')
+        expect(text).toBe(JSON.stringify({ data }))
+        expect(measured.bytes).toBe(utf8(text))
+        expect(measuring.used).toEqual(exact.used)
+        expect(measured.entries).toBe(exact.used.entries)
+      }),
+    )
+    // stored ids are random from 2^40 (not array indices: an object keeps them in the order they were added)
+    const big = (id: number) => 2 ** 40 + id
+    const bigGraph: GraphCache = { node: (id) => ({ ...NODES.find((n) => big(n.id) === id)!, id }), rel: graph.rel }
+    const mixed: Value[][] = [...NODES].reverse().map((n, i) => [new NodeRef(i % 2 ? big(n.id) : n.id)])
+    const mixedGraph: GraphCache = { node: (id) => (id >= 2 ** 40 ? bigGraph.node(id) : graph.node(id)), rel: graph.rel }
+    const measured = measureAnswer(['n'], mixed, mixedGraph, true)
+    expect([...answerPieces(['n'], mixed, mixedGraph, true, measured)].join('')).toBe(JSON.stringify({ data: presentResult(['n'], mixed, mixedGraph, true) }))
+    // refused by the measuring pass exactly where presenting refuses, before anything is written
+    const s = 'x'.repeat(1_000_000)
+    expect(() => measureAnswer(['s'], Array.from({ length: 34 }, () => [s]), graph, false)).toThrow(/larger than 32 MiB \(answer size limit\)/)
+    expect(measureAnswer(['s'], Array.from({ length: 33 }, () => [s]), graph, false).bytes).toBeLessThanOrEqual(ANSWER_LIMITS.maxBytes)
+  })
+
   it('the serialised answer never exceeds the byte limit: either it fits or the query is stopped naming the limit', () => {
     fc.assert(
       fc.property(answerRows, fc.boolean(), fc.integer({ min: 40, max: 3000 }), ([columns, rows], props, maxBytes) => {
@@ -97,15 +125,15 @@ describe('answer size', () => {
     const s = 'x'.repeat(1_000_000)
     const rows: Value[][] = Array.from({ length: 600 }, () => [s])
     const answer = new AnswerBudget()
-    expect(() => presentResult(['s'], rows, graph, false, answer)).toThrow(/larger than 8 MiB \(answer size limit\)/)
+    expect(() => presentResult(['s'], rows, graph, false, answer)).toThrow(/larger than 32 MiB \(answer size limit\)/)
     expect(answer.used.bytes).toBeLessThanOrEqual(ANSWER_LIMITS.maxBytes + s.length + 2)
     // one list holding the string 600 times: the same, without copying the list first
     expect(() => presentResult(['l'], [[rows.map((r) => r[0])]], graph, false)).toThrow(/answer size limit/)
-    // per row as the rows arrive: the 9th row of a million characters is over 8 MiB
+    // per row as the rows arrive: the 34th row of a million characters is over 32 MiB
     const early = new AnswerBudget()
     let accepted = 0
     expect(() => rows.forEach((r) => (chargeRow(early, ['s'], r, new Set()), accepted++))).toThrow(/answer size limit/)
-    expect(accepted).toBe(8)
+    expect(accepted).toBe(33)
   })
 
   it('entries and nesting are bounded too', () => {

@@ -9,7 +9,7 @@ import { presentResult } from '../../src/cypher/present'
 import { nodePropertyKeys, readsRelationshipProperties } from '../../src/cypher/needs'
 import { NodeRef, PathVal, RelRef, type Value } from '../../src/cypher/values'
 import { CORP, LAB, memorySource, nameOf, NODES } from './cypher-graph'
-import { Budget, type CypherLimits } from '../../src/cypher/budget'
+import { Budget, DEFAULT_LIMITS, limitBytes, QUERY_LIMITS, type CypherLimits } from '../../src/cypher/budget'
 
 const chargeRows = Budget.prototype.chargeRows
 
@@ -344,13 +344,21 @@ describe('environment access on every construct', () => {
 
 describe('budgets', () => {
   const tight = (over: Partial<CypherLimits>): CypherLimits => ({ maxRows: 1_000_000, maxResultRows: 1_000_000, maxSteps: 1_000_000, maxMillis: 60_000, maxBytes: 1e12, ...over })
-  it('a query over its traversal-step, row, result-row or time budget stops with a message naming the limit', async () => {
-    await expect(q('MATCH (a)-[*1..]-(b) RETURN count(*)', null, tight({ maxSteps: 50 }))).rejects.toThrow(/traversal step limit/)
-    await expect(q('MATCH (a), (b), (c) RETURN count(*)', null, tight({ maxRows: 100 }))).rejects.toThrow(/row limit/)
-    await expect(q('MATCH (a), (b) RETURN a, b', null, tight({ maxResultRows: 10 }))).rejects.toThrow(/result row limit/)
+  it('a query over its traversal-step, row, result-row, time or memory budget stops with a message naming the limit and its value', async () => {
+    await expect(q('MATCH (a)-[*1..]-(b) RETURN count(*)', null, tight({ maxSteps: 50 }))).rejects.toThrow(/more than 50 nodes and relationships \(traversal step limit\)/)
+    await expect(q('MATCH (a), (b), (c) RETURN count(*)', null, tight({ maxRows: 100 }))).rejects.toThrow(/more than 100 intermediate rows \(row limit\)/)
+    await expect(q('MATCH (a), (b) RETURN a, b', null, tight({ maxResultRows: 10 }))).rejects.toThrow(/returns more than 10 rows \(result row limit\)/)
     let t = 0
     const r = runQuery(parseCypher('MATCH (a)-[*1..]-(b) RETURN count(*)'), memorySource(), { now: NOW, limits: tight({ maxMillis: 5 }), clock: () => (t += 10) })
-    await expect(r).rejects.toThrow(/time limit/)
+    await expect(r).rejects.toThrow(/ran longer than 5 ms \(time limit\)/)
+    // a limit that is not a whole MiB is named exactly, not rounded to "0 MiB"
+    await expect(q('MATCH p = (a)-[*1..]-(b) RETURN p', null, tight({ maxBytes: 2_000 }))).rejects.toThrow(/hold more than 2000 bytes of graph data in memory \(memory limit\)/)
+    expect([64 * 1024 * 1024, 1.5 * 1024 * 1024, 2_000].map(limitBytes)).toEqual(['64 MiB', '1.5 MiB', '2000 bytes'])
+  })
+
+  it('the route lifts the separate result-row limit (issue 28): rows are bounded by the row limit and the answer by its own budget; Tier Zero rules keep it', () => {
+    expect(QUERY_LIMITS).toEqual({ ...DEFAULT_LIMITS, maxResultRows: DEFAULT_LIMITS.maxRows })
+    expect(DEFAULT_LIMITS.maxResultRows).toBe(20_000)
   })
 
   it('expressions are bounded by the value limit: nested lists, string doubling and replace() stop with a 400, never exhaust the isolate', async () => {
