@@ -201,6 +201,49 @@ try {
     await entries.getByRole('cell', { name: 'CreateUser', exact: true }).first().waitFor()
   })
 
+  await check('SSO providers: create an OIDC provider (provisioning on), a duplicate name shows the envelope message, edit it (rename, remove the secret), delete it', async () => {
+    await main().getByRole('link', { name: 'Administration' }).click()
+    await sub().getByRole('link', { name: 'SSO providers' }).click()
+    const create = page.getByRole('form', { name: 'Create OIDC provider' })
+    const fill = async (name) => {
+      await create.getByLabel('Name').fill(name)
+      await create.getByLabel('Issuer URL').fill('https://op.console-admin.test')
+      await create.getByLabel('Client ID').fill('console-admin')
+      await create.getByLabel('Client secret (optional)').fill('console-admin-secret')
+    }
+    await fill('Corp OP')
+    await create.getByLabel('Create users on first sign-in').check()
+    await create.getByLabel('Default role').selectOption({ label: 'Read-Only' })
+    await create.getByRole('button', { name: 'Create provider' }).click()
+    const list = page.getByRole('table', { name: 'SSO providers list' })
+    const row = () => list.locator('tr', { hasText: 'Corp OP' })
+    await row().getByText('client secret stored').waitFor()
+    assert((await row().innerText()).includes('On: new users get Read-Only'), `row: ${await row().innerText()}`)
+    const stored = () => api.call('GET', '/api/v2/sso-providers').then((r) => r.data.find((p) => p.name.startsWith('Corp OP')))
+    const made = await stored()
+    assert(made?.type === 'OIDC' && made.details.issuer === 'https://op.console-admin.test' && made.details.client_id === 'console-admin', JSON.stringify(made))
+    assert(made.config.auto_provision.enabled && made.config.auto_provision.default_role_id === 3, JSON.stringify(made.config))
+    // the same name again: the API's 409 envelope message, where the user acted
+    await fill('Corp OP')
+    await create.getByRole('button', { name: 'Create provider' }).click()
+    await page.getByRole('alert').filter({ hasText: 'must be unique' }).waitFor()
+
+    await list.getByRole('button', { name: 'Edit Corp OP' }).click()
+    const edit = page.getByRole('form', { name: 'Edit Corp OP' })
+    await edit.getByLabel('Name').fill('Corp OP EU')
+    await edit.getByLabel('Remove the client secret (a public client)').check()
+    await edit.getByRole('button', { name: 'Save' }).click()
+    await list.locator('tr', { hasText: 'Corp OP EU' }).getByText('no client secret (public client)').waitFor()
+    const edited = await stored()
+    assert(edited.id === made.id && edited.name === 'Corp OP EU' && edited.details.has_client_secret === false, JSON.stringify(edited))
+
+    await list.getByRole('button', { name: 'Delete Corp OP EU' }).click()
+    await page.getByRole('alertdialog', { name: 'Delete SSO provider' }).getByRole('button', { name: 'Confirm' }).click()
+    await page.getByRole('status').filter({ hasText: 'Provider Corp OP EU deleted' }).waitFor()
+    assert((await list.locator('tr', { hasText: 'Corp OP' }).count()) === 0, 'the row is still listed')
+    assert((await stored()) === undefined, 'the API still lists it')
+  })
+
   await check('Database management: nothing chosen is refused; the typed phrase gates the request; the API refusal is shown', async () => {
     const ext = await upsertExtension(api, WIPE_EXTENSION)
     await sub().getByRole('link', { name: 'Database management' }).click()

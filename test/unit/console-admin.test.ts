@@ -1,5 +1,7 @@
 // The Administration and Profile pages' pure logic (ui/src/pages/admin/model.ts).
 import { describe, expect, it } from 'vitest'
+import { oidcCreateBody, oidcUpdateBody, providerSummary, samlCreateProvision, samlUpdateInput } from '../../ui/src/pages/admin/sso-model'
+import type { OidcSsoProviderJson, SamlSsoProviderJson } from '../../src/client/saml'
 import { adminSections, auditQuery, homePath, jobActive, jobDuration, jobStatusName, mainPages, NO_WIPE, percent, sourceKindLabel, uploadContentType, WIPE_PHRASE, wipeConfirmed, wipeOptions } from '../../ui/src/pages/admin/model'
 
 const PAGES = [
@@ -107,5 +109,82 @@ describe('database management (POST /api/v2/clear-database body)', () => {
     expect(sourceKindLabel('AZBase')).toBe('Azure data (AZBase)')
     expect(sourceKindLabel('Sourceless')).toBe('Data of no source kind (Sourceless)')
     expect(sourceKindLabel('GitHub')).toBe('GitHub data')
+  })
+})
+
+describe('SSO providers section (ui/src/pages/admin/sso-model.ts)', () => {
+  const OFF = { enabled: false, defaultRoleId: 0, roleProvision: false }
+  const oidc: OidcSsoProviderJson = {
+    id: 9,
+    name: 'Entra',
+    slug: 'entra',
+    type: 'OIDC',
+    details: { id: 1, sso_provider_id: 9, client_id: 'app-1', issuer: 'https://login.example/tenant/v2.0', has_client_secret: true, created_at: '', updated_at: '' },
+    config: { auto_provision: { enabled: true, default_role_id: 3, role_provision: false } },
+    login_uri: 'https://eh.example/api/v2/sso/entra/login',
+    callback_uri: 'https://eh.example/api/v2/sso/entra/callback',
+  }
+  const fields = { name: 'Entra', issuer: 'https://login.example/tenant/v2.0', clientId: 'app-1', clientSecret: '', provision: { enabled: true, defaultRoleId: 3, roleProvision: false } }
+
+  it('create OIDC: trimmed fields, the secret only when given, provisioning off stored as BloodHound stores it', () => {
+    expect(oidcCreateBody({ name: ' Okta ', issuer: ' https://okta.example ', clientId: ' c1 ', clientSecret: '', provision: { enabled: false, defaultRoleId: 2, roleProvision: true } })).toEqual({
+      ok: true,
+      value: { name: 'Okta', issuer: 'https://okta.example', client_id: 'c1', config: { auto_provision: { enabled: false, default_role_id: 0, role_provision: false } } },
+    })
+    const withSecret = oidcCreateBody({ ...fields, clientSecret: ' s ' })
+    expect(withSecret.ok && withSecret.value.client_secret).toBe(' s ')
+  })
+  it('create OIDC: what the API would refuse is said first, in its words', () => {
+    const err = (f: Partial<typeof fields>) => {
+      const r = oidcCreateBody({ ...fields, ...f })
+      return r.ok ? 'accepted' : r.error
+    }
+    expect(err({ name: '  ' })).toBe('enter a name')
+    for (const issuer of ['http://plain.example', 'https://op.example/?a=1', 'https://op.example/#x', 'https://u:p@op.example', 'op.example'])
+      expect(err({ issuer }), issuer).toMatch(/^issuer url is invalid/)
+    expect(err({ clientId: ' ' })).toMatch(/client id/)
+    expect(err({ provision: { enabled: true, defaultRoleId: 0, roleProvision: false } })).toMatch(/choose the role/)
+    expect(err({})).toBe('accepted')
+  })
+  it('edit OIDC: only what changed; a blank secret keeps it, "remove" sends null; nothing changed is null', () => {
+    expect(oidcUpdateBody(oidc, fields)).toEqual({ ok: true, value: null })
+    expect(oidcUpdateBody(oidc, { ...fields, name: 'Entra ID', clientSecret: 'new' })).toEqual({ ok: true, value: { name: 'Entra ID', client_secret: 'new' } })
+    expect(oidcUpdateBody(oidc, { ...fields, removeSecret: true })).toEqual({ ok: true, value: { client_secret: null } })
+    expect(oidcUpdateBody({ ...oidc, details: { ...oidc.details, has_client_secret: false } }, { ...fields, removeSecret: true })).toEqual({ ok: true, value: null })
+    expect(oidcUpdateBody(oidc, { ...fields, removeSecret: true, clientSecret: 'x' })).toEqual({ ok: false, error: 'either enter a new client secret or remove it, not both' })
+    expect(oidcUpdateBody(oidc, { ...fields, issuer: 'https://other.example', clientId: 'app-2', provision: OFF })).toEqual({
+      ok: true,
+      value: { issuer: 'https://other.example', client_id: 'app-2', config: { auto_provision: { enabled: false, default_role_id: 0, role_provision: false } } },
+    })
+  })
+  it('edit SAML: rename, a replacement metadata file, provisioning; an empty file keeps the metadata', () => {
+    const saml = { id: 4, name: 'Okta', slug: 'okta', type: 'SAML', config: { auto_provision: { enabled: false, default_role_id: 0, role_provision: false } } } as unknown as SamlSsoProviderJson
+    expect(samlUpdateInput(saml, { name: 'Okta', metadata: new Blob([]), provision: OFF })).toEqual({ ok: true, value: null })
+    const xml = new Blob(['<x/>'])
+    expect(samlUpdateInput(saml, { name: 'Okta EU', metadata: xml, fileName: 'm.xml', provision: { enabled: true, defaultRoleId: 2, roleProvision: true } })).toEqual({
+      ok: true,
+      value: { name: 'Okta EU', metadata: xml, fileName: 'm.xml', autoProvision: { enabled: true, default_role_id: 2, role_provision: true } },
+    })
+    expect(samlCreateProvision({ enabled: true, defaultRoleId: 0, roleProvision: false }).ok).toBe(false)
+  })
+  it('the list says, per type, whom the provider trusts, what to register and the provisioning', () => {
+    const role = (id: number) => ({ 3: 'Read-Only' })[id]
+    expect(providerSummary(oidc, role)).toEqual({
+      identityProvider: 'https://login.example/tenant/v2.0',
+      register: 'https://eh.example/api/v2/sso/entra/callback',
+      credentials: 'client id app-1; client secret stored',
+      provisioning: 'On: new users get Read-Only',
+    })
+    const saml = {
+      type: 'SAML',
+      details: { idp_issuer_uri: 'http://www.okta.com/x', sp_metadata_uri: 'https://eh.example/api/v2/sso/okta/metadata', signing_certificates: [{ not_after: '2030-01-02T00:00:00Z' }, { not_after: '2029-05-01T00:00:00Z' }] },
+      config: { auto_provision: { enabled: true, default_role_id: 7, role_provision: true } },
+    } as unknown as SamlSsoProviderJson
+    expect(providerSummary(saml, role)).toEqual({
+      identityProvider: 'http://www.okta.com/x',
+      register: 'https://eh.example/api/v2/sso/okta/metadata',
+      credentials: '2 signing certificates, valid until 2030-01-02',
+      provisioning: 'On: new users get role 7, or the role the identity provider names',
+    })
   })
 })
