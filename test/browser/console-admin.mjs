@@ -97,7 +97,7 @@ try {
     await page.goto(`${origin}/ui/login`)
     await page.getByLabel('Username').fill(name)
     await page.getByLabel('Password').fill(password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
   }
   const main = () => page.getByRole('navigation', { name: 'Main' })
   const sub = () => page.getByRole('navigation', { name: 'Administration' })
@@ -206,7 +206,7 @@ try {
     await sub().getByRole('link', { name: 'SSO providers' }).click()
     const create = page.getByRole('form', { name: 'Create OIDC provider' })
     const fill = async (name) => {
-      await create.getByLabel('Name').fill(name)
+      await create.getByLabel('Name', { exact: true }).fill(name)
       await create.getByLabel('Issuer URL').fill('https://op.console-admin.test')
       await create.getByLabel('Client ID').fill('console-admin')
       await create.getByLabel('Client secret (optional)').fill('console-admin-secret')
@@ -230,7 +230,7 @@ try {
 
     await list.getByRole('button', { name: 'Edit Corp OP' }).click()
     const edit = page.getByRole('form', { name: 'Edit Corp OP' })
-    await edit.getByLabel('Name').fill('Corp OP EU')
+    await edit.getByLabel('Name', { exact: true }).fill('Corp OP EU')
     await edit.getByLabel('Remove the client secret (a public client)').check()
     await edit.getByRole('button', { name: 'Save' }).click()
     await list.locator('tr', { hasText: 'Corp OP EU' }).getByText('no client secret (public client)').waitFor()
@@ -444,7 +444,7 @@ try {
     await page.getByRole('region', { name: 'Your API tokens' }).getByRole('cell', { name: 'analyst-laptop', exact: true }).waitFor()
     await page.getByRole('form', { name: 'Change password' }).waitFor()
     await page.getByRole('main').getByRole('button', { name: 'Sign out' }).click()
-    await page.getByRole('button', { name: 'Sign in' }).waitFor()
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor()
   })
 
   await check('Profile: two-step sign-in set up with its QR code and a first code; the next sign-in asks for a code', async () => {
@@ -476,11 +476,11 @@ try {
     await otp.waitFor()
     assert((await page.getByRole('alert').count()) === 0, 'an error shown before any code was typed')
     await otp.fill('abcdef')
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
     assert((await page.getByRole('alert').innerText()).includes('one time password is invalid'), 'a wrong code is not refused')
     // the code of the next step (the one used to activate may not be used twice)
     await otp.fill(await totpAt(key, Date.now() + 30_000))
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
     await main().getByRole('link', { name: 'Explore' }).waitFor()
   })
 
