@@ -105,7 +105,7 @@ try {
   await check('the administrator sees every Administration section', async () => {
     await signIn('admin', SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
     await main().getByRole('link', { name: 'Administration' }).click()
-    for (const name of ['File ingest', 'Data pipeline', 'Database management', 'Collector clients', 'Users', 'SSO providers', 'Graph extensions', 'Audit log']) await sub().getByRole('link', { name }).waitFor()
+    for (const name of ['File ingest', 'Data pipeline', 'Database management', 'Collector clients', 'Users', 'SSO providers', 'Graph extensions', 'Configuration', 'Audit log']) await sub().getByRole('link', { name }).waitFor()
     assert(new URL(page.url()).pathname === '/ui/administration/file-ingest', `at ${page.url()}`)
   })
 
@@ -242,6 +242,33 @@ try {
     await page.getByRole('status').filter({ hasText: 'Provider Corp OP EU deleted' }).waitFor()
     assert((await list.locator('tr', { hasText: 'Corp OP' }).count()) === 0, 'the row is still listed')
     assert((await stored()) === undefined, 'the API still lists it')
+  })
+
+  await check('Configuration: toggle the user-updatable feature flag, set the password expiration window (a bad one shows the API message); the session lifetime is read-only', async () => {
+    await sub().getByRole('link', { name: 'Configuration' }).click()
+    const flags = page.getByRole('table', { name: 'Feature flags' })
+    const before = (await api.call('GET', '/api/v2/features')).data
+    const ntlm = before.find((f) => f.user_updatable)
+    await flags.getByRole('switch', { name: ntlm.name }).click()
+    await page.getByRole('status').filter({ hasText: `${ntlm.name}: ${ntlm.enabled ? 'off' : 'on'}` }).waitFor()
+    const after = (await api.call('GET', '/api/v2/features')).data.find((f) => f.id === ntlm.id)
+    assert(after.enabled === !ntlm.enabled, `flag ${JSON.stringify(after)}`)
+    const fixed = before.find((f) => !f.user_updatable)
+    assert((await flags.getByRole('switch', { name: fixed.name }).count()) === 0, 'a fixed flag is offered a toggle')
+
+    const expiry = page.getByRole('form', { name: 'Password expiration window' })
+    await expiry.getByLabel(/^Duration/).fill('P1000Y')
+    await expiry.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('alert').filter({ hasText: 'duration must be an ISO 8601 duration' }).waitFor()
+    await expiry.getByLabel(/^Duration/).fill('P30D')
+    await expiry.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').filter({ hasText: 'Password expiration window saved.' }).waitFor()
+    const stored = (await api.call('GET', '/api/v2/config?parameter=auth.password_expiration_window')).data[0]
+    assert(stored.value.duration === 'P30D', JSON.stringify(stored))
+    await page.getByLabel('Session lifetime (hours)').getByText('(read-only)').waitFor()
+    // put the flag back as it was (what later checks expect of analysis)
+    await page.getByRole('table', { name: 'Feature flags' }).getByRole('switch', { name: ntlm.name }).click()
+    await until('the flag restored', async () => (await api.call('GET', '/api/v2/features')).data.find((f) => f.id === ntlm.id).enabled === ntlm.enabled, 20_000)
   })
 
   await check('Database management: nothing chosen is refused; the typed phrase gates the request; the API refusal is shown', async () => {

@@ -156,6 +156,15 @@ try {
   })
   await shot('console-posture')
 
+  await check("Posture › data quality: the test domain's newest counts by kind beside all AD domains, and its completeness", async () => {
+    const quality = page.getByRole('table', { name: 'Data quality by kind' })
+    // the fixture: 3 users and one group in PAGES.TEST, the only domain (so both columns agree)
+    await quality.getByRole('row', { name: `Users ${USERS.length} ${USERS.length}` }).waitFor({ timeout: 30_000 })
+    await quality.getByRole('row', { name: 'Groups 1 1' }).waitFor()
+    const completeness = page.getByRole('region', { name: 'Data quality' }).getByLabel('Completeness')
+    assert(/Session completeness \(this domain\)\s*0%/.test(await completeness.innerText()), await completeness.innerText())
+  })
+
   await check('Privilege zones: Tier Zero lists its members', async () => {
     await page.getByRole('link', { name: 'Privilege zones' }).click()
     await page.getByRole('button', { name: 'Open Tier Zero' }).click()

@@ -1,5 +1,6 @@
 // The Administration and Profile pages' pure logic (ui/src/pages/admin/model.ts).
 import { describe, expect, it } from 'vitest'
+import { durationText, flagViews, parameterValue, parameterViews } from '../../ui/src/pages/admin/config-model'
 import { oidcCreateBody, oidcUpdateBody, providerSummary, samlCreateProvision, samlUpdateInput } from '../../ui/src/pages/admin/sso-model'
 import type { OidcSsoProviderJson, SamlSsoProviderJson } from '../../src/client/saml'
 import { adminSections, auditQuery, homePath, jobActive, jobDuration, jobStatusName, mainPages, NO_WIPE, percent, sourceKindLabel, uploadContentType, WIPE_PHRASE, wipeConfirmed, wipeOptions } from '../../ui/src/pages/admin/model'
@@ -13,7 +14,7 @@ const PAGES = [
 describe('what a role sees', () => {
   it('Administrator: every section; Explore is home', () => {
     const me = { roles: ['Administrator'] }
-    expect(adminSections(me).map((s) => s.id)).toEqual(['file-ingest', 'data-pipeline', 'clients', 'users', 'sso', 'extensions', 'audit'])
+    expect(adminSections(me).map((s) => s.id)).toEqual(['file-ingest', 'data-pipeline', 'clients', 'users', 'sso', 'extensions', 'configuration', 'audit'])
     expect(mainPages(me, PAGES).map((p) => p.label)).toEqual(['Explore', 'Attack paths', 'Administration'])
     expect(homePath(me)).toBe('/ui/explore')
   })
@@ -25,16 +26,16 @@ describe('what a role sees', () => {
   })
   it('Read-Only: graph pages and the pipeline status, no user, SSO, extension or audit section', () => {
     const me = { roles: ['Read-Only'] }
-    expect(adminSections(me).map((s) => s.id)).toEqual(['data-pipeline'])
+    expect(adminSections(me).map((s) => s.id)).toEqual(['data-pipeline', 'configuration'])
     expect(mainPages(me, PAGES).map((p) => p.label)).toEqual(['Explore', 'Attack paths', 'Administration'])
   })
   it('Auditor: the audit log; roles add up', () => {
-    expect(adminSections({ roles: ['Auditor'] }).map((s) => s.id)).toEqual(['data-pipeline', 'audit'])
-    expect(adminSections({ roles: ['Upload-Only', 'Auditor'] }).map((s) => s.id)).toEqual(['file-ingest', 'data-pipeline', 'audit'])
+    expect(adminSections({ roles: ['Auditor'] }).map((s) => s.id)).toEqual(['data-pipeline', 'configuration', 'audit'])
+    expect(adminSections({ roles: ['Upload-Only', 'Auditor'] }).map((s) => s.id)).toEqual(['file-ingest', 'data-pipeline', 'configuration', 'audit'])
   })
   it('Database management: db/Wipe with access to every environment (the API refuses a restricted administrator too)', () => {
     expect(adminSections({ roles: ['Administrator'], all_environments: true }).map((s) => s.id)).toEqual([
-      'file-ingest', 'data-pipeline', 'database-management', 'clients', 'users', 'sso', 'extensions', 'audit',
+      'file-ingest', 'data-pipeline', 'database-management', 'clients', 'users', 'sso', 'extensions', 'configuration', 'audit',
     ])
     expect(adminSections({ roles: ['Administrator'], all_environments: false }).map((s) => s.id)).not.toContain('database-management')
     for (const role of ['User', 'Read-Only', 'Upload-Only', 'Auditor'])
@@ -186,5 +187,40 @@ describe('SSO providers section (ui/src/pages/admin/sso-model.ts)', () => {
       credentials: '2 signing certificates, valid until 2030-01-02',
       provisioning: 'On: new users get role 7, or the role the identity provider names',
     })
+  })
+})
+
+describe('Configuration section (ui/src/pages/admin/config-model.ts)', () => {
+  const flags = [
+    { id: 1, key: 'ntlm_post_processing', name: 'NTLM post-processing', description: 'd', enabled: false, user_updatable: true },
+    { id: 2, key: 'oidc_support', name: 'OIDC support', description: 'd', enabled: true, user_updatable: false },
+  ]
+  it('a toggle only for a user-updatable flag and a user who may write; otherwise why not', () => {
+    expect(flagViews(flags, true).map((f) => [f.id, f.toggle, f.note])).toEqual([[1, true, ''], [2, false, 'fixed in EdgeHound']])
+    expect(flagViews(flags, false).map((f) => [f.id, f.toggle, f.note])).toEqual([[1, false, 'read-only for your role'], [2, false, 'fixed in EdgeHound']])
+  })
+  const params = [
+    { key: 'auth.password_expiration_window', name: 'Password expiration window', description: '', value: { duration: 'P90D' } },
+    { key: 'analysis.citrix_rdp_support', name: 'Citrix RDP support', description: '', value: { enabled: true } },
+    { key: 'auth.session_ttl_hours', name: 'Session lifetime (hours)', description: '', value: { hours: 8 } },
+  ]
+  it('the two writable parameters get their editor; the session lifetime is read-only; a reader edits nothing', () => {
+    expect(parameterViews(params, true).map((p) => [p.kind, p.value, p.editable])).toEqual([
+      ['duration', 'P90D', true],
+      ['boolean', true, true],
+      ['readonly', 'hours: 8', false],
+    ])
+    expect(parameterViews(params, false).every((p) => !p.editable)).toBe(true)
+    // a value of an unexpected shape is shown, not edited
+    expect(parameterViews([{ ...params[0], value: { duration: 5 } }], true)[0]).toMatchObject({ kind: 'readonly', editable: false })
+  })
+  it("what a PUT sends: the parameter's own field; a read-only one sends nothing", () => {
+    const [dur, citrix, ttl] = parameterViews(params, true)
+    expect(parameterValue(dur, ' p30d ')).toEqual({ duration: 'P30D' })
+    expect(parameterValue(citrix, false)).toEqual({ enabled: false })
+    expect(parameterValue(ttl, 'x')).toBeNull()
+  })
+  it('durations read as words', () => {
+    expect(['P90D', 'P1D', 'P2W', 'PT12H', 'P1DT1H', 'P1Y', 'P'].map(durationText)).toEqual(['90 days', '1 day', '2 weeks', '12 hours', '1 day 1 hour', 'P1Y', 'P'])
   })
 })

@@ -5,6 +5,7 @@ import { parseSeeds } from '../../ui/src/lib/seeds'
 import { can, canEditSelectors } from '../../ui/src/lib/permissions'
 import { can as adminCan } from '../../ui/src/pages/admin/model'
 import { ssoButtons } from '../../ui/src/lib/sso'
+import { barWidths, newest, platformOf, qualityLines, shareText } from '../../ui/src/lib/data-quality'
 
 describe('console charts: scaling (ui/src/lib/chart.ts)', () => {
   it('the y axis tops out at the nice value at or above the largest value', () => {
@@ -106,5 +107,37 @@ describe('console sign-in: one button per SSO provider (ui/src/lib/sso.ts)', () 
       ]).map((b) => b.key),
     ).toEqual([6])
     expect(ssoButtons(null)).toEqual([])
+  })
+})
+
+describe('console posture: data quality (ui/src/lib/data-quality.ts)', () => {
+  const row = (id: number, created_at: string, counts: Record<string, number>) => ({ id, run_id: String(id), created_at, ...counts })
+  it('environment types map to the platform routes; others have no data quality', () => {
+    expect([platformOf('active-directory'), platformOf('azure'), platformOf('CW_Tenant'), platformOf(undefined)]).toEqual(['ad', 'azure', null, null])
+  })
+  it('the newest row wins whatever the order (ties by id); none is null', () => {
+    const rows = [row(1, '2026-11-01T00:00:00Z', {}), row(3, '2026-11-03T00:00:00Z', {}), row(2, '2026-11-03T00:00:00Z', {})]
+    expect(newest(rows)?.id).toBe(3)
+    expect(newest([])).toBeNull()
+    expect(newest(undefined)).toBeNull()
+  })
+  it("one line per kind in BloodHound's order, the environment beside its platform; missing figures are null", () => {
+    const env = row(5, '2026-11-29T00:00:00Z', { users: 3, groups: 2, computers: 1, relationships: 40 })
+    const all = row(6, '2026-11-29T00:00:00Z', { users: 10, groups: 4, computers: 2, relationships: 99, sessions: 7 })
+    const lines = qualityLines('ad', env, all)
+    expect(lines.slice(0, 3)).toEqual([
+      { label: 'Users', environment: 3, all: 10 },
+      { label: 'Groups', environment: 2, all: 4 },
+      { label: 'Computers', environment: 1, all: 2 },
+    ])
+    expect(lines.at(-1)).toEqual({ label: 'Relationships', environment: 40, all: 99 })
+    expect(lines.find((l) => l.label === 'Sessions')).toEqual({ label: 'Sessions', environment: null, all: 7 })
+    expect(qualityLines('azure', null, null).map((l) => l.label)).toContain('Service principals')
+    expect(qualityLines('azure', null, null).every((l) => l.environment === null && l.all === null)).toBe(true)
+  })
+  it('bars are relative to the largest count (a non-zero count is at least 1); shares are percentages', () => {
+    expect(barWidths([{ label: 'a', environment: 40, all: null }, { label: 'b', environment: 10, all: null }, { label: 'c', environment: 0, all: null }, { label: 'd', environment: null, all: 1 }, { label: 'e', environment: 0.1, all: null }])).toEqual([100, 25, 0, 0, 1])
+    expect(barWidths([{ label: 'a', environment: null, all: null }])).toEqual([0])
+    expect([shareText(0.4567), shareText(1), shareText(0), shareText(null), shareText(NaN)]).toEqual(['45.7%', '100%', '0%', '—', '—'])
   })
 })

@@ -13,6 +13,7 @@ const Extensions = lazy(() => import('./extensions'))
 const AuditLog = lazy(() => import('./audit'))
 const DatabaseManagement = lazy(() => import('./database'))
 const CollectorClients = lazy(() => import('./clients'))
+const Configuration = lazy(() => import('./configuration'))
 
 export default function Administration({ me }: { me: UserJson }) {
   const path = usePath()
@@ -64,6 +65,7 @@ export default function Administration({ me }: { me: UserJson }) {
           {current?.id === 'users' && <Users meId={me.id} />}
           {current?.id === 'sso' && <SsoProviders />}
           {current?.id === 'extensions' && <Extensions />}
+          {current?.id === 'configuration' && <Configuration canWrite={can(me, 'app/WriteAppConfig')} />}
           {current?.id === 'audit' && <AuditLog />}
         </Suspense>
       </main>

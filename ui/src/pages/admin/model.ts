@@ -40,6 +40,8 @@ const SECTIONS: (Section & { perm: Permission; allEnvironments?: true })[] = [
   { id: 'users', label: 'Users', group: 'Access', perm: 'auth/ManageUsers' },
   { id: 'sso', label: 'SSO providers', group: 'Access', perm: 'auth/ManageProviders' },
   { id: 'extensions', label: 'Graph extensions', group: 'Configuration', perm: 'graph/ManageExtensions' },
+  // feature flags and parameters: read with app/ReadAppConfig, changed with app/WriteAppConfig (src/appcfg)
+  { id: 'configuration', label: 'Configuration', group: 'Configuration', perm: 'app/ReadAppConfig' },
   { id: 'audit', label: 'Audit log', group: 'Configuration', perm: 'audit/Read' },
 ]
 
