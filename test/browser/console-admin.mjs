@@ -445,7 +445,8 @@ try {
     await main().getByRole('link', { name: 'Administration' }).click()
     await sub().getByRole('link', { name: 'Data pipeline' }).waitFor()
     const sections = await sub().getByRole('link').allInnerTexts()
-    assert(sections.join(',') === 'Data pipeline', `sections: ${sections}`)
+    // Read-Only: the pipeline status, and the configuration to read (app/ReadAppConfig)
+    assert(sections.join(',') === 'Data pipeline,Configuration', `sections: ${sections}`)
   })
 
   await check('first sign-in with a password an administrator set: the forced change, then the console', async () => {
