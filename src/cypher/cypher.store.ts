@@ -121,14 +121,20 @@ function conditionSql(
       // the access parameter only where the statement uses it (D1 refuses a binding it does not use)
       const a = `?${first + params.length}`
       if (access !== null) params.push(access)
+      // the walk's next hop (plan.ts storeSide): its far node carries one of these kinds (as scanSql keeps a
+      // node: the primary kind, else the stored kinds); never for a negated test, where a superset would not do
+      const f = c.far && !c.negated ? `?${first + params.length}` : null
+      if (f) params.push(JSON.stringify(c.far))
+      const join = access !== null || f !== null
       const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =
         c.direction === 'out' ? [['start_id', 'end_id']] : c.direction === 'in' ? [['end_id', 'start_id']] : [['start_id', 'end_id'], ['end_id', 'start_id']]
       const exists = sides
         .map(
           ([near, far]) =>
-            `EXISTS (SELECT 1 FROM edges e ${access === null ? '' : `JOIN nodes v ON v.id = e.${far}`}
+            `EXISTS (SELECT 1 FROM edges e ${join ? `JOIN nodes v ON v.id = e.${far}` : ''}
              WHERE e.${near} = n.id AND (${k} IS NULL OR e.kind IN (SELECT value FROM json_each(${k})))
-             ${access === null ? '' : `AND ${visible('v.environment_id', a)}`})`,
+             ${access === null ? '' : `AND ${visible('v.environment_id', a)}`}
+             ${f ? `AND ${kindsSql('v', f)}` : ''})`,
         )
         .join(' OR ')
       parts.push(`${c.negated ? 'NOT ' : ''}(${exists})`)
@@ -172,6 +178,14 @@ function conditionSql(
     }
   }
   return { sql: parts.map((x) => `AND ${x}`).join('\n'), params, indexed }
+}
+
+/**
+ * Node `v` carries one of the kinds of the JSON list `p`: its primary kind (the `kind` column, one of its
+ * kinds), else its stored kinds (json_each, as hasLabel's includes), as scanSql keeps a node.
+ */
+function kindsSql(v: string, p: string): string {
+  return `(${v}.kind IN (SELECT value FROM json_each(${p})) OR EXISTS (SELECT 1 FROM json_each(${v}.kinds) k WHERE k.value IN (SELECT value FROM json_each(${p}))))`
 }
 
 /** A property key written into a JSON path as is (anything else is not pushed down: counts.ts). */
@@ -621,6 +635,89 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         .first<{ n: number; found: string | null }>()
       const n = row?.n ?? 0
       return { nodes: n, complete: n < limit, found: row?.found ? row.found.split(',').map(Number) : [] }
+    },
+
+    /**
+     * One walk level (issue 28), one round trip: a batch of one statement per direction for the relationships
+     * at `ids` whose other end `n` passes `far` (kinds, object id, name, access and the necessary conditions,
+     * conditionSql, as scanNodes tests a node), and one for those other ends' records (at most `maxNodes`):
+     * the same join, read from the relationship indexes led by the near end (edges' unique (start_id, kind,
+     * end_id), edges_end_kind) and the nodes' primary key. Relationship conditions as `expand`.
+     */
+    async expandLevel(
+      ids: number[],
+      direction: 'out' | 'in' | 'both',
+      kinds: string[] | null,
+      withProperties: boolean,
+      where: RelCondition[],
+      far: NodeScan,
+      maxNodes: number,
+    ): Promise<{ edges: EdgeRecord[]; nodes: NodeRecord[] }> {
+      if (ids.length === 0) return { edges: [], nodes: [] }
+      const conds = where.filter((c) => /^[A-Za-z0-9_]+$/.test(c.key)).slice(0, MAX_REL_CONDITIONS)
+      const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =
+        direction === 'out' ? [['start_id', 'end_id']] : direction === 'in' ? [['end_id', 'start_id']] : [['start_id', 'end_id'], ['end_id', 'start_id']]
+      const statements: D1PreparedStatement[] = []
+      /** per statement: whether it reads the far nodes (else relationships) */
+      const readsNodes: boolean[] = []
+      for (const c of chunks(ids, IDS_PER_STATEMENT)) {
+        // parameters by number, each bound once and used by every side of the statement
+        const params: (string | number | null)[] = [JSON.stringify(c)]
+        const param = (x: string | number | null) => (params.push(x), `?${params.length}`)
+        const k = kinds ? param(JSON.stringify(kinds)) : null
+        const relSql = conds.map((rc) => `AND json_extract(e.properties, ${param(`$."${rc.key}"`)}) = ${param(typeof rc.value === 'boolean' ? (rc.value ? 1 : 0) : rc.value)}`).join(' ')
+        const tests: string[] = []
+        if (access !== null) tests.push(visible('n.environment_id', param(access)))
+        if (far.kinds) tests.push(kindsSql('n', param(JSON.stringify(far.kinds))))
+        if (far.objectid !== null) tests.push(`n.objectid = ${param(far.objectid)}`)
+        if (far.name !== null) {
+          const p = param(far.name)
+          tests.push(`n.name = ${p} COLLATE NOCASE AND n.name = ${p}`)
+        }
+        const cond = conditionSql((far.where ?? []).slice(0, MAX_SCAN_CONDITIONS), params.length + 1, access)
+        params.push(...cond.params)
+        const farSql = `${tests.map((t) => `AND ${t}`).join(' ')} ${cond.sql}`
+        // a few kinds: one index seek per kind; many (AD_ATTACK_PATHS, 59): `+` tests the kind on the entries
+        // of one seek instead (see reach)
+        const kindSql = k ? `AND ${kinds!.length > 4 ? '+' : ''}e.kind IN (SELECT value FROM json_each(${k}))` : ''
+        // CROSS JOIN keeps this order: the ids, their relationships by index, the far node by primary key
+        const edgeSide = ([near, other]: ['start_id' | 'end_id', 'start_id' | 'end_id']) =>
+          `FROM json_each(?1) f CROSS JOIN edges e ON e.${near} = f.value CROSS JOIN nodes n ON n.id = e.${other}
+           WHERE 1 ${kindSql} ${relSql} ${farSql}`
+        for (const side of sides) {
+          statements.push(
+            db.prepare(`SELECT e.id, e.start_id, e.end_id, e.kind, ${withProperties ? 'e.properties, ' : ''}e.updated_at ${edgeSide(side)}`).bind(...params),
+          )
+          readsNodes.push(false)
+        }
+        if (maxNodes > 0) {
+          const lim = param(maxNodes)
+          const ends = sides
+            .map(
+              ([near, other]) =>
+                `SELECT e.${other} FROM json_each(?1) f CROSS JOIN edges e ON e.${near} = f.value WHERE 1 ${kindSql} ${relSql}`,
+            )
+            .join(' UNION ')
+          statements.push(db.prepare(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.id IN (${ends}) ${farSql} LIMIT ${lim}`).bind(...params))
+          readsNodes.push(true)
+        }
+      }
+      const results = await db.batch(statements)
+      const seen = new Set<number>()
+      const edges: EdgeRecord[] = []
+      const nodes: NodeRecord[] = []
+      results.forEach((r, i) => {
+        if (readsNodes[i]) {
+          for (const row of r.results as NodeRow[]) nodes.push(toNode(row))
+          return
+        }
+        for (const row of r.results as EdgeRow[]) {
+          if (seen.has(row.id)) continue
+          seen.add(row.id)
+          edges.push(toEdge(row))
+        }
+      })
+      return { edges, nodes }
     },
 
     async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean, where: RelCondition[] = []): Promise<EdgeRecord[]> {

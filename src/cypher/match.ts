@@ -1,6 +1,9 @@
 /**
  * Pattern matching against the store. Rows flow in batches; each relationship hop costs one store
- * round trip per batch (frontier expansion), variable-length hops one per level. Results stream out as
+ * round trip per batch (frontier expansion), variable-length hops one per level; with a store that reads a
+ * level at once (GraphSource.expandLevel, issue 28) that round trip is one set-based join of the frontier,
+ * the relationships and their far ends (a single relationship's far end with its labels and conditions),
+ * returning the far nodes as well. Results stream out as
  * soon as they exist, so a LIMIT downstream stops the walk early. Every read is charged to the budget.
  *
  * Semantics (openCypher): within one pattern part a relationship is used at most once (variable-length
@@ -12,7 +15,7 @@ import { evaluate, type EvalContext, type GraphCache, type Row } from './eval'
 import { hasLabel, nodeProperty, relationshipKinds } from './labels'
 import { CypherError } from './parse'
 import { planPart, type Constant, type PartPlan } from './plan'
-import type { EdgeRecord, GraphSource, NodeRecord, RelCondition, ScanOrder } from './source'
+import type { EdgeRecord, GraphSource, NodeRecord, NodeScan, RelCondition, ScanOrder } from './source'
 import { equals, fromJson, NodeRef, PathVal, RelRef, type Value } from './values'
 import { chunks } from '../chunks'
 
@@ -163,9 +166,48 @@ async function expandCharged(
   return { edges, bytes }
 }
 
-/** Relationships at each of `ids` (near end), fetched once per query and direction/kinds/conditions. */
-async function expand(ctx: RunContext, ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, where: RelCondition[] = []): Promise<Map<number, EdgeRecord[]>> {
-  const key = `${direction}|${kinds ? kinds.join(',') : '*'}${where.length ? `|${JSON.stringify(where)}` : ''}`
+/**
+ * Far nodes one level statement reads with its relationships (expandLevel), at most: the others are read by
+ * the batches of walks that reach them (loadNodes), so a level whose frontier leads to a great many nodes
+ * (a group administering 100,000 computers) does not hold them all before a LIMIT downstream could stop it.
+ */
+const LEVEL_NODES = 4_000
+/** A level whose far nodes are read whatever they are (the inner levels of a variable-length relationship). */
+const ANY_NODE: NodeScan = { kinds: null, objectid: null, name: null }
+
+/**
+ * A walk level as one store round trip (GraphSource.expandLevel, issue 28): the relationships at `part` whose
+ * far end passes `far` (a superset the engine narrows), and those far nodes' records. Charged as expand and
+ * loadNodes charge: every relationship and every node the store returned a step, their bytes (a node only
+ * when it was not held yet) before the caller holds them.
+ */
+async function expandLevelCharged(ctx: RunContext, part: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, where: RelCondition[], far: NodeScan): Promise<EdgeRecord[]> {
+  ctx.budget.checkTime()
+  const { edges, nodes } = await ctx.source.expandLevel!(part, direction, kinds, ctx.relProperties, where, far, LEVEL_NODES)
+  let bytes = 0
+  for (const e of edges) bytes += e.bytes ?? EDGE_BYTES
+  ctx.budget.chargeSteps(edges.length + nodes.length)
+  const fresh = nodes.filter((n) => !ctx.nodes.has(n.id))
+  ctx.budget.chargeBytes(bytes + fresh.length * NODE_BYTES)
+  for (const n of fresh) ctx.nodes.set(n.id, n)
+  return edges
+}
+
+/**
+ * Relationships at each of `ids` (near end), fetched once per query and direction/kinds/conditions. With
+ * `far` (a single relationship's far end, plan.ts farScans) and a store that reads a level at once, only
+ * those whose far end may pass it, the far nodes read in the same round trip.
+ */
+async function expand(
+  ctx: RunContext,
+  ids: number[],
+  direction: 'out' | 'in' | 'both',
+  kinds: string[] | null,
+  where: RelCondition[] = [],
+  far: NodeScan | null = null,
+): Promise<Map<number, EdgeRecord[]>> {
+  const level = far !== null && ctx.source.expandLevel !== undefined
+  const key = `${direction}|${kinds ? kinds.join(',') : '*'}${where.length ? `|${JSON.stringify(where)}` : ''}${level ? `|far ${JSON.stringify(far)}` : ''}`
   let cache = ctx.expansions.get(key)
   if (!cache) ctx.expansions.set(key, (cache = new Map()))
   const missing = [...new Set(ids)].filter((id) => !cache!.has(id))
@@ -174,7 +216,7 @@ async function expand(ctx: RunContext, ids: number[], direction: 'out' | 'in' | 
   // (tens of thousands of nodes deep in a shortest-path search at 1 M edges) returned ~400 000
   // relationships at once, held in full before the budget could refuse them (measured: ~380 MB of heap).
   for (const part of chunks(missing, EXPAND_CHUNK)) {
-    const { edges } = await expandCharged(ctx, part, direction, kinds, where)
+    const edges = level ? await expandLevelCharged(ctx, part, direction, kinds, where, far!) : (await expandCharged(ctx, part, direction, kinds, where)).edges
     const wanted = new Set(part)
     for (const e of edges) {
       ctx.rels.set(e.id, e)
@@ -359,6 +401,7 @@ async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number
       rp.direction,
       kinds,
       plan.relWhere[h],
+      plan.farScans[h],
     )
     let chunk: Walk[] = []
     const flush = async function* (): AsyncGenerator<Row[]> {
@@ -389,12 +432,14 @@ async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number
   }
   let level = 0
   while (frontier.length > 0 && (max === null || level < max)) {
+    // every node a level reaches is read (below), so with the relationships, in the same round trip
     const edgesAt = await expand(
       ctx,
       frontier.map((w) => w.seq[w.seq.length - 1]),
       rp.direction,
       kinds,
       plan.relWhere[h],
+      ANY_NODE,
     )
     const next: Walk[] = []
     // Walks are charged while they are made, not after the level: one level of an unbounded pattern

@@ -26,6 +26,12 @@ export interface PartPlan {
   relWhere: RelCondition[][]
   /** how to find the first node when it is not bound: the store-side part of its conditions */
   scan: NodeScan
+  /**
+   * per relationship (walk order): the store-side part of the conditions of the node it leads to (its labels,
+   * property map and own WHERE conditions, and whether the next hop can leave it), a superset the engine
+   * narrows; a single relationship's level is read joined with it (issue 28, GraphSource.expandLevel)
+   */
+  farScans: NodeScan[]
   /** readable summary (tests, the plan header) */
   describe: string
 }
@@ -406,14 +412,35 @@ export function planPart(part: PatternPart, bound: ReadonlySet<string>, where: E
   const rels = reversed ? [...narrowed].reverse().map(flip) : narrowed
   const relWhere = rels.map((r) => relConditions(r, bound, cs))
   const filters = reversed ? [...all].reverse() : all
-  const scan = scanFor(nodes[0], filters[0], constant)
-  const v = nodes[0].variable
-  if (v && !bound.has(v)) {
-    const related = conjuncts(where).flatMap((c) => relatedCondition(c, v) ?? [])
-    if (related.length) scan.where = [...(scan.where ?? []), ...related]
+  /**
+   * The store-side conditions of node `i` (walk order): its scan (labels, property map, own WHERE conditions),
+   * its WHERE's `[NOT] (v)-[:K]->()` conjuncts, and (`next`) that the walk's relationship `i` can leave it:
+   * a relationship of that hop's kinds in its direction to a visible node carrying one of the kinds of the
+   * hop's far node when the hop is a single relationship (any visible node when it is variable-length with
+   * a minimum of 1 or more; nothing for a minimum of 0, which also matches the node itself). Every one is a
+   * necessary condition of every walk: a node failing it ends no walk.
+   */
+  const storeSide = (i: number, next: boolean): NodeScan => {
+    const s = scanFor(nodes[i], filters[i], constant)
+    const v = nodes[i].variable
+    // a node these conditions drop is never tested by the engine: only when its own conditions cannot stop
+    // the query with an error (a type error the engine would raise on it must still be raised), except for the
+    // start's pattern predicates, which the scan has always taken
+    const unfailing = filters[i].every((f) => cannotFail(f, v))
+    const extra: ScanCondition[] = v && !bound.has(v) && (i === 0 || unfailing) ? conjuncts(where).flatMap((c) => relatedCondition(c, v) ?? []) : []
+    const r = next && unfailing ? rels[i] : undefined
+    if (r && (r.range === null || r.range.min >= 1)) {
+      const far = r.range === null ? farKinds(nodes[i + 1]) : null
+      extra.push({ type: 'related', direction: r.direction, kinds: relationshipKinds(r.types), negated: false, ...(far ? { far } : {}) })
+    }
+    if (extra.length) s.where = [...(s.where ?? []), ...extra]
+    return s
   }
+  const scan = storeSide(0, true)
+  const farScans = rels.map((r, i) => storeSide(i + 1, i + 1 < rels.length))
   const start = nodes[0].variable && bound.has(nodes[0].variable) ? `bound ${nodes[0].variable}` : `scan ${JSON.stringify(scan)}`
   const inStore = relWhere.flatMap((w, i) => w.map((c) => `${rels[i].variable}.${c.key} = ${JSON.stringify(c.value)}`))
+  const joined = farScans.map((s, i) => (rels[i].range === null ? `${i + 1}: ${JSON.stringify(s)}` : null)).filter((x) => x !== null)
   return {
     part,
     reversed,
@@ -422,6 +449,55 @@ export function planPart(part: PatternPart, bound: ReadonlySet<string>, where: E
     filters,
     relWhere,
     scan,
-    describe: `${start}; ${rels.length} hop(s)${reversed ? ' from the last node' : ''}${inStore.length ? `; relationships read where ${inStore.join(' and ')}` : ''}`,
+    farScans,
+    describe: `${start}; ${rels.length} hop(s)${reversed ? ' from the last node' : ''}${inStore.length ? `; relationships read where ${inStore.join(' and ')}` : ''}${joined.length ? `; levels read joined with their far ends (hop ${joined.join(', hop ')})` : ''}`,
   }
+}
+
+/** A value read without evaluating anything that can fail: a literal, a variable, a property of node `v`. */
+const atom = (e: Expr, v: string | null): boolean => e.type === 'literal' || e.type === 'var' || (e.type === 'property' && v !== null && isVar(e.expr, v))
+
+/**
+ * Whether a WHERE condition can never stop the query with an error, whatever node it is tested on (eval.ts):
+ * a comparison, `=~` a string literal, STARTS WITH / ENDS WITH / CONTAINS, IS [NOT] NULL and IN a literal
+ * list of plain values, label tests of a variable, and AND / OR / XOR / NOT of those (each a boolean or null,
+ * never a type error). Anything else (`WHERE n.flag`: the value may not be a boolean; a function call) may.
+ */
+function cannotFail(e: Expr, v: string | null): boolean {
+  switch (e.type) {
+    case 'and':
+    case 'or':
+    case 'xor':
+      return cannotFail(e.left, v) && cannotFail(e.right, v)
+    case 'not':
+      return cannotFail(e.expr, v)
+    case 'compare':
+      return atom(e.left, v) && atom(e.right, v) && (e.op !== '=~' || (e.right.type === 'literal' && typeof e.right.value === 'string'))
+    case 'startsWith':
+    case 'endsWith':
+    case 'contains':
+      return atom(e.left, v) && atom(e.right, v)
+    case 'isNull':
+    case 'isNotNull':
+      return atom(e.expr, v)
+    case 'in':
+      return atom(e.left, v) && e.right.type === 'list' && e.right.items.every((x) => x.type === 'literal')
+    case 'hasLabels':
+      return v !== null && isVar(e.expr, v)
+    default:
+      return false
+  }
+}
+
+/**
+ * The stored kinds of which a node must carry one to match the pattern's labels (scanKindsFor of its first
+ * label that has such a list: `Base` / `AZBase` their kind lists), or null when none has one (no label, or
+ * only Tag_Tier_Zero / Tag_Owned, derived from more than the kinds).
+ */
+function farKinds(node: NodePattern): string[] | null {
+  for (const l of node.labels) {
+    const k = scanKindsFor(l)
+    if (k) return k
+  }
+  return null
 }

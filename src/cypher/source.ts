@@ -63,9 +63,11 @@ export type ScanCondition =
   | { type: 'text'; column: 'objectid' | 'name'; op: 'startsWith' | 'endsWith' | 'contains'; value: string; anyCase: boolean }
   /**
    * the node has (negated: has no) relationship of these kinds (null: any) in this direction to a node the
-   * caller may see: `WHERE [NOT] (n)-[:K]->()` read by the scan itself (plan.ts relatedCondition)
+   * caller may see: `WHERE [NOT] (n)-[:K]->()` read by the scan itself (plan.ts relatedCondition), or the
+   * walk's next hop from the node (plan.ts storeSide, never negated) whose far node must carry one of the
+   * stored kinds `far` (absent: any node)
    */
-  | { type: 'related'; direction: 'out' | 'in' | 'both'; kinds: string[] | null; negated: boolean }
+  | { type: 'related'; direction: 'out' | 'in' | 'both'; kinds: string[] | null; negated: boolean; far?: string[] }
   /** a test of the node's stored properties (plan.ts propertyTest), kept whenever the engine's could be true */
   | { type: 'property'; test: PropertyTest }
 
@@ -173,6 +175,22 @@ export interface GraphSource {
    * the store may apply (a store that ignores them returns a superset, which the engine narrows).
    */
   expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean, where?: RelCondition[]): Promise<EdgeRecord[]>
+  /**
+   * One level of a walk as one store round trip (issue 28): what `expand` returns at `ids`, keeping only the
+   * relationships whose other end passes `far` (as scanNodes keeps a node: its kinds, object id, name and
+   * necessary conditions — a superset the engine narrows), and the records of those other ends, at most
+   * `maxNodes` of them (any; the engine reads the others when it needs them). Optional: without it the engine
+   * expands and reads the far nodes separately.
+   */
+  expandLevel?(
+    ids: number[],
+    direction: 'out' | 'in' | 'both',
+    kinds: string[] | null,
+    withProperties: boolean,
+    where: RelCondition[],
+    far: NodeScan,
+    maxNodes: number,
+  ): Promise<{ edges: EdgeRecord[]; nodes: NodeRecord[] }>
   /**
    * Which of `ids` have at least one relationship as `expand` would return it (same direction, kinds and
    * visibility of the other end), without reading any: pattern predicates such as `(u)-[:MemberOf]->()`.

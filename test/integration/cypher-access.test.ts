@@ -130,6 +130,16 @@ const CASES: { construct: string; query: string; props?: boolean }[] = [
   { construct: 'one hop in', query: "MATCH p = (n)<-[:MemberOf]-(m) RETURN p", props: true },
   { construct: 'undirected, untyped hop', query: "MATCH (a {objectid: 'U-ALICE'})-[r]-(b) RETURN b.objectid AS o, type(r) AS t" },
   { construct: 'relationship scan', query: 'MATCH ()-[r]->() RETURN r', props: true },
+  // a single relationship's level joined with its far end in the store (issue 28): CAROL (LAB) is a User
+  // and a member of DOMAIN ADMINS, BOB's GenericWrite leads to her, she administers WS1
+  { construct: 'one hop, far label joined', query: 'MATCH p = (u:User)-[:MemberOf]->(g:Group) RETURN p', props: true },
+  { construct: 'one hop in, several kinds, far label joined', query: 'MATCH (g:Group)<-[:MemberOf|GenericWrite|AddMember]-(u:User) RETURN g.name AS g, u.name AS u' },
+  { construct: 'one hop undirected, far label joined', query: 'MATCH (a:User)-[r]-(b:User) RETURN a.objectid AS a, type(r) AS t, b.objectid AS b' },
+  { construct: 'one hop, far property test joined', query: "MATCH (b:User)-[:GenericWrite]->(x) WHERE x.labonly = 'x' OR x.enabled = true RETURN b.name AS b" },
+  { construct: 'two hops through another environment', query: 'MATCH p = (u:User)-[:GenericWrite]->(x:User)-[:AdminTo]->(c:Computer) RETURN p' },
+  { construct: 'one hop from a bound node, far label joined', query: 'MATCH (d:Domain) MATCH (d)-[:Contains]->(x:User) RETURN d.name AS d, x.name AS x' },
+  { construct: 'allShortestPaths from a set of users to a group', query: "MATCH p = allShortestPaths((u:User)-[*1..]->(g:Group {objectid: 'S-1-5-21-1-512'})) RETURN p" },
+  { construct: 'allShortestPaths from one node to a set', query: "MATCH p = allShortestPaths((b {objectid: 'U-BOB'})-[*1..]->(c)) WHERE c:Computer OR c:Domain RETURN p" },
   { construct: 'NOT r:Kind test', query: 'MATCH (a)-[r]->(b) WHERE NOT r:MemberOf RETURN a.objectid AS a, b.objectid AS b' },
   { construct: 'variable length *1..', query: "MATCH p = (b {objectid: 'U-BOB'})-[*1..]->(m) RETURN p" },
   { construct: 'variable length *0.. undirected', query: "MATCH (b {objectid: 'U-BOB'})-[*0..]-(m) RETURN DISTINCT m.objectid AS o" },
