@@ -647,7 +647,7 @@ function callFunction(e: Extract<Expr, { type: 'call' }>, row: Row, ctx: EvalCon
       const step = s ?? 1
       if (a === null || b === null || step === 0) return null
       const n = Math.floor((b - a) / step) + 1
-      if (n > 100_000) throw new CypherError('range() would produce more than 100000 elements')
+      if (n > 100_000) throw new CypherError('the query was stopped: range() would produce more than 100000 elements (range() size limit); use a smaller range')
       if (n > 0) ctx.budget?.chargeValues(n)
       return n <= 0 ? [] : Array.from({ length: n }, (_, i) => a + i * step)
     }

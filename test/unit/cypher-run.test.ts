@@ -354,6 +354,8 @@ describe('budgets', () => {
     // a limit that is not a whole MiB is named exactly, not rounded to "0 MiB"
     await expect(q('MATCH p = (a)-[*1..]-(b) RETURN p', null, tight({ maxBytes: 2_000 }))).rejects.toThrow(/hold more than 2000 bytes of graph data in memory \(memory limit\)/)
     expect([64 * 1024 * 1024, 1.5 * 1024 * 1024, 2_000].map(limitBytes)).toEqual(['64 MiB', '1.5 MiB', '2000 bytes'])
+    // range() has a size limit of its own (issue 28: every refusal names its limit)
+    await expect(q('RETURN size(range(1, 200000)) AS n')).rejects.toThrow(/more than 100000 elements \(range\(\) size limit\)/)
   })
 
   it('the route lifts the separate result-row limit (issue 28): rows are bounded by the row limit and the answer by its own budget; Tier Zero rules keep it', () => {
