@@ -640,8 +640,8 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
     /**
      * One walk level (issue 28), one round trip: a batch of one statement per direction for the relationships
      * at `ids` whose other end `n` passes `far` (kinds, object id, name, access and the necessary conditions,
-     * conditionSql, as scanNodes tests a node), and one for those other ends' records (at most `maxNodes`):
-     * the same join, read from the relationship indexes led by the near end (edges' unique (start_id, kind,
+     * conditionSql, as scanNodes tests a node), and one for the other ends' records of the first `maxNodes`
+     * of them in the order of `ids` (the same join): read from the relationship indexes led by the near end (edges' unique (start_id, kind,
      * end_id), edges_end_kind) and the nodes' primary key. Relationship conditions as `expand`.
      */
     async expandLevel(
@@ -691,14 +691,11 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
           readsNodes.push(false)
         }
         if (maxNodes > 0) {
+          // the far nodes of the first relationships in the order of the ids (the walks the engine makes
+          // first): a LIMIT downstream often stops the walk before the others are needed
           const lim = param(maxNodes)
-          const ends = sides
-            .map(
-              ([near, other]) =>
-                `SELECT e.${other} FROM json_each(?1) f CROSS JOIN edges e ON e.${near} = f.value WHERE 1 ${kindSql} ${relSql}`,
-            )
-            .join(' UNION ')
-          statements.push(db.prepare(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.id IN (${ends}) ${farSql} LIMIT ${lim}`).bind(...params))
+          const first = sides.map((side) => `SELECT e.${side[1]} AS id, f.key AS k ${edgeSide(side)}`).join(' UNION ALL ')
+          statements.push(db.prepare(`SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.id IN (SELECT id FROM (${first}) ORDER BY k LIMIT ${lim})`).bind(...params))
           readsNodes.push(true)
         }
       }

@@ -178,9 +178,9 @@ export interface GraphSource {
   /**
    * One level of a walk as one store round trip (issue 28): what `expand` returns at `ids`, keeping only the
    * relationships whose other end passes `far` (as scanNodes keeps a node: its kinds, object id, name and
-   * necessary conditions — a superset the engine narrows), and the records of those other ends, at most
-   * `maxNodes` of them (any; the engine reads the others when it needs them). Optional: without it the engine
-   * expands and reads the far nodes separately.
+   * necessary conditions — a superset the engine narrows), and the records of the other ends of the first
+   * `maxNodes` of those relationships in the order of `ids` (the walks the engine makes first; it reads the
+   * others when it needs them). Optional: without it the engine expands and reads the far nodes separately.
    */
   expandLevel?(
     ids: number[],
