@@ -121,20 +121,14 @@ function conditionSql(
       // the access parameter only where the statement uses it (D1 refuses a binding it does not use)
       const a = `?${first + params.length}`
       if (access !== null) params.push(access)
-      // the walk's next hop (plan.ts storeSide): its far node carries one of these kinds (as scanSql keeps a
-      // node: the primary kind, else the stored kinds); never for a negated test, where a superset would not do
-      const f = c.far && !c.negated ? `?${first + params.length}` : null
-      if (f) params.push(JSON.stringify(c.far))
-      const join = access !== null || f !== null
       const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =
         c.direction === 'out' ? [['start_id', 'end_id']] : c.direction === 'in' ? [['end_id', 'start_id']] : [['start_id', 'end_id'], ['end_id', 'start_id']]
       const exists = sides
         .map(
           ([near, far]) =>
-            `EXISTS (SELECT 1 FROM edges e ${join ? `JOIN nodes v ON v.id = e.${far}` : ''}
+            `EXISTS (SELECT 1 FROM edges e ${access === null ? '' : `JOIN nodes v ON v.id = e.${far}`}
              WHERE e.${near} = n.id AND (${k} IS NULL OR e.kind IN (SELECT value FROM json_each(${k})))
-             ${access === null ? '' : `AND ${visible('v.environment_id', a)}`}
-             ${f ? `AND ${kindsSql('v', f)}` : ''})`,
+             ${access === null ? '' : `AND ${visible('v.environment_id', a)}`})`,
         )
         .join(' OR ')
       parts.push(`${c.negated ? 'NOT ' : ''}(${exists})`)

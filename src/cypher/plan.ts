@@ -28,8 +28,7 @@ export interface PartPlan {
   scan: NodeScan
   /**
    * per relationship (walk order): the store-side part of the conditions of the node it leads to (its labels,
-   * property map and own WHERE conditions, and whether the next hop can leave it), a superset the engine
-   * narrows; a single relationship's level is read joined with it (issue 28, GraphSource.expandLevel)
+   * property map, own WHERE conditions and pattern predicates), a superset the engine narrows; a single relationship's level is read joined with it (issue 28, GraphSource.expandLevel)
    */
   farScans: NodeScan[]
   /** readable summary (tests, the plan header) */
@@ -413,31 +412,24 @@ export function planPart(part: PatternPart, bound: ReadonlySet<string>, where: E
   const relWhere = rels.map((r) => relConditions(r, bound, cs))
   const filters = reversed ? [...all].reverse() : all
   /**
-   * The store-side conditions of node `i` (walk order): its scan (labels, property map, own WHERE conditions),
-   * its WHERE's `[NOT] (v)-[:K]->()` conjuncts, and (`next`) that the walk's relationship `i` can leave it:
-   * a relationship of that hop's kinds in its direction to a visible node carrying one of the kinds of the
-   * hop's far node when the hop is a single relationship (any visible node when it is variable-length with
-   * a minimum of 1 or more; nothing for a minimum of 0, which also matches the node itself). Every one is a
-   * necessary condition of every walk: a node failing it ends no walk.
+   * The store-side conditions of node `i` (walk order): its scan (labels, property map, own WHERE conditions)
+   * and its WHERE's `[NOT] (v)-[:K]->()` conjuncts, each a necessary condition of every walk. A node they drop
+   * is never tested by the engine, so on a node reached by a walk (not the first, whose scan has always taken
+   * them) the pattern predicates are taken only when the node's own conditions cannot stop the query with an
+   * error (a type error the engine would raise on it must still be raised). (A test that the walk's next hop
+   * can leave the node, an EXISTS in the scan's or the level's statement, was measured: it cost more workerd
+   * CPU at 100 k edges than the walks it saved, BENCHMARKS.md issue 28, and is not made.)
    */
-  const storeSide = (i: number, next: boolean): NodeScan => {
+  const storeSide = (i: number): NodeScan => {
     const s = scanFor(nodes[i], filters[i], constant)
     const v = nodes[i].variable
-    // a node these conditions drop is never tested by the engine: only when its own conditions cannot stop
-    // the query with an error (a type error the engine would raise on it must still be raised), except for the
-    // start's pattern predicates, which the scan has always taken
     const unfailing = filters[i].every((f) => cannotFail(f, v))
     const extra: ScanCondition[] = v && !bound.has(v) && (i === 0 || unfailing) ? conjuncts(where).flatMap((c) => relatedCondition(c, v) ?? []) : []
-    const r = next && unfailing ? rels[i] : undefined
-    if (r && (r.range === null || r.range.min >= 1)) {
-      const far = r.range === null ? farKinds(nodes[i + 1]) : null
-      extra.push({ type: 'related', direction: r.direction, kinds: relationshipKinds(r.types), negated: false, ...(far ? { far } : {}) })
-    }
     if (extra.length) s.where = [...(s.where ?? []), ...extra]
     return s
   }
-  const scan = storeSide(0, true)
-  const farScans = rels.map((r, i) => storeSide(i + 1, i + 1 < rels.length))
+  const scan = storeSide(0)
+  const farScans = rels.map((_, i) => storeSide(i + 1))
   const start = nodes[0].variable && bound.has(nodes[0].variable) ? `bound ${nodes[0].variable}` : `scan ${JSON.stringify(scan)}`
   const inStore = relWhere.flatMap((w, i) => w.map((c) => `${rels[i].variable}.${c.key} = ${JSON.stringify(c.value)}`))
   const joined = farScans.map((s, i) => (rels[i].range === null ? `${i + 1}: ${JSON.stringify(s)}` : null)).filter((x) => x !== null)
@@ -489,15 +481,3 @@ function cannotFail(e: Expr, v: string | null): boolean {
   }
 }
 
-/**
- * The stored kinds of which a node must carry one to match the pattern's labels (scanKindsFor of its first
- * label that has such a list: `Base` / `AZBase` their kind lists), or null when none has one (no label, or
- * only Tag_Tier_Zero / Tag_Owned, derived from more than the kinds).
- */
-function farKinds(node: NodePattern): string[] | null {
-  for (const l of node.labels) {
-    const k = scanKindsFor(l)
-    if (k) return k
-  }
-  return null
-}

@@ -63,11 +63,9 @@ export type ScanCondition =
   | { type: 'text'; column: 'objectid' | 'name'; op: 'startsWith' | 'endsWith' | 'contains'; value: string; anyCase: boolean }
   /**
    * the node has (negated: has no) relationship of these kinds (null: any) in this direction to a node the
-   * caller may see: `WHERE [NOT] (n)-[:K]->()` read by the scan itself (plan.ts relatedCondition), or the
-   * walk's next hop from the node (plan.ts storeSide, never negated) whose far node must carry one of the
-   * stored kinds `far` (absent: any node)
+   * caller may see: `WHERE [NOT] (n)-[:K]->()` read by the scan itself (plan.ts relatedCondition)
    */
-  | { type: 'related'; direction: 'out' | 'in' | 'both'; kinds: string[] | null; negated: boolean; far?: string[] }
+  | { type: 'related'; direction: 'out' | 'in' | 'both'; kinds: string[] | null; negated: boolean }
   /** a test of the node's stored properties (plan.ts propertyTest), kept whenever the engine's could be true */
   | { type: 'property'; test: PropertyTest }
 

@@ -186,9 +186,9 @@ const Q = [
   ...COUNTS_PUSHED,
   ...COUNTS_WALKED,
   'MATCH p = (u:User)-[:GenericAll]->(v) WHERE u.enabled = true RETURN p',
-  // a single relationship's level read joined with its far end (issue 28: expandLevel), the scan keeping the
-  // nodes the first hop can leave (a `related` condition with the far kinds): both directions, undirected,
-  // several kinds, self-loops (50 -GenericWrite-> 50), far property tests over every JSON type, derived labels
+  // a single relationship's level read joined with its far end (issue 28: expandLevel): both directions,
+  // undirected, several kinds, self-loops (50 -GenericWrite-> 50), far property tests over every JSON type,
+  // derived labels, far pattern predicates
   'MATCH p = (c:Computer)-[:HasSession]->(u:User) RETURN p',
   'MATCH (u:User)<-[:HasSession]-(c:Computer) RETURN u.name AS u, c.name AS c',
   'MATCH (u:User {enabled: true})-[:MemberOf]->(g:Group) RETURN u.name AS u, g.name AS g',
@@ -207,7 +207,7 @@ const Q = [
   'MATCH (a)-[r]->(b:User) WHERE b.hasspn = true OR b.flag RETURN a.name AS a, b.name AS b',
   'MATCH (u:User) WHERE u.enabled = true MATCH (u)-[:MemberOf]->(g:Group) RETURN u.name AS u, g.name AS g',
   'MATCH (u:User) OPTIONAL MATCH (u)-[:MemberOf]->(g:Group {name: "IT@CORP.LOCAL"}) RETURN u.name AS u, g.name AS g',
-  // fixed-length patterns: each level joined, the middle node kept only when the next hop can leave it
+  // fixed-length patterns: each level joined with its far end
   'MATCH p = (u:User)-[:MemberOf]->(g:Group)-[:AdminTo]->(c:Computer) RETURN p',
   "MATCH (c:Computer {objectid: 'C-WS1'})<-[:AdminTo]-(g:Group)<-[:MemberOf]-(u:User) RETURN u.name AS u, g.name AS g",
   'MATCH (a:User)-[:MemberOf]->(g)-[:MemberOf]->(h:Group)-[:GenericAll]->(d:Domain) RETURN a.name AS a, g.name AS g, d.name AS d',
