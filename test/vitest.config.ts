@@ -1,6 +1,7 @@
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers'
 import { defineConfig } from 'vitest/config'
 import path from 'node:path'
+import { availableParallelism } from 'node:os'
 
 const root = path.resolve(import.meta.dirname, '..')
 
@@ -31,6 +32,11 @@ export default defineConfig(async () => {
       // test/cli runs under Node (test/vitest.cli.config.ts), not in workerd
       exclude: ['test/cli/**', '**/node_modules/**'],
       setupFiles: [path.join(root, 'test/setup.ts')],
+      // Vitest's default is one file at a time on a 2-core machine (cores - 1), which leaves a core idle: a test
+      // file runs inside workerd while vitest's own process mostly waits. Two at a time there halved the wall time
+      // of the same 11 integration files (119 s -> 60 s, load average ~3, 2026-11-29); storage stays isolated per
+      // file either way.
+      maxWorkers: Math.max(2, availableParallelism() - 1),
       testTimeout: 30_000,
       // request log lines only for failing tests
       silent: 'passed-only',
