@@ -162,11 +162,13 @@ export default function SsoProviders() {
     load()
     attempt(() => client.listRoles(), setError).then((r) => r && setRoles(r.data.roles))
   }, [])
-  function done(message: string) {
+  /** after a change: the list is read again first, so that the note never stands beside a list that does not show it yet */
+  async function done(message: string) {
     setError('')
     setEditing(null)
+    setNote('')
+    await load()
     setNote(message)
-    load()
   }
   async function remove(p: SsoProviderJson) {
     setDeleting(null)
