@@ -253,10 +253,16 @@ try {
     const at = async (id) => page.getByTestId('graph-canvas').evaluate((el, id) => el.nodePosition(id), id)
     // hovering highlights the node (and its neighbours). The position is read again before each try: the camera
     // may still be settling after the layout (a CI run timed out here once, with one reading taken before a move)
+    // The relationship panel the check before opened narrowed the canvas box: every node must still be inside the
+    // box's visible part (sigma draws again at the box's size; when it did not, a node laid out on the right was cut
+    // off and could not be hovered: a CI run failed here on 2026-11-29)
+    const visible = async (p) => page.getByTestId('graph-canvas').evaluate((el, p) => el.contains(document.elementFromPoint(p.x, p.y)), p)
     let alice
     for (let attempt = 1; ; attempt++) {
       alice = await at(`${D}-1101`)
       assert(alice, 'ALICE is not drawn')
+      const inBox = await visible(alice)
+      assert(inBox || attempt < 5, `ALICE is drawn outside the canvas's visible box (${alice.x}, ${alice.y})`)
       await page.mouse.move(alice.x, alice.y)
       const hovered = await page
         .waitForFunction((id) => document.querySelector('[data-testid="graph-canvas"]')?.dataset.hovered === id, `${D}-1101`, { timeout: 4000 })

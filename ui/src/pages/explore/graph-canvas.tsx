@@ -180,6 +180,11 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
       })
       const noMenu = (e: Event) => e.preventDefault()
       container.addEventListener('contextmenu', noMenu)
+      // sigma follows the window's size but not its container's: opening a node or relationship panel narrows the
+      // canvas box, and until sigma drew again at the new size, the part of the graph beyond the box was cut off
+      // (the box contains its paint) and could not be hovered or clicked. Drawn again at the box's new size.
+      const boxSize = new ResizeObserver(() => sigma.scheduleRefresh())
+      boxSize.observe(container)
       // test and automation hook: where a node is on the screen (page coordinates), and how many times sigma drew
       const hook = container as HTMLDivElement & { nodePosition?: (objectId: string) => { x: number; y: number } | null; renders?: number }
 
@@ -261,6 +266,7 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
       return () => {
         clearTimeout(still)
         unpan()
+        boxSize.disconnect()
         container.removeEventListener('contextmenu', noMenu)
         delete hook.nodePosition
         sigma.kill()
