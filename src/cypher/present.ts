@@ -128,6 +128,18 @@ function chargeLiteral(answer: AnswerBudget, key: string, v: Value, separator: 0
 }
 
 /**
+ * `"node_keys":[…],` and `"edge_keys":[…],` ahead of the nodes, each only when not empty. Shared by both passes
+ * (presentResult, measureAnswer), whose charges must be equal.
+ */
+function chargeKeyLists(answer: AnswerBudget, nodeKeys: string[], edgeKeys: string[]): void {
+  for (const [name, keys] of [['node_keys', nodeKeys], ['edge_keys', edgeKeys]] as const) {
+    if (!keys.length) continue
+    answer.chargeBytes(stringBytes(name) + 2)
+    answer.chargeJson(keys)
+  }
+}
+
+/**
  * The answer, charged to `answer` exactly as it is built (answer.ts): every node, edge, literal and key
  * list by the bytes JSON.stringify gives it, so `JSON.stringify({ data })` is at most the answer's byte
  * limit, and no value is converted before it is charged (a value repeated beyond the limit is refused
@@ -166,15 +178,7 @@ export function presentResult(columns: string[], rows: Value[][], graph: GraphCa
   if (includeProperties) {
     const nodeKeys = [...new Set(Object.values(nodes).flatMap((n) => Object.keys(n.properties ?? {})))].sort()
     const edgeKeys = [...new Set(edges.flatMap((e) => Object.keys(e.properties ?? {})))].sort()
-    // `"node_keys":[…],` and `"edge_keys":[…],` ahead of the nodes
-    if (nodeKeys.length) {
-      answer.chargeBytes(stringBytes('node_keys') + 2)
-      answer.chargeJson(nodeKeys)
-    }
-    if (edgeKeys.length) {
-      answer.chargeBytes(stringBytes('edge_keys') + 2)
-      answer.chargeJson(edgeKeys)
-    }
+    chargeKeyLists(answer, nodeKeys, edgeKeys)
     return { ...(nodeKeys.length ? { node_keys: nodeKeys } : {}), ...(edgeKeys.length ? { edge_keys: edgeKeys } : {}), ...out }
   }
   return out
@@ -248,14 +252,7 @@ export function measureAnswer(columns: string[], rows: Value[][], graph: GraphCa
     })
   const sortedNodeKeys = [...nodeKeys].sort()
   const sortedEdgeKeys = [...edgeKeys].sort()
-  if (sortedNodeKeys.length) {
-    answer.chargeBytes(stringBytes('node_keys') + 2)
-    answer.chargeJson(sortedNodeKeys)
-  }
-  if (sortedEdgeKeys.length) {
-    answer.chargeBytes(stringBytes('edge_keys') + 2)
-    answer.chargeJson(sortedEdgeKeys)
-  }
+  chargeKeyLists(answer, sortedNodeKeys, sortedEdgeKeys)
   // JSON.stringify writes an object's array-index keys (below 2^32 - 1) first, ascending, then the others in
   // the order they were added: node ids are random from 2^40 (src/graph/ids.ts), so in first-seen order
   let nodeIds = [...seen]
