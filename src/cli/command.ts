@@ -101,7 +101,21 @@ export class Context {
       throw new UsageError(
         'no credentials: run `edgehound login`, or set EDGEHOUND_TOKEN_ID and EDGEHOUND_TOKEN_KEY (or store a token with `edgehound token create NAME --save`)',
       )
-    return new EdgeHoundClient({ baseUrl: s.url, credentials: s.credentials, fetch: this.io.fetch, now: this.io.now, bookmarks: this.bookmarks })
+    return new EdgeHoundClient({
+      baseUrl: s.url,
+      credentials: s.credentials,
+      fetch: this.io.fetch,
+      now: this.io.now,
+      bookmarks: this.bookmarks,
+      // a rate-limited request did not run: wait it out rather than fail a script (docs/cli.md)
+      busyRetry: {
+        retries: 3,
+        maxWaitSeconds: 60,
+        sleep: (ms) => this.io.sleep(ms),
+        // with --json, standard error carries only the final envelope
+        onWait: (status, seconds) => (this.json ? undefined : this.out.info(`server busy (HTTP ${status}); retrying in ${seconds} s`)),
+      },
+    })
   }
 
   resolvePath(p: string): string {

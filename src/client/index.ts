@@ -68,6 +68,23 @@ export interface ClientOptions {
    * none (every request may then be served by any replica).
    */
   bookmarks?: BookmarkMemory | false
+  /** Wait out a busy server instead of failing (off by default; the CLI turns it on). See {@link BusyRetry}. */
+  busyRetry?: BusyRetry
+}
+
+/**
+ * Waiting out "server busy" answers. A 429 (the caller's rate limit) is answered before the route runs, so
+ * nothing happened and the request may be sent again, whatever its method. A 503 is retried only for reads
+ * (GET, HEAD): the service's 503s are refusals before admission too, but a read is safe whatever the cause.
+ * Each retry builds and signs the request again (a new RequestDate and, for a mutation, a new nonce: a signed
+ * mutation is accepted once). The wait is the answer's Retry-After (1 s when absent), capped at `maxWaitSeconds`.
+ */
+export interface BusyRetry {
+  retries: number
+  maxWaitSeconds: number
+  sleep: (ms: number) => Promise<void>
+  /** told before each wait (for a progress line) */
+  onWait?: (status: number, seconds: number, attempt: number) => void
 }
 
 export interface ErrorEnvelope {
@@ -152,6 +169,7 @@ export class EdgeHoundClient {
   private readonly formatDate: (d: Date) => string
   /** the newest bookmark received, sent on every request (null: bookmarks off) */
   readonly bookmarks: BookmarkMemory | null
+  private readonly busyRetry: BusyRetry | undefined
 
   constructor(opts: ClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '')
@@ -160,6 +178,7 @@ export class EdgeHoundClient {
     this.now = opts.now ?? (() => new Date())
     this.formatDate = opts.formatDate ?? ((d) => d.toISOString())
     this.bookmarks = opts.bookmarks === false ? null : (opts.bookmarks ?? new BookmarkMemory())
+    this.busyRetry = opts.busyRetry
   }
 
   /** The same server, clock and bookmark memory, with other credentials. */
@@ -171,6 +190,7 @@ export class EdgeHoundClient {
       now: this.now,
       formatDate: this.formatDate,
       bookmarks: this.bookmarks ?? false,
+      busyRetry: this.busyRetry,
     })
   }
 
@@ -208,7 +228,18 @@ export class EdgeHoundClient {
 
   /** Sends a request and returns the raw response (no status check). */
   async raw(method: string, target: string, body?: Body, opts?: RequestOptions): Promise<Response> {
-    return this.noteResponse(await this.doFetch(await this.buildRequest(method, target, body, opts)))
+    const retry = this.busyRetry
+    for (let attempt = 1; ; attempt++) {
+      const res = this.noteResponse(await this.doFetch(await this.buildRequest(method, target, body, opts)))
+      const m = method.toUpperCase()
+      const busy = res.status === 429 || (res.status === 503 && (m === 'GET' || m === 'HEAD'))
+      if (!retry || !busy || attempt > retry.retries) return res
+      const after = Number(res.headers.get('retry-after'))
+      const seconds = Math.min(retry.maxWaitSeconds, Number.isFinite(after) && after > 0 ? after : 1)
+      await res.body?.cancel()
+      retry.onWait?.(res.status, seconds, attempt)
+      await retry.sleep(seconds * 1000)
+    }
   }
 
   /** Sends a request; throws EdgeHoundError with the envelope on a non-2xx answer; returns parsed JSON. */

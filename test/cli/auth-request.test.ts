@@ -201,6 +201,7 @@ describe('login, profiles, tokens', () => {
     srv.on('GET', '/api/v2/tokens', () => ({ status: 429, json: envelope(429, 'Too many requests. Please try again later.', 'middleware') }))
     const io = await testIO({ EDGEHOUND_URL: srv.url, EDGEHOUND_TOKEN_ID: TOKEN_ID, EDGEHOUND_TOKEN_KEY: TOKEN_KEY })
     expect(await run(['token', 'list', '--json'], io)).toBe(1)
+    expect(io.sleeps).toEqual([1000, 1000, 1000]) // waited out three times, silently: stderr is the envelope alone
     expect(JSON.parse(io.err())).toMatchObject({ http_status: 429, errors: [{ context: 'middleware', message: 'Too many requests. Please try again later.' }] })
     expect(io.out()).toBe('')
   })
@@ -283,6 +284,39 @@ describe('request METHOD PATH', () => {
     const io2 = await testIO(env())
     expect(await run(['request', 'GET', '/api/v2/missing', '--json'], io2)).toBe(1)
     expect(JSON.parse(io2.out())).toMatchObject({ status: 404, body: { http_status: 404 } })
+  })
+
+  it('a 429 is waited out after Retry-After and sent again, signed afresh, at most 3 times; a 503 only for a read', async () => {
+    let left = 2
+    srv.on('GET', '/api/v2/busy', () =>
+      left-- > 0 ? { status: 429, headers: { 'Retry-After': '2' }, json: envelope(429, 'rate limit exceeded', 'ratelimit') } : { json: { data: 'ok' } },
+    )
+    const io = await testIO(env())
+    expect(await run(['request', 'GET', '/api/v2/busy'], io)).toBe(0)
+    expect(JSON.parse(io.out())).toEqual({ data: 'ok' })
+    expect(srv.requests.map((r) => r.principal)).toEqual([TOKEN_ID, TOKEN_ID, TOKEN_ID]) // each retry verified
+    expect(io.sleeps).toEqual([2000, 2000])
+    expect(io.err()).toContain('server busy (HTTP 429); retrying in 2 s')
+
+    // always busy: three retries, the wait capped at 60 s, then the refusal as any API error
+    srv.on('POST', '/api/v2/always-busy', () => ({ status: 429, headers: { 'Retry-After': '3600' }, json: envelope(429, 'rate limit exceeded', 'ratelimit') }))
+    const io2 = await testIO(env())
+    expect(await run(['request', 'POST', '/api/v2/always-busy', '-d', '{}'], io2)).toBe(1)
+    expect(io2.sleeps).toEqual([60_000, 60_000, 60_000])
+    expect(srv.requests.filter((r) => r.path === '/api/v2/always-busy')).toHaveLength(4)
+    expect(io2.err()).toContain('error: rate limit exceeded [ratelimit]')
+
+    // a 503 to a mutation is not sent again (it may have been answered after the route ran); to a read it is
+    srv.on('POST', '/api/v2/unavailable', () => ({ status: 503, headers: { 'Retry-After': '1' }, json: envelope(503, 'unavailable', 'db') }))
+    const io3 = await testIO(env())
+    expect(await run(['request', 'POST', '/api/v2/unavailable', '-d', '{}'], io3)).toBe(1)
+    expect(srv.requests.filter((r) => r.path === '/api/v2/unavailable')).toHaveLength(1)
+    expect(io3.sleeps).toEqual([])
+    let down = 1
+    srv.on('GET', '/api/v2/unavailable', () => (down-- > 0 ? { status: 503, json: envelope(503, 'unavailable', 'db') } : { json: { data: 1 } }))
+    const io4 = await testIO(env())
+    expect(await run(['request', 'GET', '/api/v2/unavailable'], io4)).toBe(0)
+    expect(io4.sleeps).toEqual([1000]) // no Retry-After: 1 s
   })
 
   it('usage errors: bad method, relative path, signing headers, --data with --form', async () => {
