@@ -23,6 +23,7 @@ import {
 } from './clients.store'
 import { COLLECTION_OPTIONS, createClientJob, currentJob, discardJob, getClientJob, listClientJobs, type CollectionOptions } from './jobs.store'
 import { ClientJobSchema, ClientSchema, clientJson, jobJson } from './present'
+import { requireClientEnvironment, scopeOf } from './access'
 
 const ClientParams = z.object({ id: z.string().uuid('id is malformed: expected a UUID') })
 const JobParams = z.object({ id: NumericId })
@@ -70,9 +71,9 @@ const TokenAnswer = z.object({
   created_at: z.string(),
 })
 
-/** The client of this id, or 404. */
+/** The client of this id within the caller's environments, or 404 (a client outside them is absent). */
 async function clientFor(c: Context<AppEnv>, id: string): Promise<ClientRecord> {
-  const client = await getClient(c.env.DB, id)
+  const client = await getClient(c.env.DB, id, scopeOf(c))
   if (!client) throw new ApiError(404, 'no client with this id', 'path.id')
   return client
 }
@@ -118,7 +119,7 @@ export const clientRoutes: RouteEntry[] = [
       responses: { 200: { description: 'clients, by name', schema: z.object({ count: z.number().int(), data: z.array(ClientSchema) }) } },
     },
     async (c) => {
-      const clients = await listClients(c.env.DB)
+      const clients = await listClients(c.env.DB, scopeOf(c))
       const data = await Promise.all(clients.map(async (cl) => clientJson(cl, await currentJob(c.env.DB, cl.id))))
       return c.json({ count: data.length, data })
     },
@@ -140,6 +141,7 @@ export const clientRoutes: RouteEntry[] = [
       responses: { 201: { description: 'created', schema: z.object({ data: ClientSchema.extend({ token: TokenAnswer }) }) } },
     },
     async (c, { body }) => {
+      requireClientEnvironment(scopeOf(c), body.environment_id)
       const now = rfc3339(c.var.now())
       const id = crypto.randomUUID()
       const t = await newKey(c)
@@ -159,7 +161,7 @@ export const clientRoutes: RouteEntry[] = [
         auditOf(c).write({ id, environment_id: body.environment_id, token_id: t.id }),
       )
       if (!ok) throw new ApiError(409, 'a client with this name exists already', 'name')
-      const client = (await getClient(c.env.DB, id))!
+      const client = (await getClient(c.env.DB, id, scopeOf(c)))!
       return c.json({ data: { ...clientJson(client, null), token: { id: t.id, key: t.key, hmac_method: 'hmac-sha2-256' as const, created_at: now } } }, 201)
     },
   ),
@@ -221,7 +223,12 @@ export const clientRoutes: RouteEntry[] = [
       responses: { 200: { description: 'the changed client', schema: z.object({ data: ClientSchema }) } },
     },
     async (c, { params, body }) => {
-      const r = await updateClient(c.env.DB, params.id, body, rfc3339(c.var.now()), auditOf(c).write())
+      if (body.environment_id !== undefined) {
+        // an unknown or hidden client is a 404 before the new environment is judged (the 403 would reveal it)
+        await clientFor(c, params.id)
+        requireClientEnvironment(scopeOf(c), body.environment_id)
+      }
+      const r = await updateClient(c.env.DB, params.id, body, rfc3339(c.var.now()), auditOf(c).write(), scopeOf(c))
       if (r === 'conflict') throw new ApiError(409, 'a client with this name exists already', 'name')
       if (!r) throw new ApiError(404, 'no client with this id', 'path.id')
       // its token's cached principal carries the environment access: dropped, so the next request reads it again
@@ -243,7 +250,7 @@ export const clientRoutes: RouteEntry[] = [
       responses: { 200: { description: 'deleted', schema: z.object({ data: z.object({ id: z.string(), deleted: z.literal(true) }) }) } },
     },
     async (c, { params }) => {
-      const r = await deleteClient(c.env.DB, params.id, rfc3339(c.var.now()), auditOf(c).write())
+      const r = await deleteClient(c.env.DB, params.id, rfc3339(c.var.now()), auditOf(c).write(), scopeOf(c))
       if (!r) throw new ApiError(404, 'no client with this id', 'path.id')
       for (const t of r.tokenIds) {
         forgetTokenKey(t)
@@ -268,7 +275,7 @@ export const clientRoutes: RouteEntry[] = [
     async (c, { params }) => {
       const now = rfc3339(c.var.now())
       const t = await newKey(c)
-      const r = await replaceClientToken(c.env.DB, params.id, { id: t.id, keySealed: t.keySealed, now }, auditOf(c).write({ token_id: t.id }))
+      const r = await replaceClientToken(c.env.DB, params.id, { id: t.id, keySealed: t.keySealed, now }, auditOf(c).write({ token_id: t.id }), scopeOf(c))
       if (!r) throw new ApiError(404, 'no client with this id', 'path.id')
       for (const old of r.oldTokenIds) {
         forgetTokenKey(old)
@@ -295,7 +302,7 @@ export const clientRoutes: RouteEntry[] = [
       await clientFor(c, params.id)
       const options = Object.fromEntries(COLLECTION_OPTIONS.map((o) => [o, body?.[o] ?? false])) as CollectionOptions
       const now = rfc3339(c.var.now())
-      const job = await createClientJob(c.env.DB, { clientId: params.id, executionTime: now, options, now }, auditOf(c).write())
+      const job = await createClientJob(c.env.DB, { clientId: params.id, executionTime: now, options, now }, auditOf(c).write(), scopeOf(c))
       if (!job) throw new ApiError(404, 'no client with this id', 'path.id')
       return c.json({ data: jobJson(job) }, 201)
     },
@@ -314,7 +321,7 @@ export const clientRoutes: RouteEntry[] = [
     },
     async (c, { params, query }) => {
       await clientFor(c, params.id)
-      const r = await listClientJobs(c.env.DB, { clientId: params.id, statuses: [2, 3, 4, 5, 8], skip: query.skip, limit: query.limit })
+      const r = await listClientJobs(c.env.DB, { clientId: params.id, statuses: [2, 3, 4, 5, 8], skip: query.skip, limit: query.limit, scope: scopeOf(c) })
       return c.json({ count: r.count, skip: query.skip, limit: query.limit, data: r.jobs.map(jobJson) })
     },
   ),
@@ -344,6 +351,7 @@ export const clientRoutes: RouteEntry[] = [
         statuses: query.status === undefined ? undefined : [query.status],
         skip: query.skip,
         limit: query.limit,
+        scope: scopeOf(c),
       })
       return c.json({ count: r.count, skip: query.skip, limit: query.limit, data: r.jobs.map(jobJson) })
     },
@@ -360,7 +368,7 @@ export const clientRoutes: RouteEntry[] = [
       responses: { 200: { description: 'a page of jobs', schema: z.object({ count: z.number().int(), skip: z.number().int(), limit: z.number().int(), data: z.array(ClientJobSchema) }) } },
     },
     async (c, { query }) => {
-      const r = await listClientJobs(c.env.DB, { statuses: [2, 3, 4, 5, 8], skip: query.skip, limit: query.limit })
+      const r = await listClientJobs(c.env.DB, { statuses: [2, 3, 4, 5, 8], skip: query.skip, limit: query.limit, scope: scopeOf(c) })
       return c.json({ count: r.count, skip: query.skip, limit: query.limit, data: r.jobs.map(jobJson) })
     },
   ),
@@ -376,7 +384,7 @@ export const clientRoutes: RouteEntry[] = [
       responses: { 200: { description: 'the job', schema: z.object({ data: ClientJobSchema }) } },
     },
     async (c, { params }) => {
-      const job = await getClientJob(c.env.DB, params.id)
+      const job = await getClientJob(c.env.DB, params.id, scopeOf(c))
       if (!job) throw new ApiError(404, 'no job with this id', 'path.id')
       return c.json({ data: jobJson(job) })
     },
@@ -393,7 +401,7 @@ export const clientRoutes: RouteEntry[] = [
       responses: { 200: { description: 'the log', schema: z.object({ data: z.object({ id: z.number().int(), log: z.array(z.object({ time: z.string(), message: z.string() })) }) }) } },
     },
     async (c, { params }) => {
-      const job = await getClientJob(c.env.DB, params.id)
+      const job = await getClientJob(c.env.DB, params.id, scopeOf(c))
       if (!job) throw new ApiError(404, 'no job with this id', 'path.id')
       return c.json({ data: { id: job.id, log: job.log } })
     },
@@ -412,11 +420,13 @@ export const clientRoutes: RouteEntry[] = [
       responses: { 200: { description: 'the canceled job', schema: z.object({ data: ClientJobSchema }) } },
     },
     async (c, { params }) => {
-      const job = await getClientJob(c.env.DB, params.id)
+      const job = await getClientJob(c.env.DB, params.id, scopeOf(c))
       if (!job) throw new ApiError(404, 'no job with this id', 'path.id')
-      const done = await discardJob(c.env.DB, job.id, 3, 'canceled by an administrator', rfc3339(c.var.now()), [0, 1, 6], auditOf(c).write())
+      const done = await discardJob(c.env.DB, job.id, 3, 'canceled by an administrator', rfc3339(c.var.now()), [0, 1, 6], scopeOf(c), auditOf(c).write())
       if (!done) throw new ApiError(400, `job is not ready or running (status ${job.status}): it cannot be canceled`, 'path.id')
-      return c.json({ data: jobJson((await getClientJob(c.env.DB, job.id))!) })
+      const after = await getClientJob(c.env.DB, job.id, scopeOf(c))
+      if (!after) throw new ApiError(404, 'no job with this id', 'path.id')
+      return c.json({ data: jobJson(after) })
     },
   ),
 ]

@@ -1,8 +1,13 @@
 import { auditedBatch } from '../audit/audit.store'
 import type { AuditWrite } from '../audit/audit'
-import { CLIENT_ROLE } from '../auth/permissions'
+import { CLIENT_ROLE, type EnvironmentAccess } from '../auth/permissions'
+import { inScope, scopeParam } from './access'
 
-/** SQL for collector clients (migrations/0040_collector_clients.sql). */
+/**
+ * SQL for collector clients (migrations/0040_collector_clients.sql). Every read and write an administrator's
+ * request makes takes the caller's environment access (`scope`): a client outside it is neither read nor
+ * written, as if it did not exist (src/clients/access.ts).
+ */
 
 export const CLIENT_TYPES = ['sharphound', 'azurehound', 'openhound'] as const
 export type ClientType = (typeof CLIENT_TYPES)[number]
@@ -49,13 +54,15 @@ function serviceUser(db: D1Database, userId: string, clientId: string, environme
     .bind(userId, clientPrincipalName(clientId), JSON.stringify([CLIENT_ROLE]), JSON.stringify([environmentId]), now)
 }
 
-function tokenInsert(db: D1Database, tokenId: string, userId: string, name: string, keySealed: string, now: string): D1PreparedStatement {
+/** The token INSERT; with `ofClient`, only when that client's current token is this one (set earlier in the batch). */
+function tokenInsert(db: D1Database, tokenId: string, userId: string, name: string, keySealed: string, now: string, ofClient?: string): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO api_tokens (id, user_id, name, key_sealed, hmac_method, created_at, updated_at, last_access)
-       VALUES (?1, ?2, ?3, ?4, 'hmac-sha2-256', ?5, ?5, NULL)`,
+       SELECT ?1, ?2, ?3, ?4, 'hmac-sha2-256', ?5, ?5, NULL
+       WHERE ?6 IS NULL OR EXISTS (SELECT 1 FROM clients WHERE id = ?6 AND token_id = ?1)`,
     )
-    .bind(tokenId, userId, name, keySealed, now)
+    .bind(tokenId, userId, name, keySealed, now, ofClient ?? null)
 }
 
 /**
@@ -81,16 +88,23 @@ export async function insertClient(db: D1Database, c: NewClient, audit: AuditWri
   }
 }
 
-export async function getClient(db: D1Database, id: string): Promise<ClientRecord | null> {
-  return db.prepare(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE id = ?`).bind(id).first<ClientRecord>()
+/** The client, when within `scope`. */
+export async function getClient(db: D1Database, id: string, scope: EnvironmentAccess): Promise<ClientRecord | null> {
+  return db.prepare(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE id = ?1 AND ${inScope('environment_id', '?2')}`).bind(id, scopeParam(scope)).first<ClientRecord>()
 }
 
 export async function getClientOfUser(db: D1Database, userId: string): Promise<ClientRecord | null> {
   return db.prepare(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE user_id = ?`).bind(userId).first<ClientRecord>()
 }
 
-export async function listClients(db: D1Database): Promise<ClientRecord[]> {
-  return (await db.prepare(`SELECT ${CLIENT_COLUMNS} FROM clients ORDER BY name COLLATE NOCASE, id`).all<ClientRecord>()).results
+/** The clients within `scope`, by name. */
+export async function listClients(db: D1Database, scope: EnvironmentAccess): Promise<ClientRecord[]> {
+  return (
+    await db
+      .prepare(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE ${inScope('environment_id', '?1')} ORDER BY name COLLATE NOCASE, id`)
+      .bind(scopeParam(scope))
+      .all<ClientRecord>()
+  ).results
 }
 
 export interface ClientPatch {
@@ -99,8 +113,11 @@ export interface ClientPatch {
   environment_id?: string
 }
 
-/** Applies a change (the service user's environment access follows environment_id); null: no such client; 'conflict': name taken. */
-export async function updateClient(db: D1Database, id: string, p: ClientPatch, now: string, audit: AuditWrite): Promise<ClientRecord | null | 'conflict'> {
+/**
+ * Applies a change (the service user's environment access follows environment_id); null: no such client within
+ * `scope`; 'conflict': name taken. The new environment_id is the route's to check (requireClientEnvironment).
+ */
+export async function updateClient(db: D1Database, id: string, p: ClientPatch, now: string, audit: AuditWrite, scope: EnvironmentAccess): Promise<ClientRecord | null | 'conflict'> {
   try {
     const [r] = await auditedBatch(
       db,
@@ -110,11 +127,12 @@ export async function updateClient(db: D1Database, id: string, p: ClientPatch, n
             `UPDATE clients SET name = coalesce(?2, name),
                domain_controller = CASE WHEN ?3 = 1 THEN ?4 ELSE domain_controller END,
                environment_id = coalesce(?5, environment_id), updated_at = ?6
-             WHERE id = ?1 RETURNING ${CLIENT_COLUMNS}`,
+             WHERE id = ?1 AND ${inScope('environment_id', '?7')} RETURNING ${CLIENT_COLUMNS}`,
           )
-          .bind(id, p.name ?? null, p.domain_controller !== undefined ? 1 : 0, p.domain_controller ?? null, p.environment_id ?? null, now),
+          .bind(id, p.name ?? null, p.domain_controller !== undefined ? 1 : 0, p.domain_controller ?? null, p.environment_id ?? null, now, scopeParam(scope)),
+        // only when the change above was written: the client's environment is then the new one (?2)
         db
-          .prepare(`UPDATE users SET environment_ids = json_array(?2), updated_at = ?3 WHERE id = (SELECT user_id FROM clients WHERE id = ?1) AND ?2 IS NOT NULL`)
+          .prepare(`UPDATE users SET environment_ids = json_array(?2), updated_at = ?3 WHERE id = (SELECT user_id FROM clients WHERE id = ?1 AND environment_id = ?2 AND updated_at = ?3) AND ?2 IS NOT NULL`)
           .bind(id, p.environment_id ?? null, now),
       ],
       audit,
@@ -152,18 +170,21 @@ export function discardJobStatements(db: D1Database, jobFilter: string, binds: u
 
 /**
  * Deletes the client: what its running job staged, the client (its jobs and schedules cascade), its service
- * user and so its token (cascade). Returns the token id that was revoked, or null when there was no such client.
+ * user and so its token (cascade). Returns the token ids that were revoked, or null when there was no such client
+ * within `scope`. Every statement is guarded by the scope, so a client moved out of it meanwhile keeps everything.
  */
-export async function deleteClient(db: D1Database, id: string, now: string, audit: AuditWrite): Promise<{ tokenIds: string[] } | null> {
-  const client = await getClient(db, id)
+export async function deleteClient(db: D1Database, id: string, now: string, audit: AuditWrite, scope: EnvironmentAccess): Promise<{ tokenIds: string[] } | null> {
+  const client = await getClient(db, id, scope)
   if (!client) return null
   const tokens = (await db.prepare('SELECT id FROM api_tokens WHERE user_id = ?').bind(client.user_id).all<{ id: string }>()).results.map((t) => t.id)
+  const ours = `EXISTS (SELECT 1 FROM clients WHERE id = ?1 AND ${inScope('environment_id', '?2')})`
   const results = await auditedBatch(
     db,
     [
-      ...discardJobStatements(db, 'client_id = ?1 AND status IN (0, 1, 6)', [id], now, 'canceled: the client was deleted', 3),
-      db.prepare('DELETE FROM clients WHERE id = ?1').bind(id),
-      db.prepare('DELETE FROM users WHERE id = ?1').bind(client.user_id),
+      ...discardJobStatements(db, `client_id = ?1 AND status IN (0, 1, 6) AND ${ours}`, [id, scopeParam(scope)], now, 'canceled: the client was deleted', 3),
+      db.prepare(`DELETE FROM clients WHERE id = ?1 AND ${inScope('environment_id', '?2')}`).bind(id, scopeParam(scope)),
+      // only when the client was deleted just above (the audit row between them is written exactly then)
+      db.prepare('DELETE FROM users WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM clients WHERE id = ?2)').bind(client.user_id, id),
     ],
     audit,
     { ifChanged: 4 },
@@ -174,22 +195,27 @@ export async function deleteClient(db: D1Database, id: string, now: string, audi
   return results[4].meta.changes > 0 ? { tokenIds: tokens } : null
 }
 
-/** Replaces the client's token(s) with a new one, with the audit row. Returns the old token ids, or null (no such client). */
+/**
+ * Replaces the client's token(s) with a new one, with the audit row. Returns the old token ids, or null (no such
+ * client within `scope`). The old tokens are deleted and the new one inserted only when the first statement set
+ * it as the client's token, i.e. when the client was within `scope` at the write.
+ */
 export async function replaceClientToken(
   db: D1Database,
   clientId: string,
   t: { id: string; keySealed: string; now: string },
   audit: AuditWrite,
+  scope: EnvironmentAccess,
 ): Promise<{ oldTokenIds: string[] } | null> {
-  const client = await getClient(db, clientId)
+  const client = await getClient(db, clientId, scope)
   if (!client) return null
   const old = (await db.prepare('SELECT id FROM api_tokens WHERE user_id = ?').bind(client.user_id).all<{ id: string }>()).results.map((r) => r.id)
   const [updated] = await auditedBatch(
     db,
     [
-      db.prepare('UPDATE clients SET token_id = ?2, updated_at = ?3 WHERE id = ?1').bind(clientId, t.id, t.now),
-      db.prepare('DELETE FROM api_tokens WHERE user_id = ?1').bind(client.user_id),
-      tokenInsert(db, t.id, client.user_id, `client ${client.name}`, t.keySealed, t.now),
+      db.prepare(`UPDATE clients SET token_id = ?2, updated_at = ?3 WHERE id = ?1 AND ${inScope('environment_id', '?4')}`).bind(clientId, t.id, t.now, scopeParam(scope)),
+      db.prepare('DELETE FROM api_tokens WHERE user_id = ?1 AND EXISTS (SELECT 1 FROM clients WHERE id = ?2 AND token_id = ?3)').bind(client.user_id, clientId, t.id),
+      tokenInsert(db, t.id, client.user_id, `client ${client.name}`, t.keySealed, t.now, clientId),
     ],
     audit,
     { ifChanged: 0 },

@@ -15,6 +15,7 @@ import { commitUpload, JobNotRunningError } from '../graph/ingest.store'
 import { auditedBatch } from '../audit/audit.store'
 import { callingClient, checkedIn } from './clients.routes'
 import { acceptPost, pollAvailable, claimEnd, releaseEnd, currentJob, discardJob, endStatements, getClientJob, postsOf, releasePost, reservePost, startClientJob } from './jobs.store'
+import { SERVICE_SCOPE } from './access'
 import { ClientJobSchema, jobJson } from './present'
 import { knownIdle, rememberIdle } from './poll-cache'
 import { inflateGzip } from './inflate'
@@ -223,9 +224,9 @@ export const collectorRoutes: RouteEntry[] = [
       const message = body.message || (body.status === 'complete' ? 'complete' : 'failed')
       if (body.status === 'failed') {
         const job = await runningJob(c, client.id)
-        const done = await discardJob(db, job.id, 5, `failed: ${message}`, now, [1], auditOf(c).write({ id: job.id }))
+        const done = await discardJob(db, job.id, 5, `failed: ${message}`, now, [1], SERVICE_SCOPE, auditOf(c).write({ id: job.id }))
         if (!done) throw new ApiError(400, 'no job is running for this client', 'job')
-        return c.json({ data: jobJson((await getClientJob(db, job.id))!) })
+        return c.json({ data: jobJson((await getClientJob(db, job.id, SERVICE_SCOPE))!) })
       }
       const job = await claimEnd(db, client.id)
       if (!job) throw new ApiError(400, 'no job is running for this client: start one with POST /api/v2/jobs/start', 'job')
@@ -263,7 +264,7 @@ export const collectorRoutes: RouteEntry[] = [
         throw e
       }
       await requestAnalysis(c.env, `collector job ${job.id} ended`)
-      return c.json({ data: jobJson((await getClientJob(db, job.id))!) })
+      return c.json({ data: jobJson((await getClientJob(db, job.id, SERVICE_SCOPE))!) })
     },
   ),
 ]

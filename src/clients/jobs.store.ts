@@ -1,6 +1,8 @@
 import { auditedBatch } from '../audit/audit.store'
 import type { AuditWrite } from '../audit/audit'
+import type { EnvironmentAccess } from '../auth/permissions'
 import { discardJobStatements } from './clients.store'
+import { inScope, scopeParam, SERVICE_SCOPE } from './access'
 import { forgetClient } from './poll-cache'
 import type { JobErrorEntry } from '../graph/jobs.store'
 
@@ -12,6 +14,9 @@ import type { JobErrorEntry } from '../graph/jobs.store'
  * more posts) → complete (2) when the commit batch applied every post; or canceled (3), failed (5) by the
  * client, by the check-in timeout, or by a failed commit. Posts wait in ingest_staging (client_job_posts)
  * until the end; every way out other than complete deletes them in the same batch as the status change.
+ *
+ * A job belongs to its client's environment: reads and writes of an administrator's request take the caller's
+ * environment access (`scope`, src/clients/access.ts); the service's own work passes SERVICE_SCOPE.
  */
 
 export const CLIENT_JOB_STATUS = {
@@ -70,10 +75,11 @@ function toRecord(r: Row): ClientJobRecord {
   return out
 }
 
-/** INSERT of a ready job of a client (run now, or an occurrence of a schedule). */
+/** INSERT of a ready job of a client within `scope` (run now, or an occurrence of a schedule). */
 export function jobInsert(
   db: D1Database,
   j: { clientId: string; eventId: number | null; executionTime: string; options: CollectionOptions; now: string; message: string },
+  scope: EnvironmentAccess,
   orIgnore = false,
 ): D1PreparedStatement {
   return db
@@ -82,27 +88,29 @@ export function jobInsert(
          domain_controller, log, created_at, updated_at)
        SELECT ?1, ?2, 0, 'ready', ?3, ${COLLECTION_OPTIONS.map((_, i) => `?${i + 4}`).join(', ')}, c.domain_controller,
          json_array(json_object('time', ?11, 'message', ?12)), ?11, ?11
-       FROM clients c WHERE c.id = ?1`,
+       FROM clients c WHERE c.id = ?1 AND ${inScope('c.environment_id', '?13')}`,
     )
-    .bind(j.clientId, j.eventId, j.executionTime, ...COLLECTION_OPTIONS.map((o) => (j.options[o] ? 1 : 0)), j.now, j.message)
+    .bind(j.clientId, j.eventId, j.executionTime, ...COLLECTION_OPTIONS.map((o) => (j.options[o] ? 1 : 0)), j.now, j.message, scopeParam(scope))
 }
 
 export async function createClientJob(
   db: D1Database,
   j: { clientId: string; executionTime: string; options: CollectionOptions; now: string },
   audit: AuditWrite,
+  scope: EnvironmentAccess,
 ): Promise<ClientJobRecord | null> {
-  const [ins] = await auditedBatch(db, [jobInsert(db, { ...j, eventId: null, message: 'scheduled by an administrator (run now)' })], audit, {
+  const [ins] = await auditedBatch(db, [jobInsert(db, { ...j, eventId: null, message: 'scheduled by an administrator (run now)' }, scope)], audit, {
     ifChanged: 0,
     computed: { id: 'last_insert_rowid()' },
   })
   if (ins.meta.changes !== 1) return null
   forgetClient(j.clientId)
-  return getClientJob(db, Number(ins.meta.last_row_id))
+  return getClientJob(db, Number(ins.meta.last_row_id), scope)
 }
 
-export async function getClientJob(db: D1Database, id: number): Promise<ClientJobRecord | null> {
-  const r = await db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE j.id = ?`).bind(id).first<Row>()
+/** The job, when its client is within `scope`. */
+export async function getClientJob(db: D1Database, id: number, scope: EnvironmentAccess): Promise<ClientJobRecord | null> {
+  const r = await db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE j.id = ?1 AND ${inScope('c.environment_id', '?2')}`).bind(id, scopeParam(scope)).first<Row>()
   return r ? toRecord(r) : null
 }
 
@@ -112,14 +120,16 @@ export interface ClientJobQuery {
   statuses?: number[]
   skip: number
   limit: number
+  /** jobs of the clients within it only (count included) */
+  scope: EnvironmentAccess
 }
 
 export async function listClientJobs(db: D1Database, q: ClientJobQuery): Promise<{ count: number; jobs: ClientJobRecord[] }> {
-  const where = ['(?1 IS NULL OR j.client_id = ?1)', `(?2 IS NULL OR j.status IN (SELECT value FROM json_each(?2)))`]
+  const where = ['(?1 IS NULL OR j.client_id = ?1)', `(?2 IS NULL OR j.status IN (SELECT value FROM json_each(?2)))`, inScope('c.environment_id', '?5')]
   const binds = [q.clientId ?? null, q.statuses ? JSON.stringify(q.statuses) : null]
   const [count, rows] = await db.batch([
-    db.prepare(`SELECT count(*) AS n FROM ${FROM} WHERE ${where.join(' AND ')}`).bind(...binds),
-    db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE ${where.join(' AND ')} ORDER BY j.id DESC LIMIT ?3 OFFSET ?4`).bind(...binds, q.limit, q.skip),
+    db.prepare(`SELECT count(*) AS n FROM ${FROM} WHERE ${where.join(' AND ')}`).bind(...binds, null, null, scopeParam(q.scope)),
+    db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE ${where.join(' AND ')} ORDER BY j.id DESC LIMIT ?3 OFFSET ?4`).bind(...binds, q.limit, q.skip, scopeParam(q.scope)),
   ])
   return { count: (count.results[0] as { n: number }).n, jobs: (rows.results as Row[]).map(toRecord) }
 }
@@ -191,10 +201,10 @@ export async function startClientJob(db: D1Database, clientId: string, userId: s
     throw e
   }
   if (results[0].meta.changes !== 1) {
-    const j = await getClientJob(db, jobId)
+    const j = await getClientJob(db, jobId, SERVICE_SCOPE)
     return { refused: !j || j.client_id !== clientId ? 'not-found' : 'not-ready' }
   }
-  return { job: (await getClientJob(db, jobId))! }
+  return { job: (await getClientJob(db, jobId, SERVICE_SCOPE))! }
 }
 
 /**
@@ -255,7 +265,7 @@ export async function claimEnd(db: D1Database, clientId: string): Promise<Client
     .prepare(`UPDATE client_jobs SET status = 6, status_message = 'ingesting' WHERE client_id = ?1 AND status = 1 RETURNING id`)
     .bind(clientId)
     .first<{ id: number }>()
-  return r ? getClientJob(db, r.id) : null
+  return r ? getClientJob(db, r.id, SERVICE_SCOPE) : null
 }
 
 /**
@@ -332,9 +342,28 @@ export function endStatements(db: D1Database, job: ClientJobRecord, uploadId: st
   }
 }
 
-/** Ends a job without committing anything (failed by the client, canceled, timed out): its posts are deleted. */
-export async function discardJob(db: D1Database, jobId: number, status: number, message: string, now: string, fromStatuses: number[], audit?: AuditWrite): Promise<boolean> {
-  const statements = discardJobStatements(db, `id = ?1 AND status IN (SELECT value FROM json_each(?2))`, [jobId, JSON.stringify(fromStatuses)], now, message, status)
+/**
+ * Ends a job of a client within `scope` without committing anything (failed by the client, canceled, timed out):
+ * its posts are deleted.
+ */
+export async function discardJob(
+  db: D1Database,
+  jobId: number,
+  status: number,
+  message: string,
+  now: string,
+  fromStatuses: number[],
+  scope: EnvironmentAccess,
+  audit?: AuditWrite,
+): Promise<boolean> {
+  const statements = discardJobStatements(
+    db,
+    `id = ?1 AND status IN (SELECT value FROM json_each(?2)) AND client_id IN (SELECT id FROM clients WHERE ${inScope('environment_id', '?3')})`,
+    [jobId, JSON.stringify(fromStatuses), scopeParam(scope)],
+    now,
+    message,
+    status,
+  )
   if (audit) {
     const r = await auditedBatch(db, statements, audit, { ifChanged: 3, fields: { id: jobId } })
     return r[3].meta.changes === 1

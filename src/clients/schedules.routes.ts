@@ -6,8 +6,13 @@ import { NumericId } from '../graph/params'
 import { COLLECTION_OPTIONS, type CollectionOptions } from './jobs.store'
 import { nextAfter, parseRrule } from './rrule'
 import { deleteSchedule, getSchedule, insertSchedule, listSchedules, updateSchedule, type ScheduleRecord } from './schedules.store'
+import { scopeOf } from './access'
 
-/** Recurring collections of a client (BloodHound Enterprise's "events"): the Cron Trigger turns them into jobs (src/clients/schedules.ts). */
+/**
+ * Recurring collections of a client (BloodHound Enterprise's "events"): the Cron Trigger turns them into jobs
+ * (src/clients/schedules.ts). A schedule is its client's: outside the caller's environments it is absent (404,
+ * left out of lists), and a schedule for a client outside them is not created (src/clients/access.ts).
+ */
 
 const optionFields = Object.fromEntries(COLLECTION_OPTIONS.map((o) => [o, z.boolean().optional()])) as Record<(typeof COLLECTION_OPTIONS)[number], z.ZodOptional<z.ZodBoolean>>
 const Rrule = z.string().trim().min(1, 'rrule must not be blank').max(500).describe('DTSTART:20261201T020000Z RRULE:FREQ=DAILY;INTERVAL=1 (FREQ HOURLY, DAILY or WEEKLY)')
@@ -52,7 +57,7 @@ export const scheduleRoutes: RouteEntry[] = [
       query: z.object({ client_id: z.string().transform((v) => v.replace(/^eq:/, '')).pipe(z.string().uuid('client_id is malformed: expected a UUID')).optional() }),
       responses: { 200: { description: 'schedules', schema: z.object({ data: z.array(ScheduleSchema) }) } },
     },
-    async (c, { query }) => c.json({ data: (await listSchedules(c.env.DB, query.client_id)).map(json) }),
+    async (c, { query }) => c.json({ data: (await listSchedules(c.env.DB, query.client_id, scopeOf(c))).map(json) }),
   ),
   defineRoute(
     {
@@ -71,7 +76,7 @@ export const scheduleRoutes: RouteEntry[] = [
       const nowMs = c.var.now().getTime()
       const r = recurrence(body.rrule, nowMs)
       const options = Object.fromEntries(COLLECTION_OPTIONS.map((o) => [o, body[o] ?? false])) as CollectionOptions
-      const s = await insertSchedule(c.env.DB, { clientId: body.client_id, rrule: body.rrule, nextRun: rfc3339(nextAfter(r, nowMs - 1)), options, now: rfc3339(nowMs) }, auditOf(c).write())
+      const s = await insertSchedule(c.env.DB, { clientId: body.client_id, rrule: body.rrule, nextRun: rfc3339(nextAfter(r, nowMs - 1)), options, now: rfc3339(nowMs) }, auditOf(c).write(), scopeOf(c))
       if (!s) throw new ApiError(404, 'no client with this id', 'client_id')
       return c.json({ data: json(s) }, 201)
     },
@@ -88,7 +93,7 @@ export const scheduleRoutes: RouteEntry[] = [
       responses: { 200: { description: 'the schedule', schema: z.object({ data: ScheduleSchema }) } },
     },
     async (c, { params }) => {
-      const s = await getSchedule(c.env.DB, params.id)
+      const s = await getSchedule(c.env.DB, params.id, scopeOf(c))
       if (!s) throw new ApiError(404, 'no schedule with this id', 'path.id')
       return c.json({ data: json(s) })
     },
@@ -111,7 +116,7 @@ export const scheduleRoutes: RouteEntry[] = [
       const nowMs = c.var.now().getTime()
       const nextRun = body.rrule === undefined ? undefined : rfc3339(nextAfter(recurrence(body.rrule, nowMs), nowMs - 1))
       const { rrule, ...opts } = body
-      const s = await updateSchedule(c.env.DB, params.id, { rrule, nextRun, options: opts, now: rfc3339(nowMs) }, auditOf(c).write())
+      const s = await updateSchedule(c.env.DB, params.id, { rrule, nextRun, options: opts, now: rfc3339(nowMs) }, auditOf(c).write(), scopeOf(c))
       if (!s) throw new ApiError(404, 'no schedule with this id', 'path.id')
       return c.json({ data: json(s) })
     },
@@ -130,7 +135,7 @@ export const scheduleRoutes: RouteEntry[] = [
       responses: { 200: { description: 'deleted', schema: z.object({ data: z.object({ id: z.number().int(), deleted: z.literal(true) }) }) } },
     },
     async (c, { params }) => {
-      if (!(await deleteSchedule(c.env.DB, params.id, auditOf(c).write()))) throw new ApiError(404, 'no schedule with this id', 'path.id')
+      if (!(await deleteSchedule(c.env.DB, params.id, auditOf(c).write(), scopeOf(c)))) throw new ApiError(404, 'no schedule with this id', 'path.id')
       return c.json({ data: { id: params.id, deleted: true as const } })
     },
   ),

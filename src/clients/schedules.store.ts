@@ -2,8 +2,14 @@ import { auditedBatch } from '../audit/audit.store'
 import type { AuditWrite } from '../audit/audit'
 import { COLLECTION_OPTIONS, jobInsert, type CollectionOption, type CollectionOptions } from './jobs.store'
 import { forgetClient } from './poll-cache'
+import type { EnvironmentAccess } from '../auth/permissions'
+import { inScope, scopeParam, SERVICE_SCOPE } from './access'
 
-/** SQL for collection schedules (BloodHound's "events"; migrations/0040_collector_clients.sql). */
+/**
+ * SQL for collection schedules (BloodHound's "events"; migrations/0040_collector_clients.sql). A schedule belongs
+ * to its client's environment: an administrator's reads and writes take the caller's environment access (`scope`,
+ * src/clients/access.ts); the Cron Trigger passes SERVICE_SCOPE.
+ */
 
 export interface ScheduleRecord extends CollectionOptions {
   id: number
@@ -29,6 +35,7 @@ export async function insertSchedule(
   db: D1Database,
   s: { clientId: string; rrule: string; nextRun: string; options: CollectionOptions; now: string },
   audit: AuditWrite,
+  scope: EnvironmentAccess,
 ): Promise<ScheduleRecord | null> {
   const [r] = await auditedBatch(
     db,
@@ -36,35 +43,45 @@ export async function insertSchedule(
       db
         .prepare(
           `INSERT INTO client_schedules (client_id, rrule, next_run, ${COLLECTION_OPTIONS.join(', ')}, created_at, updated_at)
-           SELECT ?1, ?2, ?3, ${COLLECTION_OPTIONS.map((_, i) => `?${i + 4}`).join(', ')}, ?11, ?11 WHERE EXISTS (SELECT 1 FROM clients WHERE id = ?1)`,
+           SELECT ?1, ?2, ?3, ${COLLECTION_OPTIONS.map((_, i) => `?${i + 4}`).join(', ')}, ?11, ?11
+           WHERE EXISTS (SELECT 1 FROM clients WHERE id = ?1 AND ${inScope('environment_id', '?12')})`,
         )
-        .bind(s.clientId, s.rrule, s.nextRun, ...COLLECTION_OPTIONS.map((o) => (s.options[o] ? 1 : 0)), s.now),
+        .bind(s.clientId, s.rrule, s.nextRun, ...COLLECTION_OPTIONS.map((o) => (s.options[o] ? 1 : 0)), s.now, scopeParam(scope)),
     ],
     audit,
     { ifChanged: 0, computed: { id: 'last_insert_rowid()' } },
   )
   if (r.meta.changes !== 1) return null
-  return getSchedule(db, Number(r.meta.last_row_id))
+  return getSchedule(db, Number(r.meta.last_row_id), scope)
 }
 
-export async function getSchedule(db: D1Database, id: number): Promise<ScheduleRecord | null> {
-  const r = await db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE s.id = ?`).bind(id).first<Row>()
+/** The schedule, when its client is within `scope`. */
+export async function getSchedule(db: D1Database, id: number, scope: EnvironmentAccess): Promise<ScheduleRecord | null> {
+  const r = await db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE s.id = ?1 AND ${inScope('c.environment_id', '?2')}`).bind(id, scopeParam(scope)).first<Row>()
   return r ? toRecord(r) : null
 }
 
-export async function listSchedules(db: D1Database, clientId?: string): Promise<ScheduleRecord[]> {
-  const r = await db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE ?1 IS NULL OR s.client_id = ?1 ORDER BY s.id`).bind(clientId ?? null).all<Row>()
+/** The schedules of the clients within `scope` (of one client: clientId). */
+export async function listSchedules(db: D1Database, clientId: string | undefined, scope: EnvironmentAccess): Promise<ScheduleRecord[]> {
+  const r = await db
+    .prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE (?1 IS NULL OR s.client_id = ?1) AND ${inScope('c.environment_id', '?2')} ORDER BY s.id`)
+    .bind(clientId ?? null, scopeParam(scope))
+    .all<Row>()
   return r.results.map(toRecord)
 }
+
+/** SQL: the schedule's client (column `client_id` of client_schedules) is within the scope bound at `param`. */
+const scheduleInScope = (param: string) => `client_id IN (SELECT id FROM clients WHERE ${inScope('environment_id', param)})`
 
 export async function updateSchedule(
   db: D1Database,
   id: number,
   p: { rrule?: string; nextRun?: string; options: Partial<CollectionOptions>; now: string },
   audit: AuditWrite,
+  scope: EnvironmentAccess,
 ): Promise<ScheduleRecord | null> {
-  const sets = ['updated_at = ?2']
-  const binds: unknown[] = [id, p.now]
+  const sets = ['updated_at = ?3']
+  const binds: unknown[] = [id, scopeParam(scope), p.now]
   if (p.rrule !== undefined) {
     binds.push(p.rrule, p.nextRun)
     sets.push(`rrule = ?${binds.length - 1}`, `next_run = ?${binds.length}`)
@@ -74,12 +91,12 @@ export async function updateSchedule(
       binds.push(p.options[o] ? 1 : 0)
       sets.push(`${o} = ?${binds.length}`)
     }
-  const [r] = await auditedBatch(db, [db.prepare(`UPDATE client_schedules SET ${sets.join(', ')} WHERE id = ?1`).bind(...binds)], audit, { ifChanged: 0 })
-  return r.meta.changes === 1 ? getSchedule(db, id) : null
+  const [r] = await auditedBatch(db, [db.prepare(`UPDATE client_schedules SET ${sets.join(', ')} WHERE id = ?1 AND ${scheduleInScope('?2')}`).bind(...binds)], audit, { ifChanged: 0 })
+  return r.meta.changes === 1 ? getSchedule(db, id, scope) : null
 }
 
-export async function deleteSchedule(db: D1Database, id: number, audit: AuditWrite): Promise<boolean> {
-  const [r] = await auditedBatch(db, [db.prepare('DELETE FROM client_schedules WHERE id = ?1').bind(id)], audit, { ifChanged: 0 })
+export async function deleteSchedule(db: D1Database, id: number, audit: AuditWrite, scope: EnvironmentAccess): Promise<boolean> {
+  const [r] = await auditedBatch(db, [db.prepare(`DELETE FROM client_schedules WHERE id = ?1 AND ${scheduleInScope('?2')}`).bind(id, scopeParam(scope))], audit, { ifChanged: 0 })
   return r.meta.changes === 1
 }
 
@@ -96,7 +113,7 @@ export async function dueSchedules(db: D1Database, now: string): Promise<Schedul
  */
 export async function materialize(db: D1Database, s: ScheduleRecord, occurrence: string, seenNextRun: string, nextRun: string, now: string): Promise<boolean> {
   const [ins] = await db.batch([
-    jobInsert(db, { clientId: s.client_id, eventId: s.id, executionTime: occurrence, options: s, now, message: `scheduled by schedule ${s.id}` }, true),
+    jobInsert(db, { clientId: s.client_id, eventId: s.id, executionTime: occurrence, options: s, now, message: `scheduled by schedule ${s.id}` }, SERVICE_SCOPE, true),
     db.prepare('UPDATE client_schedules SET next_run = ?3 WHERE id = ?1 AND next_run = ?2').bind(s.id, seenNextRun, nextRun),
   ])
   if (ins.meta.changes !== 1) return false

@@ -7,6 +7,7 @@
  * CLIENT_CHECKIN_TIMEOUT_MS. What the job received is deleted with it: nothing of a failed job is written.
  */
 import { discardJob, staleJobs } from './jobs.store'
+import { SERVICE_SCOPE } from './access'
 
 export const CLIENT_CHECKIN_TIMEOUT_MS = 10 * 60 * 1000
 
@@ -16,7 +17,7 @@ export async function sweepSilentClients(env: Env, nowMs: number): Promise<numbe
   const now = new Date(nowMs).toISOString()
   const ids = await staleJobs(env.DB, new Date(nowMs - CLIENT_CHECKIN_TIMEOUT_MS).toISOString())
   const failed: number[] = []
-  for (const id of ids) if (await discardJob(env.DB, id, 5, CHECKIN_TIMEOUT_MESSAGE, now, [1, 6])) failed.push(id)
+  for (const id of ids) if (await discardJob(env.DB, id, 5, CHECKIN_TIMEOUT_MESSAGE, now, [1, 6], SERVICE_SCOPE)) failed.push(id)
   if (failed.length > 0) console.log(JSON.stringify({ level: 'info', event: 'client_jobs_timed_out', jobs: failed }))
   return failed
 }

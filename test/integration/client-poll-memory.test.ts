@@ -9,6 +9,7 @@ import { adminSession, BASE } from '../helpers'
 import { EdgeHoundClient } from '../../src/client'
 import { hfetch } from '../hardening/lib'
 import { jobInsert } from '../../src/clients/jobs.store'
+import { SERVICE_SCOPE } from '../../src/clients/access'
 
 let admin: EdgeHoundClient
 
@@ -37,7 +38,7 @@ async function newClient(bindings?: Env) {
 /** a ready job written by "another isolate" (this isolate's memory is not told) */
 async function jobElsewhere(clientId: string, executionTime: Date): Promise<number> {
   const now = new Date().toISOString()
-  const r = await jobInsert(env.DB, { clientId, eventId: null, executionTime: executionTime.toISOString(), options: {} as never, now, message: 'test' }).run()
+  const r = await jobInsert(env.DB, { clientId, eventId: null, executionTime: executionTime.toISOString(), options: {} as never, now, message: 'test' }, SERVICE_SCOPE).run()
   return Number(r.meta.last_row_id)
 }
 
