@@ -30,6 +30,7 @@ import { decideSecretChange, secretExpired } from './secret-change'
 import { checkLoginOtp, mfaRoutes } from './mfa.routes'
 import { storedPasswordExpiration } from '../appcfg/appcfg.store'
 import { passwordExpiresAt } from '../appcfg/parameters'
+import { selfChangeRefusal } from './self-change'
 
 /** Public shape of a user. Never includes the password hash. */
 export const UserSchema = z
@@ -390,15 +391,18 @@ export const authRoutes: RouteEntry[] = [
       const current = await getUser(db, params.user_id)
       if (!current) throw new ApiError(404, 'resource not found', 'user_id')
       const roles = body.roles ? rolesOf(body.roles) : undefined
-      if (params.user_id === c.var.principal.userId && (body.is_disabled || (roles && !roles.includes('Administrator'))))
-        throw new ApiError(400, 'you cannot disable yourself or remove your own Administrator role', 'user_id')
-      const nowIso = rfc3339(c.var.now())
-      await checkSsoLink(db, body.sso_provider_id, body.secret)
       let access = undefined as undefined | { all: true } | { all: false; ids: string[] }
       if (body.all_environments !== undefined || body.environment_access !== undefined) {
         const all = body.all_environments ?? (body.environment_access ? false : current.environment_access.all)
         access = all ? { all: true } : { all: false, ids: [...new Set(body.environment_access ?? [])] }
       }
+      // your own roles, environment access and enabled flag are not yours to change (src/auth/self-change.ts)
+      if (params.user_id === c.var.principal.userId) {
+        const refused = selfChangeRefusal({ current, roles, environment_access: access, is_disabled: body.is_disabled })
+        if (refused) throw new ApiError(400, refused.message, refused.context)
+      }
+      const nowIso = rfc3339(c.var.now())
+      await checkSsoLink(db, body.sso_provider_id, body.secret)
       const sessions = await openSessionIds(db, params.user_id, nowIso)
       const r = await updateUser(
         db,

@@ -192,4 +192,23 @@ describe('users and roles', () => {
     await expectEnvelope(await admin.raw('GET', '/api/v2/bloodhound-users/not-a-uuid'), 400, 'malformed')
     await expectEnvelope(await admin.raw('GET', `/api/v2/bloodhound-users/${crypto.randomUUID()}`), 404)
   })
+
+  it("an administrator cannot change their own roles or environment access (BloodHound's 400), nor lift a restriction", async () => {
+    const u = await userWithRole('Administrator', { all_environments: false, environment_access: ['S-1-5-21-31'] })
+    const stored = () => env.DB.prepare('SELECT roles, all_environments, environment_ids FROM users WHERE id = ?1').bind(u.userId).first()
+    const before = await stored()
+    const self = (body: Record<string, unknown>) => u.client.raw('PATCH', `/api/v2/bloodhound-users/${u.userId}`, body)
+    await expectEnvelope(await self({ roles: ['Administrator', 'Auditor'] }), 400, 'user attempted to change own role')
+    await expectEnvelope(await self({ roles: ['Read-Only'] }), 400, 'user attempted to change own role')
+    await expectEnvelope(await self({ all_environments: true }), 400, 'user attempted to change own environment access')
+    await expectEnvelope(await self({ environment_access: ['S-1-5-21-31', 'S-1-5-21-32'] }), 400, 'user attempted to change own environment access')
+    expect(await stored()).toEqual(before)
+    // what they already have is no change: accepted, as are other fields
+    const ok = await self({ roles: [1], all_environments: false, environment_access: ['S-1-5-21-31'], email_address: `self-${crypto.randomUUID().slice(0, 8)}@example.test` })
+    expect(ok.status).toBe(200)
+    expect(await stored()).toEqual(before)
+    // another administrator changes them
+    await u.admin.updateUser(u.userId, { all_environments: true })
+    expect(await stored()).toMatchObject({ all_environments: 1 })
+  })
 })
