@@ -5,7 +5,7 @@
  * Sets of ids travel as one JSON parameter (json_each), never as long IN lists.
  */
 import { toNodeRecord, type NodeRow } from '../graph/present'
-import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeCountTest, type NodeRecord, type NodeScan, type PropertyTest, type Reach, type RelCondition, type ScanCondition, type ScanOrder } from './source'
+import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeCountTest, type NodeRecord, type NodeScan, type OneHopPage, type OneHopScan, type PropertyTest, type Reach, type RelCondition, type ScanCondition, type ScanOrder } from './source'
 import { chunks } from '../chunks'
 import { NODE_COLUMNS, visible } from '../graph/graph.store'
 import { KIND_PATTERN } from '../graph/kinds'
@@ -372,6 +372,12 @@ const NO_ACCESS = '*'
  * table.
  */
 function exactWhere(test: NodeCountTest, access: string | null, param: (x: string | number) => string): string {
+  const parts = exactConditions(test, access, param)
+  return parts.length ? ` WHERE ${parts.join(' AND ')}` : ''
+}
+
+/** exactWhere's conditions on node `n`, one by one. */
+function exactConditions(test: NodeCountTest, access: string | null, param: (x: string | number) => string): string[] {
   const parts: string[] = []
   if (access !== null) parts.push(`n.environment_id IN (SELECT value FROM json_each(${param(access)}))`)
   for (const any of test.kinds) {
@@ -380,7 +386,7 @@ function exactWhere(test: NodeCountTest, access: string | null, param: (x: strin
   }
   if (test.objectid !== null) parts.push(`n.objectid = ${param(test.objectid)}`)
   for (const t of test.tests) parts.push(propertySql(t, param))
-  return parts.length ? ` WHERE ${parts.join(' AND ')}` : ''
+  return parts
 }
 
 /**
@@ -629,6 +635,41 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         .first<{ n: number; found: string | null }>()
       const n = row?.n ?? 0
       return { nodes: n, complete: n < limit, found: row?.found ? row.found.split(',').map(Number) : [] }
+    },
+
+    /**
+     * One page of a one-hop pattern as one join (issue 28, onehop.ts): the first `nearPage` visible nodes passing
+     * `hop.near` with id > `afterId` (by id, as scanNodes pages a scan), their relationships of `hop.kinds` in
+     * `hop.direction` (from relationship indexes led by the near end: edges' unique (start_id, kind, end_id),
+     * edges_end_kind) whose other end is visible and passes `hop.far` (its primary key), ordered by near node,
+     * kind and other end, at most `limit`. Both node tests are exactWhere's (exact, on the stored kinds). The
+     * page's statistics (how many near nodes, the last id) come from a second statement of the same batch that
+     * binds only the page's own parameters (?1…: D1 refuses a binding a statement does not use). The far node is
+     * `n` as well, in the outer query (the page's `n` is the CTE's own scope).
+     */
+    async oneHop(hop: OneHopScan, afterId: number, nearPage: number, limit: number): Promise<OneHopPage> {
+      const params: (string | number)[] = []
+      const param = (x: string | number) => (params.push(x), `?${params.length}`)
+      const near = exactConditions(hop.near, access, param)
+      const page = `SELECT n.id FROM nodes n WHERE n.id > ${param(afterId)} ${near.map((c) => `AND ${c}`).join(' ')} ORDER BY n.id LIMIT ${param(nearPage)}`
+      const pageParams = params.length
+      const far = exactConditions(hop.far, access, param)
+      const [nearEnd, farEnd] = hop.direction === 'out' ? ['start_id', 'end_id'] : ['end_id', 'start_id']
+      // a few kinds: one index seek per kind; many: `+` tests the kind on the entries of one seek (see reach)
+      const kindSql = hop.kinds ? `AND ${hop.kinds.length > 4 ? '+' : ''}e.kind IN (SELECT value FROM json_each(${param(JSON.stringify(hop.kinds))}))` : ''
+      const [rows, stats] = await db.batch([
+        db
+          .prepare(
+            `WITH w AS (${page})
+             SELECT e.id, e.start_id, e.end_id, e.kind, e.updated_at FROM w CROSS JOIN edges e ON e.${nearEnd} = w.id CROSS JOIN nodes n ON n.id = e.${farEnd}
+             WHERE 1 ${kindSql} ${far.map((c) => `AND ${c}`).join(' ')}
+             ORDER BY w.id, e.kind, e.${farEnd} LIMIT ${param(limit)}`,
+          )
+          .bind(...params),
+        db.prepare(`SELECT count(*) AS scanned, max(id) AS last FROM (${page})`).bind(...params.slice(0, pageParams)),
+      ])
+      const st = (stats.results as { scanned: number; last: number | null }[])[0]
+      return { edges: (rows.results as EdgeRow[]).map(toEdge), scanned: st?.scanned ?? 0, lastId: st?.last ?? null }
     },
 
     /**

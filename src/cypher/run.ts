@@ -11,6 +11,7 @@ import { countPushdown, countStream, projectionNames } from './counts'
 import { nodeCountPushdown } from './nodecount'
 import { orderPushdown } from './topk'
 import { distinctOrder, distinctPushdown } from './distinct'
+import { oneHopPushdown, oneHopStream, type OneHopPushdown } from './onehop'
 import { readsRelationshipProperties } from './needs'
 import { CypherError } from './parse'
 import { chargeRow, referencedNodes, referencedRels } from './present'
@@ -36,6 +37,8 @@ export interface RunOptions {
   countPushdown?: boolean
   /** false: ORDER BY … LIMIT is never read in order from the store (topk.ts) nor DISTINCT grouped by it (distinct.ts): the engine sorts (equivalence tests) */
   orderPushdown?: boolean
+  /** false: a one-hop pattern with a LIMIT is never answered by the store's join (onehop.ts): the engine walks (equivalence tests) */
+  hopPushdown?: boolean
   /** shortest-path thresholds (match.ts ShortestTuning); tests lower them */
   shortest?: Partial<ShortestTuning>
   /** the budget to charge (a pooled one: budget.ts withPooledBudget); else a new one from `limits` and `clock` */
@@ -85,7 +88,12 @@ export async function runQuery(query: Query, source: GraphSource, opts: RunOptio
   }
   // ORDER BY … LIMIT over a label scan: the scan read in the projection's order (topk.ts)
   const top = opts.orderPushdown !== false && ctx.source.scanOrdered ? orderPushdown(query, (e) => skipLimit(ctx, e)) : null
-  if (!top) return pipeline(query, ctx, opts, budget, null)
+  if (!top) {
+    // a one-hop pattern with a LIMIT: its rows from one join in the store (onehop.ts)
+    const hop = opts.hopPushdown !== false && ctx.source.oneHop ? oneHopPushdown(query, (e) => skipLimit(ctx, e)) : null
+    if (hop && ctx.plans.length < 32) ctx.plans.push(hop.describe)
+    return pipeline(query, ctx, opts, budget, null, hop)
+  }
   ctx.scanOrder = { part: top.part, order: top.order, want: top.want }
   if (ctx.plans.length < 32) ctx.plans.push(top.describe)
   try {
@@ -112,7 +120,7 @@ function skipLimit(ctx: RunContext, e: Expr): number | undefined {
 }
 
 /** The clauses as streams; `presorted`: the projection whose input comes in its ORDER BY's order (topk.ts). */
-async function pipeline(query: Query, ctx: RunContext, opts: RunOptions, budget: Budget, presorted: Projection | null): Promise<QueryResult> {
+async function pipeline(query: Query, ctx: RunContext, opts: RunOptions, budget: Budget, presorted: Projection | null, hop: OneHopPushdown | null = null): Promise<QueryResult> {
   let stream: Stream = (async function* () {
     yield [{}]
   })()
@@ -120,6 +128,11 @@ async function pipeline(query: Query, ctx: RunContext, opts: RunOptions, budget:
   for (let i = 0; i < query.clauses.length; i++) {
     const clause = query.clauses[i]
     if (clause.type === 'return') columns = projectionNames(clause)
+    if (i === 0 && hop) {
+      // the first MATCH's rows come from the store's join (onehop.ts)
+      stream = oneHopStream(ctx, hop)
+      continue
+    }
     // a first MATCH (g …) of one node whose g the next clause counts: the three clauses are one stage
     const ahead = i === 0 && opts.countPushdown !== false && query.clauses.length > 2 ? countPushdown(query.clauses, 1) : null
     const push = ahead?.fused ? ahead : opts.countPushdown === false ? null : countPushdown(query.clauses, i)

@@ -190,6 +190,15 @@ export interface GraphSource {
     maxNodes: number,
   ): Promise<{ edges: EdgeRecord[]; nodes: NodeRecord[] }>
   /**
+   * One page of a one-hop pattern answered by one join (issue 28, onehop.ts): of the first `nearPage` visible
+   * nodes with id > `afterId` passing `hop.near` (by id), the relationships `expand` would return there (kinds,
+   * direction, the other end visible) whose other end passes `hop.far`, ordered by near node id, then kind, then
+   * the other end's id, at most `limit`; `scanned` how many near nodes the page held (fewer than `nearPage`: the
+   * last page), `lastId` the last of them. Both node tests exact (countNodes'). Optional: without it the engine
+   * scans and walks.
+   */
+  oneHop?(hop: OneHopScan, afterId: number, nearPage: number, limit: number): Promise<OneHopPage>
+  /**
    * Which of `ids` have at least one relationship as `expand` would return it (same direction, kinds and
    * visibility of the other end), without reading any: pattern predicates such as `(u)-[:MemberOf]->()`.
    */
@@ -216,6 +225,22 @@ export interface GraphSource {
    * Shortest-path searches use a complete answer to prove pairs unreachable in bulk (match.ts Reaches).
    */
   reach(seeds: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, limit: number, targets: number[]): Promise<Reach>
+}
+
+/** A one-hop pattern seen from the end its walk starts at (GraphSource.oneHop). */
+export interface OneHopScan {
+  near: NodeCountTest
+  far: NodeCountTest
+  /** from the near end: `out` the near node is the relationship's start */
+  direction: 'out' | 'in'
+  /** null: any kind */
+  kinds: string[] | null
+}
+
+export interface OneHopPage {
+  edges: EdgeRecord[]
+  scanned: number
+  lastId: number | null
 }
 
 /** What `GraphSource.reach` found. */

@@ -18,7 +18,7 @@ import { EDGES as E0, memorySource, NODES as N0, TENANT, CORP } from '../unit/cy
 import { env } from 'cloudflare:workers'
 import { d1GraphSource } from '../../src/cypher/cypher.store'
 import { nodePropertyKeys } from '../../src/cypher/needs'
-import { NodeRef } from '../../src/cypher/values'
+import { NodeRef, PathVal, RelRef } from '../../src/cypher/values'
 const mk = (id: number, objectid: string, kinds: string[], name: string, p: Record<string, unknown>) => ({ id, objectid, kind: kinds[0], kinds, name, environment_id: CORP, properties: { name, ...p }, updated_at: '2026-01-01T00:00:00.000Z' })
 const NODES = [...N0,
   mk(50, 'u-lower', ['User'], 'ÉVE_%@CORP.LOCAL', { enabled: 1 }),
@@ -342,5 +342,66 @@ describe('ORDER BY … LIMIT read in order from the store = the engine sorting (
     const q = 'MATCH (n:Ord) RETURN n.name AS name ORDER BY n.objectid DESC LIMIT 1'
     expect(await run(q, null, true)).toEqual({ rows: '[["ORD-T"]]', plans: expect.stringContaining('read in order') })
     expect(await run(q, JSON.stringify([CORP]), true)).toEqual({ rows: '[["ORD-16"]]', plans: expect.stringContaining('read in order') })
+  })
+})
+
+/**
+ * A one-hop pattern with a LIMIT answered by one join in the store (issue 28, onehop.ts) against the engine's walk
+ * over the same D1 rows (pushdown off: the same rows in the same order, so the same LIMIT cut) and, when the LIMIT
+ * cuts nothing, against the engine over the in-memory copy: for an administrator and a caller restricted to CORP
+ * (a relationship to a node of another environment is never returned: ALICE@CONTOSO's and CAROL's).
+ */
+const HOP_PUSHED = [
+  'MATCH p = (c:Computer)-[:HasSession]->(u:User) RETURN p LIMIT 1000',
+  'MATCH (u:User)<-[:HasSession]-(c:Computer) RETURN u.name AS u, c.name AS c LIMIT 50',
+  'MATCH (a)-[r:GenericAll|GenericWrite]->(b:User) RETURN a.name AS a, type(r) AS t, b.name AS b LIMIT 100',
+  'MATCH (x)-[:MemberOf]->(g:Group) RETURN x.name AS x, g.name AS g LIMIT 3',
+  'MATCH (x:Base)-[:MemberOf]->(g) RETURN x.name AS x, g.name AS g SKIP 2 LIMIT 4',
+  'MATCH (a)-[r]->(b) RETURN a, r, b LIMIT 7',
+  'MATCH (a)-[r]->(b) RETURN a.name AS a, type(r) AS t, b.name AS b LIMIT 500',
+  'MATCH (a)-[:GenericWrite]->(b) RETURN a.name AS a, b.name AS b LIMIT 10',
+  'MATCH p = (u:User:Base)-[:MemberOf]->(g:Group) WITH p, u LIMIT 5 RETURN u.name AS u, length(p) AS l',
+  'MATCH (g:Group)<-[r]-(m) RETURN * LIMIT 6',
+  'MATCH (d:Domain)<-[:GenericAll|MemberOf]-(g) RETURN d.name AS d, g.name AS g LIMIT 10',
+  'MATCH (x:AZBase)-[r]->(y) RETURN x, y LIMIT 10',
+  // the far end's labels drop relationships (MemberOf to groups, HasSession to users)
+  'MATCH (g:Group)-[r]->(x:Domain) RETURN g.name AS g, type(r) AS t LIMIT 20',
+  'MATCH (u:User)-[r]->(x:Computer) RETURN u.name AS u, x.name AS x LIMIT 20',
+]
+const HOP_NOT = [
+  'MATCH (a)-[r]-(b) RETURN a.name AS a LIMIT 3',
+  'MATCH (a)-[:MemberOf]->(g:Tag_Tier_Zero) RETURN a.name AS a LIMIT 3',
+  'MATCH (a:User)-[:MemberOf]->(g) WHERE a.enabled = true RETURN a.name AS a LIMIT 3',
+  'MATCH (a)-[:MemberOf]->(g) RETURN DISTINCT g.name AS g LIMIT 3',
+  'MATCH (a)-[:MemberOf]->(g) RETURN g.name AS g ORDER BY g LIMIT 3',
+  'MATCH (a)-[:MemberOf]->(g) RETURN g.name AS g',
+  'MATCH (a)-[:MemberOf]->(g) RETURN g.name AS g, count(a) AS c LIMIT 3',
+  'MATCH (a)-[:GenericWrite]->(a) RETURN a.name AS a LIMIT 3',
+  'MATCH (a)-[:MemberOf*1..2]->(g) RETURN g.name AS g LIMIT 3',
+  'MATCH (a {enabled: true})-[:MemberOf]->(g) RETURN g.name AS g LIMIT 3',
+  'OPTIONAL MATCH (a)-[:MemberOf]->(g) RETURN g.name AS g LIMIT 3',
+]
+describe('one-hop patterns joined in the store = the engine walking (issue 28)', () => {
+  const runOn = async (q: string, source: Parameters<typeof runQuery>[1], hopPushdown: boolean) => {
+    const r = await runQuery(parseCypher(q), source, { now: Date.now(), hopPushdown })
+    await loadReferenced(r)
+    const oid = (id: number) => r.ctx.graph.node(id).objectid
+    const show = (v: unknown): unknown =>
+      v instanceof NodeRef ? oid(v.id) : v instanceof RelRef ? `${oid(v.start)} ${v.kind} ${oid(v.end)}` : v instanceof PathVal ? `${v.nodes.map(oid).join(',')} / ${v.rels.map(show).join(',')}` : v
+    return { rows: r.rows.map((row) => JSON.stringify(row.map(show))), columns: r.columns, plans: r.ctx.plans.join(' | ') }
+  }
+  it.each([...HOP_PUSHED.map((q): [string, boolean] => [q, true]), ...HOP_NOT.map((q): [string, boolean] => [q, false])])('%s: joined in the store %s', async (q, pushed) => {
+    const limit = Number(/LIMIT (\d+)/.exec(q)?.[1] ?? Infinity)
+    for (const access of [null, [CORP]]) {
+      const d1 = () => d1GraphSource(env.DB, access && JSON.stringify(access), { nodeKeys: nodePropertyKeys(parseCypher(q)) })
+      const store = await runOn(q, d1(), true)
+      const engine = await runOn(q, d1(), false)
+      expect(store).toEqual({ ...engine, plans: store.plans })
+      expect(engine.plans).not.toContain('one-hop join')
+      expect(store.plans.includes('one-hop join')).toBe(pushed)
+      const memory = await runOn(q, memorySource(access, NODES.map((n) => ({ ...n, properties: props(n) })), EDGES), false)
+      expect(store.rows.length).toBe(memory.rows.length)
+      if (store.rows.length < limit && !/SKIP/.test(q)) expect([...store.rows].sort()).toEqual([...memory.rows].sort())
+    }
   })
 })

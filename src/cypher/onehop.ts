@@ -1,0 +1,126 @@
+/**
+ * A one-hop pattern with a LIMIT answered by one join in the store (issue 28: "expand one hop … as set-based SQL
+ * joins"). Decides whether a query has the shape (pure) and streams its rows from GraphSource.oneHop page by page.
+ *
+ * The shape: the first clause `MATCH [p =] (a[:L…])-[[r][:K|…]]->(b[:L…])` (or `<-`), not OPTIONAL, no WHERE, no
+ * property maps, labels whose test is exact on the stored kinds (nodecount.ts: not Tag_Tier_Zero / Tag_Owned),
+ * a single relationship (not variable-length), distinct variables; then a `RETURN` or `WITH` without DISTINCT,
+ * aggregates or ORDER BY, with a constant `LIMIT` (SKIP + LIMIT at most MAX_ONE_HOP). Later clauses are anything.
+ *
+ * Why it is the same answer. The engine (match.ts) scans the end its plan starts at (plan.ts planPart: the
+ * same choice here) by id, a page at a time; for each scanned node, in id order, it walks the relationships the
+ * store's level statement returns, in the order of that statement's index (near end, kind, other end: edges'
+ * unique (start_id, kind, end_id), edges_end_kind), keeps those whose other end passes the far node's labels,
+ * binds the row and hands the rows on in that order; the projection stops pulling after SKIP + LIMIT rows. The
+ * store's join returns the same relationships (the same kinds and direction, both ends visible to the caller,
+ * both ends' labels tested exactly on the stored kinds as labels.ts hasLabel does) in the same order (near node
+ * id, kind, other end's id), page by page over the same near nodes, at most the rows still wanted, and the rows
+ * are bound as match.ts bindRow binds them (node variables in pattern order, the relationship, the path). The
+ * nodes of the rows are read as the walk reads them (loadNodes). test/integration/cypher-store-equivalence.test.ts
+ * compares the rows with the engine's, in order, for an unrestricted and a restricted caller.
+ *
+ * Cost: each page reads at most its near nodes' relationships (as one level statement of the walk does for
+ * its nodes), and every near node, relationship and row is charged to the budget as the walk charges them.
+ */
+import type { Clause, Expr, PatternPart, Projection, Query } from './ast'
+import { containsAggregate, type Row } from './eval'
+import { exactKindsFor, relationshipKinds } from './labels'
+import { BATCH, loadNodes, scanPageSize, type RunContext } from './match'
+import { planPart } from './plan'
+import type { NodeCountTest, OneHopScan } from './source'
+import { NodeRef, PathVal, RelRef } from './values'
+
+/** At most this many rows (SKIP + LIMIT) are read by the join; a larger LIMIT walks. */
+export const MAX_ONE_HOP = 5_000
+
+/** Rough heap cost of a relationship record (match.ts EDGE_BYTES). */
+const EDGE_BYTES = 200
+
+export interface OneHopPushdown {
+  part: PatternPart
+  /** the projection that reads the rows */
+  projection: Projection
+  scan: OneHopScan
+  /** SKIP + LIMIT */
+  want: number
+  describe: string
+}
+
+function exactTest(labels: string[]): NodeCountTest | null {
+  const kinds: string[][] = []
+  for (const l of labels) {
+    const k = exactKindsFor(l)
+    if (!k) return null
+    kinds.push(k)
+  }
+  return kinds.length > 4 ? null : { kinds, objectid: null, tests: [] }
+}
+
+/** `skipLimit`: SKIP / LIMIT's value when a non-negative integer constant (run.ts), else undefined. */
+export function oneHopPushdown(query: Query, skipLimit: (e: Expr) => number | undefined): OneHopPushdown | null {
+  const [match, proj] = query.clauses as [Clause | undefined, Clause | undefined]
+  if (match?.type !== 'match' || (proj?.type !== 'return' && proj?.type !== 'with')) return null
+  if (match.optional || match.where || match.patterns.length !== 1) return null
+  const part = match.patterns[0]
+  if (part.shortest || part.nodes.length !== 2 || part.rels.length !== 1) return null
+  const rel = part.rels[0]
+  if (rel.range || rel.properties || rel.direction === 'both') return null
+  const [a, b] = part.nodes
+  if (a.properties || b.properties) return null
+  const names = [a.variable, b.variable, rel.variable, part.variable].filter((v): v is string => v !== null)
+  if (new Set(names).size !== names.length) return null
+  const left = exactTest(a.labels)
+  const right = exactTest(b.labels)
+  if (!left || !right) return null
+  if (proj.distinct || proj.orderBy.length || proj.items.some((i) => containsAggregate(i.expr)) || !proj.limit) return null
+  const limit = skipLimit(proj.limit)
+  const skip = proj.skip ? skipLimit(proj.skip) : 0
+  if (limit === undefined || skip === undefined || skip + limit > MAX_ONE_HOP) return null
+  // the end the engine's walk starts at, so that its rows come in the walk's order
+  const reversed = planPart(part, new Set(), null).reversed
+  const outFromLeft = rel.direction === 'out'
+  const scan: OneHopScan = {
+    near: reversed ? right : left,
+    far: reversed ? left : right,
+    direction: outFromLeft !== reversed ? 'out' : 'in',
+    kinds: relationshipKinds(rel.types),
+  }
+  return { part, projection: proj, scan, want: skip + limit, describe: `one-hop join in the store${reversed ? ' from the last node' : ''}, ${skip + limit} rows at most` }
+}
+
+/** The pattern's rows, from the store's join page by page, bound as match.ts bindRow binds them. */
+export async function* oneHopStream(ctx: RunContext, push: OneHopPushdown): AsyncGenerator<Row[]> {
+  const { part, scan } = push
+  const [a, b] = part.nodes
+  const rel = part.rels[0]
+  let after = 0
+  let made = 0
+  for (let i = 0; made < push.want; i++) {
+    ctx.budget.checkTime()
+    const size = scanPageSize(i)
+    const page = await ctx.source.oneHop!(scan, after, size, push.want - made)
+    // as the walk charges: a step per scanned node and per relationship, their bytes, then the far nodes read
+    ctx.budget.chargeSteps(page.scanned + page.edges.length)
+    ctx.budget.chargeBytes(page.edges.length * EDGE_BYTES)
+    ctx.budget.chargeRows(page.edges.length)
+    for (const e of page.edges) ctx.rels.set(e.id, e)
+    await loadNodes(
+      ctx,
+      page.edges.flatMap((e) => [e.start, e.end]),
+    )
+    const rows: Row[] = page.edges.map((e) => {
+      const [l, r] = rel.direction === 'out' ? [e.start, e.end] : [e.end, e.start]
+      const ref = new RelRef(e.id, e.start, e.end, e.kind)
+      const row: Row = {}
+      if (a.variable) row[a.variable] = new NodeRef(l)
+      if (b.variable) row[b.variable] = new NodeRef(r)
+      if (rel.variable) row[rel.variable] = ref
+      if (part.variable) row[part.variable] = new PathVal([l, r], [ref])
+      return row
+    })
+    made += rows.length
+    for (let j = 0; j < rows.length; j += BATCH) yield rows.slice(j, j + BATCH)
+    if (page.scanned < size || page.lastId === null) return
+    after = page.lastId
+  }
+}
