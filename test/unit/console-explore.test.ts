@@ -4,6 +4,7 @@ import { countOf, SECTION_TABLE, sectionsFor } from '../../ui/src/pages/explore/
 import { circleLayout, prefersSequential, ranks, sequentialLayout, RANK_GAP } from '../../ui/src/pages/explore/layouts'
 import { exportGraph, mergeGraphs } from '../../ui/src/pages/explore/graph-ops'
 import { GLYPHS, glyphForIcon, loadStyleTable, styleOf, styleTable } from '../../ui/src/pages/explore/kind-style'
+import { tablePage, TABLE_PAGE_ROWS, thousands } from '../../ui/src/pages/explore/table-page'
 import { cameraAfterDrag, EDGE_LABELS_MAX, HIDE_EDGES_ON_MOVE_EDGES, LARGE_ANSWER_NODES, renderPlan } from '../../ui/src/pages/explore/render-plan'
 
 describe('console node panel sections (ui/src/pages/explore/sections.ts)', () => {
@@ -201,5 +202,23 @@ describe('console drawing plan by answer size (ui/src/pages/explore/render-plan.
     const still = cameraAfterDrag({ x: 0.2, y: 0.7 }, 0, 0, toGraph)
     expect(still.x).toBeCloseTo(0.2)
     expect(still.y).toBeCloseTo(0.7)
+  })
+})
+
+describe('console table view pages (ui/src/pages/explore/table-page.ts)', () => {
+  it('a 5,000-node answer is listed 100 rows at a time: first, a middle and the last page, with their range', () => {
+    expect(TABLE_PAGE_ROWS).toBe(100)
+    expect(tablePage(5000, 0)).toEqual({ page: 0, pages: 50, start: 0, end: 100, hasPrevious: false, hasNext: true, range: '1–100 of 5,000' })
+    expect(tablePage(5000, 1)).toMatchObject({ start: 100, end: 200, hasPrevious: true, hasNext: true, range: '101–200 of 5,000' })
+    expect(tablePage(10_001, 100)).toMatchObject({ page: 100, pages: 101, start: 10_000, end: 10_001, hasPrevious: true, hasNext: false, range: '10,001–10,001 of 10,001' })
+  })
+  it('a page past either end is the nearest one (a new, shorter answer never shows an empty page); small lists are one page', () => {
+    expect(tablePage(250, 7)).toMatchObject({ page: 2, start: 200, end: 250, hasNext: false })
+    expect(tablePage(250, -3)).toMatchObject({ page: 0, start: 0, end: 100, hasPrevious: false })
+    expect(tablePage(4, 0)).toEqual({ page: 0, pages: 1, start: 0, end: 4, hasPrevious: false, hasNext: false, range: '1–4 of 4' })
+    expect(tablePage(0, 3)).toEqual({ page: 0, pages: 1, start: 0, end: 0, hasPrevious: false, hasNext: false, range: '0 of 0' })
+  })
+  it('counts are written as in English (thousands separated)', () => {
+    for (const n of [0, 7, 999, 1000, 5000, 10_000, 123_456, 1_234_567]) expect(thousands(n)).toBe(n.toLocaleString('en'))
   })
 })

@@ -14,6 +14,7 @@ import { drawMode, edgeRows, emptyGraph, fromGraphAnswer, fromSearchResult, MAX_
 import { loadStyleTable, styleTable, type ExtensionNodeKind, type KindStyle } from './kind-style'
 import { prefersSequential } from './layouts'
 import { exportGraph, EXPORT_FILE_NAME, mergeGraphs } from './graph-ops'
+import { tablePage, type TablePage } from './table-page'
 import { KindIcon } from './kind-icon'
 import type { LayoutName } from './graph-canvas'
 import type { MenuAction } from './context-menu'
@@ -28,8 +29,6 @@ type Mode = 'Search' | 'Pathfinding' | 'Cypher'
 type Selection = { type: 'node'; id: string } | { type: 'edge'; index: number } | null
 type Picked = Pick<SearchResultJson, 'objectid' | 'name' | 'type'>
 
-/** Rows of the table view shown at first (and added by each "Show more"), for nodes and for relationships. */
-const TABLE_PAGE = 500
 const TIER_ZERO_TAG = 'admin_tier_0'
 const OWNED_TAG = 'owned'
 
@@ -282,9 +281,12 @@ function GraphResult(p: {
   const { graph } = p
   const mode = drawMode(graph)
   const rows = useMemo(() => edgeRows(graph), [graph])
-  // a large answer's table is shown a page at a time (thousands of rows would block the page while rendering)
-  const [shown, setShown] = useState({ nodes: TABLE_PAGE, edges: TABLE_PAGE })
-  useEffect(() => setShown({ nodes: TABLE_PAGE, edges: TABLE_PAGE }), [graph])
+  // the table is shown a page at a time (table-page.ts); a new answer starts at the first pages
+  const [at, setAt] = useState({ graph, nodes: 0, edges: 0 })
+  const pages = at.graph === graph ? at : { graph, nodes: 0, edges: 0 }
+  const nodePage = tablePage(graph.nodes.length, pages.nodes)
+  const edgePage = tablePage(rows.length, pages.edges)
+  const turn = (which: 'nodes' | 'edges', by: number) => setAt({ ...pages, [which]: pages[which] + by })
   if (mode === 'empty') return <p class="muted empty">Search for an object, find a path, or run a Cypher query: the answer is drawn here.</p>
   const menuFromRow = (id: string) => (e: MouseEvent) => {
     e.preventDefault()
@@ -323,39 +325,38 @@ function GraphResult(p: {
           <tr><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Object ID</th></tr>
         </thead>
         <tbody>
-          {graph.nodes.slice(0, shown.nodes).map((n) => (
+          {graph.nodes.slice(nodePage.start, nodePage.end).map((n) => (
             <tr key={n.id} onContextMenu={menuFromRow(n.id)}>
               <td><button class="link" onClick={() => p.onSelectNode(n.id)}>{n.name}</button></td>
               <td><KindIcon kinds={n.kinds?.length ? n.kinds : n.kind} table={p.styles} size={14} /> {n.kind}</td>
               <td>{n.objectId}</td>
             </tr>
           ))}
-          {graph.nodes.length > shown.nodes && (
-            <tr class="more">
-              <td colSpan={3}>
-                {shown.nodes.toLocaleString('en')} of {graph.nodes.length.toLocaleString('en')} nodes listed.{' '}
-                <button class="link" onClick={() => setShown({ ...shown, nodes: shown.nodes + TABLE_PAGE })}>Show more nodes</button>
-              </td>
-            </tr>
-          )}
+          {nodePage.pages > 1 && <Pager what="nodes" label="Nodes" at={nodePage} turn={(by) => turn('nodes', by)} />}
           {rows.length > 0 && <tr><th colSpan={3} scope="rowgroup">Relationships</th></tr>}
-          {rows.slice(0, shown.edges).map((r, i) => (
-            <tr key={`e${i}`} class="edge-row">
+          {rows.slice(edgePage.start, edgePage.end).map((r, i) => (
+            <tr key={`e${edgePage.start + i}`} class="edge-row">
               <td>{r.from}</td>
-              <td><button class="link" aria-label={`${r.kind} from ${r.from} to ${r.to}`} onClick={() => p.onSelectEdge(i)}>{r.kind}</button></td>
+              <td><button class="link" aria-label={`${r.kind} from ${r.from} to ${r.to}`} onClick={() => p.onSelectEdge(edgePage.start + i)}>{r.kind}</button></td>
               <td>{r.to}</td>
             </tr>
           ))}
-          {rows.length > shown.edges && (
-            <tr class="more">
-              <td colSpan={3}>
-                {shown.edges.toLocaleString('en')} of {rows.length.toLocaleString('en')} relationships listed.{' '}
-                <button class="link" onClick={() => setShown({ ...shown, edges: shown.edges + TABLE_PAGE })}>Show more relationships</button>
-              </td>
-            </tr>
-          )}
+          {edgePage.pages > 1 && <Pager what="relationships" label="Relationships" at={edgePage} turn={(by) => turn('edges', by)} />}
         </tbody>
       </table>
     </div>
+  )
+}
+
+/** A row of the table view with the page's range and its Previous / Next page buttons (named for what they page). */
+function Pager({ what, label, at, turn }: { what: string; label: string; at: TablePage; turn: (by: number) => void }) {
+  return (
+    <tr class="more">
+      <td colSpan={3}>
+        <span aria-live="polite">{label} {at.range}</span>{' '}
+        <button class="link" aria-label={`Previous page of ${what}`} disabled={!at.hasPrevious} onClick={() => turn(-1)}>Previous page</button>{' '}
+        <button class="link" aria-label={`Next page of ${what}`} disabled={!at.hasNext} onClick={() => turn(1)}>Next page</button>
+      </td>
+    </tr>
   )
 }
