@@ -122,6 +122,35 @@ async function scriptedPan(page, from, { press }) {
   return { rendersAtRelease: r.renders, rendersDuring: (r.renders ?? 0) - rendersAtPress, fps: Math.round((r.n / seconds) * 10) / 10, moves: Math.round((step / seconds) * 10) / 10, longest: r.longest, dx: at.x - from.x, dy: at.y - from.y }
 }
 
+/**
+ * While `done()` is false, and for a second after: opens the Search tab and types an "x" into its search box every
+ * 150 ms. Returns the keystrokes sent, the search box's value, whether the tab was open before `done()`, and the
+ * longest keystroke's round trip (Playwright's key press returns once the page has handled the key, so a page busy
+ * with a long task answers late), then empties the box.
+ */
+async function keepTyping(page, done) {
+  await page.getByRole('tab', { name: 'Search' }).click()
+  const tabBeforeDone = !(await done())
+  const box = page.getByRole('searchbox', { name: 'Search' })
+  await box.fill('')
+  await box.focus()
+  let keys = 0
+  let longestWait = 0
+  const giveUp = Date.now() + 150_000
+  for (let until = Infinity; Date.now() < until; ) {
+    assert(Date.now() < giveUp, 'the answer was not drawn within 150 s')
+    const t = Date.now()
+    await page.keyboard.press('x')
+    longestWait = Math.max(longestWait, Date.now() - t)
+    keys++
+    await new Promise((r) => setTimeout(r, 150))
+    if (until === Infinity && (await done())) until = Date.now() + 1000
+  }
+  const value = await box.inputValue()
+  await box.fill('')
+  return { keys, value, tabBeforeDone, longestWait }
+}
+
 async function typeQuery(page, q) {
   const editor = page.getByRole('textbox', { name: 'Cypher query' })
   await editor.click()
@@ -347,8 +376,11 @@ try {
     await page.getByRole('button', { name: 'Run', exact: true }).click()
     await page.getByRole('status').filter({ hasText: '5000 nodes, 10000 relationships' }).waitFor({ timeout: 60_000 })
     const answered = Date.now() - t0
-    await page.waitForFunction(() => document.querySelector('[data-testid="graph-canvas"]')?.dataset.layout === 'done', null, { timeout: 120_000 })
+    // the page takes input while the answer is laid out and drawn: another tab is opened and the search box typed
+    // into, a key every 150 ms until a second after the drawing, each keystroke's wait for the page's thread measured
+    const typing = await keepTyping(page, () => page.evaluate(() => document.querySelector('[data-testid="graph-canvas"]')?.dataset.layout === 'done'))
     const laidOut = Date.now() - t0
+    const loadAtDraw = os.loadavg()[0]
     const drawing = await page.evaluate(() => {
       const d = window.__draw
       d.on = false
@@ -365,10 +397,9 @@ try {
         framesWhileLayingOut: d.gaps.filter(([s]) => s >= running && s < drawn).length,
         drawTask: longest(drawn, done + 1),
         longestTask: longest(0, Infinity),
+        longTasks: d.tasks.length,
       }
     })
-    await page.getByRole('table', { name: 'Graph as table' }).getByText('500 of 5,000 nodes listed.').waitFor()
-
     // pan: drag the canvas along the same mouse path; the graph must have moved with the pointer
     const box = await page.getByTestId('graph-canvas').boundingBox()
     const from = { x: box.x + box.width / 2 - 40, y: box.y + box.height / 2 - 30 }
@@ -384,9 +415,12 @@ try {
     const loadNow = load()
     const ratio = pan.fps / baseline.fps
     const overloaded = baseline.fps < 30
-    Object.assign(figures, { answered, laidOut, ...drawing, panFps: pan.fps, panMovesPerS: pan.moves, panLongestFrame: pan.longest, redrawAfterReleaseMs: pan.redrawMs, baselineFps: baseline.fps, baselineMovesPerS: baseline.moves, ratio: Math.round(ratio * 100) / 100, load: loadNow })
+    Object.assign(figures, { answered, laidOut, ...drawing, keystrokes: typing.keys, longestInputWait: typing.longestWait, loadAtDraw: loadAtDraw.toFixed(1), panFps: pan.fps, panMovesPerS: pan.moves, panLongestFrame: pan.longest, redrawAfterReleaseMs: pan.redrawMs, baselineFps: baseline.fps, baselineMovesPerS: baseline.moves, ratio: Math.round(ratio * 100) / 100, load: loadNow })
     console.log(`     5,000 nodes / 10,000 edges: answer shown after ${answered} ms; ForceAtlas2 in the worker ${drawing.layoutMs} ms (longest main-thread task meanwhile ${drawing.longestTaskWhileLayingOut} ms, longest frame ${drawing.longestFrameWhileLayingOut} ms, ${drawing.framesWhileLayingOut} frames); drawn once after ${laidOut} ms (that task ${drawing.drawTask} ms; longest task of the whole answer ${drawing.longestTask} ms)`)
     console.log(`     panning: ${pan.fps} frames/s (${pan.moves} mouse moves/s, longest frame ${pan.longest} ms, sigma drew 0 times during the drag and once ${pan.redrawMs} ms after the release, graph moved ${Math.round(moved.dx)},${Math.round(moved.dy)} px for a drag of ${pan.dx},${pan.dy} px); baseline (nothing drawn, same run) ${baseline.fps} frames/s (${baseline.moves} moves/s); ratio ${ratio.toFixed(2)}; load average ${loadNow}`)
+    console.log(`     input while laid out and drawn: ${typing.keys} keystrokes in the search box (after opening the Search tab), the longest round trip of a keystroke ${typing.longestWait} ms; ${drawing.longTasks} tasks over 50 ms from the click to the drawing, the longest ${drawing.longestTask} ms`)
+    // every keystroke reached the search box, in order (none lost or delayed past the next)
+    assert(typing.value === 'x'.repeat(typing.keys), `the search box holds ${JSON.stringify(typing.value)} after ${typing.keys} keystrokes`)
     assert(pan.rendersDuring === 0, `sigma drew ${pan.rendersDuring} times during the drag`)
     assert(Math.abs(moved.dx - pan.dx) <= 2 && Math.abs(moved.dy - pan.dy) <= 2, `the graph moved ${JSON.stringify(moved)} for a drag of ${pan.dx},${pan.dy}`)
     // the page keeps painting while the worker lays the answer out (a page blocked by the layout paints nothing)
@@ -399,6 +433,31 @@ try {
       assert(pan.fps >= 30, `${pan.fps} frames/s while panning (baseline ${baseline.fps})`)
     }
     await page.screenshot({ path: path.join(artifacts, 'console-explore-5k.png') }).catch(() => {})
+
+    // the table view shows a page of each list, paged with the keyboard (after the pan: focusing a button below the
+    // canvas scrolls the page)
+    const table = page.getByRole('table', { name: 'Graph as table' })
+    await table.getByText('Nodes 1–100 of 5,000').waitFor()
+    await table.getByText('Relationships 1–100 of 10,000').waitFor()
+    assert((await table.locator('tbody tr:not(.edge-row):not(.more)').count()) === 101, 'a page of 100 nodes (and the Relationships heading row)')
+    assert((await table.locator('tbody tr.edge-row').count()) === 100, 'a page of 100 relationships')
+    assert(await table.getByRole('button', { name: 'Previous page of nodes' }).isDisabled(), 'no page before the first')
+    await table.getByRole('button', { name: 'Next page of nodes' }).focus()
+    await page.keyboard.press('Enter')
+    await table.getByText('Nodes 101–200 of 5,000').waitFor()
+    const firstOfPage2 = await table.locator('tbody tr:not(.edge-row)').first().innerText()
+    assert(firstOfPage2.includes('BULK-'), `page 2 starts with ${firstOfPage2}`)
+    await table.getByRole('button', { name: 'Previous page of nodes' }).click()
+    await table.getByText('Nodes 1–100 of 5,000').waitFor()
+
+    // The goal: no task of the page's thread over 200 ms (so no keystroke waiting longer) while the answer is received,
+    // laid out and drawn. It is a benchmark figure, printed here and recorded in BENCHMARKS.md: on this shared machine
+    // (load average 13-20 per 2 cores while it was measured) every task, the software renderer's above all, takes
+    // several times as long, and a wall-clock assertion at the goal would fail for reasons that are not the console's.
+    // Asserted: the page took the tab and every keystroke while the answer was laid out and drawn (above), and no
+    // keystroke waited 5 s (a gross regression: the page blocked for the whole drawing).
+    assert(typing.tabBeforeDone, 'the Search tab opened only once the answer was drawn')
+    assert(typing.longestWait < 5000, `a keystroke waited ${typing.longestWait} ms for the page`)
   })
 
   await check('nothing was fetched from another origin; no script or CSP error', async () => {

@@ -4,8 +4,11 @@
 // Layouts: `sequential` (left to right, for paths; computed here, it is cheap) or `force` (ForceAtlas2 in a Web
 // Worker of this origin, so a large answer never blocks the page). Zoom with the wheel or the buttons, pan by
 // dragging. Right-click a node for its actions. How much is drawn, and how panning works, depends on the answer's
-// size (render-plan.ts): a large answer is laid out before it is drawn (the graph is built a slice at a time
-// meanwhile, and sigma indexes it once), and pans by moving the drawn picture (picture-pan.ts).
+// size (render-plan.ts): a large answer is laid out before it is drawn, and pans by moving the drawn picture
+// (picture-pan.ts). While the worker lays it out, the page's thread does the rest in tasks short enough to keep
+// taking input: the graph is built a slice at a time, and sigma is created (WebGL contexts, shader programs, a first
+// drawing of a stand-in graph) in a task of its own; when the positions are back, sigma is given the answer
+// (setGraph: indexed and drawn once).
 import Graph from 'graphology'
 import Sigma from 'sigma'
 import { useEffect, useRef, useState } from 'preact/hooks'
@@ -16,6 +19,7 @@ import { edgeId } from './graph-ops'
 import { renderPlan } from './render-plan'
 import { attachPicturePan } from './picture-pan'
 import type { LayoutRequest } from './layout.worker'
+import { thousands } from './table-page'
 
 export type LayoutName = 'sequential' | 'force'
 
@@ -34,6 +38,19 @@ const paths = new Map<GlyphName, Path2D>()
 const glyphPath = (g: GlyphName) => paths.get(g) ?? (paths.set(g, new Path2D(GLYPHS[g])), paths.get(g)!)
 /** Yields to the page (a new task), so that input and painting run between slices of work. */
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0))
+/** Node keys of the stand-in graph (see `standIn`): no answer's node, and no events. */
+const STAND_IN = '\u0000stand-in:'
+/** Two transparent nodes and a relationship in the answer's programs (drawn while the answer is laid out). */
+function standIn(plan: ReturnType<typeof renderPlan>): Graph {
+  const g = new Graph({ multi: true, type: 'directed' })
+  const look = { size: plan.nodeSize, color: 'rgba(0,0,0,0)', label: '' }
+  g.addNode(`${STAND_IN}a`, { ...look, x: 0, y: 0 })
+  g.addNode(`${STAND_IN}b`, { ...look, x: 1, y: 1 })
+  g.addDirectedEdgeWithKey(`${STAND_IN}e`, `${STAND_IN}a`, `${STAND_IN}b`, { size: plan.edgeSize, type: plan.edgeType, color: 'rgba(0,0,0,0)' })
+  return g
+}
+/** A sigma instance in the canvas box, and what removes it. */
+type Drawn = { sigma: Sigma; undo: () => void }
 
 export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSelectEdge, onContextNode }: GraphCanvasProps) {
   const box = useRef<HTMLDivElement>(null)
@@ -79,7 +96,7 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
     if (!force) {
       void build(startAt).then((g) => {
         if (gone) return
-        undraw = draw(g)
+        undraw = draw(g).undo
         el.dataset.layout = 'done'
       })
     } else {
@@ -95,13 +112,29 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
       }
       const request: LayoutRequest = { positions, edges: Uint32Array.from(pairs), iterations: plan.layoutIterations }
       const built = plan.layoutBeforeDrawing ? build(startAt) : null
+      // A large answer: while the worker lays it out, sigma is created in a task of its own (its WebGL contexts,
+      // canvases and shader programs: the costliest part of its construction), then given a stand-in graph of two
+      // invisible nodes and a relationship, so that its first drawing (where the software renderer prepares each
+      // program) is done meanwhile too. Drawing the laid-out answer is then sigma indexing it and drawing once (setGraph).
+      const stage: Promise<Drawn | null> | null = built
+        ? built.then(async () => {
+            await nextTask()
+            if (gone) return null
+            const drawn = draw(new Graph({ multi: true, type: 'directed' }))
+            undraw = drawn.undo
+            // the stand-in's drawing in a later task than sigma's construction (each is long on a software renderer)
+            await nextTask()
+            if (!gone) drawn.sigma.setGraph(standIn(plan))
+            return drawn
+          })
+        : null
       let g: Graph | null = null
       if (plan.layoutBeforeDrawing) setLayingOut(n)
       else
         void build(startAt).then((graphBuilt) => {
           if (gone) return
           g = graphBuilt
-          undraw = draw(graphBuilt)
+          undraw = draw(graphBuilt).undo
         })
       worker = new Worker(new URL('./layout.worker.ts', import.meta.url), { type: 'module' })
       worker.onmessage = async (ev: MessageEvent<Float32Array>) => {
@@ -110,12 +143,17 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
         el.dataset.layout = 'drawing'
         const p = ev.data
         const at = (i: number) => ({ x: p[2 * i], y: p[2 * i + 1] })
-        if (built) {
+        if (built && stage) {
           const laid = await built
           if (gone) return
           laid.updateEachNodeAttributes((id, a) => ({ ...a, ...at(index.get(id)!) }), { attributes: ['x', 'y'] })
+          const drawn = await stage
+          if (gone || !drawn) return
+          await nextTask()
+          if (gone) return
           setLayingOut(null)
-          undraw = draw(laid)
+          // sigma indexes the answer and draws it once (setGraph refreshes synchronously)
+          drawn.sigma.setGraph(laid)
         } else if (g) {
           // one update event for all the nodes, then indexed and drawn now (not at the next frame), so that node
           // positions read once the layout is done are the final ones
@@ -129,14 +167,14 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
       el.dataset.layout = 'running'
     }
 
-    /** sigma on the graph; returns what undoes it. */
-    function draw(g: Graph): () => void {
+    /** sigma on the graph (which it may later be given with setGraph: read through sigma.getGraph()); returns it and what undoes it. */
+    function draw(first: Graph): Drawn {
       const container = el!
       // hover: the node and its neighbours stay in colour
       const objectIds = new Map(graph.nodes.map((x) => [x.id, x.objectId]))
       let hovered: string | null = null
       let near = new Set<string>()
-      const sigma = new Sigma(g, container, {
+      const sigma: Sigma = new Sigma(first, container, {
         renderEdgeLabels: plan.renderEdgeLabels,
         hideEdgesOnMove: plan.hideEdgesOnMove,
         hideLabelsOnMove: plan.hideLabelsOnMove,
@@ -153,14 +191,16 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
         },
         edgeReducer: (edge, data) => {
           if (!hovered) return data
-          const [s, t] = g.extremities(edge)
+          const [s, t] = sigma.getGraph().extremities(edge)
           return s === hovered || t === hovered ? { ...data, color: '#1d2433', size: (data.size ?? 1) + 1, zIndex: 1 } : { ...data, color: '#eceef2', label: '' }
         },
       })
       sigmaRef.current = sigma
+      const real = (node: string) => !node.startsWith(STAND_IN)
       sigma.on('enterNode', ({ node }) => {
+        if (!real(node)) return
         hovered = node
-        near = new Set([node, ...g.neighbors(node)])
+        near = new Set([node, ...sigma.getGraph().neighbors(node)])
         container.dataset.hovered = objectIds.get(node) ?? node
         sigma.refresh({ skipIndexation: true })
       })
@@ -170,9 +210,10 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
         delete container.dataset.hovered
         sigma.refresh({ skipIndexation: true })
       })
-      sigma.on('clickNode', ({ node }) => handlers.current.onSelectNode(node))
-      sigma.on('clickEdge', ({ edge }) => handlers.current.onSelectEdge(Number(edge.slice(1))))
+      sigma.on('clickNode', ({ node }) => real(node) && handlers.current.onSelectNode(node))
+      sigma.on('clickEdge', ({ edge }) => real(edge) && handlers.current.onSelectEdge(Number(edge.slice(1))))
       sigma.on('rightClickNode', ({ node, event }) => {
+        if (!real(node)) return
         event.original.preventDefault()
         event.preventSigmaDefault()
         const r = container.getBoundingClientRect()
@@ -183,7 +224,16 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
       // sigma follows the window's size but not its container's: opening a node or relationship panel narrows the
       // canvas box, and until sigma drew again at the new size, the part of the graph beyond the box was cut off
       // (the box contains its paint) and could not be hovered or clicked. Drawn again at the box's new size.
-      const boxSize = new ResizeObserver(() => sigma.scheduleRefresh())
+      // The observer also reports the box's size once when it starts observing: that is the size sigma has just drawn
+      // at, and a refresh then indexed and drew the whole answer a second time (for 5,000 nodes, a long task of the
+      // page's thread right after the first), so only a change of size counts.
+      let seen = `${container.clientWidth}x${container.clientHeight}`
+      const boxSize = new ResizeObserver(() => {
+        const now = `${container.clientWidth}x${container.clientHeight}`
+        if (now === seen) return
+        seen = now
+        sigma.scheduleRefresh()
+      })
       boxSize.observe(container)
       // test and automation hook: where a node is on the screen (page coordinates), and how many times sigma drew
       const hook = container as HTMLDivElement & { nodePosition?: (objectId: string) => { x: number; y: number } | null; renders?: number }
@@ -220,7 +270,9 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
         ctx.clearRect(0, 0, width, height)
         blank = true
         if (moving) return
-        g.forEachNode((id, a) => {
+        // every node of an answer has the plan's size: when that is drawn too small for a glyph, none is drawn
+        if (sigma.scaleSize(plan.nodeSize) < 5) return
+        sigma.getGraph().forEachNode((id, a) => {
           const d = sigma.getNodeDisplayData(id)
           if (!d || d.hidden) return
           const r = sigma.scaleSize(d.size)
@@ -253,6 +305,8 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
         drawGlyphs()
         hook.renders = (hook.renders ?? 0) + 1
       })
+      // sigma drew once in its constructor, before this hook: the glyphs of that drawing (and the layer's size)
+      drawGlyphs()
       const unpan = plan.panByMovingPicture ? attachPicturePan(sigma, container, settle) : () => {}
 
       hook.nodePosition = (objectId) => {
@@ -263,7 +317,7 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
         const r = container.getBoundingClientRect()
         return { x: r.left + p.x, y: r.top + p.y }
       }
-      return () => {
+      const undo = () => {
         clearTimeout(still)
         unpan()
         boxSize.disconnect()
@@ -272,6 +326,7 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
         sigma.kill()
         sigmaRef.current = null
       }
+      return { sigma, undo }
     }
 
     return () => {
@@ -302,7 +357,7 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
       />
       {layingOut !== null && (
         <p class="canvas-note" role="status">
-          Laying out {layingOut.toLocaleString('en')} nodes…
+          Laying out {thousands(layingOut)} nodes…
         </p>
       )}
     </div>
