@@ -92,6 +92,16 @@ const LIBRARY: [string, string][] = [
   ['Azure attack paths', 'MATCH p = (:AZUser)-[:AZ_ATTACK_PATHS*1..2]->(:AZBase) RETURN p LIMIT 100'],
   ['optional sessions', 'MATCH (c:Computer) OPTIONAL MATCH (c)-[:HasSession]->(u:User) RETURN c.name, count(u) LIMIT 100'],
   ['ACL edges to Tier Zero', 'MATCH p = (n)-[:GenericAll|GenericWrite|WriteDacl|WriteOwner|Owns]->(t:Tag_Tier_Zero) RETURN p LIMIT 500'],
+  // many sources to few targets (issue 28: refused at 1 M edges in its independent measurement)
+  ['all shortest paths, every user to Domain Admins', "MATCH p = allShortestPaths((u:User)-[:AD_ATTACK_PATHS*1..]->(g:Group)) WHERE g.objectid ENDS WITH '-512' RETURN p LIMIT 1000"],
+  [
+    'all shortest paths, every user to one Domain Admins group (no LIMIT)',
+    "MATCH p = allShortestPaths((u:User)-[:MemberOf|AdminTo|HasSession|GenericAll|GenericWrite|WriteDacl|WriteOwner|Owns|ForceChangePassword|AddMember|AllExtendedRights*1..]->(g:Group {name: 'DOMAIN ADMINS@CORP.LOCAL'})) RETURN p",
+  ],
+  // the console's pre-built questions (ui/src/pages/explore/prebuilt-queries.ts) of the same shape
+  ['console: shortest paths to Domain Admins', "MATCH p = shortestPath((n:Base)-[*1..]->(g:Group)) WHERE g.objectid ENDS WITH '-512' AND n <> g RETURN p LIMIT 1000"],
+  ['console: shortest paths from Kerberoastable users', 'MATCH p = shortestPath((u:User)-[*1..]->(t:Tag_Tier_Zero)) WHERE u.hasspn = true AND u <> t RETURN p LIMIT 1000'],
+  ['console: shortest paths to Tier Zero', 'MATCH p = shortestPath((n:Base)-[*1..]->(t:Tag_Tier_Zero)) WHERE NOT n:Tag_Tier_Zero RETURN p LIMIT 1000'],
 ]
 
 const ONE_TO_ONE = 'shortest path from a user to Domain Admins'
@@ -193,6 +203,53 @@ function bfsFloor(csr: KindCsr, n: number, sources: number[], targets: Set<numbe
   return Math.min(found, limit)
 }
 
+/** Inbound adjacency (reversed relationships) of some kinds (null: every kind). */
+function reverseCsr(g: GenGraph, kinds: string[] | null): KindCsr {
+  const want = new Uint8Array(g.edgeKinds.length)
+  g.edgeKinds.forEach((k, i) => (want[i] = kinds === null || kinds.includes(k) ? 1 : 0))
+  const n = g.nodes.length
+  const offsets = new Int32Array(n + 1)
+  for (let i = 0; i < g.edgeCount; i++) if (want[g.edgeKind[i]]) offsets[g.edgeEnd[i] + 1]++
+  for (let i = 0; i < n; i++) offsets[i + 1] += offsets[i]
+  const fill = offsets.slice(0, n)
+  const targets = new Int32Array(offsets[n])
+  for (let i = 0; i < g.edgeCount; i++) if (want[g.edgeKind[i]]) targets[fill[g.edgeEnd[i]]++] = g.edgeStart[i]
+  return { offsets, targets }
+}
+
+/**
+ * Many sources, few targets: one backward breadth-first search per target over `rev` (the reversed
+ * relationships), in lockstep level by level (as the engine does), counting per level the shortest paths
+ * (`all`: every one, by path counts; else one per reached source) from each source reached; stops once
+ * `limit` paths exist. Returns the number of paths found.
+ */
+function backwardFloor(rev: KindCsr, n: number, targets: number[], isSource: Uint8Array, all: boolean, limit: number): number {
+  const searches = targets.map((t) => {
+    const depth = new Int32Array(n).fill(-1)
+    const ways = new Float64Array(n)
+    depth[t] = 0
+    ways[t] = 1
+    return { t, depth, ways, frontier: [t] }
+  })
+  let found = 0
+  for (let d = 1; found < limit && searches.some((s) => s.frontier.length); d++)
+    for (const s of searches) {
+      const next: number[] = []
+      for (const u of s.frontier)
+        for (let j = rev.offsets[u], e = rev.offsets[u + 1]; j < e; j++) {
+          const v = rev.targets[j]
+          if (s.depth[v] === -1) {
+            s.depth[v] = d
+            next.push(v)
+          }
+          if (s.depth[v] === d) s.ways[v] += s.ways[u]
+        }
+      for (const v of next) if (isSource[v] && v !== s.t) found += all ? s.ways[v] : 1
+      s.frontier = next
+    }
+  return Math.min(found, limit)
+}
+
 interface FloorCase {
   /** LIBRARY name */
   name: string
@@ -219,6 +276,19 @@ function floorCases(g: GenGraph, firstUser: string | null, one: [number, number]
   const users = g.nodes.flatMap((n, i) => (n.kinds.includes('User') && String(n.properties.name ?? '').startsWith('USER00000') ? [i] : []))
   const das = new Set(g.nodes.flatMap((n, i) => (n.kinds.includes('Group') && n.objectid.endsWith('-512') ? [i] : [])))
   out.push({ name: 'all shortest paths to Domain Admins', run: () => bfsFloor(ad, g.nodes.length, users, das, true, 100) })
+  // many sources to few targets: backward searches from the targets
+  const adBack = reverseCsr(g, relationshipKinds(['AD_ATTACK_PATHS']))
+  const anyBack = reverseCsr(g, null)
+  const isUser = Uint8Array.from(g.nodes, (x) => (x.kinds.includes('User') ? 1 : 0))
+  const isBase = Uint8Array.from(g.nodes, (x) => (x.kinds.includes('Base') ? 1 : 0))
+  const t0List = [...t0]
+  const dasList = [...das]
+  out.push({ name: 'all shortest paths, every user to Domain Admins', run: () => backwardFloor(adBack, g.nodes.length, dasList, isUser, true, 1000) })
+  out.push({ name: 'console: shortest paths to Domain Admins', run: () => backwardFloor(anyBack, g.nodes.length, dasList, isBase, false, 1000) })
+  const roastable = Uint8Array.from(g.nodes, (x, i) => (isUser[i] && x.properties.hasspn === true ? 1 : 0))
+  out.push({ name: 'console: shortest paths from Kerberoastable users', run: () => backwardFloor(anyBack, g.nodes.length, t0List, roastable, false, 1000) })
+  const notT0 = Uint8Array.from(g.nodes, (x, i) => (isBase[i] && !t0.has(i) ? 1 : 0))
+  out.push({ name: 'console: shortest paths to Tier Zero', run: () => backwardFloor(anyBack, g.nodes.length, t0List, notT0, false, 1000) })
   return out
 }
 

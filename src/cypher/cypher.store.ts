@@ -474,6 +474,20 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
       return row?.c ?? 0
     },
 
+    async nodeIds(test: NodeCountTest, afterId: number, limit: number): Promise<number[]> {
+      // the nodes countNodes counts (exactWhere), by the primary key from `afterId`: ids leave SQLite as one
+      // text (a row object per id would cost more than the id)
+      const params: (string | number)[] = []
+      const param = (x: string | number) => (params.push(x), `?${params.length}`)
+      const where = exactWhere(test, access, param)
+      const after = param(afterId)
+      const row = await db
+        .prepare(`SELECT group_concat(id) AS ids FROM (SELECT n.id FROM nodes n${where ? `${where} AND` : ' WHERE'} n.id > ${after} ORDER BY n.id LIMIT ${param(limit)})`)
+        .bind(...params)
+        .first<{ ids: string | null }>()
+      return row?.ids ? row.ids.split(',').map(Number).sort((a, b) => a - b) : []
+    },
+
     /**
      * distinct.ts: one GROUP BY over the nodes countNodes would count, per key its type class (orderSql's rank:
      * string, boolean, number, null or missing) and value; each group's value as stored JSON (`->`), its

@@ -11,11 +11,12 @@
  */
 import type { Expr, NodePattern, PatternPart, RelPattern } from './ast'
 import type { Budget } from './budget'
-import { evaluate, type EvalContext, type GraphCache, type Row } from './eval'
+import { evaluate, variablesOf, type EvalContext, type GraphCache, type Row } from './eval'
 import { hasLabel, nodeProperty, relationshipKinds } from './labels'
 import { CypherError } from './parse'
 import { planPart, type Constant, type PartPlan } from './plan'
-import type { EdgeRecord, GraphSource, NodeRecord, NodeScan, RelCondition, ScanOrder } from './source'
+import type { EdgeRecord, GraphSource, NodeCountTest, NodeRecord, NodeScan, RelCondition, ScanOrder } from './source'
+import { exactNodeMatch } from './nodecount'
 import { equals, fromJson, NodeRef, PathVal, RelRef, type Value } from './values'
 import { chunks } from '../chunks'
 
@@ -945,6 +946,77 @@ async function candidates(ctx: RunContext, plan: PartPlan, row: Row): Promise<nu
   return out
 }
 
+/** Bytes of one end candidate kept as an id (an array slot and its entry in the search's Set of targets). */
+const END_ID_BYTES = 24
+/** Ids per store call when the store lists an end's ids itself (GraphSource.nodeIds). */
+const ID_PAGE = 32_768
+
+/**
+ * The end's labels, property map and own WHERE conditions as one NodeCountTest the store answers exactly, or
+ * null (a derived label, a condition the store would only narrow, one reading another variable).
+ */
+function exactEnd(np: NodePattern, filters: Expr[]): NodeCountTest | null {
+  const node: NodePattern = np.variable ? np : { ...np, variable: '_end' }
+  const where = filters.reduce<Expr | null>((acc, f) => (acc ? { type: 'and', left: acc, right: f } : f), null)
+  return exactNodeMatch({ type: 'match', optional: false, patterns: [{ variable: null, shortest: null, nodes: [node], rels: [] }], where })?.test ?? null
+}
+
+/**
+ * The nodes one end of a shortest-path pattern may be (the same nodes as `candidates`: its labels, property
+ * map and own WHERE conditions), as ids only (issue 28). An end set can be most of the graph (`(n:Base)`,
+ * every user: 100 000 and 56 000 nodes at 1 M edges), and the searches need only its ids; `candidates`
+ * held every record (600 bytes charged each, ~60 MB for `(n:Base)`, past the memory limit) and counted each
+ * node as a row, so such a question was refused before its search began. Here each scan page is held only
+ * while its nodes are tested (charged, then given back), every node read is a step, and each id kept is
+ * charged END_ID_BYTES. The records of the ends a path returns are read again then (loadNodes). An end
+ * bound by an earlier clause is the one node `candidates` gives.
+ */
+async function endIds(ctx: RunContext, plan: PartPlan, row: Row): Promise<number[]> {
+  const np = plan.nodes[0]
+  if (np.variable !== null && np.variable in row) return candidates(ctx, plan, row)
+  const out: number[] = []
+  // every condition of the end tested by the store exactly as nodeOk tests it (nodecount.ts exactNodeMatch,
+  // as a node count is pushed down): the store lists the ids, no record leaves it
+  const exact = ctx.source.nodeIds ? exactEnd(np, plan.filters[0]) : null
+  if (exact) {
+    for (let after = 0; ; ) {
+      ctx.budget.checkTime()
+      const ids = await ctx.source.nodeIds!(exact, after, ID_PAGE)
+      ctx.budget.chargeSteps(ids.length)
+      ctx.budget.chargeBytes(ids.length * END_ID_BYTES)
+      for (const id of ids) out.push(id)
+      if (ids.length < ID_PAGE) {
+        if (ctx.plans.length < 32) ctx.plans.push(`end ${np.variable ?? '(anonymous)'}: ${out.length} id(s) listed by the store`)
+        return out
+      }
+      after = ids[ids.length - 1]
+    }
+  }
+  let after = 0
+  for (let i = 0; ; i++) {
+    ctx.budget.checkTime()
+    const size = scanPageSize(i)
+    const page = await ctx.source.scanNodes(plan.scan, after, size)
+    ctx.budget.chargeSteps(page.length)
+    const bytes = page.length * NODE_BYTES
+    ctx.budget.chargeBytes(bytes)
+    let kept = 0
+    for (const n of page) {
+      const held = ctx.nodes.has(n.id)
+      if (!held) ctx.nodes.set(n.id, n)
+      if (nodeOk(ctx, n.id, np, plan.filters[0], row)) {
+        out.push(n.id)
+        kept++
+      }
+      if (!held) ctx.nodes.delete(n.id)
+    }
+    ctx.budget.releaseBytes(bytes)
+    ctx.budget.chargeBytes(kept * END_ID_BYTES)
+    if (page.length < size) return out
+    after = page[page.length - 1].id
+  }
+}
+
 const reverse = (d: 'out' | 'in' | 'both'): 'out' | 'in' | 'both' => (d === 'out' ? 'in' : d === 'in' ? 'out' : 'both')
 
 /**
@@ -980,10 +1052,22 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
   const single = (np: NodePattern) => planPart({ variable: null, shortest: null, nodes: [np], rels: [] }, bound, where, constants(ctx))
   const startPlan = single(part.nodes[0])
   const endPlan = single(part.nodes[1])
+  // an end whose conditions read no other variable has the same nodes for every row: scanned once
+  const kept = new Map<PartPlan, number[]>()
+  const ends = async (plan: PartPlan, row: Row): Promise<number[]> => {
+    const np = plan.nodes[0]
+    const vars = new Set<string>()
+    for (const f of plan.filters[0]) variablesOf(f, vars)
+    if (np.properties) variablesOf(np.properties, vars)
+    const rowFree = (np.variable === null || !(np.variable in row)) && [...vars].every((v) => v === np.variable)
+    if (!rowFree) return endIds(ctx, plan, row)
+    if (!kept.has(plan)) kept.set(plan, await endIds(ctx, plan, row))
+    return kept.get(plan)!
+  }
   for (const row of rows) {
-    const a = await candidates(ctx, startPlan, row)
+    const a = await ends(startPlan, row)
     if (a.length === 0) continue
-    const b = await candidates(ctx, endPlan, row)
+    const b = await ends(endPlan, row)
     if (b.length === 0) continue
     const keep = (e: EdgeRecord) => relOk(ctx, e, rp, row)
     /** Rows for id paths in pattern order (start node first). */

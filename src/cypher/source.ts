@@ -165,6 +165,12 @@ export interface GraphSource {
   distinctValues?(test: NodeCountTest, keys: string[], order: ScanOrder, skip: number, limit: number | null): Promise<unknown[][] | null>
   /** how many visible nodes pass `test`, counted by the store (optional: without it the engine scans and counts) */
   countNodes?(test: NodeCountTest): Promise<number>
+  /**
+   * The ids of the visible nodes countNodes would count for `test`, by id, those above `afterId`, at most `limit`:
+   * ids only, no record (the ends of a shortest-path pattern, match.ts endIds). Optional: without it the engine
+   * scans the nodes and tests them.
+   */
+  nodeIds?(test: NodeCountTest, afterId: number, limit: number): Promise<number[]>
   /** the visible nodes among `ids` (any order) */
   nodesByIds(ids: number[]): Promise<NodeRecord[]>
   /**

@@ -69,6 +69,25 @@ function norm(status: number, data: CypherResult | null) {
   const byId = new Map(Object.entries(data.nodes).map(([id, n]) => [id, n.objectId]))
   return { status, nodes: Object.values(data.nodes).map((n) => `${n.objectId} ${n.isTierZero}`).sort(), edges: data.edges.map((e) => `${byId.get(e.source)} ${e.kind} ${byId.get(e.target)}`).sort(), literals: data.literals.map((l) => JSON.stringify(l)).sort() }
 }
+/**
+ * shortest paths whose ends the store lists as ids (issue 28, match.ts endIds: GraphSource.nodeIds when every
+ * condition of the end is exact as nodecount.ts decides it, over the JSON types of the property tests), and ends
+ * it cannot list (a derived label, a label test in WHERE, a comparison, STARTS / ENDS WITH on objectid or name):
+ * the engine scans those
+ */
+const SHORTEST_ENDS: [query: string, listed: string[]][] = [
+  ['MATCH p = allShortestPaths((u:User)-[*1..]->(g:Group)) WHERE u.hasspn = true OR u.enabled = true RETURN p', ['u', 'g']],
+  ["MATCH p = shortestPath((n:Base)-[*1..]->(g:Group)) WHERE g.objectid ENDS WITH '-512' AND n <> g RETURN n.objectid AS n, g.objectid AS g, length(p) AS l", ['n']],
+  ['MATCH p = allShortestPaths((u:User {enabled: true})-[*1..]-(x)) WHERE x:Domain OR x:Group RETURN p', ['u']],
+  ["MATCH p = allShortestPaths((u:User)-[*1..]->(g:Group {name: 'DOMAIN ADMINS@CORP.LOCAL'})) WHERE u.title IS NOT NULL OR u.name STARTS WITH 'A' RETURN p", ['g']],
+  ['MATCH p = shortestPath((n)-[*1..]->(t:Tag_Tier_Zero)) WHERE NOT n:Tag_Tier_Zero RETURN n.objectid AS n, t.objectid AS t, length(p) AS l', []],
+  ['MATCH p = allShortestPaths((u:User)-[*1..]->(c:Computer)) WHERE u.pwdlastset < 2000 RETURN p', ['c']],
+  ['MATCH p = allShortestPaths((:User {hasspn: true})-[*1..]->(:Group)) RETURN p', ['(anonymous)', '(anonymous)']],
+  // CAROL (LAB) is a member of CORP's Domain Admins: for a caller restricted to CORP never an end, not even of a
+  // path of length 0 (a longer path from her would also be dropped when its relationships are read: edgesByIds)
+  ['MATCH p = allShortestPaths((u:User {enabled: true})-[:MemberOf*1..]->(g:Base)) RETURN p', ['u', 'g']],
+  ['MATCH p = allShortestPaths((a:User {enabled: true})-[:MemberOf*0..]->(b:User)) RETURN a.name AS a, b.name AS b, length(p) AS l', ['a', 'b']],
+]
 /** counts nodecount.ts pushes down: exact in SQL (JSON types 1, 'true', null, missing, lists; non-ASCII; Base; none) */
 const COUNTS_PUSHED = [
   'MATCH (u:User) WHERE u.enabled = true RETURN count(u) AS c',
@@ -220,6 +239,7 @@ const Q = [
   "MATCH p = allShortestPaths((a {objectid: 'U-ALICE'})-[*1..]->(t)) WHERE t:Group OR t:Computer RETURN p",
   "MATCH p = allShortestPaths((t)<-[*1..]-(a {objectid: 'U-ALICE'})) WHERE t:Group OR t:Computer RETURN p",
   "MATCH p = allShortestPaths((u:User)-[*1..]-(c {objectid: 'C-WS1'})) RETURN p",
+  ...SHORTEST_ENDS.map(([q]) => q),
   "MATCH (u:User) WHERE u.enabled = true WITH u MATCH (u)-[r]->(x) WHERE x.enabled IN [1, 'true'] RETURN u.name AS u, x.name AS x",
 ]
 describe('store shortcuts = engine', () => {
@@ -239,6 +259,22 @@ describe('store shortcuts = engine', () => {
     const data = presentResult(r.columns, r.rows, r.ctx.graph, false)
     const found = Object.keys(data.nodes).length + data.edges.length + data.literals.length > 0
     expect(api).toEqual(norm(found ? 200 : 404, found ? data : null))
+  })
+})
+
+describe('shortest-path ends listed by the store (issue 28)', () => {
+  it.each(SHORTEST_ENDS)('%s: the same answer for a caller restricted to CORP (ids listed: %j)', async (q, listed) => {
+    const access = [CORP]
+    const show = async (r: Awaited<ReturnType<typeof runQuery>>) => {
+      await loadReferenced(r)
+      return norm(200, presentResult(r.columns, r.rows, r.ctx.graph, false))
+    }
+    const query = parseCypher(q)
+    const store = await runQuery(query, d1GraphSource(env.DB, JSON.stringify(access), { nodeKeys: nodePropertyKeys(query) }), { now: Date.now() })
+    const engine = await runQuery(query, memorySource(access, NODES.map((n) => ({ ...n, properties: props(n) })), EDGES), { now: Date.now() })
+    expect(await show(store)).toEqual(await show(engine))
+    // the exact ends were listed by the store (ids only), the others scanned
+    expect(store.ctx.plans.flatMap((p) => /^end (\S+): \d+ id\(s\) listed by the store$/.exec(p)?.[1] ?? [])).toEqual(listed)
   })
 })
 

@@ -166,6 +166,47 @@ describe('shortest paths equal a brute-force answer', () => {
   })
 })
 
+describe('shortest-path ends read as ids (issue 28)', () => {
+  it('for each row of an earlier clause: an end whose conditions read no other variable scanned once, one that reads the row per row; the same answers as brute force', async () => {
+    await fc.assert(
+      fc.asyncProperty(graphArb, tuningArb, async ({ nodes, edges, dir, access, max }, shortest) => {
+        const src = memorySource(access, nodes, edges)
+        let bScans = 0
+        const counting = { ...src, scanNodes: (...a: Parameters<typeof src.scanNodes>) => (a[0].kinds?.join() === 'Y' && bScans++, src.scanNodes(...a)) }
+        // rows: every visible X or Y node s; `a` is the node named as s (its condition reads the row), `b` any Y (reads none)
+        const q = `MATCH (s) WHERE s:X OR s:Y MATCH p = allShortestPaths((a)${arrow(dir, 'A|B', max)}(b:Y)) WHERE a.name = s.name RETURN s.name, p`
+        const got = await runQuery(parseCypher(q), counting, { shortest })
+        const vis = nodes.filter((n) => access === null || access.includes(n.environment_id!))
+        const want: string[] = []
+        for (const s of vis.filter((n) => n.kinds.includes('X') || n.kinds.includes('Y')))
+          for (const b of nodes.filter((n) => n.kinds.includes('Y'))) for (const w of bruteShortest(nodes, edges, access, s.id, b.id, dir, ['A', 'B'], max)) want.push(`${s.name}: ${w}`)
+        expect(got.rows.map((r) => `${r[0]}: ${text(r[1] as PathVal)}`).sort()).toEqual(want.sort())
+        // b's nodes (one page on these graphs) read once, however many rows
+        expect(bScans).toBeLessThanOrEqual(1)
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('an end set larger than the row and memory budgets is searched, not refused: only its ids are held', async () => {
+    // 3 000 starts (:X), three of them one or two hops from the one end (:Y)
+    const nodes: NodeRecord[] = [node(1, 'E1', ['Base', 'Y']), node(2, 'E1', ['Base'])]
+    for (let i = 0; i < 3000; i++) nodes.push(node(10 + i, 'E1', ['Base', 'X']))
+    const edges = [edge(1, 10, 'A', 1), edge(2, 11, 'A', 2), edge(3, 2, 'A', 1), edge(4, 3009, 'A', 1)]
+    const query = parseCypher('MATCH p = allShortestPaths((a:X)-[:A*1..]->(b:Y)) RETURN p')
+    const want = ['10 1 1', '11 2 2 3 1', '3009 4 1']
+    const fewRows: CypherLimits = { maxRows: 1_000, maxResultRows: 1e6, maxSteps: 1e6, maxMillis: 60_000, maxBytes: 64 * 1024 * 1024 }
+    const fewBytes: CypherLimits = { ...fewRows, maxRows: 1e6, maxBytes: 1_500_000 }
+    for (const limits of [fewRows, fewBytes]) {
+      const r = await runQuery(query, memorySource(null, nodes, edges), { limits })
+      expect(r.rows.map((row) => text(row[0] as PathVal)).sort()).toEqual(want)
+      expect(r.ctx.plans.join()).toMatch(/3000 x 1, multi-target search from the end side/)
+    }
+    // ...and each node read is still a step: a step budget under the 3 000 starts refuses it, naming the limit
+    await expect(runQuery(query, memorySource(null, nodes, edges), { limits: { ...fewRows, maxSteps: 2_000 } })).rejects.toThrow(/traversal step limit/)
+  })
+})
+
 describe('shortest-path searches: access and memory', () => {
   it('a restricted caller never takes a shortcut through a node it may not see', async () => {
     // S -> X (other environment) -> T is shorter than S -> A -> B -> T
