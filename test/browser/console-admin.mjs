@@ -11,7 +11,8 @@
 // (DeleteBloodhoundData with its options); a user without db/Wipe is not offered the page and the API refuses.
 // Collector clients: an administrator creates a SharpHound client (its token shown once, copied), runs a job now;
 // the test then acts as the collector with that token (check-in, poll, start, ingest, end) and the page shows the
-// check-in and the job complete with its log; a schedule is created and deleted, a waiting job canceled, the client
+// check-in and the job complete with its log; a schedule is created, edited (read back through the list and the
+// API; a change the API refuses shows the envelope's message) and deleted, a waiting job canceled, the client
 // deleted; an Upload-Only user is not offered the section and the API refuses it.
 // Prints "N passed, N failed"; exits non-zero on any failure.
 //
@@ -22,7 +23,7 @@ import { EdgeHoundClient } from '../../src/client/index.ts'
 import { availableFindingTypes } from '../../src/client/findings.ts'
 import { base32Decode, totpAt } from '../../src/auth/totp.ts'
 import { deleteExtension, upsertExtension } from '../../src/client/extensions.ts'
-import { availableJobs, clientCheckin, endJob, ingest, startJob } from '../../src/client/clients.ts'
+import { availableJobs, clientCheckin, createSchedule, deleteSchedule, endJob, ingest, listClients, listSchedules, startJob } from '../../src/client/clients.ts'
 import { artifacts, assert, openBrowser, root, startLocalWorker, suite } from './lib.mjs'
 
 const shotsToDocs = process.argv.includes('--screenshots')
@@ -376,7 +377,7 @@ try {
     }
   })
 
-  await check('Collector clients: a schedule is created and deleted; a waiting job is canceled; deleting the client revokes its token', async () => {
+  await check('Collector clients: a schedule is created, edited and deleted; a waiting job is canceled; deleting the client revokes its token', async () => {
     const region = page.getByRole('region', { name: 'Collector clients' })
     const panel = region.getByRole('region', { name: 'Client lab-three-collector' })
     const sched = panel.getByRole('form', { name: 'Schedule a collection for lab-three-collector' })
@@ -384,8 +385,46 @@ try {
     await sched.getByLabel('First run (UTC)').fill('2031-01-06T03:00')
     await sched.getByRole('button', { name: 'Create schedule' }).click()
     const list = panel.getByRole('table', { name: 'Schedules of lab-three-collector list' })
-    await list.getByRole('cell', { name: 'Every week from 2031-01-06 03:00 UTC' }).waitFor()
-    await list.getByRole('button', { name: /^Delete schedule \d+$/ }).click()
+    const clientId = (await listClients(api)).data.find((c) => c.name === 'lab-three-collector').id
+    const created = list.getByRole('row').filter({ hasText: 'Every week from 2031-01-06 03:00 UTC' })
+    await created.waitFor()
+    assert((await created.innerText()).includes('Sessions'), `created: ${await created.innerText()}`)
+
+    // Edit: the form starts from the stored schedule; the change is read back through the list and the API
+    const editButton = created.getByRole('button', { name: /^Edit schedule \d+$/ })
+    const scheduleId = Number(/(\d+)$/.exec(await editButton.getAttribute('aria-label'))[1])
+    await editButton.click()
+    const edit = panel.getByRole('form', { name: `Edit schedule ${scheduleId}` })
+    assert((await edit.getByLabel('Frequency').inputValue()) === 'WEEKLY', 'the edit form does not start from the stored frequency')
+    assert((await edit.getByLabel('First run (UTC)').inputValue()) === '2031-01-06T03:00', 'the edit form does not start from the stored first run')
+    await edit.getByLabel('Frequency').selectOption('DAILY')
+    await edit.getByLabel('Repeat every').fill('2')
+    await edit.getByLabel('First run (UTC)').fill('2031-02-01T04:30')
+    await edit.getByRole('checkbox', { name: 'Sessions' }).uncheck()
+    await edit.getByRole('button', { name: 'Save schedule' }).click()
+    await panel.getByRole('status').filter({ hasText: `Schedule ${scheduleId} updated.` }).waitFor()
+    await edit.waitFor({ state: 'detached' })
+    const edited = list.getByRole('row').filter({ hasText: 'Every 2 days from 2031-02-01 04:30 UTC' })
+    await edited.waitFor()
+    assert(!(await edited.innerText()).includes('Sessions') && (await list.getByRole('row').count()) === 2, `list after the edit: ${await list.innerText()}`)
+    const stored = (await listSchedules(api, clientId)).data
+    assert(
+      stored.length === 1 && stored[0].id === scheduleId && stored[0].rrule === 'DTSTART:20310201T043000Z RRULE:FREQ=DAILY;INTERVAL=2' && !stored[0].session_collection && stored[0].ad_structure_collection,
+      `stored: ${JSON.stringify(stored)}`,
+    )
+    // a change the API refuses (the schedule deleted meanwhile) shows the envelope's message in the form
+    const other = (await createSchedule(api, { client_id: clientId, rrule: 'DTSTART:20310301T000000Z RRULE:FREQ=HOURLY;INTERVAL=6' })).data
+    await region.getByRole('button', { name: 'Jobs and schedules of lab-three-collector' }).click()
+    await region.getByRole('button', { name: 'Jobs and schedules of lab-three-collector' }).click()
+    await list.getByRole('button', { name: `Edit schedule ${other.id}` }).click()
+    await deleteSchedule(api, other.id)
+    const refusedForm = panel.getByRole('form', { name: `Edit schedule ${other.id}` })
+    await refusedForm.getByRole('button', { name: 'Save schedule' }).click()
+    await refusedForm.getByRole('alert').filter({ hasText: 'no schedule with this id' }).waitFor()
+    await refusedForm.getByRole('button', { name: 'Cancel' }).click()
+    await refusedForm.waitFor({ state: 'detached' })
+
+    await list.getByRole('button', { name: `Delete schedule ${scheduleId}` }).click()
     await panel.getByRole('alertdialog', { name: 'Delete schedule' }).getByRole('button', { name: 'Confirm' }).click()
     await list.getByText('No schedule.').waitFor()
 

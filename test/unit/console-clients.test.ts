@@ -7,6 +7,7 @@ import { COLLECTION_OPTIONS } from '../../src/clients/jobs.store'
 import {
   adminSections,
   checkinAge,
+  chosenOptions,
   clientBody,
   clientJobStatusName,
   clientTypeLabel,
@@ -18,6 +19,7 @@ import {
   nextWholeHour,
   optionsBody,
   optionsSummary,
+  scheduleFields,
   scheduleRrule,
 } from '../../ui/src/pages/admin/model'
 
@@ -89,6 +91,26 @@ describe('schedules', () => {
   it('the first run defaults to the next whole hour (UTC, datetime-local format)', () => {
     expect(nextWholeHour(new Date('2026-11-29T10:41:07Z'))).toBe('2026-11-29T11:00')
     expect(nextWholeHour(new Date('2026-12-31T23:59:00Z'))).toBe('2027-01-01T00:00')
+  })
+  it("an Edit form starts from the stored schedule's recurrence, and saving it unchanged sends the same recurrence", () => {
+    for (const rrule of ['DTSTART:20261201T023000Z RRULE:FREQ=DAILY;INTERVAL=2', 'DTSTART:20261201T023015Z RRULE:FREQ=WEEKLY;INTERVAL=1']) {
+      const f = scheduleFields({ rrule, next_run: '2026-12-03T02:30:00.000Z' })!
+      expect(scheduleRrule(f)).toEqual({ rrule })
+    }
+    expect(scheduleFields({ rrule: 'DTSTART:20261201T023000Z RRULE:FREQ=DAILY;INTERVAL=2', next_run: 'x' })).toEqual({ frequency: 'DAILY', every: '2', start: '2026-12-01T02:30' })
+    expect(scheduleFields({ rrule: 'DTSTART:20261201T023015Z\nRRULE:FREQ=HOURLY', next_run: 'x' })).toEqual({ frequency: 'HOURLY', every: '1', start: '2026-12-01T02:30:15' })
+    // without DTSTART (made through the API): the next run, an occurrence of the same series
+    expect(scheduleFields({ rrule: 'RRULE:FREQ=HOURLY;INTERVAL=3', next_run: '2026-12-01T05:00:00.000Z' })).toEqual({ frequency: 'HOURLY', every: '3', start: '2026-12-01T05:00' })
+    expect(scheduleFields({ rrule: 'RRULE:FREQ=hourly', next_run: '2026-12-01T05:00:07.000Z' })).toEqual({ frequency: 'HOURLY', every: '1', start: '2026-12-01T05:00:07' })
+    // a recurrence the form cannot show
+    expect(scheduleFields({ rrule: 'RRULE:FREQ=MONTHLY', next_run: '2026-12-01T05:00:00.000Z' })).toBeNull()
+    expect(scheduleFields({ rrule: 'RRULE:FREQ=DAILYX', next_run: '2026-12-01T05:00:00.000Z' })).toBeNull()
+  })
+  it("an Edit form's options are the stored ones the client type takes", () => {
+    const stored = Object.fromEntries(COLLECTION_OPTIONS.map((o) => [o, o === 'session_collection' || o === 'all_trusted_domains']))
+    expect([...chosenOptions('sharphound', stored)].sort()).toEqual(['all_trusted_domains', 'session_collection'])
+    expect(chosenOptions('azurehound', stored).size).toBe(0)
+    expect(optionsBody('sharphound', chosenOptions('sharphound', stored))).toEqual(stored)
   })
 })
 

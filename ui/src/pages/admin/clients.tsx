@@ -1,6 +1,6 @@
 // Collector clients (enterprise collection, docs/collectors.md "Running collectors as services"): register a
 // SharpHound, AzureHound or OpenHound client (its token shown once), replace its token, edit, delete; per client,
-// run a job now, recurring schedules, and the job history with its log and cancel. Refreshed every 2 s while a
+// run a job now, recurring schedules (create, edit, delete), and the job history with its log and cancel. Refreshed every 2 s while a
 // job is waiting or running, so a collector's check-in and its job's end appear by themselves.
 import { useEffect, useState } from 'preact/hooks'
 import {
@@ -15,6 +15,7 @@ import {
   regenerateClientToken,
   runClientJob,
   updateClient,
+  updateSchedule,
   type ClientJobJson,
   type ClientJson,
   type ClientTokenJson,
@@ -28,6 +29,7 @@ import { Pager } from './ingest'
 import {
   CLIENT_TYPE_CHOICES,
   checkinAge,
+  chosenOptions,
   clientBody,
   clientJobStatusName,
   clientTypeLabel,
@@ -40,6 +42,7 @@ import {
   nextWholeHour,
   optionsBody,
   optionsSummary,
+  scheduleFields,
   scheduleRrule,
   type Frequency,
 } from './model'
@@ -194,12 +197,58 @@ function RunNow({ c, onRan }: { c: ClientJson; onRan: () => void }) {
   )
 }
 
+/** The recurrence fields of a schedule form (new or edit), starting from `start` (a stored schedule's, or the defaults). */
+function RecurrenceFields({ start }: { start: { frequency: Frequency; every: string; start: string } }) {
+  return (
+    <>
+      <label>
+        Frequency
+        <select name="frequency" defaultValue={start.frequency}>
+          <option value="HOURLY">Hourly</option>
+          <option value="DAILY">Daily</option>
+          <option value="WEEKLY">Weekly</option>
+        </select>
+      </label>
+      <label>Repeat every<input name="every" type="number" min={1} max={1000} defaultValue={start.every} required /></label>
+      {/* step 1 s only for a stored start with seconds (the default step, a minute, would refuse it) */}
+      <label>First run (UTC)<input name="start" type="datetime-local" step={start.start.length > 16 ? 1 : undefined} defaultValue={start.start} required /></label>
+    </>
+  )
+}
+
+/** A schedule's recurrence and collection options, changed in place (PUT /api/v2/events/{id}). */
+function EditSchedule({ c, s, onDone }: { c: ClientJson; s: ScheduleJson; onDone: (changed: boolean) => void }) {
+  const [error, setError] = useState('')
+  const [chosen, setChosen] = useState<Set<string>>(chosenOptions(c.type, s))
+  const fields = scheduleFields(s)
+  async function save(ev: Event) {
+    ev.preventDefault()
+    const f = new FormData(ev.currentTarget as HTMLFormElement)
+    const rule = scheduleRrule({ frequency: String(f.get('frequency')) as Frequency, every: String(f.get('every') ?? ''), start: String(f.get('start') ?? '') })
+    if ('error' in rule) return setError(rule.error)
+    const r = await attempt(() => updateSchedule(client, s.id, { rrule: rule.rrule, ...optionsBody(c.type, chosen) }), setError)
+    if (r) onDone(true)
+  }
+  return (
+    <form onSubmit={save} class="card form" aria-label={`Edit schedule ${s.id}`}>
+      <h4>Edit schedule {s.id}</h4>
+      {!fields && <p class="muted">Its recurrence “{s.rrule}” is not one this form shows: saving replaces it with the one chosen here.</p>}
+      <RecurrenceFields start={fields ?? { frequency: 'DAILY', every: '1', start: nextWholeHour() }} />
+      <OptionsPicker type={c.type} value={chosen} onChange={setChosen} name={`schedule ${s.id}`} />
+      <ErrorLine error={error} />
+      <button type="submit">Save schedule</button> <button type="button" class="secondary" onClick={() => onDone(false)}>Cancel</button>
+    </form>
+  )
+}
+
 function Schedules({ c }: { c: ClientJson }) {
   const [error, setError] = useState('')
   const [formError, setFormError] = useState('')
   const [rows, setRows] = useState<ScheduleJson[] | null>(null)
   const [chosen, setChosen] = useState<Set<string>>(defaultOptions(c.type))
   const [deleting, setDeleting] = useState<ScheduleJson | null>(null)
+  const [editing, setEditing] = useState<ScheduleJson | null>(null)
+  const [note, setNote] = useState('')
   async function load() {
     const r = await attempt(() => listSchedules(client, c.id), setError)
     if (r) setRows(r.data)
@@ -218,12 +267,14 @@ function Schedules({ c }: { c: ClientJson }) {
   }
   async function remove(s: ScheduleJson) {
     setDeleting(null)
+    setNote('')
     if (await attempt(() => deleteSchedule(client, s.id), setError)) load()
   }
   return (
     <section aria-label={`Schedules of ${c.name}`}>
       <h4>Schedules</h4>
       <ErrorLine error={error} />
+      {note && <p role="status">{note}</p>}
       {deleting && (
         <Confirm label="Delete schedule" message={`Delete the schedule “${describeRrule(deleting.rrule)}”? The jobs it already created stay.`} onConfirm={() => remove(deleting)} onCancel={() => setDeleting(null)} />
       )}
@@ -237,24 +288,31 @@ function Schedules({ c }: { c: ClientJson }) {
                 <td>{describeRrule(s.rrule)}</td>
                 <td>{optionsSummary(s)}</td>
                 <td>{when(s.next_run)}</td>
-                <td><button class="secondary danger" aria-label={`Delete schedule ${s.id}`} onClick={() => setDeleting(s)}>Delete</button></td>
+                <td>
+                  <div class="actions">
+                    <button class="secondary" aria-label={`Edit schedule ${s.id}`} onClick={() => (setNote(''), setEditing(s))}>Edit</button>
+                    <button class="secondary danger" aria-label={`Delete schedule ${s.id}`} onClick={() => setDeleting(s)}>Delete</button>
+                  </div>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
+      {editing && (
+        <EditSchedule
+          key={`edit-${editing.id}`}
+          c={c}
+          s={editing}
+          onDone={(changed) => {
+            setEditing(null)
+            if (changed) (setNote(`Schedule ${editing.id} updated.`), load())
+          }}
+        />
+      )}
       <form onSubmit={submit} class="card form" aria-label={`Schedule a collection for ${c.name}`}>
         <h4>New schedule</h4>
-        <label>
-          Frequency
-          <select name="frequency" defaultValue="DAILY">
-            <option value="HOURLY">Hourly</option>
-            <option value="DAILY">Daily</option>
-            <option value="WEEKLY">Weekly</option>
-          </select>
-        </label>
-        <label>Repeat every<input name="every" type="number" min={1} max={1000} defaultValue="1" required /></label>
-        <label>First run (UTC)<input name="start" type="datetime-local" defaultValue={nextWholeHour()} required /></label>
+        <RecurrenceFields start={{ frequency: 'DAILY', every: '1', start: nextWholeHour() }} />
         <OptionsPicker type={c.type} value={chosen} onChange={setChosen} name="the schedule" />
         <ErrorLine error={formError} />
         <button type="submit">Create schedule</button>

@@ -293,6 +293,26 @@ export function describeRrule(rrule: string): string {
   return d ? `${every} from ${d[1]}-${d[2]}-${d[3]} ${d[4]}:${d[5]} UTC` : every
 }
 
+/**
+ * The schedule form's fields for a stored schedule (its Edit form starts from them): frequency and interval from
+ * the recurrence, the first run from its DTSTART (seconds kept only when not zero), or, without one, the
+ * schedule's next run, itself an occurrence of the series. Null for a recurrence the form cannot show (not made
+ * by the form or the API's FREQ HOURLY, DAILY or WEEKLY).
+ */
+export function scheduleFields(s: { rrule: string; next_run: string }): { frequency: Frequency; every: string; start: string } | null {
+  const freq = /FREQ=(HOURLY|DAILY|WEEKLY)(?:;|\s|$)/i.exec(s.rrule)?.[1]?.toUpperCase() as Frequency | undefined
+  if (!freq) return null
+  const every = /INTERVAL=(\d+)/i.exec(s.rrule)?.[1] ?? '1'
+  const d = /DTSTART:(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/i.exec(s.rrule)
+  const start = d ? `${d[1]}-${d[2]}-${d[3]}T${d[4]}:${d[5]}${d[6] === '00' ? '' : `:${d[6]}`}` : s.next_run.slice(0, s.next_run.slice(17, 19) === '00' ? 16 : 19)
+  return { frequency: freq, every: String(+every), start }
+}
+
+/** The collection options a stored schedule (or job) has set, as the options picker's set (those of its type only). */
+export function chosenOptions(type: string, o: Partial<CollectionOptions>): Set<CollectionOption> {
+  return new Set(collectionOptionsFor(type).map((x) => x.key).filter((k) => o[k] === true))
+}
+
 /** Today's next whole hour as a datetime-local value in UTC: the schedule form's first-run default. */
 export function nextWholeHour(now: Date = new Date()): string {
   const d = new Date(Math.ceil(now.getTime() / 3_600_000) * 3_600_000)
