@@ -14,9 +14,12 @@
  *           graph, the job and the audit log as they were: a file is written completely or not at all.
  *
  * Environment access (docs/permissions.md): a writer restricted to some environments gets other SQL for
- * three statements (SQL.restricted): nodes outside its environments do not exist for it (neither matched as
- * edge ends, by id or name, nor merged into), and its nodes that would end up outside them are refused.
- * Writers with access to all environments run the statements as before, with no extra join per element.
+ * three statements (SQL.restricted, or SQL.restrictedMany beyond VISIBLE_BY_INDEX_MAX environments: the
+ * same rules, another form of one test): nodes outside its environments do not exist for it (neither
+ * matched as edge ends, by id or name, nor merged into), and its nodes that would end up outside them are
+ * refused. Writers with access to all environments run the statements as before, with no extra join per
+ * element. test/integration/graph-ingest-access.test.ts holds the rules' tests and a differential one (the
+ * same data through the restricted and the unrestricted SQL stores the same).
  *
  * Every staged array is expanded with json_each in SQL, so no statement comes near D1's 100 bound
  * parameters or 100 KB, and each step is one set-based statement over the whole upload.
@@ -53,8 +56,26 @@ export const REPEAT_SEQ_BASE = -1_000_000_000
 const FOLDED_SEQ_OFFSET = 2_000_000_000
 
 /** Environment id from a properties JSON expression: environmentid, then domainsid, then tenantid. */
-function envFrom(p: string): string {
+export function envFrom(p: string): string {
   const pick = (key: string) => `nullif(CASE WHEN json_type(${p}, '$.${key}') = 'text' THEN json_extract(${p}, '$.${key}') END, '')`
+  return `coalesce(${pick('environmentid')}, ${pick('domainsid')}, ${pick('tenantid')})`
+}
+
+/**
+ * The environment id `envFrom(json_patch(stored, patch))` gives, computed without building the patched
+ * object (json_patch parses both objects and writes a third, which envFrom then parses again per key).
+ * `patch` is a staged node's properties, always a JSON object (src/graph/opengraph.ts, src/collectors/), so
+ * RFC 7396 decides each key alone: a key the patch holds wins (its null deletes the key: no value), a key
+ * it lacks keeps the stored value (a stored value that is not an object counts as `{}`, as json_patch does).
+ * Only text values matter to envFrom, and a text value is never merged. Used where a restricted writer's
+ * nodes are checked (refused); test/integration/graph-ingest-access.test.ts compares it with the json_patch form on
+ * every combination of absent, null, empty, text and object values of the three keys.
+ */
+export function envFromPatched(stored: string, patch: string): string {
+  const pick = (key: string) =>
+    `nullif(CASE WHEN json_type(${patch}, '$.${key}') IS NULL
+      THEN (CASE WHEN json_type(${stored}, '$.${key}') = 'text' THEN json_extract(${stored}, '$.${key}') END)
+      WHEN json_type(${patch}, '$.${key}') = 'text' THEN json_extract(${patch}, '$.${key}') END, '')`
   return `coalesce(${pick('environmentid')}, ${pick('domainsid')}, ${pick('tenantid')})`
 }
 
@@ -101,6 +122,20 @@ function visible(envId: string, access: string): string {
 }
 
 /**
+ * `visible` for a node known by its id (an edge end joined on objectid), answered from the index
+ * nodes_env (environment_id, id) alone: the same test, since the row `vis` found is that node, present
+ * exactly when its environment is one of `access` (a node without environment matches none). The row form
+ * reads the node's table row for its environment, for every edge end, twice per commit (unmatched check and
+ * upsert); the index is a small fraction of the table (no properties) and stays in the page cache. One
+ * index search per environment of the writer, so it is used only for writers of at most
+ * VISIBLE_BY_INDEX_MAX environments (SQL.restricted; SQL.restrictedMany keeps the row form).
+ */
+function visibleById(id: string, access: string): string {
+  return `EXISTS (SELECT 1 FROM nodes vis INDEXED BY nodes_env WHERE vis.environment_id IN (SELECT value FROM json_each(${access})) AND vis.id = ${id})`
+}
+export const VISIBLE_BY_INDEX_MAX = 4
+
+/**
  * Node row JSON fields from staging: ?1 = upload id. Chunks in order, elements in order. `ph` marks a
  * placeholder row (collector payloads, src/collectors/payload.ts; PLACEHOLDER_UPSERT).
  */
@@ -123,7 +158,7 @@ function stagedNodes(extra = ''): string {
 function refused(r: string, n: string, access: string, envKinds: string): string {
   const ek = mergedEnvKind(`${r}.ek`, n, envKinds)
   const resulting = `CASE WHEN ${n}.id IS NULL THEN (CASE WHEN ${r}.ek IS NOT NULL THEN ${r}.o ELSE ${envFrom(`${r}.p`)} END)
-    ELSE (CASE WHEN ${ek} IS NOT NULL THEN ${n}.objectid ELSE ${envFrom(`json_patch(${n}.properties, ${r}.p)`)} END) END`
+    ELSE (CASE WHEN ${ek} IS NOT NULL THEN ${n}.objectid ELSE ${envFromPatched(`${n}.properties`, `${r}.p`)} END) END`
   return `((${n}.id IS NOT NULL AND NOT ${visible(`${n}.environment_id`, access)}) OR NOT ${visible(resulting, access)})`
 }
 
@@ -241,13 +276,23 @@ GROUP BY part, file`
  * subquery per end). With `access` (a restricted writer), nodes outside its environments do not exist:
  * they neither match nor make a name ambiguous, so the answer is the same as for a missing node.
  */
-function resolveEnd(v: string, m: string, k: string, byId: string, access: string | null): string {
+function resolveEnd(v: string, m: string, k: string, byId: string, access: Access | null): string {
   const kind = (n: string) => `(${k} IS NULL OR EXISTS (SELECT 1 FROM json_each(${n}.kinds) WHERE value = ${k}))`
-  const seen = (n: string) => (access ? ` AND ${visible(`${n}.environment_id`, access)}` : '')
+  // by name the node's row is read anyway (its name); by id only the index's id is, unless an end kind is asked
+  const seen = (n: string) => (access ? ` AND ${visible(`${n}.environment_id`, access.param)}` : '')
+  const seenById = (n: string) =>
+    access ? ` AND ${access.byIndex ? visibleById(`${n}.id`, access.param) : visible(`${n}.environment_id`, access.param)}` : ''
   return `CASE WHEN ${m} = 'name'
     THEN (SELECT CASE count(*) WHEN 0 THEN NULL WHEN 1 THEN min(x.id) ELSE -1 END
           FROM (SELECT n.id FROM nodes n WHERE n.name = ${v} COLLATE NOCASE AND n.name = ${v} AND ${kind('n')}${seen('n')} LIMIT 2) AS x)
-    WHEN ${byId}.id IS NOT NULL AND ${kind(byId)}${seen(byId)} THEN ${byId}.id END`
+    WHEN ${byId}.id IS NOT NULL AND ${kind(byId)}${seenById(byId)} THEN ${byId}.id END`
+}
+
+/** A restricted writer's environments for the edge statements: the parameter holding them, and the form of the test. */
+interface Access {
+  param: string
+  /** at most VISIBLE_BY_INDEX_MAX environments: visibleById */
+  byIndex: boolean
 }
 
 /**
@@ -268,9 +313,9 @@ export function stagedEdge(e: { s: string; sm: string; sk: string | null; t: str
  * Rows come in the order of the staging index (upload, part, seq) and of each chunk's array: upload
  * order. `LIMIT -1` keeps SQLite from flattening a subquery into the statement using it, which would
  * evaluate each json_extract (the inner one) or resolution (the outer one) once per reference instead of
- * once per row. `access`: the parameter holding a restricted writer's environments, or null.
+ * once per row. `access`: a restricted writer's environments (Access), or null.
  */
-function resolvedEdges(columns: string[], access: string | null): string {
+function resolvedEdges(columns: string[], access: Access | null): string {
   const extra = (n: number, dflt: string) => `CASE WHEN e.x < 0 THEN json_extract(e.v, '$[${n}]') ELSE ${dflt} END`
   return `
   SELECT ${columns.map((c) => `e.${c}`).join(', ')},
@@ -298,7 +343,7 @@ function unmatchedEnd(end: 'start' | 'end', id: string, v: string, m: string, k:
  * Records the staged edges that cannot be written, with the reason (see docs/graph.md). ?1 = upload id,
  * and for a restricted writer ?2 = access.
  */
-function unmatchedInsert(restricted: boolean): string {
+function unmatchedInsert(restricted: false | 'few' | 'many'): string {
   return `
 INSERT INTO ingest_unmatched (upload_id, file, context, message)
 SELECT ?1, r.file, 'graph.edges[' || CASE WHEN r.x < 0 THEN -r.x - 1 ELSE r.x END || ']',
@@ -306,7 +351,7 @@ SELECT ?1, r.file, 'graph.edges[' || CASE WHEN r.x < 0 THEN -r.x - 1 ELSE r.x EN
 FROM (SELECT file, x,
              ${unmatchedEnd('start', 'sid', "json_extract(v, '$[0]')", "json_extract(v, '$[5]')", "json_extract(v, '$[6]')")} AS sm1,
              ${unmatchedEnd('end', 'tid', "json_extract(v, '$[1]')", "json_extract(v, '$[7]')", "json_extract(v, '$[8]')")} AS tm1
-      FROM (${resolvedEdges(['file', 'x', 'v'], restricted ? '?2' : null)})
+      FROM (${resolvedEdges(['file', 'x', 'v'], restricted ? { param: '?2', byIndex: restricted === 'few' } : null)})
       WHERE sid IS NULL OR sid < 0 OR tid IS NULL OR tid < 0) AS r
 WHERE true`
 }
@@ -317,11 +362,11 @@ WHERE true`
  * becomes an ingested one (`derived = 0`), so the next post-processing run, which replaces derived edges,
  * does not delete what was ingested. ?1 = upload id, ?2 = now, and for a restricted writer ?3 = access.
  */
-function edgeUpsert(restricted: boolean): string {
+function edgeUpsert(restricted: false | 'few' | 'many'): string {
   return `
 INSERT INTO edges (start_id, end_id, kind, properties, created_at, updated_at, id)
 SELECT r.sid, r.tid, json_extract(r.v, '$[2]'), json_extract(r.v, '$[3]'), ?2, ?2, ${NEW_EDGE_ID_SQL}
-FROM (${resolvedEdges(['seq', 'ord', 'v'], restricted ? '?3' : null)}) AS r
+FROM (${resolvedEdges(['seq', 'ord', 'v'], restricted ? { param: '?3', byIndex: restricted === 'few' } : null)}) AS r
 WHERE r.sid > 0 AND r.tid > 0
 ORDER BY 1, 3, 2, r.seq, r.ord
 ON CONFLICT (start_id, kind, end_id) DO UPDATE SET
@@ -333,7 +378,9 @@ WHERE edges.properties IS NOT json_patch(edges.properties, excluded.properties) 
 
 const SQL = {
   all: { nodeUpsert: nodeUpsert(false), unmatchedInsert: unmatchedInsert(false), edgeUpsert: edgeUpsert(false) },
-  restricted: { nodeUpsert: nodeUpsert(true), unmatchedInsert: unmatchedInsert(true), edgeUpsert: edgeUpsert(true) },
+  /** a writer of at most VISIBLE_BY_INDEX_MAX environments */
+  restricted: { nodeUpsert: nodeUpsert(true), unmatchedInsert: unmatchedInsert('few'), edgeUpsert: edgeUpsert('few') },
+  restrictedMany: { nodeUpsert: nodeUpsert(true), unmatchedInsert: unmatchedInsert('many'), edgeUpsert: edgeUpsert('many') },
 }
 
 export type StagePart = 'n' | 'e'
@@ -427,7 +474,7 @@ const TASK_ERRORS_FROM_UNMATCHED = `(SELECT json_group_array(${taskErrorText('co
 export async function commitUpload(db: D1Database, u: CommitInput): Promise<CommitResult> {
   const access = u.access === null ? null : JSON.stringify(u.access)
   const envKinds = JSON.stringify(u.environmentKinds)
-  const sql = access === null ? SQL.all : SQL.restricted
+  const sql = u.access === null ? SQL.all : u.access.length <= VISIBLE_BY_INDEX_MAX ? SQL.restricted : SQL.restrictedMany
   // Placeholders (collector payloads only; an OpenGraph upload skips the extra scan of its staged nodes).
   const placeholders =
     u.placeholders && access === null
