@@ -659,7 +659,9 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
      * kind and other end, at most `limit`. Both node tests are exactWhere's (exact, on the stored kinds). The
      * page's statistics (how many near nodes, the last id) come from a second statement of the same batch that
      * binds only the page's own parameters (?1…: D1 refuses a binding a statement does not use). The far node is
-     * `n` as well, in the outer query (the page's `n` is the CTE's own scope).
+     * `n` as well, in the outer query (the page's `n` is the CTE's own scope). The relationships come with their
+     * properties (parsed when first read): presenting them reads `lastseen`, and a statement of its own for
+     * them afterwards (loadRelProperties) moved as many rows again.
      */
     async oneHop(hop: OneHopScan, afterId: number, nearPage: number, limit: number): Promise<OneHopPage> {
       const params: (string | number)[] = []
@@ -675,7 +677,7 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         db
           .prepare(
             `WITH w AS (${page})
-             SELECT e.id, e.start_id, e.end_id, e.kind, e.updated_at FROM w CROSS JOIN edges e ON e.${nearEnd} = w.id CROSS JOIN nodes n ON n.id = e.${farEnd}
+             SELECT e.id, e.start_id, e.end_id, e.kind, e.properties, e.updated_at FROM w CROSS JOIN edges e ON e.${nearEnd} = w.id CROSS JOIN nodes n ON n.id = e.${farEnd}
              WHERE 1 ${kindSql} ${far.map((c) => `AND ${c}`).join(' ')}
              ORDER BY w.id, e.kind, e.${farEnd} LIMIT ${param(limit)}`,
           )

@@ -20,7 +20,9 @@
  * compares the rows with the engine's, in order, for an unrestricted and a restricted caller.
  *
  * Cost: each page reads at most its near nodes' relationships (as one level statement of the walk does for
- * its nodes), and every near node, relationship and row is charged to the budget as the walk charges them.
+ * its nodes), and every near node, relationship and row is charged to the budget as the walk charges them. The
+ * relationships come with their properties (the same stored text loadRelProperties would read afterwards for
+ * presenting them, charged by their length), so answering takes the join and one read of the rows' nodes.
  */
 import type { Clause, Expr, PatternPart, Projection, Query } from './ast'
 import { containsAggregate, type Row } from './eval'
@@ -101,9 +103,13 @@ export async function* oneHopStream(ctx: RunContext, push: OneHopPushdown): Asyn
     const page = await ctx.source.oneHop!(scan, after, size, push.want - made)
     // as the walk charges: a step per scanned node and per relationship, their bytes, then the far nodes read
     ctx.budget.chargeSteps(page.scanned + page.edges.length)
-    ctx.budget.chargeBytes(page.edges.length * EDGE_BYTES)
+    ctx.budget.chargeBytes(page.edges.reduce((n, e) => n + (e.bytes ?? EDGE_BYTES), 0))
     ctx.budget.chargeRows(page.edges.length)
-    for (const e of page.edges) ctx.rels.set(e.id, e)
+    for (const e of page.edges) {
+      ctx.rels.set(e.id, e)
+      // read with their properties: presenting them (lastseen) needs no statement of its own (loadRelProperties)
+      ctx.withProps.add(e.id)
+    }
     await loadNodes(
       ctx,
       page.edges.flatMap((e) => [e.start, e.end]),

@@ -199,9 +199,9 @@ export interface GraphSource {
    * One page of a one-hop pattern answered by one join (issue 28, onehop.ts): of the first `nearPage` visible
    * nodes with id > `afterId` passing `hop.near` (by id), the relationships `expand` would return there (kinds,
    * direction, the other end visible) whose other end passes `hop.far`, ordered by near node id, then kind, then
-   * the other end's id, at most `limit`; `scanned` how many near nodes the page held (fewer than `nearPage`: the
-   * last page), `lastId` the last of them. Both node tests exact (countNodes'). Optional: without it the engine
-   * scans and walks.
+   * the other end's id, at most `limit`, with their properties; `scanned` how many near nodes the page held
+   * (fewer than `nearPage`: the last page), `lastId` the last of them. Both node tests exact (countNodes').
+   * Optional: without it the engine scans and walks.
    */
   oneHop?(hop: OneHopScan, afterId: number, nearPage: number, limit: number): Promise<OneHopPage>
   /**
