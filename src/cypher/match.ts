@@ -654,14 +654,15 @@ function newSearch(ctx: RunContext, source: number, left: number): Search {
 }
 
 /**
- * One more level of `search` over `adj`: every node first reached gets every link from the level before
- * (so the parents of a level are complete when the level is). Returns the nodes of the new level.
+ * Part of the next level of `search` over `level`: the nodes of `from` (part of its frontier) walked, every
+ * node first reached added to `next` with every link from the level before (so the parents of a level are
+ * complete when the whole level is). The search's own level and frontier are left to the caller.
  */
-function step(ctx: RunContext, search: Search, level: Level): number[] {
+function stepFrom(ctx: RunContext, search: Search, level: Level, from: number[], next: number[]): void {
   const d = search.level + 1
-  const next: number[] = []
+  const before = next.length
   let links = 0
-  for (const at of search.frontier) {
+  for (const at of from) {
     const l = level.get(at)
     if (!l) continue
     for (let i = 0; i < l.length; i += 2) {
@@ -678,13 +679,20 @@ function step(ctx: RunContext, search: Search, level: Level): number[] {
       }
     }
   }
-  ctx.budget.chargeRows(next.length)
-  ctx.budget.chargeSteps(next.length)
-  const bytes = next.length * SEARCH_NODE_BYTES + links * PARENT_BYTES
+  const added = next.length - before
+  ctx.budget.chargeRows(added)
+  ctx.budget.chargeSteps(added)
+  const bytes = added * SEARCH_NODE_BYTES + links * PARENT_BYTES
   ctx.budget.chargeBytes(bytes)
   search.bytes += bytes
+}
+
+/** One more level of `search` over `level` (stepFrom over its whole frontier). Returns the nodes of the new level. */
+function step(ctx: RunContext, search: Search, level: Level): number[] {
+  const next: number[] = []
+  stepFrom(ctx, search, level, search.frontier, next)
   search.frontier = next
-  search.level = d
+  search.level++
   return next
 }
 
@@ -740,8 +748,10 @@ export interface ShortestTuning {
   pairwiseMax: number
   proveAfter: number
   reachLimit: number
+  /** frontier nodes per chunk of a multi-target shortestPath level (answered chunk by chunk) */
+  levelChunk: number
 }
-export const SHORTEST_TUNING: ShortestTuning = { pairwiseMax: 64, proveAfter: 2_000, reachLimit: 32_768 }
+export const SHORTEST_TUNING: ShortestTuning = { pairwiseMax: 64, proveAfter: 2_000, reachLimit: 32_768, levelChunk: EXPAND_CHUNK }
 
 /**
  * Shortest paths from the source of `shared` to `y` (a different node) by bidirectional breadth-first
@@ -1193,6 +1203,46 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
     for (let d = 1; d <= maxDepth; d++) {
       const active = searches.filter((x) => x.frontier.length > 0 && x.left > 0)
       if (active.length === 0) break
+      if (!all) {
+        // shortestPath: a node's depth is final when it is first reached and its first parent link gives a
+        // shortest path, so the level is read `levelChunk` (EXPAND_CHUNK) frontier nodes at a time and the targets each
+        // chunk reaches are answered before the next chunk is read: a LIMIT stops the search inside a level
+        // (at 1 M edges the kerberoastable users' paths to Tier Zero: 842 pairs after three levels, the
+        // fourth would walk ~120 000 nodes for 158 more). allShortestPaths needs every parent of a level.
+        const union = [...new Set(active.flatMap((x) => x.frontier))]
+        const size = Math.max(1, ctx.shortest.levelChunk)
+        const parts = chunks(union, size)
+        const chunkOf = new Map<number, number>()
+        union.forEach((n, i) => chunkOf.set(n, Math.floor(i / size)))
+        const byChunk = active.map((x) => {
+          const b: number[][] = parts.map(() => [])
+          for (const n of x.frontier) b[chunkOf.get(n)!].push(n)
+          return b
+        })
+        const nexts: number[][] = active.map(() => [])
+        for (let c = 0; c < parts.length; c++) {
+          const level = await adjacency(ctx, parts[c], dir, kinds, keep, cache)
+          const found: [Search, number[]][] = []
+          active.forEach((search, i) => {
+            if (byChunk[i][c].length === 0) return
+            const first = nexts[i].length
+            stepFrom(ctx, search, level, byChunk[i][c], nexts[i])
+            const reached = nexts[i].slice(first).filter((to) => targets.has(to) && to !== search.source)
+            search.left -= reached.length
+            if (reached.length) found.push([search, reached.sort((x, y) => x - y)])
+          })
+          ctx.budget.releaseBytes(level.transient)
+          for (const [search, reached] of found) {
+            const out = await toRows(pathsTo(search, reached))
+            for (let i = 0; i < out.length; i += BATCH) yield out.slice(i, i + BATCH)
+          }
+        }
+        active.forEach((search, i) => {
+          search.frontier = nexts[i]
+          search.level = d
+        })
+        continue
+      }
       const level = await adjacency(ctx, [...new Set(active.flatMap((x) => x.frontier))], dir, kinds, keep, cache)
       const found: [Search, number[]][] = []
       for (const search of active) {

@@ -156,7 +156,7 @@ describe('the store proves unreachability in one statement', () => {
     await fc.assert(
       fc.asyncProperty(
         graphArb,
-        fc.record({ pairwiseMax: fc.constantFrom(0, 64), proveAfter: fc.constantFrom(0, 1, 3), reachLimit: fc.constantFrom(1, 3, 50) }),
+        fc.record({ pairwiseMax: fc.constantFrom(0, 64), proveAfter: fc.constantFrom(0, 1, 3), reachLimit: fc.constantFrom(1, 3, 50), levelChunk: fc.constantFrom(1, 2_000) }),
         async ({ nodes, edges, dir, access }, shortest) => {
           await load(nodes, edges)
           const r = dir === 'out' ? '-[:A|B*1..]->' : dir === 'in' ? '<-[:A|B*1..]-' : '-[:A|B*1..]-'

@@ -90,6 +90,8 @@ const tuningArb = fc.record({
   pairwiseMax: fc.constantFrom(0, 4, 64),
   proveAfter: fc.constantFrom(0, 1, 3, 2_000),
   reachLimit: fc.constantFrom(1, 2, 4, 32_768),
+  // a multi-target shortestPath level read and answered 1, 2 or every frontier node at a time
+  levelChunk: fc.constantFrom(1, 2, 2_000),
 })
 
 describe('shortest paths equal a brute-force answer', () => {
@@ -204,6 +206,33 @@ describe('shortest-path ends read as ids (issue 28)', () => {
     }
     // ...and each node read is still a step: a step budget under the 3 000 starts refuses it, naming the limit
     await expect(runQuery(query, memorySource(null, nodes, edges), { limits: { ...fewRows, maxSteps: 2_000 } })).rejects.toThrow(/traversal step limit/)
+  })
+})
+
+describe('multi-target shortestPath levels answered chunk by chunk (issue 28)', () => {
+  it('a LIMIT reached inside a level stops the search there: the rest of the level is never walked', async () => {
+    // target T <- 1 500 middle nodes (level 1); each middle node <- one start (:X) and 5 other nodes (level 2:
+    // 9 000 nodes). LIMIT 10 is met by the first chunk of level 2; walking all of it passes the row limit.
+    const nodes: NodeRecord[] = [node(1, 'E1', ['Base', 'Y'])]
+    const edges: EdgeRecord[] = []
+    const add = (kinds: string[], to: number) => {
+      const id = nodes.length + 1
+      nodes.push(node(id, 'E1', kinds))
+      edges.push(edge(edges.length + 1, id, 'A', to))
+      return id
+    }
+    for (let i = 0; i < 1500; i++) {
+      const m = add(['Base'], 1)
+      add(['Base', 'X'], m)
+      for (let j = 0; j < 5; j++) add(['Base'], m)
+    }
+    const query = parseCypher('MATCH p = shortestPath((s:X)-[:A*1..]->(t:Y)) RETURN length(p) AS l LIMIT 10')
+    const limits: CypherLimits = { maxRows: 4_000, maxResultRows: 1e6, maxSteps: 1e6, maxMillis: 60_000, maxBytes: 64 * 1024 * 1024 }
+    const r = await runQuery(query, memorySource(null, nodes, edges), { limits, shortest: { levelChunk: 100 } })
+    expect(r.rows).toEqual(Array.from({ length: 10 }, () => [2]))
+    expect(r.ctx.plans.join()).toMatch(/1500 x 1, multi-target search from the end side/)
+    // the whole level at once (as allShortestPaths must, every parent of a level) passes the row limit
+    await expect(runQuery(query, memorySource(null, nodes, edges), { limits, shortest: { levelChunk: 1e9 } })).rejects.toThrow(/row limit/)
   })
 })
 
