@@ -974,8 +974,8 @@ function exactEnd(np: NodePattern, filters: Expr[]): NodeCountTest | null {
 /**
  * The nodes one end of a shortest-path pattern may be (the same nodes as `candidates`: its labels, property
  * map and own WHERE conditions), as ids only (issue 28). An end set can be most of the graph (`(n:Base)`,
- * every user: 100 000 and 56 000 nodes at 1 M edges), and the searches need only its ids; `candidates`
- * held every record (600 bytes charged each, ~60 MB for `(n:Base)`, past the memory limit) and counted each
+ * every user: 90 000 and 55 789 nodes at 1 M edges), and the searches need only its ids; `candidates`
+ * held every record (600 bytes charged each, ~54 MB for `(n:Base)`, past the memory limit with the search) and counted each
  * node as a row, so such a question was refused before its search began. Here each scan page is held only
  * while its nodes are tested (charged, then given back), every node read is a step, and each id kept is
  * charged END_ID_BYTES. The records of the ends a path returns are read again then (loadNodes). An end
