@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { clearedCookies, COOKIE_LOGIN_HEADER, csrfToken, originProblem, sessionCookies } from './csrf'
 import { defineRoute, type RouteEntry } from '../http/route'
 import { ApiError, rfc3339 } from '../http/errors'
-import { ROLES, type Role } from './permissions'
+import { ROLES, type EnvironmentAccess, type Role } from './permissions'
 import { resolveRoles } from './roles'
 import { hasPermission } from './principal'
 import { hashPassword, verifyPassword } from './password'
@@ -31,6 +31,7 @@ import { checkLoginOtp, mfaRoutes } from './mfa.routes'
 import { storedPasswordExpiration } from '../appcfg/appcfg.store'
 import { passwordExpiresAt } from '../appcfg/parameters'
 import { selfChangeRefusal } from './self-change'
+import { requireGrantWithin, requireUserWithin } from './user-scope'
 
 /** Public shape of a user. Never includes the password hash. */
 export const UserSchema = z
@@ -332,6 +333,9 @@ export const authRoutes: RouteEntry[] = [
     async (c, { body }) => {
       const now = rfc3339(c.var.now())
       const id = crypto.randomUUID()
+      const access: EnvironmentAccess = body.all_environments ? { all: true } : { all: false, ids: [...new Set(body.environment_access)] }
+      // a caller restricted to some environments grants only its own (src/auth/user-scope.ts)
+      requireGrantWithin(c.var.principal.environmentAccess, access)
       await checkSsoLink(c.env.DB, body.sso_provider_id, body.secret)
       if (body.needs_password_reset && !body.secret)
         throw new ApiError(400, 'needs_password_reset needs a secret: the user must have a password to change', 'needs_password_reset')
@@ -341,7 +345,7 @@ export const authRoutes: RouteEntry[] = [
         email: body.email_address ?? null,
         password_hash: body.secret ? await hashPassword(body.secret) : null,
         roles: rolesOf(body.roles),
-        environment_access: body.all_environments ? { all: true } : { all: false, ids: [...new Set(body.environment_access)] },
+        environment_access: access,
         sso_provider_id: body.sso_provider_id ?? null,
         // a password expires at once when a change is forced, else after the configured window (src/appcfg/)
         secret_expires_at: body.needs_password_reset ? now : body.secret ? passwordExpiresAt(Date.parse(now), await storedPasswordExpiration(c.env.DB)) : null,
@@ -401,6 +405,9 @@ export const authRoutes: RouteEntry[] = [
         const refused = selfChangeRefusal({ current, roles, environment_access: access, is_disabled: body.is_disabled })
         if (refused) throw new ApiError(400, refused.message, refused.context)
       }
+      // a restricted caller manages only users within its environments, and grants only those (src/auth/user-scope.ts)
+      requireUserWithin(c.var.principal.environmentAccess, current.environment_access)
+      if (access) requireGrantWithin(c.var.principal.environmentAccess, access)
       const nowIso = rfc3339(c.var.now())
       await checkSsoLink(db, body.sso_provider_id, body.secret)
       const sessions = await openSessionIds(db, params.user_id, nowIso)
@@ -450,6 +457,9 @@ export const authRoutes: RouteEntry[] = [
     async (c, { params }) => {
       if (params.user_id === c.var.principal.userId) throw new ApiError(400, 'you cannot delete yourself', 'user_id')
       const db = c.env.DB
+      const target = await findUserById(db, params.user_id)
+      if (!target) throw new ApiError(404, 'resource not found', 'user_id')
+      requireUserWithin(c.var.principal.environmentAccess, target.environment_access)
       const nowIso = rfc3339(c.var.now())
       const tokens = await tokenIdsOfUser(db, params.user_id)
       const sessions = await openSessionIds(db, params.user_id, nowIso)
@@ -496,6 +506,7 @@ export const authRoutes: RouteEntry[] = [
       })
       if (!target) throw new ApiError(404, 'resource not found', 'user_id')
       if (!decision.ok) throw new ApiError(decision.status, decision.message, decision.context)
+      if (!decision.self) requireUserWithin(p.environmentAccess, target.environment_access)
       if (decision.mustVerifyCurrent) {
         if (!(await verifyPassword(body.current_secret ?? '', target.password_hash))) throw new ApiError(400, 'the current password is not correct', 'current_secret')
         if (await verifyPassword(body.secret, target.password_hash)) throw new ApiError(400, 'the new password must differ from the current one', 'secret')
@@ -537,6 +548,7 @@ export const authRoutes: RouteEntry[] = [
       const db = c.env.DB
       const target = await findUserById(db, params.user_id)
       if (!target) throw new ApiError(404, 'resource not found', 'user_id')
+      requireUserWithin(c.var.principal.environmentAccess, target.environment_access)
       if (target.sso_provider_id !== null || target.password_hash === null)
         throw new ApiError(400, 'this user has no password to expire', 'user_id')
       const nowIso = rfc3339(c.var.now())

@@ -13,6 +13,7 @@ import { hasPermission } from './principal'
 import { ROLES } from './permissions'
 import { verifyPassword } from './password'
 import { findUserById } from './users.store'
+import { requireUserWithin } from './user-scope'
 import { activateMfa, claimMfaStep, clearMfa, enrolMfa, getMfa, mfaStatus } from './mfa.store'
 import { MFA_MESSAGES, mfaAccess, openMfaSecret, sealMfaSecret } from './mfa'
 import { newTotpSecret, otpauthUri, verifyTotp } from './totp'
@@ -66,6 +67,8 @@ async function target(c: Context<AppEnv>, userId: string) {
   // collector clients' service users are not people: absent here as on every user route
   if (!user || user.roles.some((r) => !(ROLES as readonly string[]).includes(r)))
     throw new ApiError(404, 'resource not found', 'user_id')
+  // another user's second factor: only a user within the caller's environments (src/auth/user-scope.ts)
+  if (access !== 'self') requireUserWithin(p.environmentAccess, user.environment_access)
   return { user, self: access === 'self' }
 }
 

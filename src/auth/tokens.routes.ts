@@ -8,7 +8,8 @@ import { invalidateSubject } from '../ratelimit/limiter.client'
 import { forgetTokenKey } from './authenticate'
 import { newTokenKey, sealTokenKey } from './token-crypto'
 import { deleteToken, getToken, insertToken, listTokens, type TokenRecord } from './tokens.store'
-import { getUser } from './users.store'
+import { findUserById, getUser } from './users.store'
+import { requireUserWithin } from './user-scope'
 
 
 export const TokenSchema = z
@@ -73,7 +74,10 @@ export const tokenRoutes: RouteEntry[] = [
       if (userId !== p.userId) {
         if (!p.permissions.includes('auth/ManageUsers'))
           throw new ApiError(403, 'missing permission to create tokens for other users', 'user_id')
-        if (!(await getUser(c.env.DB, userId))) throw new ApiError(404, 'user not found', 'user_id')
+        const target = await getUser(c.env.DB, userId)
+        if (!target) throw new ApiError(404, 'user not found', 'user_id')
+        // a token for a user who sees more than the caller would be a key to more (src/auth/user-scope.ts)
+        requireUserWithin(p.environmentAccess, target.environment_access)
       }
       const now = rfc3339(c.var.now())
       const id = crypto.randomUUID()
@@ -136,6 +140,11 @@ export const tokenRoutes: RouteEntry[] = [
       // a caller cannot learn which token ids exist; only administrators may revoke other users' tokens.
       if (!t || (t.user_id !== p.userId && !p.permissions.includes('auth/ManageUsers')))
         throw new ApiError(404, 'resource not found', 'token_id')
+      if (t.user_id !== p.userId) {
+        // another user's token: only a user within the caller's environments (src/auth/user-scope.ts)
+        const owner = await findUserById(c.env.DB, t.user_id)
+        if (owner) requireUserWithin(p.environmentAccess, owner.environment_access)
+      }
       if (!(await deleteToken(c.env.DB, t.id, auditOf(c).write({ user_id: t.user_id })))) throw new ApiError(404, 'resource not found', 'token_id')
       forgetTokenKey(t.id)
       await invalidateSubject(c.env, 'token', t.id)

@@ -212,3 +212,75 @@ describe('users and roles', () => {
     expect(await stored()).toMatchObject({ all_environments: 1 })
   })
 })
+
+describe('an administrator restricted to some environments manages only users within them (src/auth/user-scope.ts)', () => {
+  const BEYOND = 'this user has access to environments beyond yours'
+  const A = 'S-1-5-21-71'
+  const B = 'S-1-5-21-72'
+  const C = 'S-1-5-21-73'
+  const row = (id: string) => env.DB.prepare('SELECT * FROM users WHERE id = ?1').bind(id).first()
+  const tokens = (id: string) => env.DB.prepare('SELECT count(*) AS n FROM api_tokens WHERE user_id = ?1').bind(id).first('n')
+  const users = () => env.DB.prepare('SELECT count(*) AS n FROM users').first('n')
+  /** the refusal: 403 envelope naming `context`, and the request's audit failure row */
+  async function refused(res: Response, context: string, message: string | RegExp, action: string) {
+    const e = await expectEnvelope(res, 403, message)
+    expect(e.errors[0].context).toBe(context)
+    const audit = await env.DB.prepare("SELECT action, status FROM audit_logs WHERE request_id = ?1 AND status != 'intent'").bind(e.request_id).all()
+    expect(audit.results).toEqual([{ action, status: 'failure' }])
+  }
+
+  it('every mutating user route refuses a user beyond the caller (403), nothing is written; an unrestricted administrator is not refused', async () => {
+    const r = await userWithRole('Administrator', { all_environments: false, environment_access: [A, B] })
+    const admin = r.admin
+    const name = () => `scope-${crypto.randomUUID().slice(0, 8)}`
+    const unrestricted = (await admin.createUser({ principal_name: name(), roles: ['Administrator'], secret: 'first-password-123' })).data.id
+    const other = (await admin.createUser({ principal_name: name(), roles: ['User'], secret: 'first-password-123', all_environments: false, environment_access: [A, C] })).data.id
+    for (const target of [unrestricted, other]) {
+      const token = (await admin.createToken('kept', target)).data.id
+      const before = await row(target)
+      await refused(await r.client.raw('PATCH', `/api/v2/bloodhound-users/${target}`, { email_address: `${name()}@example.test` }), 'user_id', BEYOND, 'UpdateUser')
+      await refused(await r.client.raw('PATCH', `/api/v2/bloodhound-users/${target}`, { is_disabled: true }), 'user_id', BEYOND, 'UpdateUser')
+      await refused(await r.client.raw('PUT', `/api/v2/bloodhound-users/${target}/secret`, { secret: 'taken-over-password-1', needs_password_reset: false }), 'user_id', BEYOND, 'UpdateUserSecret')
+      await refused(await r.client.raw('DELETE', `/api/v2/bloodhound-users/${target}/secret`), 'user_id', BEYOND, 'ExpireUserSecret')
+      await refused(await r.client.raw('DELETE', `/api/v2/bloodhound-users/${target}/mfa`, { secret: 'correct-horse-battery' }), 'user_id', BEYOND, 'DisenrollMFA')
+      await refused(await r.client.raw('POST', '/api/v2/tokens', { token_name: 'takeover', user_id: target }), 'user_id', BEYOND, 'CreateAuthToken')
+      await refused(await r.client.raw('DELETE', `/api/v2/tokens/${token}`), 'user_id', BEYOND, 'DeleteAuthToken')
+      await refused(await r.client.raw('DELETE', `/api/v2/bloodhound-users/${target}`), 'user_id', BEYOND, 'DeleteUser')
+      expect(await row(target)).toEqual(before) // password hash, expiry, access, flags unchanged
+      expect(await tokens(target)).toBe(1)
+      // reading is not concerned
+      expect((await r.client.raw('GET', `/api/v2/bloodhound-users/${target}`)).status).toBe(200)
+    }
+    // the unrestricted administrator acts on both
+    expect((await admin.raw('PUT', `/api/v2/bloodhound-users/${other}/secret`, { secret: 'second-password-123' })).status).toBe(200)
+    expect((await admin.raw('POST', '/api/v2/tokens', { token_name: 'ok', user_id: unrestricted })).status).toBe(200)
+    expect((await admin.raw('DELETE', `/api/v2/bloodhound-users/${other}`)).status).toBe(200)
+  })
+
+  it('grants only all_environments false and environments of its own; users within are managed as before', async () => {
+    const r = await userWithRole('Administrator', { all_environments: false, environment_access: [A, B] })
+    const name = () => `grant-${crypto.randomUUID().slice(0, 8)}`
+    const count = await users()
+    const create = (body: Record<string, unknown>) => r.client.raw('POST', '/api/v2/bloodhound-users', { principal_name: name(), roles: ['User'], secret: 'first-password-123', ...body })
+    await refused(await create({}), 'all_environments', 'all_environments: you may not grant access to every environment', 'CreateUser') // the default is every environment
+    await refused(await create({ all_environments: true }), 'all_environments', 'all_environments', 'CreateUser')
+    await refused(await create({ all_environments: false, environment_access: [A, C] }), 'environment_access', `environment_access "${C}" is outside the environments you may access`, 'CreateUser')
+    expect(await users()).toBe(count)
+    const made = await create({ all_environments: false, environment_access: [B] })
+    expect(made.status).toBe(200)
+    const id = ((await made.json()) as { data: { id: string } }).data.id
+    const before = await row(id)
+    const patch = (body: Record<string, unknown>) => r.client.raw('PATCH', `/api/v2/bloodhound-users/${id}`, body)
+    await refused(await patch({ all_environments: true }), 'all_environments', 'all_environments', 'UpdateUser')
+    await refused(await patch({ environment_access: [C] }), 'environment_access', `"${C}"`, 'UpdateUser')
+    expect(await row(id)).toEqual(before)
+    // within: access, password, token, revocation, deletion as before
+    expect((await patch({ environment_access: [A, B] })).status).toBe(200)
+    expect(await row(id)).toMatchObject({ all_environments: 0, environment_ids: JSON.stringify([A, B]) })
+    expect((await r.client.raw('PUT', `/api/v2/bloodhound-users/${id}/secret`, { secret: 'second-password-123' })).status).toBe(200)
+    const t = await r.client.raw('POST', '/api/v2/tokens', { token_name: 'within', user_id: id })
+    expect(t.status).toBe(200)
+    expect((await r.client.raw('DELETE', `/api/v2/tokens/${((await t.json()) as { data: { id: string } }).data.id}`)).status).toBe(200)
+    expect((await r.client.raw('DELETE', `/api/v2/bloodhound-users/${id}`)).status).toBe(200)
+  })
+})
