@@ -1,9 +1,9 @@
 // Shared harness of the browser suites (explorer.mjs, console*.mjs): the check counter and its final
 // "N passed, N failed" line, a local worker on a throw-away D1 directory (wrangler's unstable_startWorker, every
-// migration applied, no internet needed), and Debian's Chromium through playwright-core with every request to
-// another origin refused and recorded, and every page/script error collected.
+// migration applied in one Miniflare, no internet needed), and Debian's Chromium through playwright-core with every
+// request to another origin refused and recorded, and every page/script error collected.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -28,13 +28,16 @@ export function suite(label, { timeoutMs = 600_000 } = {}) {
     finish(1)
   }, timeoutMs)
   watchdog.unref()
+  // each check's line ends with how long it took, e.g. "(2.4 s)", so a slow check shows in the CI log
   async function check(name, fn) {
+    const t0 = performance.now()
+    const took = () => `(${((performance.now() - t0) / 1000).toFixed(1)} s)`
     try {
       await fn()
       passed++
-      console.log(`ok   ${name}`)
+      console.log(`ok   ${name} ${took()}`)
     } catch (e) {
-      fail(`${name}: ${e?.message ?? e}`)
+      fail(`${name}: ${e?.message ?? e} ${took()}`)
     }
   }
   return { check, fail, finish }
@@ -50,8 +53,43 @@ export function chromiumPath() {
 }
 
 /**
+ * Every migration in migrations/ applied to a fresh local D1 under `persist` (the layout `wrangler dev
+ * --persist-to` reads), as `wrangler d1 migrations apply DB --local` does it: the same d1_migrations table and
+ * rows, each file with its INSERT into that table as one batch of statements split by wrangler's own splitter.
+ * The difference is one Miniflare for all of them, where wrangler starts a workerd per file (33 files: ~45 s of
+ * CPU, over half of a browser suite's time). The resulting database is the same as wrangler's (schema, rows and
+ * bookkeeping compared with `sqlite3 .dump`). The real command is still run by test/hardening/restart.mjs and
+ * test/cli/e2e-worker.test.ts.
+ */
+export async function applyMigrations(persist) {
+  const { Miniflare } = await import('miniflare')
+  const { unstable_getMiniflareWorkerOptions, unstable_splitSqlQuery } = await import('wrangler')
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, 'wrangler.toml'))
+  const mf = new Miniflare({ modules: true, script: 'export default {}', d1Persist: path.join(persist, 'v3', 'd1'), d1Databases: workerOptions.d1Databases })
+  try {
+    const db = await mf.getD1Database('DB')
+    // wrangler's statement, character for character (SQLite keeps the text in sqlite_master)
+    await db
+      .prepare('CREATE TABLE IF NOT EXISTS d1_migrations(\n\t\tid         INTEGER PRIMARY KEY AUTOINCREMENT,\n\t\tname       TEXT UNIQUE,\n\t\tapplied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL\n);')
+      .run()
+    const dir = path.join(root, 'migrations')
+    for (const name of readdirSync(dir).filter((n) => n.endsWith('.sql')).sort()) {
+      const sql = `${readFileSync(path.join(dir, name), 'utf8')}\nINSERT INTO d1_migrations (name) values ('${name}');\n`
+      try {
+        await db.batch(unstable_splitSqlQuery(sql).map((q) => db.prepare(q)))
+      } catch (e) {
+        throw new Error(`migration ${name} failed: ${e?.cause?.message ?? e?.message ?? e}`)
+      }
+    }
+  } finally {
+    await mf.dispose()
+  }
+}
+
+/**
  * The worker on 127.0.0.1 (random port) with `secrets` as its secret bindings and a fresh local D1 directory.
- * `buildUi` builds the console into ui/dist first. Returns { origin, stop }.
+ * `buildUi` builds the console into ui/dist first (skipped when ui/dist is newer than its sources, e.g. when
+ * `npm test` or .ci/run built it already). Prints one line with the time each part took. Returns { origin, stop }.
  */
 export async function startLocalWorker({ secrets, tmpPrefix = 'edgehound-browser-', buildUi = false }) {
   const persist = mkdtempSync(path.join(os.tmpdir(), tmpPrefix))
@@ -60,13 +98,20 @@ export async function startLocalWorker({ secrets, tmpPrefix = 'edgehound-browser
     await worker?.dispose().catch(() => {})
     rmSync(persist, { recursive: true, force: true })
   }
+  const times = []
+  let t = performance.now()
+  const lap = (what) => {
+    const now = performance.now()
+    times.push(`${what} ${((now - t) / 1000).toFixed(1)} s`)
+    t = now
+  }
   try {
-    if (buildUi) execFileSync(process.execPath, [path.join(root, 'scripts', 'build-ui.mjs')], { cwd: root, stdio: 'inherit' })
-    execFileSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
-      cwd: root,
-      env: { ...process.env, CI: 'true' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    })
+    if (buildUi) {
+      execFileSync(process.execPath, [path.join(root, 'scripts', 'build-ui.mjs')], { cwd: root, stdio: 'inherit' })
+      lap('console build (or up-to-date check)')
+    }
+    await applyMigrations(persist)
+    lap('migrations')
     // Offline: Miniflare would fetch the `Request.cf` placeholder from workers.cloudflare.com and print a DNS error
     // when it cannot; the built-in placeholder serves these tests as well.
     process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= 'false'
@@ -80,6 +125,8 @@ export async function startLocalWorker({ secrets, tmpPrefix = 'edgehound-browser
       dev: { server: { hostname: '127.0.0.1', port: 0 }, inspector: false, persist, watch: false, logLevel: 'error' },
     })
     await worker.ready
+    lap('worker start (bundle and workerd)')
+    console.log(`     local worker ready: ${times.join(', ')}`)
     return { origin: (await worker.url).origin, stop }
   } catch (e) {
     await stop()
