@@ -28,7 +28,7 @@ export function suite(label, { timeoutMs = 600_000 } = {}) {
     finish(1)
   }, timeoutMs)
   watchdog.unref()
-  // each check's line ends with how long it took, e.g. "(2.4 s)", so a slow check shows in the CI log
+  // each check's line says how long it took, e.g. "(2.4 s)", so a slow check shows in the CI log
   async function check(name, fn) {
     const t0 = performance.now()
     const took = () => `(${((performance.now() - t0) / 1000).toFixed(1)} s)`
@@ -37,7 +37,7 @@ export function suite(label, { timeoutMs = 600_000 } = {}) {
       passed++
       console.log(`ok   ${name} ${took()}`)
     } catch (e) {
-      fail(`${name}: ${e?.message ?? e} ${took()}`)
+      fail(`${name} ${took()}: ${e?.message ?? e}`)
     }
   }
   return { check, fail, finish }
