@@ -61,7 +61,8 @@ afterAll(async () => {
 
 /** runs one CLI command against the worker with the shared profile file */
 async function cli(argv: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
-  const io = await testIO({ EDGEHOUND_CONFIG: config, ...(opts.env ?? {}) }, { stdin: opts.stdin })
+  // real waits: against the real worker, `analysis run --interval 0.2` must poll every 0.2 s, not in a tight loop
+  const io = await testIO({ EDGEHOUND_CONFIG: config, ...(opts.env ?? {}) }, { stdin: opts.stdin, realSleep: true })
   const code = await run(argv, io)
   return { code, out: io.out(), err: io.err(), io }
 }
@@ -208,10 +209,10 @@ describe('edgehound against the real worker', () => {
 
   }, 120_000)
 
-  // Was skipped (2026-11-29): failed in two whole-suite fresh-clone CI runs (the Cypher answer not 200 after
-  // `analysis run`), never alone. Leading cause: the token's rate-limit debt — Cypher and path reads are charged
-  // by their measured wall time, and on a loaded machine the analysis wait polls longer — with a CLI that did not
-  // wait out a 429. The CLI now waits out 429s (docs/cli.md); the answer is printed if it fails again.
+  // Was skipped (2026-11-29) after failing in whole-suite CI runs only. Cause found (a CI run printed it): the
+  // Cypher request got 429 "Too many requests" — the test IO's sleep did not wait, so `analysis run --interval
+  // 0.2` polled the real worker in a tight loop for as long as the run took (longer on a loaded machine) and ran
+  // the token into its rate limit. cli() now sleeps for real, and the CLI waits out a 429 (docs/cli.md).
   it('extensions put DIR: its Tier Zero rule applies to a vault ingested afterwards at the next run', async () => {
     // a vault ingested afterwards is Tier Zero once a run has evaluated the rule
     const file = path.join(persist, 'vaults.json')

@@ -139,7 +139,8 @@ export interface TestIO extends CliIO {
 }
 
 /** An in-memory CliIO rooted in a fresh temporary directory. */
-export async function testIO(env: Record<string, string | undefined> = {}, opts: { stdin?: string; prompt?: string } = {}): Promise<TestIO> {
+/** `realSleep`: waits really happen (against a real server: a poll loop must not hammer it); they are recorded either way. */
+export async function testIO(env: Record<string, string | undefined> = {}, opts: { stdin?: string; prompt?: string; realSleep?: boolean } = {}): Promise<TestIO> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'edgehound-cli-'))
   let out = ''
   let err = ''
@@ -155,6 +156,7 @@ export async function testIO(env: Record<string, string | undefined> = {}, opts:
     sleeps: [],
     sleep: async (ms) => {
       io.sleeps.push(ms)
+      if (opts.realSleep) await new Promise((r) => setTimeout(r, ms))
     },
     now: () => new Date(),
     out: () => out,
