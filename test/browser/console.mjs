@@ -155,8 +155,22 @@ try {
     for (const want of ['ALICE@CONSOLE.TEST', 'HELPDESK@CONSOLE.TEST', 'SRV01.CONSOLE.TEST', 'MemberOf', 'AdminTo']) assert(text.includes(want), `table lacks ${want}: ${text}`)
     assert((await table.locator('tr.edge-row').count()) === 2, 'two relationships')
     await page.getByTestId('graph-canvas').waitFor()
-    await page.waitForTimeout(800) // the layout worker's answer
+    await page.waitForFunction(() => document.querySelector('[data-testid="graph-canvas"]')?.dataset.layout === 'done')
     if (shotsToDocs) await page.screenshot({ path: path.join(root, 'docs', 'console-explore.png') })
+  })
+
+  await check('Explore › Pathfinding: the relationship-kind filter is sent (in:MemberOf); no path then shows the envelope message', async () => {
+    const kinds = page.getByLabel('Relationship kinds (optional, comma-separated)')
+    await kinds.fill('MemberOf')
+    const [req] = await Promise.all([page.waitForRequest((r) => r.url().includes('/api/v2/graphs/shortest-path')), page.getByRole('button', { name: 'Find path' }).click()])
+    assert(new URL(req.url()).searchParams.get('relationship_kinds') === 'in:MemberOf', `request ${req.url()}`)
+    const alert = page.getByRole('tabpanel', { name: 'Pathfinding' }).getByRole('alert')
+    await alert.waitFor()
+    assert((await alert.innerText()).includes('Path not found'), `alert: ${await alert.innerText()}`)
+    await kinds.fill('MemberOf,AdminTo')
+    await page.getByRole('button', { name: 'Find path' }).click()
+    await alert.waitFor({ state: 'detached' })
+    await page.getByRole('table', { name: 'Graph as table' }).getByText('AdminTo').waitFor()
   })
 
   await check('Explore › Cypher: the editor (CodeMirror, "Cypher query") and Run draw the answer', async () => {
@@ -196,14 +210,25 @@ try {
     assert((await users.innerText()).includes('admin'), 'the administrator is listed')
   })
 
-  await check('an ended session returns to sign-in, and back to where the user was', async () => {
+  await check('an ended session: the next action returns to sign-in, and signing in returns to where the user was', async () => {
+    // the user is on Administration › Users; the session ends (signed out elsewhere) while the page stays open
     await api.call('POST', '/api/v2/logout') // ends the bearer session only; end the browser's too
-    const cookie = (await context.cookies()).find((c) => c.name === 'token')
-    const jwt = cookie.value
+    const jwt = (await context.cookies()).find((c) => c.name === 'token').value
     await new EdgeHoundClient({ baseUrl: origin, credentials: { kind: 'bearer', jwt } }).logout()
-    await page.goto(`${origin}/ui/explore`)
+    // the next action (no reload: the page's own call is refused 401) leads to sign-in, remembering the page
+    await page.getByRole('link', { name: 'Privilege zones' }).click()
     await page.getByRole('button', { name: 'Sign in' }).waitFor()
-    assert(new URL(page.url()).searchParams.get('next') === '/ui/explore', `at ${page.url()}`)
+    assert(new URL(page.url()).searchParams.get('next') === '/ui/privilege-zones', `at ${page.url()}`)
+    await page.getByLabel('Username').fill('admin')
+    await page.getByLabel('Password').fill(SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('table', { name: 'Privilege zones' }).getByRole('cell', { name: 'Tier Zero', exact: true }).waitFor()
+    assert(new URL(page.url()).pathname === '/ui/privilege-zones', `back at ${page.url()}`)
+    // a page opened by its address with no session also comes back to it after signing in
+    await context.clearCookies()
+    await page.goto(`${origin}/ui/posture`)
+    await page.getByRole('button', { name: 'Sign in' }).waitFor()
+    assert(new URL(page.url()).searchParams.get('next') === '/ui/posture', `at ${page.url()}`)
   })
 
   await check('nothing was fetched from another origin; no script or CSP error', async () => {
