@@ -19,7 +19,7 @@ import path from 'node:path'
 import { EdgeHoundClient } from '../../src/client/index.ts'
 import { createCustomNodeKinds, ingest } from '../../src/client/graph.ts'
 import { upsertExtension } from '../../src/client/extensions.ts'
-import { listSavedQueries } from '../../src/client/cypher.ts'
+import { createSavedQuery, listSavedQueries, shareSavedQuery } from '../../src/client/cypher.ts'
 import { listAssetGroups } from '../../src/client/assetgroups.ts'
 import { artifacts, assert, openBrowser, startLocalWorker, suite } from './lib.mjs'
 
@@ -172,6 +172,14 @@ try {
   await createCustomNodeKinds(api, { CX_Gadget: { icon: { type: 'font-awesome', name: 'robot', color: '#654321' } } })
   await ingest(api, SMALL)
   await ingest(api, BIG)
+  // another user's queries: one public, one shared with the administrator (the Cypher mode lists both)
+  const adminId = (await api.self()).data.id
+  await api.createUser({ principal_name: 'colleague', roles: ['User'], secret: 'colleague-password-1' })
+  const colleague = anon.withCredentials({ kind: 'bearer', jwt: (await anon.login('colleague', 'colleague-password-1')).data.session_token })
+  const pub = (await createSavedQuery(colleague, { name: 'Colleague public query', query: 'MATCH (n:User) RETURN n' })).data
+  await shareSavedQuery(colleague, pub.id, { public: true })
+  const shared = (await createSavedQuery(colleague, { name: 'Colleague shared query', query: 'MATCH (n:Group) RETURN n' })).data
+  await shareSavedQuery(colleague, shared.id, { user_ids: [adminId] })
   for (let i = 0; i < 100; i++) {
     const r = await api.call('GET', '/api/v2/search?q=ALICE%40EXPLORE')
     if (r.data.length) break
@@ -212,7 +220,7 @@ try {
     assert(await page.getByRole('radio', { name: 'Sequential' }).isChecked(), 'a path answer is laid out sequentially')
   })
 
-  await check('Cypher › saved query round trip: save, listed, run, rename, delete', async () => {
+  await check("Cypher › saved query round trip: save, listed, run, rename, share publicly and back, delete; another user's public and shared queries listed", async () => {
     await typeQuery(page, "MATCH (n:Computer) WHERE n.name STARTS WITH 'SRV' RETURN n")
     const saved = page.getByRole('region', { name: 'Saved queries' })
     await saved.getByRole('button', { name: 'Save query' }).click()
@@ -235,6 +243,18 @@ try {
     await saved.getByRole('button', { name: 'Rename', exact: true }).click()
     await list.getByRole('button', { name: 'Servers (renamed)', exact: true }).waitFor()
     assert((await listSavedQueries(api)).data.some((q) => q.id === stored.id && q.name === 'Servers (renamed)'), 'renamed in storage')
+    // share publicly and back; another user's public and shared queries are listed as such
+    const scopeOf = (name) => list.getByRole('listitem').filter({ has: page.getByRole('button', { name, exact: true }) }).locator('.kind').innerText()
+    assert((await scopeOf('Colleague public query')) === 'public', `colleague's public query: ${await scopeOf('Colleague public query')}`)
+    assert((await scopeOf('Colleague shared query')) === 'shared', `colleague's shared query: ${await scopeOf('Colleague shared query')}`)
+    const publicIds = async () => (await api.call('GET', '/api/v2/saved-queries?scope=public&limit=100')).data.map((q) => q.id)
+    await saved.getByRole('button', { name: 'Share Servers (renamed) publicly' }).click()
+    await saved.getByText('"Servers (renamed)" is public').waitFor()
+    assert((await scopeOf('Servers (renamed)')) === 'mine, public', `label ${await scopeOf('Servers (renamed)')}`)
+    assert((await publicIds()).includes(stored.id), 'not public in the API')
+    await saved.getByRole('button', { name: 'Make Servers (renamed) private' }).click()
+    await saved.getByText('"Servers (renamed)" is private').waitFor()
+    assert(!(await publicIds()).includes(stored.id), 'still public in the API')
     // delete (with confirmation)
     await saved.getByRole('button', { name: 'Delete Servers (renamed)' }).click()
     await saved.getByRole('button', { name: 'Confirm: delete Servers (renamed)' }).click()
@@ -320,7 +340,7 @@ try {
     )
   })
 
-  await check('right-click › Add to Tier Zero stores the selector (offered to an administrator)', async () => {
+  await check('right-click › Add to Tier Zero, Mark as owned, Remove from Tier Zero change the stored selectors (offered to an administrator)', async () => {
     const row = page.getByRole('table', { name: 'Graph as table' }).locator('tbody tr:not(.edge-row)').filter({ hasText: 'SRV01.EXPLORE.TEST' })
     await row.click({ button: 'right' })
     await page.getByRole('menu', { name: 'Actions for SRV01.EXPLORE.TEST' }).getByRole('menuitem', { name: 'Add to Tier Zero' }).click()
@@ -328,9 +348,17 @@ try {
     const groups = (await listAssetGroups(api)).data.asset_groups
     const t0 = groups.find((g) => g.tag === 'admin_tier_0')
     assert(t0.selectors.some((s) => s.selector === `${D}-2001`), `selectors: ${JSON.stringify(t0.selectors)}`)
+    const selectorsOf = async (tag) => (await listAssetGroups(api)).data.asset_groups.find((g) => g.tag === tag).selectors.map((s) => s.selector)
+    const menu = page.getByRole('menu', { name: 'Actions for SRV01.EXPLORE.TEST' })
     await row.click({ button: 'right' })
-    await page.getByRole('menu', { name: 'Actions for SRV01.EXPLORE.TEST' }).getByRole('menuitem', { name: 'Remove from Tier Zero' }).waitFor()
-    await page.keyboard.press('Escape')
+    await menu.getByRole('menuitem', { name: 'Mark as owned' }).click()
+    await page.getByRole('status').filter({ hasText: /SRV01\.EXPLORE\.TEST added to Owned/ }).waitFor()
+    assert((await selectorsOf('owned')).includes(`${D}-2001`), 'not in Owned')
+    await row.click({ button: 'right' })
+    await menu.getByRole('menuitem', { name: 'Remove from Owned' }).waitFor()
+    await menu.getByRole('menuitem', { name: 'Remove from Tier Zero' }).click()
+    await page.getByRole('status').filter({ hasText: /SRV01\.EXPLORE\.TEST removed from/ }).waitFor()
+    assert(!(await selectorsOf('admin_tier_0')).includes(`${D}-2001`), 'still in Tier Zero')
   })
 
   await check('Export graph as JSON downloads the drawn nodes and relationships', async () => {
@@ -341,6 +369,33 @@ try {
     const rows = await page.getByRole('table', { name: 'Graph as table' }).locator('tbody tr:not(.edge-row) td:nth-child(3)').allInnerTexts()
     assert(JSON.stringify(ids) === JSON.stringify(rows.filter(Boolean).sort()), `exported ${ids} vs table ${rows}`)
     assert(doc.edges.length === 2 && doc.edges.some((e) => e.kind === 'AdminTo' && e.target === `${D}-2001`), JSON.stringify(doc.edges))
+  })
+
+  await check('an answer over 5,000 nodes is listed in the table with a warning, not drawn; the table is reached and used with the keyboard', async () => {
+    await page.getByRole('tab', { name: 'Cypher' }).click()
+    await typeQuery(page, 'MATCH (n) RETURN n')
+    await page.getByRole('button', { name: 'Run', exact: true }).click()
+    const warning = page.getByRole('status').filter({ hasText: 'are listed in the table only, not drawn' })
+    await warning.waitFor({ timeout: 60_000 })
+    assert(/^5,0\d\d nodes: more than 5,000/.test(await warning.innerText()), `warning: ${await warning.innerText()}`)
+    assert((await page.getByTestId('graph-canvas').count()) === 0, 'a canvas is drawn')
+    const table = page.getByRole('table', { name: 'Graph as table' })
+    await table.getByText(/^Nodes 1–100 of 5,0\d\d$/).waitFor()
+    // keyboard only: from the export button, Tab reaches the table; Enter on a name opens its panel; the next page
+    await page.getByRole('button', { name: 'Export graph as JSON' }).focus()
+    let inTable = false
+    for (let i = 0; i < 10 && !inTable; i++) {
+      await page.keyboard.press('Tab')
+      inTable = await page.evaluate(() => !!document.activeElement?.closest('table[aria-label="Graph as table"]'))
+    }
+    assert(inTable, 'Tab did not reach the table view')
+    const name = await page.evaluate(() => document.activeElement.textContent)
+    await page.keyboard.press('Enter')
+    await page.getByRole('complementary', { name: `${name} properties` }).waitFor()
+    await page.getByRole('button', { name: 'Close panel' }).click()
+    await table.getByRole('button', { name: 'Next page of nodes' }).focus()
+    await page.keyboard.press('Enter')
+    await table.getByText(/^Nodes 101–200 of 5,0\d\d$/).waitFor()
   })
 
   await check('a 5,000-node, 10,000-edge answer is laid out in the worker and drawn without blocking the page; panning ≥ 30 frames/s', async () => {
