@@ -22,7 +22,7 @@ import { strToU8, zipSync } from 'fflate'
 import { EdgeHoundClient } from '../../src/client/index.ts'
 import { availableFindingTypes } from '../../src/client/findings.ts'
 import { base32Decode, totpAt } from '../../src/auth/totp.ts'
-import { deleteExtension, upsertExtension } from '../../src/client/extensions.ts'
+import { deleteExtension, listExtensions, upsertExtension } from '../../src/client/extensions.ts'
 import { availableJobs, clientCheckin, createSchedule, deleteSchedule, endJob, ingest, listClients, listSchedules, startJob } from '../../src/client/clients.ts'
 import { artifacts, assert, openBrowser, root, startLocalWorker, suite } from './lib.mjs'
 
@@ -170,12 +170,37 @@ try {
     await key.waitFor()
     tokenKey = (await key.innerText()).trim()
     assert(tokenKey.length >= 32, `key ${tokenKey}`)
-    if (shotsToDocs) await page.screenshot({ path: path.join(root, 'docs', 'console-admin.png'), fullPage: false })
+    if (shotsToDocs) {
+      await page.getByRole('status', { name: 'New token key' }).scrollIntoViewIfNeeded() // the key in the picture
+      await page.screenshot({ path: path.join(root, 'docs', 'console-admin.png'), fullPage: false })
+    }
     await page.getByRole('button', { name: 'I have copied the key' }).click()
     await tokens.getByRole('table').getByRole('cell', { name: 'analyst-laptop', exact: true }).waitFor()
     assert(!(await page.content()).includes(tokenKey), 'the key is still in the page')
     const listed = await api.call('GET', '/api/v2/tokens')
     assert(!JSON.stringify(listed).includes(tokenKey), 'the API lists the key')
+  })
+
+  await check('Users: a Read-Only user limited to one environment, created through the form; a taken name shows the envelope message', async () => {
+    const form = page.getByRole('form', { name: 'Create user' })
+    const fill = async (name) => {
+      await form.getByLabel('Username').fill(name)
+      await form.getByLabel('Initial password').fill('restricted-password-1')
+      await form.getByLabel('Must change the password at first sign-in').uncheck()
+      await form.getByLabel('Role').selectOption('Read-Only')
+      await form.getByRole('checkbox', { name: 'All environments' }).uncheck()
+      await form.getByRole('group', { name: 'Environments the new user may see' }).getByRole('checkbox', { name: /^LAB\.ONE\b/ }).check()
+      await form.getByRole('button', { name: 'Create user' }).click()
+    }
+    await fill('restricted')
+    const row = page.getByRole('table', { name: 'Users list' }).getByRole('row').filter({ has: page.getByRole('cell', { name: 'restricted', exact: true }) })
+    await row.getByRole('cell', { name: 'LAB.ONE', exact: true }).waitFor()
+    const made = (await api.listUsers()).data.users.find((u) => u.principal_name === 'restricted')
+    assert(made && !made.all_environments && made.environment_access.join() === ONE && made.roles.join() === 'Read-Only' && !made.needs_password_reset, JSON.stringify(made))
+    await fill('restricted')
+    const alert = form.getByRole('alert')
+    await alert.waitFor()
+    assert(!/HTTP \d+/.test(await alert.innerText()) && (await alert.innerText()).length > 0, `alert: ${await alert.innerText()}`)
   })
 
   await check('the audit log page shows those actions, filtered by action and actor', async () => {
@@ -270,6 +295,29 @@ try {
     // put the flag back as it was (what later checks expect of analysis)
     await page.getByRole('table', { name: 'Feature flags' }).getByRole('switch', { name: ntlm.name }).click()
     await until('the flag restored', async () => (await api.call('GET', '/api/v2/features')).data.find((f) => f.id === ntlm.id).enabled === ntlm.enabled, 20_000)
+  })
+
+  await check('Graph extensions: a schema file uploaded is listed, a refused one shows the envelope message; delete (confirmed)', async () => {
+    await sub().getByRole('link', { name: 'Graph extensions' }).click()
+    const region = page.getByRole('region', { name: 'Graph extensions' })
+    const upload = region.getByRole('form', { name: 'Upload extension schema' })
+    const schema = { schema: { name: 'ConsoleUpload', display_name: 'Console upload test', version: '1.0.0', namespace: 'CU' }, node_kinds: [{ name: 'CU_Thing', display_name: 'Thing' }] }
+    await upload.getByLabel('Schema (JSON file)').setInputFiles({ name: 'schema.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(schema)) })
+    await upload.getByRole('button', { name: 'Upload schema' }).click()
+    await region.getByRole('status').filter({ hasText: 'Extension ConsoleUpload installed (1 node kinds' }).waitFor()
+    const list = region.getByRole('table', { name: 'Installed extensions' })
+    await list.getByRole('cell', { name: 'Console upload test', exact: true }).waitFor()
+    assert((await listExtensions(api)).data.extensions.some((x) => x.name === 'ConsoleUpload'), 'not installed in the API')
+    await upload.getByLabel('Schema (JSON file)').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"schema": {"name": ""}}') })
+    await upload.getByRole('button', { name: 'Upload schema' }).click()
+    const alert = region.getByRole('alert')
+    await alert.waitFor()
+    assert((await alert.innerText()).length > 0 && !/HTTP \d+/.test(await alert.innerText()), `alert: ${await alert.innerText()}`)
+    await list.getByRole('button', { name: 'Delete ConsoleUpload' }).click()
+    await region.getByRole('alertdialog', { name: 'Delete extension' }).getByRole('button', { name: 'Confirm' }).click()
+    await region.getByRole('status').filter({ hasText: 'Extension ConsoleUpload deleted.' }).waitFor()
+    await list.getByRole('cell', { name: 'Console upload test', exact: true }).waitFor({ state: 'detached' })
+    assert(!(await listExtensions(api)).data.extensions.some((x) => x.name === 'ConsoleUpload'), 'still installed in the API')
   })
 
   await check('Database management: nothing chosen is refused; the typed phrase gates the request; the API refusal is shown', async () => {
@@ -467,12 +515,17 @@ try {
     await page.getByRole('region', { name: 'File ingest' }).waitFor()
     const clients = await page.evaluate(async () => (await fetch('/api/v2/clients')).status)
     assert(clients === 403, `GET /api/v2/clients answered ${clients}`)
-    const wipe = await page.evaluate(async () => (await fetch('/api/v2/clear-database', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"deleteDataQualityHistory":true}' })).status)
-    assert(wipe === 403, `POST /api/v2/clear-database answered ${wipe}`)
+    // with the session's CSRF proof, as the console sends it: the refusal is the permission's, not the proof's
+    const wipe = await page.evaluate(async () => {
+      const csrf = /(?:^|;\s*)csrf_token=([^;]+)/.exec(document.cookie)?.[1] ?? ''
+      const r = await fetch('/api/v2/clear-database', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf }, body: '{"deleteDataQualityHistory":true}' })
+      return { status: r.status, body: await r.text() }
+    })
+    assert(wipe.status === 403 && !wipe.body.includes('"csrf"'), `POST /api/v2/clear-database answered ${wipe.status} ${wipe.body}`)
   })
 
   await check('a user restricted to one environment sees only it', async () => {
-    await api.createUser({ principal_name: 'restricted', roles: ['Read-Only'], secret: 'restricted-password-1', all_environments: false, environment_access: [ONE] })
+    // created through the Users form above
     await signIn('restricted', 'restricted-password-1')
     await main().getByRole('link', { name: 'Attack paths' }).click()
     const picker = page.getByRole('combobox', { name: 'Environment' })
