@@ -18,8 +18,9 @@ import { inflateRawSync } from 'node:zlib'
 import { EdgeHoundClient } from '../../src/client/index.ts'
 import { ingest } from '../../src/client/graph.ts'
 import { findingDetails, getAnalysisRun, requestAnalysis } from '../../src/client/findings.ts'
-import { createOidcProvider, createSamlProvider } from '../../src/client/saml.ts'
+import { createOidcProvider, listSamlProviders } from '../../src/client/saml.ts'
 import { adDataQuality } from '../../src/client/dataquality.ts'
+import { allTagSelectors } from '../../src/client/assetgroups.ts'
 import { b64, buildResponse, idpMetadata, sign, testKey } from '../fixtures/saml/idp-response.ts'
 import { artifacts, assert, openBrowser, root, startLocalWorker, suite } from './lib.mjs'
 
@@ -168,15 +169,19 @@ try {
     assert(/Session completeness \(this domain\)\s*0%/.test(await completeness.innerText()), await completeness.innerText())
   })
 
-  await check('Privilege zones: Tier Zero lists its members', async () => {
+  await check('Privilege zones: the tags (Tier Zero, Owned) are listed; Tier Zero lists its members', async () => {
     await page.getByRole('link', { name: 'Privilege zones' }).click()
+    const zones = page.getByRole('table', { name: 'Privilege zones' })
+    await zones.getByRole('button', { name: 'Open Owned' }).waitFor()
+    const names = await zones.locator('tbody tr td:first-child').allInnerTexts()
+    assert(['Tier Zero', 'Owned'].every((n) => names.includes(n)), `tags: ${names}`)
     await page.getByRole('button', { name: 'Open Tier Zero' }).click()
     const members = page.getByRole('table', { name: 'Tier Zero members' })
     await members.getByRole('cell', { name: 'DOMAIN ADMINS@PAGES.TEST', exact: true }).waitFor()
     await members.getByRole('cell', { name: `${D}-512`, exact: true }).waitFor()
   })
 
-  await check('Privilege zones: create a selector (object ids), a duplicate name shows the envelope message in the form, delete it', async () => {
+  await check('Privilege zones: create a selector (object ids), a duplicate name shows the envelope message in the form, delete it; a Cypher-seeded one too', async () => {
     page.on('dialog', (d) => d.accept())
     const create = async () => {
       await page.getByRole('button', { name: 'New selector' }).click()
@@ -197,9 +202,24 @@ try {
     await form.getByRole('button', { name: 'Cancel' }).click()
     await page.getByRole('button', { name: 'Delete Console pages test selector' }).click()
     await until('the selector deleted', async () => (await selectors.getByText(USERS[1].id).count()) === 0, 20_000)
+    // a Cypher seed
+    const cypher = `MATCH (n:User) WHERE n.name = '${USERS[2].name}' RETURN n`
+    await page.getByRole('button', { name: 'New selector' }).click()
+    const form2 = page.getByRole('form', { name: 'New selector of Tier Zero' })
+    await form2.getByLabel('Name').fill('Console pages Cypher selector')
+    await form2.getByLabel('Seed type').selectOption({ label: 'Cypher query' })
+    await form2.getByLabel('Seeds').fill(cypher)
+    await form2.getByRole('button', { name: 'Create selector' }).click()
+    const row = selectors.getByRole('row').filter({ hasText: 'Console pages Cypher selector' })
+    await row.getByText(cypher).waitFor()
+    assert((await row.innerText()).includes('Cypher'), `row: ${await row.innerText()}`)
+    const made = (await allTagSelectors(api, 1)).find((x) => x.name === 'Console pages Cypher selector')
+    assert(made && made.seeds.length === 1 && made.seeds[0].type === 2 && made.seeds[0].value === cypher, JSON.stringify(made))
+    await page.getByRole('button', { name: 'Delete Console pages Cypher selector' }).click()
+    await row.waitFor({ state: 'detached', timeout: 20_000 })
   })
 
-  await check('SAML: the sign-in page shows the provider; its button, the test IdP and the signed response sign the user in', async () => {
+  await check('SAML: a provider created on the SSO providers page (metadata file); the sign-in page shows it; its button, the test IdP and the signed response sign the user in', async () => {
     const pem = (f) => readFileSync(path.join(root, 'test/fixtures/saml/signing', f), 'utf8')
     const key = testKey('idp-a', pem('idp-a.cert.pem'), pem('idp-a.key.pem'))
     const idp = 'https://idp.console-pages.test/metadata'
@@ -231,13 +251,19 @@ try {
     await new Promise((r) => idpServer.listen(0, '127.0.0.1', r))
     idpOrigin.push(`http://127.0.0.1:${idpServer.address().port}`)
     closers.push(() => idpServer.close())
-    provider = (
-      await createSamlProvider(api, {
-        name: 'TestIdP',
-        metadata: idpMetadata(idp, key, `${idpOrigin[0]}/sso`),
-        autoProvision: { enabled: true, default_role_id: 3 },
-      })
-    ).data
+    // the provider created through Administration › SSO providers (the IdP's metadata file, provisioning on)
+    await page.getByRole('link', { name: 'Administration' }).click()
+    await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'SSO providers' }).click()
+    const create = page.getByRole('form', { name: 'Create SAML provider' })
+    await create.getByLabel('Name', { exact: true }).fill('TestIdP')
+    await create.getByLabel('Identity provider metadata (XML file)').setInputFiles({ name: 'idp-metadata.xml', mimeType: 'application/xml', buffer: Buffer.from(idpMetadata(idp, key, `${idpOrigin[0]}/sso`)) })
+    await create.getByLabel('Create users on first sign-in').check()
+    await create.getByLabel('Default role').selectOption({ label: 'Read-Only' })
+    await create.getByRole('button', { name: 'Create provider' }).click()
+    await page.getByRole('table', { name: 'SSO providers list' }).locator('tr', { hasText: 'TestIdP' }).waitFor()
+    provider = (await listSamlProviders(api)).data.saml_providers.find((p) => p.name === 'TestIdP')
+    assert(provider?.config?.auto_provision?.enabled && provider.config.auto_provision.default_role_id === 3, `stored: ${JSON.stringify(provider)}`)
+    await page.goto('about:blank')
     await context.clearCookies()
     await page.goto(`${origin}/ui/login`)
     await page.getByRole('button', { name: 'Sign in with TestIdP' }).click()
