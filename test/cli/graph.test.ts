@@ -301,6 +301,12 @@ describe('edgehound path', () => {
     expect(j.start.objectid).toBe('S-1-5-21-1-1105')
     expect(j.end.objectid).toBe('S-1-5-21-1-512')
     expect(j.edges).toHaveLength(2)
+    // a long path is cut like every table, with the note on stderr (stdout stays the table alone in a pipe)
+    const io3 = await testIO(env())
+    expect(await run(['path', 'ALICE@CORP.LOCAL', 'S-1-5-21-1-512', '--limit', '1'], io3)).toBe(0)
+    expect(io3.out()).toMatch(/^ALICE@CORP\.LOCAL\s+MemberOf\s+IT@CORP\.LOCAL$/m)
+    expect(io3.out()).not.toContain('GenericAll')
+    expect(io3.err()).toContain('note: 1 of 2 relationships not shown; pass --all (or --limit N) to show them, or --json for the whole answer')
   })
 
   it('an unknown or ambiguous name fails with exit 1 before any path search; no path is said plainly', async () => {
