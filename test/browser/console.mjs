@@ -159,6 +159,31 @@ try {
     if (shotsToDocs) await page.screenshot({ path: path.join(root, 'docs', 'console-explore.png') })
   })
 
+  await check('Explore › the graph: Zoom out brings the drawn nodes closer on screen, Reset view restores them', async () => {
+    // the on-screen distance between the path's two ends (the canvas element's nodePosition, in page pixels)
+    const spread = () =>
+      page.getByTestId('graph-canvas').evaluate((el) => {
+        const a = el.nodePosition('CT-USER-ALICE')
+        const b = el.nodePosition('CT-COMPUTER-SRV01')
+        return a && b ? Math.hypot(a.x - b.x, a.y - b.y) : 0
+      })
+    // polls until `ok(distance)` (the camera animates for 200 ms), at most 10 s; returns the last distance
+    const until = async (ok) => {
+      let d = await spread()
+      for (let end = Date.now() + 10_000; !ok(d) && Date.now() < end; d = await spread()) await page.waitForTimeout(100)
+      return d
+    }
+    const before = await spread()
+    assert(before > 50, `drawn ${before} px apart`)
+    const zoom = page.getByRole('toolbar', { name: 'Zoom' })
+    await zoom.getByRole('button', { name: 'Zoom out' }).click()
+    const out = await until((d) => d < before * 0.8)
+    assert(out < before * 0.8, `zoom out: ${before} -> ${out} px`)
+    await zoom.getByRole('button', { name: 'Reset view' }).click()
+    const reset = await until((d) => Math.abs(d - before) < before * 0.05)
+    assert(Math.abs(reset - before) < before * 0.05, `reset: ${before} -> ${reset} px`)
+  })
+
   await check('Explore › Pathfinding: the relationship-kind filter is sent (in:MemberOf); no path then shows the envelope message', async () => {
     const kinds = page.getByLabel('Relationship kinds (optional, comma-separated)')
     await kinds.fill('MemberOf')
