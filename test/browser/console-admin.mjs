@@ -151,6 +151,18 @@ try {
     await page.getByRole('table', { name: 'Finding types' }).getByRole('button', { name: `Open ${T0_GENERIC_ALL_TITLE}` }).waitFor()
   })
 
+  await check('File ingest: a file the API refuses shows the envelope message on its row', async () => {
+    await main().getByRole('link', { name: 'Administration' }).click()
+    await page.getByLabel('Files to upload').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"data": [') })
+    await page.getByRole('button', { name: 'Upload', exact: true }).click()
+    const row = page.getByRole('list', { name: 'Files' }).getByRole('listitem').filter({ hasText: 'broken.json' })
+    await until('the refusal', async () => (await row.innerText()).includes('failed: '), 30_000)
+    const text = await row.innerText()
+    // the API's 400 envelope: 'file failed validation with 1 violation(s); … file is not valid JSON: …'
+    assert(text.includes('file failed validation') && text.includes('not valid JSON'), `row: ${text}`)
+    await page.getByRole('status').filter({ hasText: '0 of 1 file uploaded' }).waitFor()
+  })
+
   let tokenKey = ''
   await check('Users: create a user (must change the password) and give them a token; the key is shown once', async () => {
     await main().getByRole('link', { name: 'Administration' }).click()
