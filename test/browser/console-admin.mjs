@@ -2,7 +2,9 @@
 // The console's Administration and Profile pages in a real browser (shared harness: test/browser/lib.mjs).
 // An administrator drops a small SharpHound-shaped zip (built here with fflate) on the ingest page, watches the
 // upload reach 100 %, sees the job complete and the analysis finish, and the findings appear (attack-paths
-// route); the audit log page shows those actions; creates a user and a token (key shown once). An Upload-Only
+// route), and a file the API refuses shows the envelope's message on its row; the audit log page shows those
+// actions; creates a user and a token (key shown once), and a Read-Only user limited to one environment through the
+// form; Graph extensions: a schema uploaded, a refused one, delete; every section and Profile have their controls named. An Upload-Only
 // user sees the ingest page only (and the API refuses the rest); a user restricted to one environment sees only
 // it; a user whose password an administrator set must change it at first sign-in; that user turns on two-step
 // sign-in from Profile (QR code, first code) and the next sign-in asks for a code. Database management: nothing
@@ -24,7 +26,7 @@ import { availableFindingTypes } from '../../src/client/findings.ts'
 import { base32Decode, totpAt } from '../../src/auth/totp.ts'
 import { deleteExtension, listExtensions, upsertExtension } from '../../src/client/extensions.ts'
 import { availableJobs, clientCheckin, createSchedule, deleteSchedule, endJob, ingest, listClients, listSchedules, startJob } from '../../src/client/clients.ts'
-import { artifacts, assert, openBrowser, root, startLocalWorker, suite } from './lib.mjs'
+import { artifacts, assert, openBrowser, root, startLocalWorker, suite, unnamedElements } from './lib.mjs'
 
 const shotsToDocs = process.argv.includes('--screenshots')
 // Local-only values for this run (never used anywhere else).
@@ -106,8 +108,30 @@ try {
   await check('the administrator sees every Administration section', async () => {
     await signIn('admin', SECRETS.BOOTSTRAP_ADMIN_PASSWORD)
     await main().getByRole('link', { name: 'Administration' }).click()
-    for (const name of ['File ingest', 'Data pipeline', 'Database management', 'Collector clients', 'Users', 'SSO providers', 'Graph extensions', 'Configuration', 'Audit log']) await sub().getByRole('link', { name }).waitFor()
+    const sections = ['File ingest', 'Data pipeline', 'Database management', 'Collector clients', 'Users', 'SSO providers', 'Graph extensions', 'Configuration', 'Audit log']
+    for (const name of sections) await sub().getByRole('link', { name }).waitFor()
     assert(new URL(page.url()).pathname === '/ui/administration/file-ingest', `at ${page.url()}`)
+  })
+
+  await check('every control, landmark, form and table of each Administration section and of Profile has an accessible name', async () => {
+    const missing = []
+    const look = async (where) => {
+      const list = await unnamedElements(page)
+      if (list.length) missing.push(`${where}: ${list.join(', ')}`)
+    }
+    for (const name of ['Data pipeline', 'Database management', 'Collector clients', 'Users', 'SSO providers', 'Graph extensions', 'Configuration', 'Audit log', 'File ingest']) {
+      await sub().getByRole('link', { name }).click()
+      await page.getByRole('region', { name }).waitFor()
+      await page.waitForLoadState('networkidle')
+      await look(name)
+    }
+    await page.getByRole('link', { name: 'admin', exact: true }).click()
+    await page.getByRole('region', { name: 'Your API tokens' }).waitFor()
+    await page.waitForLoadState('networkidle')
+    await look('Profile')
+    assert(missing.length === 0, missing.join(' | '))
+    await main().getByRole('link', { name: 'Administration' }).click()
+    await page.getByRole('region', { name: 'File ingest' }).waitFor()
   })
 
   await check('File ingest: a dropped collector zip and a refused text file; upload progress reaches 100 %', async () => {

@@ -3,9 +3,11 @@
 // throw-away D1; the shared harness test/browser/lib.mjs). A small graph and a graph extension (a node kind with
 // its own colour and icon) are loaded through the API with the typed client, plus a 5,000-node, 10,000-edge
 // graph for the drawing measurement. Checks: a pre-built query runs and draws; a saved query's round trip (save,
-// listed, run, rename, delete); a node panel's section expands into the graph (asserted through the table view
+// listed, run, rename, share publicly and back, delete; another user's public and shared queries listed); a node panel's section expands into the graph (asserted through the table view
 // "Graph as table"); a relationship's help; right-click › Set as starting / ending node (pathfinding runs);
-// Add to Tier Zero (the selector is stored); the JSON export downloads the drawn nodes; an extension kind is
+// Add to Tier Zero, Mark as owned, Remove from Tier Zero (the selectors stored); the JSON export downloads the drawn
+// nodes; an answer over 5,000 nodes is listed in the table with a warning, not drawn, and the table is used with the
+// keyboard; an extension kind is
 // drawn in its own colour, and a custom node kind (/api/v2/custom-nodes) in its own over its extension's; the
 // 5,000-node answer is laid out off the page's thread (the page keeps painting) and pans at ≥ 30 frames per second
 // (requestAnimationFrame count while the mouse drags the canvas; when the same drag over a blank tab is itself under

@@ -3,9 +3,9 @@
 // Ingests a small Active Directory graph through the API (three users with GenericAll on Domain Admins: three
 // T0GenericAll findings), requests an analysis and waits for it, then drives Debian's Chromium: the attack-paths
 // page lists the finding type and opens it (details, accept / unaccept risk); posture draws its charts with their
-// tables; privilege zones lists Tier Zero's members and creates / deletes a selector (a duplicate name shows
-// the envelope's message in the form); and a SAML sign-in through a test identity provider: the provider is
-// created through the API with test metadata, the sign-in page shows its button, the IdP (a page this test
+// tables; privilege zones lists Tier Zero and Owned, Tier Zero's members, and creates / deletes a selector (a duplicate
+// name shows the envelope's message in the form) and a Cypher-seeded one; and a SAML sign-in through a test identity
+// provider: the provider is created on Administration › SSO providers with the test metadata file, the sign-in page shows its button, the IdP (a page this test
 // serves for the IdP's URL) answers the AuthnRequest with a response signed by xmldsigjs, and the form posts it
 // to the callback, after which the user is in the console.
 // Prints one line "N passed, N failed" at the end; exits non-zero on any failure.
@@ -22,7 +22,7 @@ import { createOidcProvider, listSamlProviders } from '../../src/client/saml.ts'
 import { adDataQuality } from '../../src/client/dataquality.ts'
 import { allTagSelectors } from '../../src/client/assetgroups.ts'
 import { b64, buildResponse, idpMetadata, sign, testKey } from '../fixtures/saml/idp-response.ts'
-import { artifacts, assert, openBrowser, root, startLocalWorker, suite } from './lib.mjs'
+import { artifacts, assert, openBrowser, root, startLocalWorker, suite, unnamedElements } from './lib.mjs'
 
 const shotsToDocs = process.argv.includes('--screenshots')
 // Local-only values for this run (never used anywhere else).
@@ -86,6 +86,9 @@ try {
 
   browser = await openBrowser(origin, { allowOrigins: idpOrigin })
   const { context, page, external, problems } = browser
+  /** page → its unnamed elements (asserted empty by a check near the end) */
+  const unnamed = {}
+  const lookAt = async (where) => (unnamed[where] = await unnamedElements(page))
   const shot = async (name) => {
     await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: false }).catch(() => {})
     if (shotsToDocs) await page.screenshot({ path: path.join(root, 'docs', `${name}.png`) })
@@ -117,6 +120,7 @@ try {
     assert((await table.getByRole('cell', { name: 'DOMAIN ADMINS@PAGES.TEST', exact: true }).count()) === USERS.length, 'the asset of every row')
     assert((await page.getByRole('navigation', { name: 'findings pages' }).getByRole('status').innerText()) === `1–${USERS.length} of ${USERS.length}`, 'pager')
     await page.getByRole('img', { name: new RegExp(`^Findings over 30 days: \\d+ point\\(s\\); latest ${USERS.length} on `) }).waitFor()
+    await lookAt('Attack paths, a finding open')
   })
   await shot('console-attack-paths')
 
@@ -170,6 +174,7 @@ try {
   })
 
   await check('Privilege zones: the tags (Tier Zero, Owned) are listed; Tier Zero lists its members', async () => {
+    await lookAt('Posture')
     await page.getByRole('link', { name: 'Privilege zones' }).click()
     const zones = page.getByRole('table', { name: 'Privilege zones' })
     await zones.getByRole('button', { name: 'Open Owned' }).waitFor()
@@ -197,6 +202,7 @@ try {
     const form = await create()
     const alert = form.getByRole('alert')
     await alert.waitFor()
+    await lookAt('Privilege zones, the selector form open')
     const text = await alert.innerText()
     assert(text.length > 0 && !/HTTP \d+/.test(text), `envelope message: ${text}`)
     await form.getByRole('button', { name: 'Cancel' }).click()
@@ -291,6 +297,12 @@ try {
     const saml = await page.getByRole('button', { name: 'Sign in with TestIdP' }).getAttribute('href')
     assert(saml === `${origin}/api/v2/sso/testidp/login`, `SAML button href ${saml}`)
     assert(![href, saml].some((u) => new URL(u).search), 'no query (and so no token) in a sign-in link')
+  })
+
+  await check('every control, landmark, form and table on the pages visited has an accessible name', async () => {
+    const missing = Object.entries(unnamed).filter(([, list]) => list.length).map(([where, list]) => `${where}: ${list.join(', ')}`)
+    assert(Object.keys(unnamed).length === 3, `pages looked at: ${Object.keys(unnamed)}`)
+    assert(missing.length === 0, missing.join(' | '))
   })
 
   await check('nothing was fetched from another origin; no script or CSP error', async () => {

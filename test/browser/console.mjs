@@ -3,8 +3,11 @@
 // the migrations applied, the console's static files from ui/dist, no internet needed), ingests a small graph
 // through the API with the typed client, and drives Debian's Chromium through playwright-core: a wrong
 // password shows the envelope's message; sign in with a password (HttpOnly cookie); search an object and open
-// its panel; pathfinding draws the path (asserted through the table view "Graph as table"); a Cypher query
-// draws its nodes. Measures the first-load compressed JavaScript (gzip of the entry chunks) and the sign-in
+// its panel; pathfinding draws the path (asserted through the table view "Graph as table"), its relationship-kind
+// filter is sent and a path it rules out shows the envelope's message; Zoom out / Reset view move the drawing; a
+// Cypher query draws its nodes; an ended session leads to sign-in at the next action and back to the page after
+// signing in; every control, landmark, form and table of the pages visited has an accessible name (Chromium's
+// accessibility tree, lib.mjs unnamedElements). Measures the first-load compressed JavaScript (gzip of the entry chunks) and the sign-in
 // page's time to interactive, and keeps screenshots in test/artifacts/ (docs/console-*.png with --screenshots).
 // Prints one line "N passed, N failed" at the end; exits non-zero on any failure.
 //
@@ -14,7 +17,7 @@ import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { EdgeHoundClient } from '../../src/client/index.ts'
 import { ingest } from '../../src/client/graph.ts'
-import { artifacts, assert, openBrowser, root, startLocalWorker, suite } from './lib.mjs'
+import { artifacts, assert, openBrowser, root, startLocalWorker, suite, unnamedElements } from './lib.mjs'
 
 const shotsToDocs = process.argv.includes('--screenshots')
 // Local-only values for this run (never used anywhere else).
@@ -62,6 +65,9 @@ try {
 
   browser = await openBrowser(origin)
   const { context, page, external, problems } = browser
+  /** page → its unnamed elements (asserted empty by a check near the end) */
+  const unnamed = {}
+  const lookAt = async (where) => (unnamed[where] = await unnamedElements(page))
 
   await check('/ redirects to the console; its page carries a strict CSP (no inline script)', async () => {
     const res = await page.goto(`${origin}/`)
@@ -108,6 +114,7 @@ try {
     const alert = page.getByRole('alert')
     await alert.waitFor()
     assert((await alert.innerText()).includes('authentication is invalid'), `alert: ${await alert.innerText()}`)
+    await lookAt('sign-in')
     if (shotsToDocs) await page.screenshot({ path: path.join(root, 'docs', 'console-sign-in.png') })
   })
 
@@ -140,6 +147,7 @@ try {
     await page.getByTestId('graph-canvas').waitFor()
     await page.getByRole('searchbox', { name: 'Search' }).fill('CT-COMPUTER-SRV01')
     await page.getByRole('list', { name: 'Search results' }).getByRole('button', { name: /SRV01/ }).waitFor()
+    await lookAt('Explore › Search, a node panel open')
   })
 
   await check('Explore › Pathfinding: start and end draw the path (asserted through the table view)', async () => {
@@ -157,6 +165,7 @@ try {
     await page.getByTestId('graph-canvas').waitFor()
     await page.waitForFunction(() => document.querySelector('[data-testid="graph-canvas"]')?.dataset.layout === 'done')
     if (shotsToDocs) await page.screenshot({ path: path.join(root, 'docs', 'console-explore.png') })
+    await lookAt('Explore › Pathfinding, a path drawn')
   })
 
   await check('Explore › the graph: Zoom out brings the drawn nodes closer on screen, Reset view restores them', async () => {
@@ -212,6 +221,7 @@ try {
       return t.includes('CT-USER-ALICE') && t.includes('CT-GROUP-HELPDESK') && t.includes('CT-COMPUTER-SRV01') && !t.includes('Relationships')
     })
     assert((await table.locator('tbody tr').count()) === 3, 'three nodes')
+    await lookAt('Explore › Cypher')
   })
 
   await check('a failed Cypher query shows the envelope message where the user acted', async () => {
@@ -228,6 +238,7 @@ try {
   await check('Privilege zones lists the tags (Tier Zero); Administration lists the users', async () => {
     await page.getByRole('link', { name: 'Privilege zones' }).click()
     await page.getByRole('table', { name: 'Privilege zones' }).getByRole('cell', { name: 'Tier Zero', exact: true }).waitFor()
+    await lookAt('Privilege zones')
     await page.getByRole('link', { name: 'Administration' }).click()
     await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Users' }).click()
     const users = page.getByRole('table', { name: 'Users list' })
@@ -254,6 +265,12 @@ try {
     await page.goto(`${origin}/ui/posture`)
     await page.getByRole('button', { name: 'Sign in' }).waitFor()
     assert(new URL(page.url()).searchParams.get('next') === '/ui/posture', `at ${page.url()}`)
+  })
+
+  await check('every control, landmark, form and table on the pages visited has an accessible name', async () => {
+    const missing = Object.entries(unnamed).filter(([, list]) => list.length).map(([where, list]) => `${where}: ${list.join(', ')}`)
+    assert(Object.keys(unnamed).length >= 5, `pages looked at: ${Object.keys(unnamed)}`)
+    assert(missing.length === 0, missing.join(' | '))
   })
 
   await check('nothing was fetched from another origin; no script or CSP error', async () => {

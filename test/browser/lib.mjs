@@ -169,3 +169,32 @@ export async function openBrowser(origin, { viewport = { width: 1366, height: 86
   const page = await context.newPage()
   return { browser, context, page, external, problems, close: () => browser.close().catch(() => {}) }
 }
+
+// Roles that must carry an accessible name (issue 25: "every control has an accessible name"): the controls, and
+// the landmarks, forms, tables and pictures the tests and assistive technology find by name.
+const NAMED_ROLES = new Set([
+  'button', 'link', 'textbox', 'searchbox', 'combobox', 'listbox', 'option', 'checkbox', 'radio', 'switch', 'tab', 'menuitem', 'slider', 'spinbutton', 'progressbar',
+  'complementary', 'navigation', 'form', 'dialog', 'alertdialog', 'table', 'img',
+])
+
+/**
+ * The elements of the page whose role needs a name and that have none, as Chromium's accessibility tree computes
+ * names (labels, aria-label, content, title), each as "role: <tag class…>". An empty list when all are named.
+ */
+export async function unnamedElements(page) {
+  const cdp = await page.context().newCDPSession(page)
+  try {
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree')
+    const out = []
+    for (const n of nodes) {
+      if (n.ignored || !NAMED_ROLES.has(n.role?.value) || (n.name?.value ?? '').trim()) continue
+      const d = n.backendDOMNodeId ? (await cdp.send('DOM.describeNode', { backendNodeId: n.backendDOMNodeId }).catch(() => null))?.node : null
+      const attrs = d?.attributes ?? []
+      const cls = attrs[attrs.indexOf('class') + 1]
+      out.push(`${n.role.value}: <${(d?.localName ?? '?')}${attrs.includes('class') && cls ? ` class="${cls}"` : ''}>`)
+    }
+    return out
+  } finally {
+    await cdp.detach().catch(() => {})
+  }
+}

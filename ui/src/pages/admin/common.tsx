@@ -68,7 +68,7 @@ export function Tokens({ userId, title = 'API tokens' }: { userId?: string; titl
           <button class="secondary" onClick={() => setCreated(null)}>I have copied the key</button>
         </div>
       )}
-      <form onSubmit={create} class="inline">
+      <form onSubmit={create} class="inline" aria-label="Create token">
         <label>
           Token name
           <input value={name} required maxLength={200} onInput={(e) => setName((e.target as HTMLInputElement).value)} />

@@ -122,7 +122,7 @@ export default function Explore() {
   const selectedEdge = selection?.type === 'edge' ? graph.edges[selection.index] : undefined
   return (
     <div class="explore">
-      <aside class="side">
+      <aside class="side" aria-label="Explore controls">
         <div role="tablist" aria-label="Explore mode" class="tabs">
           {(['Search', 'Pathfinding', 'Cypher'] as Mode[]).map((m) => (
             <button role="tab" aria-selected={mode === m} key={m} onClick={() => setMode(m)}>{m}</button>
