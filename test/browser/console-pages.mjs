@@ -225,7 +225,7 @@ try {
     await row.waitFor({ state: 'detached', timeout: 20_000 })
   })
 
-  await check('SAML: a provider created on the SSO providers page (metadata file); the sign-in page shows it; its button, the test IdP and the signed response sign the user in', async () => {
+  await check('SAML: a provider created on the SSO providers page (metadata file); the sign-in page shows it; its button, the test IdP and the signed response sign the user in, back on the page they came from', async () => {
     const pem = (f) => readFileSync(path.join(root, 'test/fixtures/saml/signing', f), 'utf8')
     const key = testKey('idp-a', pem('idp-a.cert.pem'), pem('idp-a.key.pem'))
     const idp = 'https://idp.console-pages.test/metadata'
@@ -271,12 +271,17 @@ try {
     assert(provider?.config?.auto_provision?.enabled && provider.config.auto_provision.default_role_id === 3, `stored: ${JSON.stringify(provider)}`)
     await page.goto('about:blank')
     await context.clearCookies()
-    await page.goto(`${origin}/ui/login`)
-    await page.getByRole('button', { name: 'Sign in with TestIdP' }).click()
+    // signed out, a console page leads to sign-in; the SSO button carries the page (RelayState) through the IdP
+    await page.goto(`${origin}/ui/posture`)
+    const button = page.getByRole('button', { name: 'Sign in with TestIdP' })
+    await button.waitFor()
+    assert(new URL(await button.getAttribute('href')).searchParams.get('RelayState') === '/ui/posture', `button href ${await button.getAttribute('href')}`)
+    await button.click()
     await page.getByRole('button', { name: 'Continue to EdgeHound' }).click()
     await page.getByRole('link', { name: 'Explore' }).waitFor()
     assert(seen.length === 1, `AuthnRequests seen by the IdP: ${seen.length}`)
-    assert(new URL(page.url()).pathname.startsWith('/ui'), `landed at ${page.url()}`)
+    assert(new URL(page.url()).pathname === '/ui/posture', `landed at ${page.url()}, not back at /ui/posture`)
+    await page.getByRole('heading', { name: 'Posture' }).waitFor()
     await page.getByText('dana@pages.test', { exact: true }).waitFor()
     const cookie = (await context.cookies()).find((c) => c.name === 'token')
     assert(cookie?.httpOnly, 'an HttpOnly session cookie')

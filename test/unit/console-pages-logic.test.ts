@@ -4,7 +4,8 @@ import { byImportance, pageLabel, severityOfRisk, trendText } from '../../ui/src
 import { parseSeeds } from '../../ui/src/lib/seeds'
 import { can, canEditSelectors } from '../../ui/src/lib/permissions'
 import { can as adminCan } from '../../ui/src/pages/admin/model'
-import { ssoButtons } from '../../ui/src/lib/sso'
+import { returnPath, ssoButtons } from '../../ui/src/lib/sso'
+import { checkRelayState } from '../../src/saml/authn-request'
 import { barWidths, newest, platformOf, qualityLines, shareText } from '../../ui/src/lib/data-quality'
 
 describe('console charts: scaling (ui/src/lib/chart.ts)', () => {
@@ -107,6 +108,26 @@ describe('console sign-in: one button per SSO provider (ui/src/lib/sso.ts)', () 
       ]).map((b) => b.key),
     ).toEqual([6])
     expect(ssoButtons(null)).toEqual([])
+  })
+  it('the page to return to (next) rides on every button as RelayState, when it is a console path the login route accepts', () => {
+    const list = [
+      { id: 3, name: 'Okta', slug: 'okta', type: 'SAML' as const, login_uri: 'https://eh.example/api/v2/sso/okta/login' },
+      { id: 7, name: 'Entra', slug: 'entra', type: 'OIDC' as const, login_uri: 'https://eh.example/api/v2/sso/entra/login' },
+    ]
+    expect(ssoButtons(list, '/ui/attack-paths?env=S-1-5-21-1').map((b) => b.href)).toEqual([
+      'https://eh.example/api/v2/sso/okta/login?RelayState=%2Fui%2Fattack-paths%3Fenv%3DS-1-5-21-1',
+      'https://eh.example/api/v2/sso/entra/login?RelayState=%2Fui%2Fattack-paths%3Fenv%3DS-1-5-21-1',
+    ])
+    // no next, or one that is not a console path: the plain link (the route's default, /ui)
+    for (const next of [null, undefined, '', '/api/v2/self', '//evil.example/ui', 'https://evil.example/ui', '/ui/login?next=/ui', '/uix', '/ui/a\\b', '/ui/a b', `/ui/${'x'.repeat(600)}`])
+      expect(ssoButtons(list, next).map((b) => b.href), String(next)).toEqual(list.map((p) => p.login_uri))
+  })
+  it('returnPath: a console path (not the sign-in page) the SSO login route would accept as RelayState, else null', () => {
+    for (const ok of ['/ui', '/ui/', '/ui/explore', '/ui/privilege-zones?tag=1', '/ui#x']) expect(returnPath(ok), ok).toBe(ok)
+    for (const bad of [null, '/', '/api/v2/self', '//ui', '/ui/login', '/ui/login?next=/ui', '/uiexplore', '/ui/\u00e9', '/ui/a\\b', `/ui/${'x'.repeat(510)}`]) expect(returnPath(bad), String(bad)).toBeNull()
+    // the same check as the server's RelayState rule, at its length limit
+    expect(returnPath(`/ui/${'x'.repeat(508)}`)).toHaveLength(512)
+    expect(checkRelayState(`/ui/${'x'.repeat(508)}`).ok).toBe(true)
   })
 })
 

@@ -3,7 +3,7 @@ import { listSignInProviders } from '../../../src/client/saml'
 import { client, messageOf } from '../api'
 import { asksForOtp, normaliseOtp } from '../lib/mfa'
 import { navigate } from '../lib/navigate'
-import { ssoButtons, type SsoButton } from '../lib/sso'
+import { returnPath, ssoButtons, type SsoButton } from '../lib/sso'
 
 export function SignIn() {
   const params = new URLSearchParams(location.search)
@@ -14,7 +14,7 @@ export function SignIn() {
   // every SSO provider, SAML and OIDC (GET /api/v2/sso-providers is readable before signing in)
   const [providers, setProviders] = useState<SsoButton[]>([])
   useEffect(() => {
-    listSignInProviders(client).then((r) => setProviders(ssoButtons(r.data)), () => setProviders([]))
+    listSignInProviders(client).then((r) => setProviders(ssoButtons(r.data, params.get('next'))), () => setProviders([]))
   }, [])
   async function submit(ev: Event) {
     ev.preventDefault()
@@ -24,8 +24,7 @@ export function SignIn() {
       setError('')
       const otp = needOtp ? normaliseOtp(String(form.get('otp') ?? '')) : undefined
       await client.loginWithCookie(String(form.get('username') ?? ''), String(form.get('password') ?? ''), otp)
-      const next = params.get('next')
-      navigate(next && next.startsWith('/ui') && !next.startsWith('//') ? next : '/ui/explore')
+      navigate(returnPath(params.get('next')) ?? '/ui/explore')
     } catch (e) {
       // the first refusal only asks for the code: show the field, not "one time password is invalid"
       if (asksForOtp(e) && !needOtp) {
