@@ -3,9 +3,12 @@
 // migration applied in one Miniflare, no internet needed), and Debian's Chromium through playwright-core with every
 // request to another origin refused and recorded, and every page/script error collected.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { applyMigrations } from '../local-d1.mjs'
+
+export { applyMigrations }
 
 export const root = path.resolve(import.meta.dirname, '../..')
 export const artifacts = path.join(root, 'test', 'artifacts')
@@ -50,40 +53,6 @@ export function assert(cond, msg) {
 export function chromiumPath() {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/lib/chromium/chromium', '/usr/bin/chromium-browser'].filter(Boolean)
   return candidates.find((p) => existsSync(p))
-}
-
-/**
- * Every migration in migrations/ applied to a fresh local D1 under `persist` (the layout `wrangler dev
- * --persist-to` reads), as `wrangler d1 migrations apply DB --local` does it: the same d1_migrations table and
- * rows, each file with its INSERT into that table as one batch of statements split by wrangler's own splitter.
- * The difference is one Miniflare for all of them, where wrangler starts a workerd per file (33 files: ~45 s of
- * CPU, over half of a browser suite's time). The resulting database is the same as wrangler's (schema, rows and
- * bookkeeping compared with `sqlite3 .dump`). The real command is still run by test/hardening/restart.mjs and
- * test/cli/e2e-worker.test.ts.
- */
-export async function applyMigrations(persist) {
-  const { Miniflare } = await import('miniflare')
-  const { unstable_getMiniflareWorkerOptions, unstable_splitSqlQuery } = await import('wrangler')
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, 'wrangler.toml'))
-  const mf = new Miniflare({ modules: true, script: 'export default {}', d1Persist: path.join(persist, 'v3', 'd1'), d1Databases: workerOptions.d1Databases })
-  try {
-    const db = await mf.getD1Database('DB')
-    // wrangler's statement, character for character (SQLite keeps the text in sqlite_master)
-    await db
-      .prepare('CREATE TABLE IF NOT EXISTS d1_migrations(\n\t\tid         INTEGER PRIMARY KEY AUTOINCREMENT,\n\t\tname       TEXT UNIQUE,\n\t\tapplied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL\n);')
-      .run()
-    const dir = path.join(root, 'migrations')
-    for (const name of readdirSync(dir).filter((n) => n.endsWith('.sql')).sort()) {
-      const sql = `${readFileSync(path.join(dir, name), 'utf8')}\nINSERT INTO d1_migrations (name) values ('${name}');\n`
-      try {
-        await db.batch(unstable_splitSqlQuery(sql).map((q) => db.prepare(q)))
-      } catch (e) {
-        throw new Error(`migration ${name} failed: ${e?.cause?.message ?? e?.message ?? e}`)
-      }
-    }
-  } finally {
-    await mf.dispose()
-  }
 }
 
 /**

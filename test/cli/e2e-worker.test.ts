@@ -5,7 +5,6 @@
  * proves the commands agree with the endpoints as they are implemented.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -14,6 +13,7 @@ import { EdgeHoundClient } from '../../src/client'
 import { pollFindings } from '../../examples/poll-findings'
 import { EDGES, NODES, D } from '../fixtures/findings/known-graph'
 import { testIO } from './fake-server'
+import { applyMigrations } from '../local-d1.mjs'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const SECRETS = {
@@ -30,11 +30,9 @@ let config = ''
 
 beforeAll(async () => {
   persist = await mkdtemp(path.join(os.tmpdir(), 'edgehound-cli-e2e-'))
-  execFileSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist], {
-    cwd: root,
-    env: { ...process.env, CI: 'true' },
-    stdio: 'ignore',
-  })
+  // every migration in one Miniflare (as the browser suites do), not `wrangler d1 migrations apply`, which starts
+  // a workerd per migration file
+  await applyMigrations(persist)
   const { unstable_startWorker } = await import('wrangler')
   const w = await unstable_startWorker({
     config: path.join(root, 'wrangler.toml'),
@@ -50,8 +48,8 @@ beforeAll(async () => {
   worker = w
   url = (await w.url).origin
   config = path.join(persist, 'cli-config.json')
-  // applying every migration with wrangler and bundling the worker: about 40 s on an idle 2-core machine, past
-  // 180 s at a load average of 17 (a fresh-clone CI run beside other work timed out here)
+  // applying every migration and bundling the worker: about 40 s on an idle 2-core machine with wrangler's
+  // migrations command, past 180 s at a load average of 17 (a fresh-clone CI run beside other work timed out here)
 }, 420_000)
 
 afterAll(async () => {
