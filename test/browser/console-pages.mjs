@@ -33,7 +33,7 @@ const SECRETS = {
   BOOTSTRAP_ADMIN_USERNAME: 'admin',
   BOOTSTRAP_ADMIN_PASSWORD: 'console-pages-admin-password',
 }
-const { check, fail, finish } = suite('the console pages test', { timeoutMs: 540_000 })
+const { check, fail, finish } = suite('the console pages test')
 
 const D = 'S-1-5-21-7000'
 const USERS = ['AMY', 'BEN', 'CAL'].map((n, i) => ({ id: `${D}-${1100 + i}`, name: `${n}@PAGES.TEST` }))

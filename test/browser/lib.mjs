@@ -9,16 +9,38 @@ import path from 'node:path'
 import { applyMigrations } from '../local-d1.mjs'
 
 export { applyMigrations }
-
 export const root = path.resolve(import.meta.dirname, '../..')
 export const artifacts = path.join(root, 'test', 'artifacts')
 mkdirSync(artifacts, { recursive: true })
 
-/** Counts checks; `finish()` prints the totals line CI reads and exits (non-zero on any failure or no check). */
-export function suite(label, { timeoutMs = 600_000 } = {}) {
+// What a suite must close when it ends early (watchdog, a hung check, SIGTERM): the browsers and workers started
+// through openBrowser and startLocalWorker register their close/stop here while they run.
+const live = new Set()
+
+/**
+ * Counts checks; `finish()` prints the totals line CI reads and exits (non-zero on any failure or no check).
+ *
+ * A suite never hangs: a hung browser or worker must not eat CI's time. Playwright's own timeouts do not bound
+ * everything: after `page.goto` times out the navigation stays pending, and `page.evaluate`/`evaluateHandle` (no
+ * timeout) then wait for the new document forever (the CI failure of console-admin: its first sign-in page load
+ * timed out and the next check's evaluateHandle hung). So:
+ * - each check is bounded (`checkTimeoutMs`); a check that overruns ends the suite, since its page is stuck;
+ * - a failed FIRST check ends the suite: the later checks build on the page it opened, and each would wait out its
+ *   own timeouts on a page that never loaded;
+ * - the watchdog (`timeoutMs`, the whole suite, worker start included) ends it too, as do SIGTERM/SIGINT (CI's
+ *   `timeout`) and an event loop that drains while a promise never settles.
+ * Ending early: one FAIL line naming why, the browsers and workers closed (at most 10 s), the totals line, exit 1;
+ * process.exit then runs playwright's and Miniflare's exit hooks, which SIGKILL Chromium's process group and
+ * workerd, so nothing is left running even if closing hung.
+ */
+export function suite(label, { timeoutMs = 210_000, checkTimeoutMs = 90_000 } = {}) {
   let passed = 0
   let failed = 0
+  let checks = 0
+  let ended = false
   const finish = (code) => {
+    ended = true
+    clearTimeout(watchdog)
     console.log(`${passed} passed, ${failed} failed`)
     process.exit(code ?? (failed > 0 || passed === 0 ? 1 : 0))
   }
@@ -26,21 +48,52 @@ export function suite(label, { timeoutMs = 600_000 } = {}) {
     failed++
     console.log(`FAIL ${message}`)
   }
-  const watchdog = setTimeout(() => {
-    fail(`${label} did not finish within ${Math.round(timeoutMs / 60_000)} minutes`)
+  const end = async (message) => {
+    if (ended) return
+    ended = true
+    fail(message)
+    const closing = Promise.allSettled([...live].map((close) => close()))
+    await Promise.race([closing, new Promise((r) => setTimeout(r, 10_000).unref())])
     finish(1)
-  }, timeoutMs)
+  }
+  const seconds = (ms) => (ms >= 120_000 ? `${Math.round(ms / 60_000)} minutes` : `${Math.round(ms / 1000)} s`)
+  const watchdog = setTimeout(() => end(`${label} did not finish within ${seconds(timeoutMs)} (watchdog)`), timeoutMs)
   watchdog.unref()
+  // synchronous: Miniflare's own SIGTERM handler exits right after this one
+  for (const signal of ['SIGTERM', 'SIGINT']) {
+    process.once(signal, () => {
+      if (ended) return
+      fail(`${label} was stopped by ${signal} (CI's time limit for one browser suite?)`)
+      finish(1)
+    })
+  }
+  process.once('beforeExit', () => {
+    if (!ended) end(`${label} stopped: the event loop drained before the suite finished (an awaited promise never settled)`)
+  })
   // each check's line says how long it took, e.g. "(2.4 s)", so a slow check shows in the CI log
   async function check(name, fn) {
+    const first = ++checks === 1
     const t0 = performance.now()
     const took = () => `(${((performance.now() - t0) / 1000).toFixed(1)} s)`
+    let timer
+    const overrun = new Promise((resolve) => {
+      timer = setTimeout(() => resolve('overrun'), checkTimeoutMs)
+    })
     try {
-      await fn()
+      if ((await Promise.race([fn(), overrun])) === 'overrun') {
+        await end(`${name} ${took()}: did not finish within ${seconds(checkTimeoutMs)}; the suite ends here (its page is stuck)`)
+        return await new Promise(() => {}) // end() exits; nothing after this check runs
+      }
       passed++
       console.log(`ok   ${name} ${took()}`)
     } catch (e) {
       fail(`${name} ${took()}: ${e?.message ?? e}`)
+      if (first) {
+        await end(`the remaining checks of ${label} were not run: its first check failed and they build on it`)
+        return await new Promise(() => {})
+      }
+    } finally {
+      clearTimeout(timer)
     }
   }
   return { check, fail, finish }
@@ -64,9 +117,11 @@ export async function startLocalWorker({ secrets, tmpPrefix = 'edgehound-browser
   const persist = mkdtempSync(path.join(os.tmpdir(), tmpPrefix))
   let worker
   const stop = async () => {
+    live.delete(stop)
     await worker?.dispose().catch(() => {})
     rmSync(persist, { recursive: true, force: true })
   }
+  live.add(stop)
   const times = []
   let t = performance.now()
   const lap = (what) => {
@@ -115,6 +170,11 @@ export async function openBrowser(origin, { viewport = { width: 1366, height: 86
   if (!exe) throw new Error('chromium not found (apt-get install -y chromium, or set CHROMIUM_PATH)')
   const { chromium } = await import('playwright-core')
   const browser = await chromium.launch({ executablePath: exe, headless: true, args: FLAGS })
+  const close = () => {
+    live.delete(close)
+    return browser.close().catch(() => {})
+  }
+  live.add(close)
   const context = await browser.newContext({ viewport })
   const external = []
   const problems = []
@@ -136,7 +196,7 @@ export async function openBrowser(origin, { viewport = { width: 1366, height: 86
   }
   context.on('page', watch)
   const page = await context.newPage()
-  return { browser, context, page, external, problems, close: () => browser.close().catch(() => {}) }
+  return { browser, context, page, external, problems, close }
 }
 
 // Roles that must carry an accessible name (issue 25: "every control has an accessible name"): the controls, and
