@@ -63,12 +63,17 @@ export const ROUTES: RouteEntry[] = [
 
 const INTERNAL = 'an internal error has occurred that is preventing the service from servicing this request'
 
-export function createApp(routes: RouteEntry[] = ROUTES) {
+/**
+ * The worker's app. `opts.now` replaces the wall clock as every request's `c.var.now` (only code that creates
+ * an app can pass it: tests drive time-dependent rules, such as a rate limit's refill, with it; the deployed
+ * worker is createApp() in src/index.ts).
+ */
+export function createApp(routes: RouteEntry[] = ROUTES, opts: { now?: () => Date } = {}) {
   const app = new Hono<AppEnv>()
   const matchers = routes.map((r) => ({ method: r.def.method.toUpperCase(), re: pathMatcher(r.def.path) }))
 
   // 1. request id, clock, structured log line (every request, matched or not)
-  app.use('*', requestLog())
+  app.use('*', requestLog(opts.now))
   // 2. security headers and CORS (every request)
   app.use('*', securityHeaders())
   // 3. configuration (a missing secret answers 500 naming the setting)

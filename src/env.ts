@@ -9,7 +9,7 @@ export type AppEnv = {
   Variables: {
     requestId: string
     config: Config
-    /** injected clock; tests may override via the `X-Test-Now` header only when ENVIRONMENT=test */
+    /** injected clock: the wall clock, or the one the app was created with (createApp's `now`, for tests) */
     now: () => Date
     principal: Principal
     rateLimit: RateLimitOutcome | undefined

@@ -62,12 +62,13 @@ function write(line: RequestLogLine) {
   else console.log(text)
 }
 
-export function requestLog(): MiddlewareHandler<AppEnv> {
+/** `now`: the request's clock (`c.var.now`), the wall clock unless the app was created with another (createApp). */
+export function requestLog(now: () => Date = () => new Date()): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = Date.now()
     const requestId = crypto.randomUUID()
     c.set('requestId', requestId)
-    c.set('now', () => new Date())
+    c.set('now', now)
     try {
       await next()
     } catch (e) {
