@@ -37,7 +37,7 @@ const SECRETS = {
   BOOTSTRAP_ADMIN_USERNAME: 'admin',
   BOOTSTRAP_ADMIN_PASSWORD: 'console-admin-test-password',
 }
-const { check, fail, finish } = suite('the console administration test', { timeoutMs: 270_000 })
+const { check, fail, finish } = suite('the console administration test')
 
 // Two made-up domains in SharpHound v6's shape: in LAB.ONE, MALLORY holds GenericAll on the domain (a
 // Tier Zero object: the finding T0GenericAll); LAB.TWO has one user, to show a restricted user only LAB.ONE.

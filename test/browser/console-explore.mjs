@@ -33,7 +33,7 @@ const SECRETS = {
   BOOTSTRAP_ADMIN_USERNAME: 'admin',
   BOOTSTRAP_ADMIN_PASSWORD: 'console-explore-admin-password',
 }
-const { check, fail, finish } = suite('the console Explore test', { timeoutMs: 270_000 })
+const { check, fail, finish } = suite('the console Explore test')
 
 const D = 'S-1-5-21-5150'
 const ad = (id, kind, name, props = {}) => ({ id, kinds: [kind], properties: { name, domainsid: D, ...props } })

@@ -20,7 +20,7 @@ const SECRETS = {
   BOOTSTRAP_ADMIN_USERNAME: 'admin',
   BOOTSTRAP_ADMIN_PASSWORD: 'browser-test-admin-password',
 }
-const { check, fail, finish } = suite('the browser test', { timeoutMs: 150_000 })
+const { check, fail, finish } = suite('the browser test')
 
 let server
 let browser

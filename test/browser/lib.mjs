@@ -28,12 +28,14 @@ const live = new Set()
  * - a failed FIRST check ends the suite: the later checks build on the page it opened, and each would wait out its
  *   own timeouts on a page that never loaded;
  * - the watchdog (`timeoutMs`, the whole suite, worker start included) ends it too, as do SIGTERM/SIGINT (CI's
- *   `timeout`) and an event loop that drains while a promise never settles.
+ *   `timeout`) and an event loop that drains while a promise never settles. Its default, 280 s, is just under
+ *   .ci/run's limit for one suite (300 s), so a suite names its own cause first; the suites take 15-60 s on a
+ *   quiet machine and up to ~240 s at a load average of 19 (measured).
  * Ending early: one FAIL line naming why, the browsers and workers closed (at most 10 s), the totals line, exit 1;
  * process.exit then runs playwright's and Miniflare's exit hooks, which SIGKILL Chromium's process group and
  * workerd, so nothing is left running even if closing hung.
  */
-export function suite(label, { timeoutMs = 210_000, checkTimeoutMs = 90_000 } = {}) {
+export function suite(label, { timeoutMs = 280_000, checkTimeoutMs = 90_000 } = {}) {
   let passed = 0
   let failed = 0
   let checks = 0
