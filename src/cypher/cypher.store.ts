@@ -377,16 +377,58 @@ function exactWhere(test: NodeCountTest, access: string | null, param: (x: strin
 }
 
 /** exactWhere's conditions on node `n`, one by one. */
-function exactConditions(test: NodeCountTest, access: string | null, param: (x: string | number) => string): string[] {
+function exactConditions(test: NodeCountTest, access: string | null, param: (x: string | number) => string, envIndex = true): string[] {
   const parts: string[] = []
-  if (access !== null) parts.push(`n.environment_id IN (SELECT value FROM json_each(${param(access)}))`)
-  for (const any of test.kinds) {
-    if (any.length <= 32 && any.every((k) => KIND_PATTERN.test(k))) parts.push(`(${any.map((k) => `instr(n.kinds, ${param(JSON.stringify(k))}) > 0`).join(' OR ')})`)
-    parts.push(`EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN (SELECT value FROM json_each(${param(JSON.stringify(any))})))`)
-  }
+  if (access !== null) parts.push(`${envIndex ? '' : '+'}n.environment_id IN (SELECT value FROM json_each(${param(access)}))`)
+  for (const any of test.kinds) parts.push(...kindTest(any, param))
   if (test.objectid !== null) parts.push(`n.objectid = ${param(test.objectid)}`)
   for (const t of test.tests) parts.push(propertySql(t, param))
   return parts
+}
+
+/** node `n` carries one of the kinds `any` (stored kinds, json_each; instr first rules out most nodes) */
+function kindTest(any: string[], param: (x: string | number) => string): string[] {
+  const parts: string[] = []
+  if (any.length <= 32 && any.every((k) => KIND_PATTERN.test(k))) parts.push(`(${any.map((k) => `instr(n.kinds, ${param(JSON.stringify(k))}) > 0`).join(' OR ')})`)
+  parts.push(`EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN (SELECT value FROM json_each(${param(JSON.stringify(any))})))`)
+  return parts
+}
+
+/**
+ * The partial index nodes_kinds_extra's condition (migration 0048), written as its WHERE so that SQLite reads
+ * the index: the nodes whose stored kinds are not exactly [kind], [kind, "Base"] or [kind, "AZBase"].
+ */
+const KINDS_EXTRA = (v: string) => `NOT (${v}.kinds = json_array(${v}.kind) OR ${v}.kinds = json_array(${v}.kind, 'Base') OR ${v}.kinds = json_array(${v}.kind, 'AZBase'))`
+
+/**
+ * exactWhere's nodes as one or two disjoint WHEREs on `n` whose union is exactly those nodes, so that a count or a
+ * GROUP BY reads an index on the primary kind (issue 28: nodes_kind_env, and migration 0048's property indexes on
+ * (kind, json_type, json_extract, environment) of the common properties) instead of every node's kinds array.
+ * Why it is exact: a node outside nodes_kinds_extra has stored kinds equal (as JSON text, json_array's) to [kind],
+ * [kind, "Base"] or [kind, "AZBase"], so for a set S of kinds holding neither Base nor AZBase it carries one of S
+ * exactly when its `kind` is in S. So the nodes carrying one of S are (1) those whose kind is in S and which are
+ * not in nodes_kinds_extra, and (2) those in nodes_kinds_extra whose kinds array holds one of S (tested as before).
+ * (1) tests `n.id NOT IN (the partial index)`: the id is in every index, so the property indexes still answer
+ * alone. The first label whose kinds allow it is split so; the other labels, the environment, the object id and
+ * the property tests apply to both parts as in exactWhere. Any other test (no label; only Base / AZBase): one part,
+ * exactWhere's.
+ */
+function exactBranches(test: NodeCountTest, access: string | null, param: (x: string | number) => string): string[] {
+  const i = test.kinds.findIndex((any) => any.length > 0 && !any.includes('Base') && !any.includes('AZBase'))
+  if (i < 0) {
+    const parts = exactConditions(test, access, param)
+    return [parts.length ? parts.join(' AND ') : '1']
+  }
+  // the environment tested on the index's rows (`+`: never the nodes_env range, which would read every node of
+  // the caller's environments from the table)
+  const rest = exactConditions({ ...test, kinds: test.kinds.filter((_, j) => j !== i) }, access, param, false)
+  // one kind as `=`, so that a GROUP BY of an indexed property reads the index in its order (with IN, SQLite sorts
+  // the groups in a temporary B-tree and computes their values from the table)
+  const any = test.kinds[i]
+  const kind = any.length === 1 ? `n.kind = ${param(any[0])}` : `n.kind IN (SELECT value FROM json_each(${param(JSON.stringify(any))}))`
+  const byKind = [kind, `n.id NOT IN (SELECT x.id FROM nodes x WHERE ${KINDS_EXTRA('x')})`, ...rest]
+  const extra = [KINDS_EXTRA('n'), ...kindTest(test.kinds[i], param), ...rest]
+  return [byKind.join(' AND '), extra.join(' AND ')]
 }
 
 /**
@@ -467,8 +509,9 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
     async countNodes(test: NodeCountTest): Promise<number> {
       const params: (string | number)[] = []
       const param = (x: string | number) => (params.push(x), `?${params.length}`)
+      const counts = exactBranches(test, access, param).map((w) => `(SELECT count(*) FROM nodes n WHERE ${w})`)
       const row = await db
-        .prepare(`SELECT count(*) AS c FROM nodes n${exactWhere(test, access, param)}`)
+        .prepare(`SELECT ${counts.join(' + ')} AS c`)
         .bind(...params)
         .first<{ c: number }>()
       return row?.c ?? 0
@@ -489,35 +532,51 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
     },
 
     /**
-     * distinct.ts: one GROUP BY over the nodes countNodes would count, per key its type class (orderSql's rank:
-     * string, boolean, number, null or missing) and value; each group's value as stored JSON (`->`), its
-     * first id, and whether it holds a value the store cannot compare as the engine (orderSql's unorderable:
-     * such groups sort first, so the answer's first row shows one if any exists).
+     * distinct.ts: a GROUP BY over the nodes countNodes would count (its parts, exactBranches), per key its JSON
+     * type and value as stored (json_type / json_extract, the property indexes' own expressions, so that an
+     * indexed key is grouped in the index's order, reading the index alone), then those groups grouped again by
+     * each key's type class (orderSql's rank: string, boolean, number, null or missing — json_type 'null' and a
+     * missing key are one group, as are 'integer' and 'real') and value; each group's value as JSON (from its type
+     * and value: json_extract gives a boolean as 1 / 0), its first id, and whether it holds a value the store
+     * cannot compare as the engine (orderSql's unorderable, from type and value: such groups sort first, so the
+     * answer's first row shows one if any exists).
      */
     async distinctValues(test: NodeCountTest, keys: string[], order: ScanOrder, skip: number, limit: number | null): Promise<unknown[][] | null> {
       const params: (string | number)[] = []
       const param = (x: string | number) => (params.push(x), `?${params.length}`)
-      const all = orderSql({ keys: keys.map((key) => ({ key, descending: false })) })
-      const value = (k: string) => (k === 'objectid' ? 'n.objectid' : `json_extract(n.properties, '$.${k}')`)
-      const json = (k: string) => (k === 'objectid' ? 'json_quote(n.objectid)' : `n.properties -> '$.${k}'`)
-      // objectid: text, the column alone (a constant integer in GROUP BY would name a result column)
-      const group = (k: string) =>
-        k === 'objectid' ? 'n.objectid' : `CASE json_type(n.properties, '$.${k}') WHEN 'text' THEN 0 WHEN 'true' THEN 1 WHEN 'false' THEN 1 WHEN 'integer' THEN 2 WHEN 'real' THEN 2 ELSE 3 END, ${value(k)}`
-      const sorted = order.keys.length ? `${orderSql(order).keys}, ` : ''
-      const where = exactWhere(test, access, param)
+      for (const k of keys) if (!PLAIN_KEY.test(k)) throw new Error(`property key ${JSON.stringify(k)} is not grouped by the store`)
+      // inner: per part, type and value of each key (objectid: the column, text)
+      const typeOf = (k: string) => (k === 'objectid' ? `'text'` : `json_type(n.properties, '$.${k}')`)
+      const valueOf = (k: string) => (k === 'objectid' ? 'n.objectid' : `json_extract(n.properties, '$.${k}')`)
+      const inner = exactBranches(test, access, param).map(
+        (w) =>
+          `SELECT ${keys.map((k, i) => `${typeOf(k)} AS t${i}, ${valueOf(k)} AS v${i}`).join(', ')}, min(n.id) AS first FROM nodes n WHERE ${w}
+           GROUP BY ${keys.map((k) => (k === 'objectid' ? valueOf(k) : `${typeOf(k)}, ${valueOf(k)}`)).join(', ')}`,
+      )
+      const rank = (i: number) => `CASE t${i} WHEN 'text' THEN 0 WHEN 'true' THEN 1 WHEN 'false' THEN 1 WHEN 'integer' THEN 2 WHEN 'real' THEN 2 ELSE 3 END`
+      const json = (i: number) => `CASE t${i} WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'object' THEN v${i} WHEN 'array' THEN v${i} WHEN 'text' THEN json_quote(v${i}) WHEN 'integer' THEN json_quote(v${i}) WHEN 'real' THEN json_quote(v${i}) ELSE NULL END`
+      const high = (i: number) => ['EE', 'EF', 'F0', 'F1', 'F2', 'F3', 'F4'].map((b) => `instr(CAST(v${i} AS BLOB), X'${b}') > 0`).join(' OR ')
+      const unorderable = keys
+        .map((_, i) => `CASE t${i} WHEN 'text' THEN (${high(i)}) WHEN 'integer' THEN v${i} NOT ${SAFE_INTEGERS} WHEN 'real' THEN 1 WHEN 'object' THEN 1 WHEN 'array' THEN 1 ELSE 0 END`)
+        .join(' OR ')
+      const sorted = order.keys.map(({ key, descending }) => {
+        const i = keys.indexOf(key)
+        const dir = descending ? ' DESC' : ''
+        return `${rank(i)}${dir}, v${i}${dir}, `
+      })
       const rows = await db
         .prepare(
-          `SELECT ${keys.map((k, i) => `${json(k)} AS v${i}`).join(', ')}, max(${all.unorderable}) AS unorderable, min(n.id) AS first
-           FROM nodes n${where}
-           GROUP BY ${keys.map(group).join(', ')}
-           ORDER BY unorderable DESC, ${sorted}first LIMIT ${param(limit ?? -1)} OFFSET ${param(skip)}`,
+          `SELECT ${keys.map((_, i) => `${json(i)} AS j${i}`).join(', ')}, max(${unorderable}) AS unorderable, min(first) AS first
+           FROM (${inner.join(' UNION ALL ')})
+           GROUP BY ${keys.map((_, i) => `${rank(i)}, v${i}`).join(', ')}
+           ORDER BY unorderable DESC, ${sorted.join('')}first LIMIT ${param(limit ?? -1)} OFFSET ${param(skip)}`,
         )
         .bind(...params)
         .all<Record<string, string | number | null>>()
       const out: unknown[][] = []
       for (const r of rows.results) {
         if (r.unorderable) return null
-        out.push(keys.map((_, i) => (r[`v${i}`] === null ? null : JSON.parse(String(r[`v${i}`])))))
+        out.push(keys.map((_, i) => (r[`j${i}`] === null ? null : JSON.parse(String(r[`j${i}`])))))
       }
       return out
     },

@@ -128,3 +128,39 @@ describe('label scan: query plans', () => {
       }
   })
 })
+
+/**
+ * Counts and DISTINCT (issue 28: countNodes, distinctValues): a label that is a primary kind and a property with an
+ * index of migration 0048 are read from that index alone (its (kind, json_type, json_extract, environment) answer
+ * the label, the test, the group and a restricted caller's environments), the nodes whose kinds are more than
+ * [kind, Base] from the partial index nodes_kinds_extra; never every node of the graph.
+ */
+describe('counts and DISTINCT: query plans', () => {
+  const statements = async (access: string | null) => {
+    const out: { sql: string; params: unknown[] }[] = []
+    const stmt = (sql: string, params: unknown[] = []): D1PreparedStatement =>
+      ({
+        bind: (...p: unknown[]) => stmt(sql, p),
+        all: async () => (out.push({ sql, params }), { results: [] }),
+        first: async () => (out.push({ sql, params }), null),
+      }) as unknown as D1PreparedStatement
+    const src = d1GraphSource({ prepare: (sql: string) => stmt(sql) } as unknown as D1Database, access)
+    await src.countNodes!({ kinds: [['User']], objectid: null, tests: [{ op: 'eq', key: 'enabled', value: true }] })
+    await src.distinctValues!({ kinds: [['Computer']], objectid: null, tests: [] }, ['operatingsystem'], { keys: [] }, 0, null)
+    return out
+  }
+  it.each([null, JSON.stringify([ENVS[0]]), JSON.stringify(ENVS.slice(0, 2))])('read from the property index and nodes_kinds_extra (access %s)', async (access) => {
+    const [count, distinct] = await statements(access)
+    for (const [s, index] of [
+      [count, 'nodes_prop_enabled'],
+      [distinct, 'nodes_prop_operatingsystem'],
+    ] as const) {
+      const p = await plan(s)
+      const why = `${s.sql.replace(/\s+/g, ' ')}\n${p.join('\n')}`
+      expect(p.some((l) => new RegExp(`^SEARCH n USING (COVERING )?INDEX ${index} \\(kind=\\?`).test(l)), why).toBe(true)
+      expect(p.some((l) => /USING (COVERING )?INDEX nodes_kinds_extra/.test(l)), why).toBe(true)
+      expect(p.filter((l) => /^SCAN (n|x)\b(?! USING)/.test(l) || /AUTOMATIC/.test(l)), why).toEqual([])
+    }
+  })
+})
+

@@ -35,6 +35,15 @@ const NODES = [...N0,
   mk(60, 'P-NULL', ['User'], 'P-NULL', { hasspn: null, pwdlastset: null, title: null }),
   mk(61, 'P-LIST', ['User'], 'P-LIST', { hasspn: [true], pwdlastset: [1000], title: ['admin'] }),
   mk(62, 'P-BIG', ['Computer'], 'P-BIG', { pwdlastset: 9007199254740991, title: 'x\u00e9y%_' }),
+  // counts and DISTINCT read from the primary kind (issue 28, exactBranches): a node carrying a label that is not
+  // its primary kind, one whose kinds are more than [kind, Base]; the indexed properties (migration 0048) with
+  // every JSON type, null, missing, and in another environment
+  mk(63, 'K-PERSON', ['Person', 'User'], 'K-PERSON', { enabled: true, hasspn: true, operatingsystem: 'Linux' }),
+  mk(64, 'K-SERVER', ['Server', 'Computer'], 'K-SERVER', { operatingsystem: 'Linux', enabled: true }),
+  mk(65, 'K-OS1', ['Computer'], 'K-OS1', { operatingsystem: 1, enabled: 'true' }),
+  mk(66, 'K-OSNULL', ['Computer'], 'K-OSNULL', { operatingsystem: null, enabled: false }),
+  mk(67, 'K-OSTRUE', ['Computer'], 'K-OSTRUE', { operatingsystem: true, enabled: true }),
+  { ...mk(68, 'K-AZ', ['Computer'], 'K-AZ', { operatingsystem: 'Plan 9', enabled: true }), environment_id: TENANT },
   // ORDER BY … LIMIT read in order from the store (issue 28, topk.ts): every type ORDER BY ranks, ties, null, missing
   ...(
     [
@@ -103,6 +112,14 @@ const COUNTS_PUSHED = [
   'MATCH (n:User:ADLocalUser) RETURN count(n) AS c',
   'MATCH (n) RETURN count(*) AS c',
   "MATCH (u:User) WHERE u.name = 'P-ONE' AND u.ok = true RETURN count(u) AS c",
+  // the primary-kind index and the property indexes (migration 0048)
+  'MATCH (c:Computer) WHERE c.enabled = true RETURN count(c) AS c',
+  "MATCH (c:Computer) WHERE c.operatingsystem = 'Linux' RETURN count(c) AS c",
+  'MATCH (c:Computer) WHERE c.operatingsystem IS NULL RETURN count(c) AS c',
+  'MATCH (n:Person) RETURN count(n) AS c',
+  'MATCH (n:User:Person) RETURN count(n) AS c',
+  'MATCH (n:Computer:Base) RETURN count(n) AS c',
+  "MATCH (u:User {hasspn: true}) WHERE u.enabled = true OR u.operatingsystem = 'Linux' RETURN count(u) AS c",
 ]
 /** counts that are not exact in SQL (a number, a bare boolean read, a derived label, `<`): the walk answers */
 const COUNTS_WALKED = [
@@ -279,6 +296,14 @@ describe('shortest-path ends listed by the store (issue 28)', () => {
 })
 
 describe('node counts in the store (issue 28)', () => {
+  it.each(COUNTS_PUSHED)('%s: the same count for a caller restricted to CORP', async (q) => {
+    const access = [CORP]
+    const query = parseCypher(q)
+    const store = await runQuery(query, d1GraphSource(env.DB, JSON.stringify(access), { nodeKeys: nodePropertyKeys(query) }), { now: Date.now() })
+    const engine = await runQuery(query, memorySource(access, NODES.map((n) => ({ ...n, properties: props(n) })), EDGES), { now: Date.now(), countPushdown: false })
+    expect(store.ctx.plans.join()).toContain('count of nodes')
+    expect(store.rows).toEqual(engine.rows)
+  })
   it.each([...COUNTS_PUSHED.map((q): [string, boolean] => [q, true]), ...COUNTS_WALKED.map((q): [string, boolean] => [q, false])])('%s: counted in the store %s', async (q, pushed) => {
     const res = await admin.raw('POST', '/api/v2/graphs/cypher', { query: q })
     expect([200, 400]).toContain(res.status)
@@ -334,6 +359,12 @@ const DISTINCT_PUSHED = [
   'MATCH (n:Ord) RETURN DISTINCT n.objectid AS o ORDER BY o DESC LIMIT 3',
   'MATCH (c:Computer) RETURN DISTINCT c.operatingsystem',
   "MATCH (n:OrdOdd) WHERE n.name IN ['ODD-A', 'ODD-THREE'] RETURN DISTINCT n.rank AS r",
+  // the primary-kind index and the property indexes (migration 0048): every JSON type, null and missing alike
+  'MATCH (c:Computer) RETURN DISTINCT c.operatingsystem AS os ORDER BY os DESC',
+  'MATCH (c:Computer) WHERE c.enabled = true RETURN DISTINCT c.operatingsystem AS os',
+  'MATCH (c:Computer) RETURN DISTINCT c.enabled AS e, c.operatingsystem AS os ORDER BY e, os DESC',
+  'MATCH (u:User:Person) RETURN DISTINCT u.operatingsystem AS os, u.objectid AS o',
+  'MATCH (u:Base) RETURN DISTINCT u.enabled AS e SKIP 1 LIMIT 3',
 ]
 /** DISTINCT not answered by the store: not exact, not the shape, or (*) a value the store cannot compare */
 const DISTINCT_NOT = [
