@@ -14,7 +14,8 @@
  *   --stress N     afterwards, N rounds of the hostile and near-limit queries (with and without
  *                  include_properties), then one plain query that must still answer
  *   --state DIR    keep the ingested database in DIR and reuse it when DIR already holds the same size
- *                  (saves the ingest while profiling; a fresh temporary directory otherwise)
+ *                  (saves the ingest while profiling; a fresh temporary directory otherwise); a reused
+ *                  database first gets the migrations added since it was made (its marker file lists them)
  *   --profile A,B  CPU profiles (worker isolate and D1) of the first run of the matching queries, under
  *                  bench/results/profiles/ (open them in Chrome DevTools → Performance)
  *   --end-job      end the upload job (which requests an analysis run) and wait for that run before the
@@ -72,7 +73,7 @@ import { createTokens, login, benchIp, type TokenCred } from './lib/credentials'
 import { generateGraph, openGraphPayloads, type GenGraph } from './lib/generate'
 import { captureProfiles, Inspector, loadSourceMap, type ProfileSummary } from './lib/inspector'
 import { cpuSeconds, peakRssBytes, resetPeakRss, rssBytes } from './lib/proc'
-import { adminCredentials, buildBundle, freePort, ROOT, startMiniflare, type HostedWorker } from './lib/worker-host'
+import { adminCredentials, buildBundle, freePort, migrationFiles, ROOT, startMiniflare, type HostedWorker } from './lib/worker-host'
 import { relationshipKinds } from '../src/cypher/labels'
 import { isTierZero } from '../src/assetgroups/tierzero'
 
@@ -479,8 +480,15 @@ async function main() {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'edgehound-cypher-'))
   const stateDir = values.state ? path.resolve(values.state) : path.join(tmp, 'state')
   const marker = path.join(stateDir, 'edgehound-cypher-bench.json')
-  const reuse = existsSync(marker) && (JSON.parse(readFileSync(marker, 'utf8')) as { edges: number }).edges === edges
+  const saved = existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as { edges: number; migrations?: string[] }) : null
+  const reuse = saved?.edges === edges
   if (values.state && !reuse) rmSync(stateDir, { recursive: true, force: true })
+  // A reused database gets the migrations added since it was made (e.g. an index): the marker lists those it has.
+  // A marker without the list was written before it was kept (2026-11-29), when migrations 0001–0047 existed.
+  const allMigrations = migrationFiles().map((f) => path.basename(f))
+  const applied = reuse ? (saved?.migrations ?? allMigrations.filter((f) => parseInt(f, 10) <= 47)) : []
+  const missing = allMigrations.filter((f) => !applied.includes(f))
+  if (reuse && missing.length) log(`applying to the reused database the migrations it lacks: ${missing.join(', ')}`)
   const bundle = await buildBundle(path.join(tmp, 'bundle'))
   const sourceMap = loadSourceMap(`${bundle}.map`)
   const inspectorPort = await freePort()
@@ -502,7 +510,12 @@ async function main() {
     }
   }
   log(heapCap > 0 ? `workerd runs with V8 flags ${v8Flags!.flags.join(' ')}` : 'no heap cap (--heap-cap 0)')
-  let w: HostedWorker = await startMiniflare({ bundle, persistDir: stateDir, migrate: !reuse, inspectorPort, v8Flags, onStdout })
+  const started0 = performance.now()
+  let w: HostedWorker = await startMiniflare({ bundle, persistDir: stateDir, migrate: !reuse || missing.length > 0, applied, inspectorPort, v8Flags, onStdout })
+  if (reuse && missing.length) {
+    writeFileSync(marker, JSON.stringify({ edges, migrations: allMigrations }))
+    log(`started and migrated in ${((performance.now() - started0) / 1000).toFixed(1)} s`)
+  }
   let insp: Inspector | null = null
   // Miniflare's D1 runs in its own isolate of the same workerd (its heap gets the same cap, production's
   // D1 is elsewhere): read too, to tell which isolate a heap-cap abort came from.
@@ -535,7 +548,7 @@ async function main() {
         await waitForAnalysis(api, log)
       } else log(`ingested in ${((performance.now() - t) / 1000).toFixed(1)} s (job ${job} left running: no analysis run)`)
       writeFileSync(path.join(stateDir, 'tokens.json'), JSON.stringify(tokens))
-      writeFileSync(marker, JSON.stringify({ edges }))
+      writeFileSync(marker, JSON.stringify({ edges, migrations: allMigrations }))
     } else {
       tokens = JSON.parse(readFileSync(path.join(stateDir, 'tokens.json'), 'utf8')) as TokenCred[]
       log(`reusing the ingested database in ${stateDir}`)

@@ -85,7 +85,7 @@ export function freePort(): Promise<number> {
   })
 }
 
-function migrationFiles(): string[] {
+export function migrationFiles(): string[] {
   const dir = path.join(ROOT, 'migrations')
   return readdirSync(dir)
     .filter((f) => /^\d+_.*\.sql$/.test(f))
@@ -94,9 +94,10 @@ function migrationFiles(): string[] {
 }
 
 /** Applies every migration, in order, through the bench worker's /__bench/migrate path (see bench/worker.ts). */
-async function applyMigrations(url: string, db: 'DB' | 'FLOOR_DB'): Promise<string[]> {
+async function applyMigrations(url: string, db: 'DB' | 'FLOOR_DB', skip: readonly string[] = []): Promise<string[]> {
   const applied: string[] = []
   for (const file of migrationFiles()) {
+    if (skip.includes(path.basename(file))) continue
     const statements = unstable_splitSqlQuery(await readFile(file, 'utf8'))
     const r = await fetch(`${url}/__bench/migrate?db=${db}`, { method: 'POST', body: JSON.stringify(statements) })
     if (!r.ok) throw new Error(`migration ${path.basename(file)} on ${db} failed: ${r.status} ${await r.text()}`)
@@ -129,6 +130,8 @@ export interface StartOptions {
   vars?: Record<string, string>
   /** apply migrations (first start on a persist dir) */
   migrate: boolean
+  /** with `migrate`: migration files (names) the persisted database already has, not applied again */
+  applied?: readonly string[]
   /**
    * More copies of the worker (default 0), each its own isolate with its own module state (its own
    * leases), on its own port, sharing the first one's Durable Object namespaces (one limiter object per
@@ -217,8 +220,8 @@ export async function startMiniflare(opts: StartOptions): Promise<HostedWorker> 
   for (let i = 1; i <= extra; i++) isolateUrls.push((await mf.unsafeGetDirectURL(`edgehound-${i + 1}`)).toString().replace(/\/$/, ''))
   let migrations: string[] = []
   if (opts.migrate) {
-    migrations = await applyMigrations(url, 'DB')
-    await applyMigrations(url, 'FLOOR_DB')
+    migrations = await applyMigrations(url, 'DB', opts.applied)
+    await applyMigrations(url, 'FLOOR_DB', opts.applied)
   }
   return {
     url,
