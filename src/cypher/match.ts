@@ -750,8 +750,14 @@ export interface ShortestTuning {
   reachLimit: number
   /** frontier nodes per chunk of a multi-target shortestPath level (answered chunk by chunk) */
   levelChunk: number
+  /**
+   * An end with more nodes than this, listed by the store (`lazyList`) or scanned (`lazyScan`), facing a
+   * smaller end: not read whole, its nodes tested as the searches from the other end reach them (LazyEnd)
+   */
+  lazyList: number
+  lazyScan: number
 }
-export const SHORTEST_TUNING: ShortestTuning = { pairwiseMax: 64, proveAfter: 2_000, reachLimit: 32_768, levelChunk: EXPAND_CHUNK }
+export const SHORTEST_TUNING: ShortestTuning = { pairwiseMax: 64, proveAfter: 2_000, reachLimit: 32_768, levelChunk: EXPAND_CHUNK, lazyList: 32_768, lazyScan: SCAN_PAGE } // lazyList: one ID_PAGE
 
 /**
  * Shortest paths from the source of `shared` to `y` (a different node) by bidirectional breadth-first
@@ -960,6 +966,8 @@ async function candidates(ctx: RunContext, plan: PartPlan, row: Row): Promise<nu
 const END_ID_BYTES = 24
 /** Ids per store call when the store lists an end's ids itself (GraphSource.nodeIds). */
 const ID_PAGE = 32_768
+/** Smallest scan page of an end read up to a cap (someEndIds). */
+const SCAN_PAGE_MIN = 64
 
 /**
  * The end's labels, property map and own WHERE conditions as one NodeCountTest the store answers exactly, or
@@ -982,30 +990,59 @@ function exactEnd(np: NodePattern, filters: Expr[]): NodeCountTest | null {
  * bound by an earlier clause is the one node `candidates` gives.
  */
 async function endIds(ctx: RunContext, plan: PartPlan, row: Row): Promise<number[]> {
+  return (await someEndIds(ctx, plan, row, { list: Infinity, scan: Infinity })).ids
+}
+
+/**
+ * An end's ids read up to `cap` of them (endIds with a bound): `over`, more than `cap` nodes pass; `ids` are
+ * exactly the end's nodes with an id up to `upTo` (the store lists and scans by id, a scan a superset of the
+ * end's nodes), so a node up to `upTo` passes only if listed there; `complete`: that is every node of the end
+ * (`upTo` infinite).
+ */
+interface SomeEnd {
+  ids: number[]
+  complete: boolean
+  over: boolean
+  upTo: number
+}
+
+async function someEndIds(ctx: RunContext, plan: PartPlan, row: Row, caps: { list: number; scan: number }, from: SomeEnd | null = null): Promise<SomeEnd> {
   const np = plan.nodes[0]
-  if (np.variable !== null && np.variable in row) return candidates(ctx, plan, row)
-  const out: number[] = []
+  if (from?.complete) return from
+  if (np.variable !== null && np.variable in row) return { ids: await candidates(ctx, plan, row), complete: true, over: false, upTo: Infinity }
+  // `from`: a first part read before (past a lower cap), read on from where it stopped
+  const out: number[] = from ? [...from.ids] : []
+  const start = from ? from.upTo : 0
   // every condition of the end tested by the store exactly as nodeOk tests it (nodecount.ts exactNodeMatch,
   // as a node count is pushed down): the store lists the ids, no record leaves it
   const exact = ctx.source.nodeIds ? exactEnd(np, plan.filters[0]) : null
+  const cap = exact ? caps.list : caps.scan
   if (exact) {
-    for (let after = 0; ; ) {
+    for (let after = start; ; ) {
       ctx.budget.checkTime()
-      const ids = await ctx.source.nodeIds!(exact, after, ID_PAGE)
+      const limit = Math.min(ID_PAGE, cap + 1 - out.length)
+      const ids = await ctx.source.nodeIds!(exact, after, limit)
       ctx.budget.chargeSteps(ids.length)
       ctx.budget.chargeBytes(ids.length * END_ID_BYTES)
       for (const id of ids) out.push(id)
-      if (ids.length < ID_PAGE) {
+      const complete = ids.length < limit
+      // past the cap: the first part only
+      if (out.length > cap) {
+        if (ctx.plans.length < 32) ctx.plans.push(`end ${np.variable ?? '(anonymous)'}: more than ${cap} id(s) listed by the store, ${out.length} read`)
+        return { ids: out, complete, over: true, upTo: complete ? Infinity : ids[ids.length - 1] }
+      }
+      if (complete) {
         if (ctx.plans.length < 32) ctx.plans.push(`end ${np.variable ?? '(anonymous)'}: ${out.length} id(s) listed by the store`)
-        return out
+        return { ids: out, complete, over: false, upTo: Infinity }
       }
       after = ids[ids.length - 1]
     }
   }
-  let after = 0
-  for (let i = 0; ; i++) {
+  let after = start
+  for (let i = from ? 1 : 0; ; i++) {
     ctx.budget.checkTime()
-    const size = scanPageSize(i)
+    // near the cap, pages no larger than needed to pass it (at least SCAN_PAGE_MIN nodes, or cap + 1)
+    const size = Math.min(scanPageSize(i), Math.max(cap + 1 - out.length, Math.min(SCAN_PAGE_MIN, cap + 1)))
     const page = await ctx.source.scanNodes(plan.scan, after, size)
     ctx.budget.chargeSteps(page.length)
     const bytes = page.length * NODE_BYTES
@@ -1022,8 +1059,60 @@ async function endIds(ctx: RunContext, plan: PartPlan, row: Row): Promise<number
     }
     ctx.budget.releaseBytes(bytes)
     ctx.budget.chargeBytes(kept * END_ID_BYTES)
-    if (page.length < size) return out
+    const complete = page.length < size
+    if (out.length > cap) return { ids: out, complete, over: true, upTo: complete ? Infinity : page[page.length - 1].id }
+    if (complete) return { ids: out, complete, over: false, upTo: Infinity }
     after = page[page.length - 1].id
+  }
+}
+
+/**
+ * The end nodes of a multi-target search's far side, when that end is too large to list first (issue 28):
+ * `(n:Base) WHERE NOT n:Tag_Tier_Zero` (a derived label the store cannot list: ~90 000 records read and
+ * tested at 1 M edges before a search whose first two levels give the 1 000 pairs a LIMIT asks for), every
+ * user (55 789 ids). The search runs from the other, small side and each node it reaches is tested here
+ * against this end's labels, property map and own WHERE conditions (nodeOk, as the scan tests them) when it
+ * is reached: the answers are those of the listed end (the same searches, sources and order; a target is a
+ * node that passes). A node up to `upTo` is known from the first part read (SomeEnd); a later one is read
+ * by id (nodesByIds: access applies), tested, and kept only if it passes (a target: its path will load it
+ * anyway), each read a step and its bytes charged; the verdicts are held as numbers.
+ */
+interface LazyEnd {
+  has(id: number): boolean
+  /** tests the nodes of `ids` not tested yet (before `has` is asked about them) */
+  prepare(ids: number[]): Promise<void>
+}
+const VERDICT_BYTES = 24
+
+function lazyEnd(ctx: RunContext, plan: PartPlan, row: Row, first: SomeEnd): LazyEnd {
+  const np = plan.nodes[0]
+  const listed = new Set(first.ids)
+  const verdict = new Map<number, boolean>()
+  return {
+    has: (id) => (id <= first.upTo ? listed.has(id) : verdict.get(id) === true),
+    async prepare(ids) {
+      const todo = [...new Set(ids)].filter((id) => id > first.upTo && !verdict.has(id))
+      if (todo.length === 0) return
+      ctx.budget.chargeBytes(todo.length * VERDICT_BYTES)
+      const read = todo.filter((id) => !ctx.nodes.has(id))
+      for (const part of chunks(read, EXPAND_CHUNK)) {
+        ctx.budget.checkTime()
+        ctx.budget.chargeSteps(part.length)
+        ctx.budget.chargeBytes(part.length * NODE_BYTES)
+        const got = await ctx.source.nodesByIds(part)
+        let dropped = part.length - got.length
+        for (const n of got)
+          if (!ctx.nodes.has(n.id)) {
+            ctx.nodes.set(n.id, n)
+            if (!nodeOk(ctx, n.id, np, plan.filters[0], row)) {
+              ctx.nodes.delete(n.id)
+              dropped++
+            }
+          } else dropped++
+        ctx.budget.releaseBytes(dropped * NODE_BYTES)
+      }
+      for (const id of todo) verdict.set(id, nodeOk(ctx, id, np, plan.filters[0], row))
+    },
   }
 }
 
@@ -1063,22 +1152,45 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
   const startPlan = single(part.nodes[0])
   const endPlan = single(part.nodes[1])
   // an end whose conditions read no other variable has the same nodes for every row: scanned once
-  const kept = new Map<PartPlan, number[]>()
-  const ends = async (plan: PartPlan, row: Row): Promise<number[]> => {
+  // (first read up to `lazyList` listed / `lazyScan` scanned ids: an end past that may be tested as reached)
+  const kept = new Map<PartPlan, SomeEnd>()
+  const lazyCaps = { list: ctx.shortest.lazyList, scan: ctx.shortest.lazyScan }
+  const rowFree = (plan: PartPlan, row: Row): boolean => {
     const np = plan.nodes[0]
     const vars = new Set<string>()
     for (const f of plan.filters[0]) variablesOf(f, vars)
     if (np.properties) variablesOf(np.properties, vars)
-    const rowFree = (np.variable === null || !(np.variable in row)) && [...vars].every((v) => v === np.variable)
-    if (!rowFree) return endIds(ctx, plan, row)
-    if (!kept.has(plan)) kept.set(plan, await endIds(ctx, plan, row))
+    return (np.variable === null || !(np.variable in row)) && [...vars].every((v) => v === np.variable)
+  }
+  const someEnds = async (plan: PartPlan, row: Row): Promise<SomeEnd> => {
+    if (!rowFree(plan, row)) return someEndIds(ctx, plan, row, lazyCaps)
+    if (!kept.has(plan)) kept.set(plan, await someEndIds(ctx, plan, row, lazyCaps))
     return kept.get(plan)!
   }
+  /** the whole end (after a first part past its cap: read on from there), kept as such when row-free */
+  const allEnds = async (plan: PartPlan, row: Row, got: SomeEnd): Promise<number[]> => {
+    if (got.complete) return got.ids
+    const whole = await someEndIds(ctx, plan, row, { list: Infinity, scan: Infinity }, got)
+    if (rowFree(plan, row)) kept.set(plan, whole)
+    return whole.ids
+  }
   for (const row of rows) {
-    const a = await ends(startPlan, row)
-    if (a.length === 0) continue
-    const b = await ends(endPlan, row)
-    if (b.length === 0) continue
+    const someA = await someEnds(startPlan, row)
+    if (someA.ids.length === 0) continue
+    const someB = await someEnds(endPlan, row)
+    if (someB.ids.length === 0) continue
+    // One end past its cap (more nodes than `cap`) and the other complete, no larger than that cap, and too
+    // many pairs for pairwise searches (even at cap + 1): the search runs from the complete end, as it would
+    // with both listed (the smaller side; ties go to the start, which a lazy start never is), and the large
+    // end is tested as reached (LazyEnd). Otherwise both ends are read whole.
+    // (an end past its cap has at least as many nodes as it listed: ids.length is a lower bound of its size)
+    const lazySide = (big: SomeEnd, small: SomeEnd): boolean => {
+      const n = new Set(small.ids).size
+      return big.over && small.complete && n < big.ids.length && n * big.ids.length > ctx.shortest.pairwiseMax
+    }
+    const lazy: 'start' | 'end' | null = lazySide(someA, someB) ? 'start' : lazySide(someB, someA) ? 'end' : null
+    const a = lazy === 'start' ? someA.ids : await allEnds(startPlan, row, someA)
+    const b = lazy === 'end' ? someB.ids : await allEnds(endPlan, row, someB)
     const keep = (e: EdgeRecord) => relOk(ctx, e, rp, row)
     /** Rows for id paths in pattern order (start node first). */
     const toRows = async (paths: IdPath[]): Promise<Row[]> => {
@@ -1108,7 +1220,7 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
 
     const as = [...new Set(a)]
     const bs = [...new Set(b)]
-    if (as.length * bs.length <= ctx.shortest.pairwiseMax) {
+    if (lazy === null && as.length * bs.length <= ctx.shortest.pairwiseMax) {
       if (ctx.plans.length < 32)
         ctx.plans.push(`${all ? 'allShortestPaths' : 'shortestPath'}: ${as.length} x ${bs.length}, bidirectional search per pair (${as.length * bs.length})`)
       // each node of the smaller side (`xs`) has one search shared by its pairs; `fromStart`: the xs are
@@ -1178,14 +1290,26 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
       continue
     }
 
-    // search from the smaller side; `dir` is the direction walked from it
-    const fromA = a.length <= b.length
+    // search from the smaller side (a lazy end is the larger one); `dir` is the direction walked from it
+    const fromA = lazy === null ? a.length <= b.length : lazy === 'end'
     const sources = [...new Set(fromA ? a : b)]
-    const targets = new Set(fromA ? b : a)
+    const listed = lazy === null ? new Set(fromA ? b : a) : null
+    const tested = lazy === null ? null : lazyEnd(ctx, lazy === 'start' ? startPlan : endPlan, row, lazy === 'start' ? someA : someB)
+    // a lazy end's size is unknown: its searches never count their targets down to 0 (they run until their
+    // frontier is empty, the length bound, or a LIMIT stops them)
+    const targets = {
+      size: listed ? listed.size : Infinity,
+      has: (n: number) => (listed ? listed.has(n) : tested!.has(n)),
+      prepare: async (ns: number[]) => {
+        if (tested) await tested.prepare(ns)
+      },
+    }
     const dir = fromA ? rp.direction : reverse(rp.direction)
+    const sizeText = (side: 'start' | 'end', n: number) => (lazy === side ? `${n}+` : `${n}`)
     if (ctx.plans.length < 32)
       ctx.plans.push(
-        `${all ? 'allShortestPaths' : 'shortestPath'}: ${a.length} x ${b.length}, multi-target search from the ${fromA ? 'start' : 'end'} side, ${sources.length} source(s) in lockstep`,
+        `${all ? 'allShortestPaths' : 'shortestPath'}: ${sizeText('start', a.length)} x ${sizeText('end', b.length)}, multi-target search from the ${fromA ? 'start' : 'end'} side, ${sources.length} source(s) in lockstep` +
+          (lazy ? `; the ${lazy} end tested as the searches reach it` : ''),
       )
     /** Paths of `search` to each of `ends`, in pattern order. */
     const pathsTo = (search: Search, ends: number[]): IdPath[] =>
@@ -1194,6 +1318,7 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
       )
     const cache: AdjCache = { adj: new Map(), bytes: 0 }
     const searches: Search[] = sources.map((s) => newSearch(ctx, s, targets.has(s) ? targets.size - 1 : targets.size))
+    if (min === 0) await targets.prepare(sources)
     if (min === 0)
       for (const search of searches)
         if (targets.has(search.source)) {
@@ -1223,10 +1348,16 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
         for (let c = 0; c < parts.length; c++) {
           const level = await adjacency(ctx, parts[c], dir, kinds, keep, cache)
           const found: [Search, number[]][] = []
-          active.forEach((search, i) => {
-            if (byChunk[i][c].length === 0) return
+          const firsts = active.map((search, i) => {
+            if (byChunk[i][c].length === 0) return -1
             const first = nexts[i].length
             stepFrom(ctx, search, level, byChunk[i][c], nexts[i])
+            return first
+          })
+          await targets.prepare(active.flatMap((_, i) => (firsts[i] < 0 ? [] : nexts[i].slice(firsts[i]))))
+          active.forEach((search, i) => {
+            const first = firsts[i]
+            if (first < 0) return
             const reached = nexts[i].slice(first).filter((to) => targets.has(to) && to !== search.source)
             search.left -= reached.length
             if (reached.length) found.push([search, reached.sort((x, y) => x - y)])
@@ -1245,8 +1376,10 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
       }
       const level = await adjacency(ctx, [...new Set(active.flatMap((x) => x.frontier))], dir, kinds, keep, cache)
       const found: [Search, number[]][] = []
-      for (const search of active) {
-        const reached = step(ctx, search, level).filter((to) => targets.has(to) && to !== search.source)
+      const news = active.map((search) => step(ctx, search, level))
+      await targets.prepare(news.flat())
+      for (const [i, search] of active.entries()) {
+        const reached = news[i].filter((to) => targets.has(to) && to !== search.source)
         search.left -= reached.length
         if (reached.length) found.push([search, reached.sort((x, y) => x - y)])
       }

@@ -92,6 +92,9 @@ const tuningArb = fc.record({
   reachLimit: fc.constantFrom(1, 2, 4, 32_768),
   // a multi-target shortestPath level read and answered 1, 2 or every frontier node at a time
   levelChunk: fc.constantFrom(1, 2, 2_000),
+  // an end past 0, 1 or 2 nodes tested as the searches reach it, or always read whole
+  lazyList: fc.constantFrom(0, 1, 2, 1e9),
+  lazyScan: fc.constantFrom(0, 1, 2, 1e9),
 })
 
 describe('shortest paths equal a brute-force answer', () => {
@@ -129,7 +132,8 @@ describe('shortest paths equal a brute-force answer', () => {
             if (w.length) pairs.push(w)
           }
         expect(all.rows.map((r) => text(r[0] as PathVal)).sort()).toEqual(want.sort())
-        for (const p of all.ctx.plans) plans.add(p.includes('per pair') ? 'pairwise' : p.includes('multi-target') ? 'multi' : /[1-9]\d* pair\(s\) proven/.test(p) ? 'proven' : 'other')
+        for (const p of [...all.ctx.plans, ...one.ctx.plans])
+          plans.add(p.includes('per pair') ? 'pairwise' : p.includes('tested as the searches reach it') ? 'lazy' : p.includes('multi-target') ? 'multi' : /[1-9]\d* pair\(s\) proven/.test(p) ? 'proven' : 'other')
         // shortest answers first
         const lengths = all.rows.map((r) => (r[0] as PathVal).rels.length)
         expect(lengths).toEqual([...lengths].sort((x, y) => x - y))
@@ -142,6 +146,7 @@ describe('shortest paths equal a brute-force answer', () => {
     expect(plans).toContain('pairwise')
     expect(plans).toContain('multi')
     expect(plans).toContain('proven')
+    expect(plans).toContain('lazy')
   })
 
   it('one start and several ends (pairs searched bidirectionally, unreachable ends learnt and left out): per pair, the same answers', async () => {
@@ -199,13 +204,73 @@ describe('shortest-path ends read as ids (issue 28)', () => {
     const want = ['10 1 1', '11 2 2 3 1', '3009 4 1']
     const fewRows: CypherLimits = { maxRows: 1_000, maxResultRows: 1e6, maxSteps: 1e6, maxMillis: 60_000, maxBytes: 64 * 1024 * 1024 }
     const fewBytes: CypherLimits = { ...fewRows, maxRows: 1e6, maxBytes: 1_500_000 }
+    // (read whole: a large end tested as reached instead is the next describe's)
+    const shortest = { lazyScan: Infinity, lazyList: Infinity }
     for (const limits of [fewRows, fewBytes]) {
-      const r = await runQuery(query, memorySource(null, nodes, edges), { limits })
+      const r = await runQuery(query, memorySource(null, nodes, edges), { limits, shortest })
       expect(r.rows.map((row) => text(row[0] as PathVal)).sort()).toEqual(want)
       expect(r.ctx.plans.join()).toMatch(/3000 x 1, multi-target search from the end side/)
     }
     // ...and each node read is still a step: a step budget under the 3 000 starts refuses it, naming the limit
-    await expect(runQuery(query, memorySource(null, nodes, edges), { limits: { ...fewRows, maxSteps: 2_000 } })).rejects.toThrow(/traversal step limit/)
+    await expect(runQuery(query, memorySource(null, nodes, edges), { limits: { ...fewRows, maxSteps: 2_000 }, shortest })).rejects.toThrow(/traversal step limit/)
+  })
+})
+
+describe('a large end tested as the searches reach it (issue 28)', () => {
+  /** eager: both ends read whole before the search, as before */
+  const eager = { lazyList: Infinity, lazyScan: Infinity }
+  it('the same rows in the same order as with the end read whole: LIMITs, derived labels and WHERE on either end, restricted callers', async () => {
+    const queries = (dir: Dir, max: number | null, k: number) => [
+      `MATCH p = shortestPath((a:Base)${arrow(dir, 'A|B', max)}(b:Y)) WHERE NOT a:Y RETURN p LIMIT ${k}`,
+      `MATCH p = allShortestPaths((a:Base)${arrow(dir, 'A|B', max)}(b:Y)) WHERE NOT a:Y RETURN p LIMIT ${k}`,
+      `MATCH p = shortestPath((a:X)${arrow(dir, 'A|B', max)}(b)) WHERE NOT b:X AND b.name <> 'N3' RETURN p LIMIT ${k}`,
+      `MATCH p = allShortestPaths((a:X)${arrow(dir, 'A|B', max)}(b:Base)) RETURN p`,
+      `MATCH p = shortestPath((a)${arrow(dir, 'A|B', 0)}(b:Y)) WHERE a.name STARTS WITH 'N' RETURN p`.replace('*1..0', '*0..'),
+    ]
+    let lazy = 0
+    await fc.assert(
+      fc.asyncProperty(
+        graphArb,
+        fc.integer({ min: 1, max: 6 }),
+        fc.record({ lazyList: fc.constantFrom(0, 1, 2), lazyScan: fc.constantFrom(0, 1, 2), levelChunk: fc.constantFrom(1, 2, 2_000), pairwiseMax: fc.constantFrom(0, 64) }),
+        async ({ nodes, edges, dir, access, max }, k, shortest) => {
+          const src = memorySource(access, nodes, edges)
+          for (const q of queries(dir, max, k)) {
+            const query = parseCypher(q)
+            const got = await runQuery(query, src, { shortest })
+            const want = await runQuery(query, src, { shortest: { ...shortest, ...eager } })
+            expect(got.rows.map((r) => (r[0] instanceof PathVal ? text(r[0]) : r))).toEqual(want.rows.map((r) => (r[0] instanceof PathVal ? text(r[0]) : r)))
+            if (got.ctx.plans.some((p) => p.includes('tested as the searches reach it'))) lazy++
+          }
+        },
+      ),
+      { numRuns: 250 },
+    )
+    expect(lazy).toBeGreaterThan(50)
+  })
+
+  it("the console's shortest paths to Tier Zero shape: the start end is not read whole, so a LIMIT met in the first levels answers under budgets its scan would pass", async () => {
+    // 1 target (:Y) <- 20 nodes <- 20 x 20 nodes; 5 000 other Base nodes (the scan of `NOT a:Y` reads them all)
+    const nodes: NodeRecord[] = [node(1, 'E1', ['Base', 'Y'])]
+    const edges: EdgeRecord[] = []
+    const add = (to: number) => {
+      const id = nodes.length + 1
+      nodes.push(node(id, 'E1', ['Base']))
+      edges.push(edge(edges.length + 1, id, 'A', to))
+      return id
+    }
+    for (let i = 0; i < 20; i++) {
+      const m = add(1)
+      for (let j = 0; j < 20; j++) add(m)
+    }
+    for (let i = 0; i < 5_000; i++) nodes.push(node(nodes.length + 1, 'E1', ['Base']))
+    const query = parseCypher('MATCH p = shortestPath((n:Base)-[:A*1..]->(t:Y)) WHERE NOT n:Y RETURN length(p) AS l LIMIT 30')
+    const limits: CypherLimits = { maxRows: 1e6, maxResultRows: 1e6, maxSteps: 3_000, maxMillis: 60_000, maxBytes: 64 * 1024 * 1024 }
+    const r = await runQuery(query, memorySource(null, nodes, edges), { limits })
+    expect(r.rows).toEqual([...Array.from({ length: 20 }, () => [1]), ...Array.from({ length: 10 }, () => [2])])
+    expect(r.ctx.plans.join()).toMatch(/shortestPath: \d+\+ x 1, multi-target search from the end side, 1 source\(s\) in lockstep; the start end tested as the searches reach it/)
+    // read whole (as before), the start end's 5 420 nodes pass the step limit
+    await expect(runQuery(query, memorySource(null, nodes, edges), { limits, shortest: eager })).rejects.toThrow(/traversal step limit/)
   })
 })
 
@@ -228,11 +293,13 @@ describe('multi-target shortestPath levels answered chunk by chunk (issue 28)', 
     }
     const query = parseCypher('MATCH p = shortestPath((s:X)-[:A*1..]->(t:Y)) RETURN length(p) AS l LIMIT 10')
     const limits: CypherLimits = { maxRows: 4_000, maxResultRows: 1e6, maxSteps: 1e6, maxMillis: 60_000, maxBytes: 64 * 1024 * 1024 }
-    const r = await runQuery(query, memorySource(null, nodes, edges), { limits, shortest: { levelChunk: 100 } })
+    // (the start end read whole, as in the plan below: a large end tested as reached is the next describe's)
+    const whole = { lazyList: Infinity, lazyScan: Infinity }
+    const r = await runQuery(query, memorySource(null, nodes, edges), { limits, shortest: { levelChunk: 100, ...whole } })
     expect(r.rows).toEqual(Array.from({ length: 10 }, () => [2]))
     expect(r.ctx.plans.join()).toMatch(/1500 x 1, multi-target search from the end side/)
     // the whole level at once (as allShortestPaths must, every parent of a level) passes the row limit
-    await expect(runQuery(query, memorySource(null, nodes, edges), { limits, shortest: { levelChunk: 1e9 } })).rejects.toThrow(/row limit/)
+    await expect(runQuery(query, memorySource(null, nodes, edges), { limits, shortest: { levelChunk: 1e9, ...whole } })).rejects.toThrow(/row limit/)
   })
 })
 
