@@ -757,7 +757,10 @@ export interface ShortestTuning {
   lazyList: number
   lazyScan: number
 }
-export const SHORTEST_TUNING: ShortestTuning = { pairwiseMax: 64, proveAfter: 2_000, reachLimit: 32_768, levelChunk: EXPAND_CHUNK, lazyList: 32_768, lazyScan: SCAN_PAGE } // lazyList: one ID_PAGE
+// lazyList: four ID_PAGEs. Listing is cheap (ids only, one statement per 32 768): at 1 M edges (90 000 Base nodes,
+// 55 789 users) testing the reached nodes of a listed end (records read by id) used as much CPU or more than
+// listing it whole (BENCHMARKS.md, issue 28), so only ends beyond that are tested as reached.
+export const SHORTEST_TUNING: ShortestTuning = { pairwiseMax: 64, proveAfter: 2_000, reachLimit: 32_768, levelChunk: EXPAND_CHUNK, lazyList: 131_072, lazyScan: SCAN_PAGE }
 
 /**
  * Shortest paths from the source of `shared` to `y` (a different node) by bidirectional breadth-first
