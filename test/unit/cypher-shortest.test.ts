@@ -178,8 +178,16 @@ describe('shortest-path ends read as ids (issue 28)', () => {
     await fc.assert(
       fc.asyncProperty(graphArb, tuningArb, async ({ nodes, edges, dir, access, max }, shortest) => {
         const src = memorySource(access, nodes, edges)
-        let bScans = 0
-        const counting = { ...src, scanNodes: (...a: Parameters<typeof src.scanNodes>) => (a[0].kinds?.join() === 'Y' && bScans++, src.scanNodes(...a)) }
+        // b's nodes read by scans (pages of 1 to 3 nodes when the lazy caps are fuzzed low: counted as nodes)
+        let bRead = 0
+        const counting = {
+          ...src,
+          scanNodes: async (...a: Parameters<typeof src.scanNodes>) => {
+            const page = await src.scanNodes(...a)
+            if (a[0].kinds?.join() === 'Y') bRead += page.length
+            return page
+          },
+        }
         // rows: every visible X or Y node s; `a` is the node named as s (its condition reads the row), `b` any Y (reads none)
         const q = `MATCH (s) WHERE s:X OR s:Y MATCH p = allShortestPaths((a)${arrow(dir, 'A|B', max)}(b:Y)) WHERE a.name = s.name RETURN s.name, p`
         const got = await runQuery(parseCypher(q), counting, { shortest })
@@ -188,8 +196,8 @@ describe('shortest-path ends read as ids (issue 28)', () => {
         for (const s of vis.filter((n) => n.kinds.includes('X') || n.kinds.includes('Y')))
           for (const b of nodes.filter((n) => n.kinds.includes('Y'))) for (const w of bruteShortest(nodes, edges, access, s.id, b.id, dir, ['A', 'B'], max)) want.push(`${s.name}: ${w}`)
         expect(got.rows.map((r) => `${r[0]}: ${text(r[1] as PathVal)}`).sort()).toEqual(want.sort())
-        // b's nodes (one page on these graphs) read once, however many rows
-        expect(bScans).toBeLessThanOrEqual(1)
+        // b's nodes read once, however many rows
+        expect(bRead).toBeLessThanOrEqual(vis.filter((n) => n.kinds.includes('Y')).length)
       }),
       { numRuns: 300 },
     )
