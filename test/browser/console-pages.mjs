@@ -22,7 +22,7 @@ import { createOidcProvider, listSamlProviders } from '../../src/client/saml.ts'
 import { adDataQuality } from '../../src/client/dataquality.ts'
 import { allTagSelectors } from '../../src/client/assetgroups.ts'
 import { b64, buildResponse, idpMetadata, sign, testKey } from '../fixtures/saml/idp-response.ts'
-import { artifacts, assert, openBrowser, root, startLocalWorker, suite, unnamedElements } from './lib.mjs'
+import { artifacts, assert, openBrowser, root, startLocalWorker, suite, unnamedElements, credentialsInUrls } from './lib.mjs'
 
 const shotsToDocs = process.argv.includes('--screenshots')
 // Local-only values for this run (never used anywhere else).
@@ -85,7 +85,7 @@ try {
   if (details.count !== USERS.length) throw new Error(`expected ${USERS.length} T0GenericAll findings, got ${details.count}`)
 
   browser = await openBrowser(origin, { allowOrigins: idpOrigin })
-  const { context, page, external, problems } = browser
+  const { context, page, external, problems, requested } = browser
   /** page → its unnamed elements (asserted empty by a check near the end) */
   const unnamed = {}
   const lookAt = async (where) => (unnamed[where] = await unnamedElements(page))
@@ -308,6 +308,12 @@ try {
     const missing = Object.entries(unnamed).filter(([, list]) => list.length).map(([where, list]) => `${where}: ${list.join(', ')}`)
     assert(Object.keys(unnamed).length === 3, `pages looked at: ${Object.keys(unnamed)}`)
     assert(missing.length === 0, missing.join(' | '))
+  })
+
+  await check('no URL the browser requested carries a token (a JWT or a token-like query parameter)', async () => {
+    assert(requested.length > 20, `${requested.length} requests seen`)
+    const leaks = credentialsInUrls(requested)
+    assert(leaks.length === 0, `credentials in URLs: ${leaks.join(' ')}`)
   })
 
   await check('nothing was fetched from another origin; no script or CSP error', async () => {

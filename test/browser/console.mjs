@@ -17,7 +17,7 @@ import path from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { EdgeHoundClient } from '../../src/client/index.ts'
 import { ingest } from '../../src/client/graph.ts'
-import { artifacts, assert, openBrowser, root, startLocalWorker, suite, unnamedElements } from './lib.mjs'
+import { artifacts, assert, openBrowser, root, startLocalWorker, suite, unnamedElements, credentialsInUrls } from './lib.mjs'
 
 const shotsToDocs = process.argv.includes('--screenshots')
 // Local-only values for this run (never used anywhere else).
@@ -64,7 +64,7 @@ try {
   }
 
   browser = await openBrowser(origin)
-  const { context, page, external, problems } = browser
+  const { context, page, external, problems, requested } = browser
   /** page → its unnamed elements (asserted empty by a check near the end) */
   const unnamed = {}
   const lookAt = async (where) => (unnamed[where] = await unnamedElements(page))
@@ -207,7 +207,7 @@ try {
     await page.getByRole('table', { name: 'Graph as table' }).getByText('AdminTo').waitFor()
   })
 
-  await check('Explore › Cypher: the editor (CodeMirror, "Cypher query") and Run draw the answer', async () => {
+  await check('Explore › Cypher: the editor (CodeMirror, "Cypher query", keywords highlighted) and Run draw the answer', async () => {
     await page.getByRole('tab', { name: 'Cypher' }).click()
     const editor = page.getByRole('textbox', { name: 'Cypher query' })
     await editor.waitFor()
@@ -221,6 +221,11 @@ try {
       return t.includes('CT-USER-ALICE') && t.includes('CT-GROUP-HELPDESK') && t.includes('CT-COMPUTER-SRV01') && !t.includes('Relationships')
     })
     assert((await table.locator('tbody tr').count()) === 3, 'three nodes')
+    // syntax highlighting: the keyword is its own token, drawn in another colour than the line's plain text
+    const highlighted = await page.evaluate(() =>
+      [...document.querySelectorAll('.cm-content .cm-line span')].some((s) => s.textContent === 'MATCH' && getComputedStyle(s).color !== getComputedStyle(s.closest('.cm-line')).color),
+    )
+    assert(highlighted, 'MATCH is not highlighted')
     await lookAt('Explore › Cypher')
   })
 
@@ -271,6 +276,12 @@ try {
     const missing = Object.entries(unnamed).filter(([, list]) => list.length).map(([where, list]) => `${where}: ${list.join(', ')}`)
     assert(Object.keys(unnamed).length >= 5, `pages looked at: ${Object.keys(unnamed)}`)
     assert(missing.length === 0, missing.join(' | '))
+  })
+
+  await check('no URL the browser requested carries a token (a JWT or a token-like query parameter)', async () => {
+    assert(requested.length > 20, `${requested.length} requests seen`)
+    const leaks = credentialsInUrls(requested)
+    assert(leaks.length === 0, `credentials in URLs: ${leaks.join(' ')}`)
   })
 
   await check('nothing was fetched from another origin; no script or CSP error', async () => {

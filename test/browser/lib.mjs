@@ -163,7 +163,8 @@ export async function startLocalWorker({ secrets, tmpPrefix = 'edgehound-browser
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
 /**
- * Chromium with one context (a fresh profile) and one page. Requests to any origin but `origin` (and the test's
+ * Chromium with one context (a fresh profile) and one page. Every request's URL is listed in `requested` (see
+ * credentialsInUrls). Requests to any origin but `origin` (and the test's
  * own servers in `allowOrigins`, such as a test identity provider) are refused and listed in `external`; console errors (but the browser's own "Failed to load resource … 4xx" lines, which the
  * tests provoke on purpose) and page errors are listed in `problems`.
  */
@@ -180,6 +181,7 @@ export async function openBrowser(origin, { viewport = { width: 1366, height: 86
   const context = await browser.newContext({ viewport })
   const external = []
   const problems = []
+  const requested = []
   await context.route('**/*', (route) => {
     const u = new URL(route.request().url())
     if (u.origin !== origin && !allowOrigins.includes(u.origin)) {
@@ -188,6 +190,8 @@ export async function openBrowser(origin, { viewport = { width: 1366, height: 86
     }
     return route.continue()
   })
+  // every request, redirects included (a route sees only the first URL of a redirect chain)
+  context.on('request', (r) => requested.push(r.url()))
   const watch = (page) => {
     page.on('console', (m) => {
       if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())) problems.push(m.text())
@@ -198,7 +202,7 @@ export async function openBrowser(origin, { viewport = { width: 1366, height: 86
   }
   context.on('page', watch)
   const page = await context.newPage()
-  return { browser, context, page, external, problems, close }
+  return { browser, context, page, external, problems, requested, close }
 }
 
 // Roles that must carry an accessible name (issue 25: "every control has an accessible name"): the controls, and
@@ -228,4 +232,13 @@ export async function unnamedElements(page) {
   } finally {
     await cdp.detach().catch(() => {})
   }
+}
+
+/**
+ * The URLs among `urls` that carry a credential (issue 25: "no token in a URL"): a JWT (three base64url parts,
+ * the first "eyJ…"), or a query parameter named like one (token, jwt, session, access_token, id_token, key).
+ * The SAML and OIDC protocol parameters (SAMLRequest, code, state) are not credentials of this service.
+ */
+export function credentialsInUrls(urls) {
+  return urls.filter((u) => /eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]+/.test(u) || /[?&](token|jwt|session|session_token|access_token|id_token|key|token_key)=/i.test(u))
 }
