@@ -293,6 +293,9 @@ try {
     // The full OIDC sign-in is covered in workerd (test/integration/oidc-signin.test.ts): an issuer must be an
     // https URL whose discovery the local worker can fetch, which this test's plain-http server is not.
     const created = (await createOidcProvider(api, { name: 'TestOP', client_id: 'console-pages', issuer: 'https://op.console-pages.test' })).data
+    // leave the console first: the Posture page the SAML check ended on would see the cleared session's 401 and go
+    // to sign-in itself, aborting this navigation (net::ERR_ABORTED)
+    await page.goto('about:blank')
     await context.clearCookies()
     await page.goto(`${origin}/ui/login`)
     const oidc = page.getByRole('button', { name: 'Sign in with TestOP' })
