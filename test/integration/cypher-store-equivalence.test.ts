@@ -7,7 +7,7 @@
  * principal with a Tier Zero RID suffix (not Tier Zero), an AZRole whose template id is upper case, system_tags
  * stored as an array, a self-loop.
  */
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminToken } from '../helpers'
 import type { EdgeHoundClient } from '../../src/client'
 import { ingest } from '../../src/client/graph'
@@ -416,7 +416,9 @@ describe('ORDER BY … LIMIT read in order from the store = the engine sorting (
  * A one-hop pattern with a LIMIT answered by one join in the store (issue 28, onehop.ts) against the engine's walk
  * over the same D1 rows (pushdown off: the same rows in the same order, so the same LIMIT cut) and, when the LIMIT
  * cuts nothing, against the engine over the in-memory copy: for an administrator and a caller restricted to CORP
- * (a relationship to a node of another environment is never returned: ALICE@CONTOSO's and CAROL's).
+ * (a relationship to a node of another environment is never returned: ALICE@CONTOSO's and CAROL's). BOB is a
+ * member of two asset groups by selector (selected_tags, which the join's node read must give as nodesByIds does:
+ * Tier Zero, Owned and system_tags in the answer).
  */
 const HOP_PUSHED = [
   'MATCH p = (c:Computer)-[:HasSession]->(u:User) RETURN p LIMIT 1000',
@@ -452,6 +454,12 @@ const HOP_NOT = [
   'OPTIONAL MATCH (a)-[:MemberOf]->(g) RETURN g.name AS g LIMIT 3',
 ]
 describe('one-hop patterns joined in the store = the engine walking (issue 28)', () => {
+  beforeAll(async () => {
+    await env.DB.batch([1, 2].map((g) => env.DB.prepare('INSERT INTO asset_group_members (asset_group_id, objectid, custom_member) VALUES (?1, ?2, 1)').bind(g, 'U-BOB')))
+  })
+  afterAll(async () => {
+    await env.DB.prepare("DELETE FROM asset_group_members WHERE objectid = 'U-BOB'").run()
+  })
   const runOn = async (q: string, source: Parameters<typeof runQuery>[1], hopPushdown: boolean) => {
     const r = await runQuery(parseCypher(q), source, { now: Date.now(), hopPushdown })
     await loadReferenced(r)
@@ -469,6 +477,7 @@ describe('one-hop patterns joined in the store = the engine walking (issue 28)',
       const store = await runOn(q, d1(), true)
       const engine = await runOn(q, d1(), false)
       expect(store).toEqual({ ...engine, plans: store.plans })
+      if (q.startsWith('MATCH p = (c:Computer)-[:HasSession]')) expect(store.answers[1]).toContain('"system_tags":"admin_tier_0 owned"')
       expect(engine.plans).not.toContain('one-hop join')
       expect(store.plans.includes('one-hop join')).toBe(pushed)
       const memory = await runOn(q, memorySource(access, NODES.map((n) => ({ ...n, properties: props(n) })), EDGES), false)
