@@ -15,7 +15,7 @@
 // pointer. Its figures are recorded in BENCHMARKS.md. Prints "N passed, N failed".
 //
 //   node --import tsx test/browser/console-explore.mjs           (CHROMIUM_PATH=/path/to/chromium for another binary)
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { EdgeHoundClient } from '../../src/client/index.ts'
@@ -429,6 +429,16 @@ try {
       })
       w.__draw.mutations.observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-layout'] })
     })
+    // EXPLORE_CPU_PROFILE=file.cpuprofile: a CDP CPU profile of the page from the click until the answer is drawn
+    const profiling = process.env.EXPLORE_CPU_PROFILE ? await page.context().newCDPSession(page) : null
+    if (profiling) {
+      await profiling.send('Profiler.enable')
+      await profiling.send('Profiler.setSamplingInterval', { interval: 200 })
+      await profiling.send('Profiler.start')
+    }
+    // EXPLORE_TRACE=file.json: a Chromium trace (the renderer's tasks and what ran in them) over the same period
+    if (process.env.EXPLORE_TRACE) await page.context().browser().startTracing(page, { path: process.env.EXPLORE_TRACE, categories: ['toplevel', 'devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink', 'cc', 'gpu', 'viz', 'v8', 'disabled-by-default-devtools.timeline.frame'] })
+    await page.evaluate(() => (window.__draw.click = performance.now()))
     const t0 = Date.now()
     await page.getByRole('button', { name: 'Run', exact: true }).click()
     await page.getByRole('status').filter({ hasText: '5000 nodes, 10000 relationships' }).waitFor({ timeout: 60_000 })
@@ -438,6 +448,8 @@ try {
     const typing = await keepTyping(page, () => page.evaluate(() => document.querySelector('[data-testid="graph-canvas"]')?.dataset.layout === 'done'))
     const laidOut = Date.now() - t0
     const loadAtDraw = os.loadavg()[0]
+    if (process.env.EXPLORE_TRACE) await page.context().browser().stopTracing()
+    if (profiling) writeFileSync(process.env.EXPLORE_CPU_PROFILE, JSON.stringify((await profiling.send('Profiler.stop')).profile))
     const drawing = await page.evaluate(() => {
       const d = window.__draw
       d.on = false
@@ -455,6 +467,9 @@ try {
         drawTask: longest(drawn, done + 1),
         longestTask: longest(0, Infinity),
         longTasks: d.tasks.length,
+        // every task over 50 ms: its start after the click and its duration (ms), and when the layout's state changed
+        taskList: d.tasks.map(([s, t]) => `${Math.round(s - d.click)}+${Math.round(t)}`).join(' '),
+        marks: Object.entries(d.marks).map(([k, t]) => `${k} ${Math.round(t - d.click)}`).join(', '),
       }
     })
     // pan: drag the canvas along the same mouse path; the graph must have moved with the pointer
@@ -475,6 +490,7 @@ try {
     Object.assign(figures, { answered, laidOut, ...drawing, keystrokes: typing.keys, longestInputWait: typing.longestWait, loadAtDraw: loadAtDraw.toFixed(1), panFps: pan.fps, panMovesPerS: pan.moves, panLongestFrame: pan.longest, redrawAfterReleaseMs: pan.redrawMs, baselineFps: baseline.fps, baselineMovesPerS: baseline.moves, ratio: Math.round(ratio * 100) / 100, load: loadNow })
     console.log(`     5,000 nodes / 10,000 edges: answer shown after ${answered} ms; ForceAtlas2 in the worker ${drawing.layoutMs} ms (longest main-thread task meanwhile ${drawing.longestTaskWhileLayingOut} ms, longest frame ${drawing.longestFrameWhileLayingOut} ms, ${drawing.framesWhileLayingOut} frames); drawn once after ${laidOut} ms (that task ${drawing.drawTask} ms; longest task of the whole answer ${drawing.longestTask} ms)`)
     console.log(`     panning: ${pan.fps} frames/s (${pan.moves} mouse moves/s, longest frame ${pan.longest} ms, sigma drew 0 times during the drag and once ${pan.redrawMs} ms after the release, graph moved ${Math.round(moved.dx)},${Math.round(moved.dy)} px for a drag of ${pan.dx},${pan.dy} px); baseline (nothing drawn, same run) ${baseline.fps} frames/s (${baseline.moves} moves/s); ratio ${ratio.toFixed(2)}; load average ${loadNow}`)
+    console.log(`     tasks over 50 ms (start after the click + duration, ms): ${drawing.taskList}; layout states (ms after the click): ${drawing.marks}`)
     console.log(`     input while laid out and drawn: ${typing.keys} keystrokes in the search box (after opening the Search tab), the longest round trip of a keystroke ${typing.longestWait} ms; ${drawing.longTasks} tasks over 50 ms from the click to the drawing, the longest ${drawing.longestTask} ms`)
     // every keystroke reached the search box, in order (none lost or delayed past the next)
     assert(typing.value === 'x'.repeat(typing.keys), `the search box holds ${JSON.stringify(typing.value)} after ${typing.keys} keystrokes`)

@@ -5,6 +5,7 @@ import { circleLayout, prefersSequential, ranks, sequentialLayout, RANK_GAP } fr
 import { exportGraph, mergeGraphs } from '../../ui/src/pages/explore/graph-ops'
 import { GLYPHS, glyphForIcon, loadStyleTable, styleOf, styleTable } from '../../ui/src/pages/explore/kind-style'
 import { tablePage, TABLE_PAGE_ROWS, thousands } from '../../ui/src/pages/explore/table-page'
+import { SIGNALED, SYNC_GPU_COMMANDS_COMPLETE, SYNC_STATUS, unveil, whenRasterized, type FenceContext } from '../../ui/src/pages/explore/gpu-ready'
 import { cameraAfterDrag, EDGE_LABELS_MAX, HIDE_EDGES_ON_MOVE_EDGES, LARGE_ANSWER_NODES, renderPlan } from '../../ui/src/pages/explore/render-plan'
 
 describe('console node panel sections (ui/src/pages/explore/sections.ts)', () => {
@@ -220,5 +221,53 @@ describe('console table view pages (ui/src/pages/explore/table-page.ts)', () => 
   })
   it('counts are written as in English (thousands separated)', () => {
     for (const n of [0, 7, 999, 1000, 5000, 10_000, 123_456, 1_234_567]) expect(thousands(n)).toBe(n.toLocaleString('en'))
+  })
+})
+
+describe('console: a large drawing shown once rasterised (ui/src/pages/explore/gpu-ready.ts)', () => {
+  /** A WebGL 2 context whose fence passes after `polls` status reads; records its calls. */
+  function fakeGl(polls: number, lost = false) {
+    const calls: string[] = []
+    let reads = 0
+    const gl: FenceContext = {
+      flush: () => void calls.push('flush'),
+      isContextLost: () => lost,
+      fenceSync: (cond, flags) => (calls.push(`fence ${cond === SYNC_GPU_COMMANDS_COMPLETE} ${flags}`), { sync: true }),
+      getSyncParameter: (_s, pname) => (expect(pname).toBe(SYNC_STATUS), ++reads > polls ? SIGNALED : 0x9118),
+      deleteSync: () => void calls.push('delete'),
+    }
+    return { gl, calls, reads: () => reads }
+  }
+  it('waits, between tasks, until every context has passed a fence placed after the drawing, then deletes the fences', async () => {
+    const a = fakeGl(2)
+    const b = fakeGl(0)
+    let waits = 0
+    expect(await whenRasterized([a.gl, b.gl], async () => void waits++)).toBe(true)
+    expect(waits).toBe(2)
+    expect(a.calls).toEqual(['fence true 0', 'flush', 'delete'])
+    expect(b.calls).toEqual(['fence true 0', 'flush', 'delete'])
+  })
+  it('never holds the drawing back: a WebGL 1 context (no fences), a lost context, a stop, or the time limit end the wait', async () => {
+    const webgl1 = { flush: () => {}, isContextLost: () => false }
+    expect(await whenRasterized([webgl1], async () => expect.fail('no wait without a fence'))).toBe(true)
+    expect(await whenRasterized([fakeGl(5, true).gl], async () => expect.fail('no wait on a lost context'))).toBe(false)
+    let stopped = false
+    expect(await whenRasterized([fakeGl(1e9).gl], async () => void (stopped = true), { stop: () => stopped })).toBe(false)
+    let t = 0
+    const stuck = fakeGl(1e9)
+    expect(await whenRasterized([stuck.gl], async () => void (t += 16), { limitMs: 100, now: () => t })).toBe(false)
+    expect(stuck.reads()).toBeLessThanOrEqual(8)
+  })
+  it('shows the hidden layers one per frame, in order, and leaves shown ones alone', async () => {
+    const layers = ['hidden', '', 'hidden', 'hidden'].map((visibility) => ({ style: { visibility } }))
+    const seen: string[] = []
+    const frames = await unveil(layers, async () => void seen.push(layers.map((l) => (l.style.visibility ? 'h' : 's')).join('')))
+    expect(frames).toBe(3)
+    expect(seen).toEqual(['hshh', 'sshh', 'sssh'])
+    expect(layers.every((l) => l.style.visibility === '')).toBe(true)
+    const rest = [{ style: { visibility: 'hidden' } }, { style: { visibility: 'hidden' } }]
+    let n = 0
+    expect(await unveil(rest, async () => void n++, () => n >= 1)).toBe(1)
+    expect(rest.map((l) => l.style.visibility)).toEqual(['hidden', 'hidden'])
   })
 })

@@ -8,7 +8,8 @@
 // (picture-pan.ts). While the worker lays it out, the page's thread does the rest in tasks short enough to keep
 // taking input: the graph is built a slice at a time, and sigma is created (WebGL contexts, shader programs, a first
 // drawing of a stand-in graph) in a task of its own; when the positions are back, sigma is given the answer
-// (setGraph: indexed and drawn once).
+// (setGraph: indexed and drawn once). Its layers stay hidden until the GPU has rasterised that drawing, then are
+// shown one per frame (gpu-ready.ts: otherwise the compositor reads every WebGL layer back in one long task).
 import Graph from 'graphology'
 import Sigma from 'sigma'
 import { useEffect, useRef, useState } from 'preact/hooks'
@@ -20,6 +21,7 @@ import { renderPlan } from './render-plan'
 import { attachPicturePan } from './picture-pan'
 import type { LayoutRequest } from './layout.worker'
 import { thousands } from './table-page'
+import { unveil, veil, whenRasterized, type FenceContext } from './gpu-ready'
 
 export type LayoutName = 'sequential' | 'force'
 
@@ -48,6 +50,25 @@ function standIn(plan: ReturnType<typeof renderPlan>): Graph {
   g.addNode(`${STAND_IN}b`, { ...look, x: 1, y: 1 })
   g.addDirectedEdgeWithKey(`${STAND_IN}e`, `${STAND_IN}a`, `${STAND_IN}b`, { size: plan.edgeSize, type: plan.edgeType, color: 'rgba(0,0,0,0)' })
   return g
+}
+/** sigma's WebGL contexts (its layers drawn by the GPU). */
+const webGLOf = (sigma: Sigma): FenceContext[] =>
+  Object.values(sigma.getCanvases()).flatMap((c) => {
+    const gl = c.getContext('webgl2') ?? c.getContext('webgl')
+    return gl ? [gl] : []
+  })
+/**
+ * sigma with its 2D layers (labels, hovers, the mouse layer) in memory instead of on the GPU, for large answers: with
+ * a software renderer each GPU-backed 2D layer is sized, cleared and read back for the compositor through the GPU
+ * process, a wait on the page's thread every time (traced: 20-330 ms per layer per commit at load 6-13); these
+ * layers hold little (labels of a few nodes at most), so drawing them on the CPU costs nothing noticeable.
+ */
+class SigmaCpu2d extends Sigma {
+  override createCanvasContext(id: string, options: Parameters<Sigma['createCanvasContext']>[1] = {}) {
+    const canvas = this.createCanvas(id, options)
+    ;(this as unknown as { canvasContexts: Record<string, CanvasRenderingContext2D> }).canvasContexts[id] = canvas.getContext('2d', { willReadFrequently: true })!
+    return this
+  }
 }
 /** A sigma instance in the canvas box, and what removes it. */
 type Drawn = { sigma: Sigma; undo: () => void }
@@ -122,6 +143,8 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
             if (gone) return null
             const drawn = draw(new Graph({ multi: true, type: 'directed' }))
             undraw = drawn.undo
+            // not painted (so never read back by the compositor) until the answer's drawing is rasterised: gpu-ready.ts
+            veil(el)
             // the stand-in's drawing in a later task than sigma's construction (each is long on a software renderer)
             await nextTask()
             if (!gone) drawn.sigma.setGraph(standIn(plan))
@@ -151,9 +174,14 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
           if (gone || !drawn) return
           await nextTask()
           if (gone) return
-          setLayingOut(null)
           // sigma indexes the answer and draws it once (setGraph refreshes synchronously)
           drawn.sigma.setGraph(laid)
+          // shown once the GPU has rasterised it (the commit that shows it then waits for nothing)
+          await whenRasterized(webGLOf(drawn.sigma), () => new Promise((resolve) => setTimeout(resolve, 16)), { stop: () => gone })
+          if (gone) return
+          await unveil(Array.from(el.children) as HTMLElement[], () => new Promise((resolve) => requestAnimationFrame(() => resolve())), () => gone)
+          if (gone) return
+          setLayingOut(null)
         } else if (g) {
           // one update event for all the nodes, then indexed and drawn now (not at the next frame), so that node
           // positions read once the layout is done are the final ones
@@ -174,7 +202,7 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
       const objectIds = new Map(graph.nodes.map((x) => [x.id, x.objectId]))
       let hovered: string | null = null
       let near = new Set<string>()
-      const sigma: Sigma = new Sigma(first, container, {
+      const sigma: Sigma = new (plan.large ? SigmaCpu2d : Sigma)(first, container, {
         renderEdgeLabels: plan.renderEdgeLabels,
         hideEdgesOnMove: plan.hideEdgesOnMove,
         hideLabelsOnMove: plan.hideLabelsOnMove,
@@ -241,7 +269,7 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
       // the glyph layer, above the discs; it takes no pointer events. A large answer's glyphs are drawn again only
       // once the camera has rested for a moment (zooming redraws every frame).
       const layer = sigma.createCanvas('glyphs', { afterLayer: 'nodes', style: { pointerEvents: 'none' } })
-      const ctx = layer.getContext('2d')!
+      const ctx = layer.getContext('2d', { willReadFrequently: plan.large })!
       let moving = false
       let still: ReturnType<typeof setTimeout> | undefined
       const settle = () => {
