@@ -12,12 +12,13 @@
 // shown one per frame (gpu-ready.ts: otherwise the compositor reads every WebGL layer back in one long task).
 import Graph from 'graphology'
 import Sigma from 'sigma'
+import type { Settings } from 'sigma/settings'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { ConsoleGraph } from './graph-model'
 import { GLYPHS, styleOf, type GlyphName, type KindStyle } from './kind-style'
 import { circleLayout, sequentialLayout } from './layouts'
 import { edgeId } from './graph-ops'
-import { renderPlan } from './render-plan'
+import { LARGE_ANSWER_NODES, renderPlan } from './render-plan'
 import { attachPicturePan } from './picture-pan'
 import type { LayoutRequest } from './layout.worker'
 import { thousands } from './table-page'
@@ -70,6 +71,87 @@ class SigmaCpu2d extends Sigma {
     return this
   }
 }
+/** sigma's settings for a plan (the reducers are added by the drawing that owns the hover state). */
+function settingsOf(plan: ReturnType<typeof renderPlan>) {
+  return {
+    renderEdgeLabels: plan.renderEdgeLabels,
+    hideEdgesOnMove: plan.hideEdgesOnMove,
+    hideLabelsOnMove: plan.hideLabelsOnMove,
+    enableEdgeEvents: plan.enableEdgeEvents,
+    labelRenderedSizeThreshold: plan.labelRenderedSizeThreshold,
+    labelDensity: plan.labelDensity,
+    defaultEdgeType: plan.edgeType,
+    zIndex: plan.zIndex,
+    minCameraRatio: 0.05,
+    maxCameraRatio: 20,
+  }
+}
+
+/**
+ * A sigma made ahead of time for the next large answer, in its own hidden holder (not painted, so never read back):
+ * its construction (WebGL contexts, shader programs, sizing its canvases: 0.25-0.8 s of the page's thread on a
+ * software renderer) and its first drawing (a stand-in graph) happen while the page is idle, not between Run and
+ * the drawn answer. The Explore page asks for it when it opens (`prepareSpare`), and a new one is made after each
+ * large answer takes it. Its size is that of the canvas box the answer will be drawn in (measured on a stand-in
+ * box), so that taking it resizes nothing.
+ */
+let spare: { holder: HTMLDivElement; sigma: Sigma } | null = null
+let spareWhere: HTMLElement | null = null
+let spareTimer: number | undefined
+const LARGE = renderPlan(LARGE_ANSWER_NODES + 1, 0)
+const idle = (f: () => void): number =>
+  typeof requestIdleCallback === 'function' ? requestIdleCallback(f, { timeout: 2000 }) : (setTimeout(f, 200) as unknown as number)
+
+/** Makes the spare sigma in idle time, sized like a canvas box placed in `where` (the page's result area). */
+export function prepareSpare(where: HTMLElement) {
+  spareWhere = where
+  if (spare || spareTimer !== undefined) return
+  spareTimer = idle(() => {
+    spareTimer = undefined
+    if (spare || !spareWhere?.isConnected) return
+    const probe = document.createElement('div')
+    probe.className = 'canvas'
+    spareWhere.append(probe)
+    const width = probe.clientWidth
+    const height = probe.clientHeight
+    probe.remove()
+    if (!width || !height) return
+    const holder = document.createElement('div')
+    holder.style.cssText = `position:fixed;left:0;top:0;width:${width}px;height:${height}px;visibility:hidden;pointer-events:none;z-index:-1`
+    holder.setAttribute('aria-hidden', 'true')
+    document.body.append(holder)
+    const sigma = new SigmaCpu2d(new Graph({ multi: true, type: 'directed' }), holder, settingsOf(LARGE))
+    const made = { holder, sigma }
+    spare = made
+    // its first drawing (the software renderer prepares each program then) in a later idle task
+    idle(() => spare === made && sigma.setGraph(standIn(LARGE)))
+  })
+}
+
+/** Drops the spare sigma (the Explore page closed). */
+export function dropSpare() {
+  if (spareTimer !== undefined) (typeof cancelIdleCallback === 'function' ? cancelIdleCallback : clearTimeout)(spareTimer)
+  spareTimer = undefined
+  spareWhere = null
+  spare?.sigma.kill()
+  spare?.holder.remove()
+  spare = null
+}
+
+/** The spare sigma, taken (null when none is ready). */
+function takeSpare(): { holder: HTMLDivElement; sigma: Sigma } | null {
+  const got = spare
+  spare = null
+  return got
+}
+/** Another spare for the next large answer, made once the page has been idle a while after this one was drawn. */
+function replenishSpare() {
+  const where = spareWhere
+  if (where) setTimeout(() => spareWhere === where && prepareSpare(where), SPARE_AFTER_MS)
+}
+/** How long after a large answer is drawn the next spare is made (not while the user is likely panning the new one). */
+const SPARE_AFTER_MS = 10_000
+
 /** A sigma instance in the canvas box, and what removes it. */
 type Drawn = { sigma: Sigma; undo: () => void }
 
@@ -141,10 +223,13 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
         ? built.then(async () => {
             await nextTask()
             if (gone) return null
-            const drawn = draw(new Graph({ multi: true, type: 'directed' }))
+            // the spare sigma made while the page was idle, when there is one (its stand-in already drawn)
+            const made = takeSpare()
+            const drawn = draw(made ?? new Graph({ multi: true, type: 'directed' }))
             undraw = drawn.undo
             // not painted (so never read back by the compositor) until the answer's drawing is rasterised: gpu-ready.ts
-            veil(el)
+            veil(drawn.sigma.getContainer())
+            if (made) return drawn
             // the stand-in's drawing in a later task than sigma's construction (each is long on a software renderer)
             await nextTask()
             if (!gone) drawn.sigma.setGraph(standIn(plan))
@@ -179,8 +264,9 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
           // shown once the GPU has rasterised it (the commit that shows it then waits for nothing)
           await whenRasterized(webGLOf(drawn.sigma), () => new Promise((resolve) => setTimeout(resolve, 16)), { stop: () => gone })
           if (gone) return
-          await unveil(Array.from(el.children) as HTMLElement[], () => new Promise((resolve) => requestAnimationFrame(() => resolve())), () => gone)
+          await unveil(Array.from(drawn.sigma.getContainer().children) as HTMLElement[], () => new Promise((resolve) => requestAnimationFrame(() => resolve())), () => gone)
           if (gone) return
+          replenishSpare()
           setLayingOut(null)
         } else if (g) {
           // one update event for all the nodes, then indexed and drawn now (not at the next frame), so that node
@@ -196,23 +282,21 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
     }
 
     /** sigma on the graph (which it may later be given with setGraph: read through sigma.getGraph()); returns it and what undoes it. */
-    function draw(first: Graph): Drawn {
-      const container = el!
+    function draw(first: Graph | { holder: HTMLDivElement; sigma: Sigma }): Drawn {
+      const box = el!
+      // a spare sigma's layers are moved into the box, in their holder
+      const made = first instanceof Graph ? null : first
+      if (made) {
+        made.holder.style.cssText = 'position:relative;width:100%;height:100%'
+        made.holder.removeAttribute('aria-hidden')
+        box.append(made.holder)
+      }
       // hover: the node and its neighbours stay in colour
       const objectIds = new Map(graph.nodes.map((x) => [x.id, x.objectId]))
       let hovered: string | null = null
       let near = new Set<string>()
-      const sigma: Sigma = new (plan.large ? SigmaCpu2d : Sigma)(first, container, {
-        renderEdgeLabels: plan.renderEdgeLabels,
-        hideEdgesOnMove: plan.hideEdgesOnMove,
-        hideLabelsOnMove: plan.hideLabelsOnMove,
-        enableEdgeEvents: plan.enableEdgeEvents,
-        labelRenderedSizeThreshold: plan.labelRenderedSizeThreshold,
-        labelDensity: plan.labelDensity,
-        defaultEdgeType: plan.edgeType,
-        zIndex: plan.zIndex,
-        minCameraRatio: 0.05,
-        maxCameraRatio: 20,
+      const settings: Partial<Settings> = {
+        ...settingsOf(plan),
         nodeReducer: (node, data) => {
           if (!hovered || near.has(node)) return hovered === node ? { ...data, highlighted: true, zIndex: 2 } : data
           return { ...data, color: GREY, label: '', zIndex: 0 }
@@ -222,20 +306,23 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
           const [s, t] = sigma.getGraph().extremities(edge)
           return s === hovered || t === hovered ? { ...data, color: '#1d2433', size: (data.size ?? 1) + 1, zIndex: 1 } : { ...data, color: '#eceef2', label: '' }
         },
-      })
+      }
+      const sigma: Sigma = made ? made.sigma.setSettings(settings) : new (plan.large ? SigmaCpu2d : Sigma)(first as Graph, box, settings)
+      // where sigma's layers are (the box, or the spare's holder in it)
+      const container = made ? made.holder : box
       sigmaRef.current = sigma
       const real = (node: string) => !node.startsWith(STAND_IN)
       sigma.on('enterNode', ({ node }) => {
         if (!real(node)) return
         hovered = node
         near = new Set([node, ...sigma.getGraph().neighbors(node)])
-        container.dataset.hovered = objectIds.get(node) ?? node
+        box.dataset.hovered = objectIds.get(node) ?? node
         sigma.refresh({ skipIndexation: true })
       })
       sigma.on('leaveNode', () => {
         hovered = null
         near = new Set()
-        delete container.dataset.hovered
+        delete box.dataset.hovered
         sigma.refresh({ skipIndexation: true })
       })
       sigma.on('clickNode', ({ node }) => real(node) && handlers.current.onSelectNode(node))
@@ -248,23 +335,23 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
         handlers.current.onContextNode(node, r.left + event.x, r.top + event.y)
       })
       const noMenu = (e: Event) => e.preventDefault()
-      container.addEventListener('contextmenu', noMenu)
+      box.addEventListener('contextmenu', noMenu)
       // sigma follows the window's size but not its container's: opening a node or relationship panel narrows the
       // canvas box, and until sigma drew again at the new size, the part of the graph beyond the box was cut off
       // (the box contains its paint) and could not be hovered or clicked. Drawn again at the box's new size.
       // The observer also reports the box's size once when it starts observing: that is the size sigma has just drawn
       // at, and a refresh then indexed and drew the whole answer a second time (for 5,000 nodes, a long task of the
       // page's thread right after the first), so only a change of size counts.
-      let seen = `${container.clientWidth}x${container.clientHeight}`
+      let seen = `${box.clientWidth}x${box.clientHeight}`
       const boxSize = new ResizeObserver(() => {
-        const now = `${container.clientWidth}x${container.clientHeight}`
+        const now = `${box.clientWidth}x${box.clientHeight}`
         if (now === seen) return
         seen = now
         sigma.scheduleRefresh()
       })
-      boxSize.observe(container)
+      boxSize.observe(box)
       // test and automation hook: where a node is on the screen (page coordinates), and how many times sigma drew
-      const hook = container as HTMLDivElement & { nodePosition?: (objectId: string) => { x: number; y: number } | null; renders?: number }
+      const hook = box as HTMLDivElement & { nodePosition?: (objectId: string) => { x: number; y: number } | null; renders?: number }
 
       // the glyph layer, above the discs; it takes no pointer events. A large answer's glyphs are drawn again only
       // once the camera has rested for a moment (zooming redraws every frame).
@@ -349,9 +436,10 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
         clearTimeout(still)
         unpan()
         boxSize.disconnect()
-        container.removeEventListener('contextmenu', noMenu)
+        box.removeEventListener('contextmenu', noMenu)
         delete hook.nodePosition
         sigma.kill()
+        made?.holder.remove()
         sigmaRef.current = null
       }
       return { sigma, undo }

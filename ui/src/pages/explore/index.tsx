@@ -2,7 +2,7 @@
 // icons and colours per kind, extension kinds included), its table view, the selected node's or relationship's
 // panel, right-click actions, layouts and the JSON export.
 import { lazy, Suspense } from 'preact/compat'
-import { useEffect, useMemo, useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { listCustomNodeKinds, search, shortestPath, type SearchResultJson } from '../../../../src/client/graph'
 import { getExtension, listExtensions } from '../../../../src/client/extensions'
 import { listAssetGroups, updateAssetGroupSelectors, type AssetGroupJson } from '../../../../src/client/assetgroups'
@@ -65,6 +65,17 @@ export default function Explore() {
   const [styles, setStyles] = useState<Map<string, KindStyle>>(() => styleTable())
   const [groups, setGroups] = useState<AssetGroupJson[] | null>(null)
 
+  // the drawing's module, and a sigma for a large answer made while the page is idle (graph-canvas.tsx, prepareSpare):
+  // so that neither is paid for between Run and the drawn answer
+  const resultArea = useRef<HTMLElement>(null)
+  useEffect(() => {
+    let open = true
+    const ready = import('./graph-canvas').then((m) => (open && resultArea.current && m.prepareSpare(resultArea.current), m))
+    return () => {
+      open = false
+      void ready.then((m) => m.dropSpare())
+    }
+  }, [])
   useEffect(() => {
     client.self().then((r) => setMe(r.data), () => {})
     // extension kinds under the custom node kinds (GET /api/v2/custom-nodes); each source on its own
@@ -140,7 +151,7 @@ export default function Explore() {
           )}
         </div>
       </aside>
-      <section class="result" aria-label="Result">
+      <section class="result" aria-label="Result" ref={resultArea}>
         {status && <p role="status" class="note">{status}</p>}
         {error && <p role="alert" class="error">{error}</p>}
         <GraphResult
