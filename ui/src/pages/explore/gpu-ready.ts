@@ -60,9 +60,12 @@ export async function whenRasterized(
   return all
 }
 
-/** Hides the layers (children) of a drawing's box, leaving the box itself (border, background) shown. */
-export function veil(box: HTMLElement) {
-  for (const layer of Array.from(box.children) as HTMLElement[]) layer.style.visibility = 'hidden'
+/** A drawing's layer (an element: only its visibility is used here). */
+export type Layer = { style: { visibility: string } }
+
+/** Hides the layers of a drawing (the children of its box, not the box itself: its border and background stay). */
+export function veil(layers: ArrayLike<Layer>) {
+  for (const layer of Array.from(layers)) layer.style.visibility = 'hidden'
 }
 
 /**
@@ -70,9 +73,9 @@ export function veil(box: HTMLElement) {
  * that each commit reads back one layer, not all of them at once (each WebGL read-back is a wait of its own on a
  * software renderer). Stops early when `stop()` turns true. Returns how many frames it took.
  */
-export async function unveil(layers: readonly { style: { visibility: string } }[], frame: () => Promise<void>, stop = () => false): Promise<number> {
+export async function unveil(layers: ArrayLike<Layer>, frame: () => Promise<void>, stop = () => false): Promise<number> {
   let frames = 0
-  for (const layer of layers) {
+  for (const layer of Array.from(layers)) {
     if (layer.style.visibility !== 'hidden') continue
     await frame()
     frames++

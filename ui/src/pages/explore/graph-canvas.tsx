@@ -228,7 +228,7 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
             const drawn = draw(made ?? new Graph({ multi: true, type: 'directed' }))
             undraw = drawn.undo
             // not painted (so never read back by the compositor) until the answer's drawing is rasterised: gpu-ready.ts
-            veil(drawn.sigma.getContainer())
+            veil(drawn.sigma.getContainer().children as HTMLCollectionOf<HTMLElement>)
             if (made) return drawn
             // the stand-in's drawing in a later task than sigma's construction (each is long on a software renderer)
             await nextTask()
@@ -264,7 +264,7 @@ export default function GraphCanvas({ graph, styles, layout, onSelectNode, onSel
           // shown once the GPU has rasterised it (the commit that shows it then waits for nothing)
           await whenRasterized(webGLOf(drawn.sigma), () => new Promise((resolve) => setTimeout(resolve, 16)), { stop: () => gone })
           if (gone) return
-          await unveil(Array.from(drawn.sigma.getContainer().children) as HTMLElement[], () => new Promise((resolve) => requestAnimationFrame(() => resolve())), () => gone)
+          await unveil(drawn.sigma.getContainer().children as HTMLCollectionOf<HTMLElement>, () => new Promise((resolve) => requestAnimationFrame(() => resolve())), () => gone)
           if (gone) return
           replenishSpare()
           setLayingOut(null)
