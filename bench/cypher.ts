@@ -755,7 +755,7 @@ async function main() {
         if (i === 0 && profiled(name)) {
           // Profiled runs are not measured (the profilers change time and heap); one more run replaces it.
           try {
-            profiles[name] = await captureProfiles(inspectorPort, `cypher-${edges}-${name.replace(/[^a-z0-9]+/gi, '-')}`, () => send(query), path.join(ROOT, 'bench', 'results'), sourceMap, insp ?? undefined)
+            profiles[name] = await captureProfiles(inspectorPort, `cypher-${edges}-${name.replace(/[^a-z0-9]+/gi, '-')}`, () => send(query), path.join(ROOT, 'bench', 'results'), sourceMap, insp ?? undefined, { d1: d1Insp ?? undefined })
           } catch (e) {
             log(`${name}: profiled run failed: ${(e as Error).message}`)
           }

@@ -269,7 +269,9 @@ export interface ProfileSummary {
 
 /**
  * CPU profiles of the worker isolate and of Miniflare's D1 service while `work` runs, saved under
- * `outDir/profiles/` and summarised. `worker` may be an already-open session to the worker's target.
+ * `outDir/profiles/` and summarised. `worker` and `opts.d1` may be already-open sessions to those targets, and
+ * must be passed when the caller holds one: workerd serves one inspector session per target, and a second one
+ * is left unanswered ("Profiler.enable unanswered" in bench:cypher --profile, which kept a D1 session open).
  */
 export async function captureProfiles(
   port: number,
@@ -278,7 +280,7 @@ export async function captureProfiles(
   outDir: string,
   sourceMap?: SourceMapLookup,
   worker?: Inspector,
-  opts: { heap?: boolean } = {},
+  opts: { heap?: boolean; d1?: Inspector } = {},
 ): Promise<ProfileSummary[]> {
   const own: Inspector[] = []
   const targets: [string, Inspector][] = []
@@ -289,7 +291,7 @@ export async function captureProfiles(
   }
   targets.push(['core:user:edgehound', worker ?? (await open('core:user:edgehound'))])
   try {
-    targets.push(['d1:db', await open('d1:db')])
+    targets.push(['d1:db', opts.d1 ?? (await open('d1:db'))])
   } catch {
     /* no D1 target: worker profile only */
   }
