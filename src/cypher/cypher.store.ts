@@ -351,7 +351,7 @@ function orderSql(order: ScanOrder): { keys: string; unorderable: string } {
     const type = column ? `'text'` : `json_type(n.properties, '$.${key}')`
     const value = column ? 'n.objectid' : `json_extract(n.properties, '$.${key}')`
     const dir = descending ? ' DESC' : ''
-    keys.push(`CASE ${type} WHEN 'text' THEN 0 WHEN 'true' THEN 1 WHEN 'false' THEN 1 WHEN 'integer' THEN 2 WHEN 'real' THEN 2 ELSE 3 END${dir}`, `${value}${dir}`)
+    keys.push(`${rankSql(type)}${dir}`, `${value}${dir}`)
     const high = ['EE', 'EF', 'F0', 'F1', 'F2', 'F3', 'F4'].map((b) => `instr(CAST(${value} AS BLOB), X'${b}') > 0`).join(' OR ')
     flags.push(
       column
@@ -361,6 +361,21 @@ function orderSql(order: ScanOrder): { keys: string; unorderable: string } {
   }
   return { keys: keys.join(', '), unorderable: `(${flags.join(' OR ')})` }
 }
+/**
+ * ORDER BY's type rank of a key (values.ts orderCompare): a string 0, a boolean 1, a number 2, null or missing 3;
+ * a map or list 4 (unorderable: such a node never reaches the engine in the store's order). Migration 0049's
+ * order indexes hold this very expression (ORDER_INDEXED).
+ */
+function rankSql(type: string): string {
+  return `CASE ${type} WHEN 'text' THEN 0 WHEN 'true' THEN 1 WHEN 'false' THEN 1 WHEN 'integer' THEN 2 WHEN 'real' THEN 2 WHEN 'object' THEN 4 WHEN 'array' THEN 4 ELSE 3 END`
+}
+
+/**
+ * The properties with an order index (migration 0049: (kind, rankSql, json_extract)): ORDER BY one of them over
+ * a label that is a primary kind walks that index in order (scanOrdered) instead of sorting every node.
+ */
+export const ORDER_INDEXED: ReadonlySet<string> = new Set(['pwdlastset'])
+
 /** What an unrestricted scan binds as ?5 (see scanSql). */
 const NO_ACCESS = '*'
 
@@ -493,6 +508,51 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
       const needles = scan.kinds && scan.kinds.length <= 32 && scan.kinds.every((k) => KIND_PATTERN.test(k)) ? scan.kinds.map((k) => JSON.stringify(k)) : []
       const n0 = 7 + cond.params.length
       const prefilter = needles.length ? `(${needles.map((_, i) => `instr(n.kinds, ?${n0 + i}) > 0`).join(' OR ')}) AND ` : ''
+      const key = order.keys.length === 1 ? order.keys[0] : null
+      if (key && ORDER_INDEXED.has(key.key) && scan.kinds?.length === 1 && scan.kinds[0] !== 'Base' && scan.kinds[0] !== 'AZBase' && needles.length === 1) {
+        // Walk the order index (migration 0049). The scan's nodes are (1) those of primary kind K outside
+        // nodes_kinds_extra, read in the index's order, and (2) the few in nodes_kinds_extra carrying K, sorted;
+        // SQLite merges the two ordered parts (exactBranches has why they are the scan's nodes exactly). The
+        // environment is tested on the rows (`+`: never nodes_env). Unorderable values are looked for first, on the
+        // first page only, among every node of kind K (a superset of the scan's: it may send the query to the
+        // engine needlessly, never wrongly): a map or list (rank 4), a real or an integer beyond 2^53 among the
+        // numbers, a string with a byte from 0xEE up; in part (2) with orderSql's test.
+        const kp = `?${n0 + 1}`
+        const type = `json_type(n.properties, '$.${key.key}')`
+        const value = `json_extract(n.properties, '$.${key.key}')`
+        const rank = rankSql(type)
+        const visibleSql = access === null ? '?5 = ?5' : '+n.environment_id IN (SELECT value FROM json_each(?5))'
+        const common = `AND (?3 IS NULL OR n.objectid = ?3) AND (?4 IS NULL OR (n.name = ?4 COLLATE NOCASE AND n.name = ?4)) AND ${visibleSql} AND ?2 = ?2 ${cond.sql}`
+        const kindTestSql = `(${prefilter}EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value = ${kp}))`
+        const params = [offset, JSON.stringify(scan.kinds), scan.objectid, scan.name, access ?? NO_ACCESS, limit, ...cond.params, ...needles, scan.kinds[0]]
+        if (offset === 0) {
+          const flag = orderSql({ keys: [key] }).unorderable
+          const high = ['EE', 'EF', 'F0', 'F1', 'F2', 'F3', 'F4'].map((b) => `instr(CAST(${value} AS BLOB), X'${b}') > 0`).join(' OR ')
+          const u = await db
+            .prepare(
+              `SELECT EXISTS (SELECT 1 FROM nodes n WHERE n.kind = ?1 AND ${rank} = 4)
+                   OR EXISTS (SELECT 1 FROM nodes n WHERE n.kind = ?1 AND ${rank} = 2 AND (typeof(${value}) <> 'integer' OR ${value} NOT ${SAFE_INTEGERS}))
+                   OR EXISTS (SELECT 1 FROM nodes n WHERE n.kind = ?1 AND ${rank} = 0 AND (${high}))
+                   OR EXISTS (SELECT 1 FROM nodes n WHERE ${KINDS_EXTRA('n')} AND instr(n.kinds, ?2) > 0 AND EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value = ?1) AND ${flag}) AS u`,
+            )
+            .bind(scan.kinds[0], JSON.stringify(scan.kinds[0]))
+            .first<{ u: number }>()
+          if (u?.u) return null
+        }
+        const dir = key.descending ? ' DESC' : ''
+        const rows = await db
+          .prepare(
+            `SELECT ${NODE_COLUMNS}, ${rank} AS r0, ${value} AS v0 FROM nodes n
+               WHERE n.kind = ${kp} AND n.id NOT IN (SELECT x.id FROM nodes x WHERE ${KINDS_EXTRA('x')}) ${common}
+             UNION ALL
+             SELECT ${NODE_COLUMNS}, ${rank} AS r0, ${value} AS v0 FROM nodes n
+               WHERE ${KINDS_EXTRA('n')} AND ${kindTestSql} ${common}
+             ORDER BY r0${dir}, v0${dir}, id LIMIT ?6 OFFSET ?1`,
+          )
+          .bind(...params)
+          .all<NodeRow & { r0: unknown; v0: unknown }>()
+        return rows.results.map(({ r0: _r, v0: _v, ...r }) => toNode(r as NodeRow))
+      }
       const rows = await db
         .prepare(scanSql(NODE_COLUMNS, access === null ? 'all' : cond.indexed ? 'filter' : 'index', prefilter, cond.sql, order))
         .bind(offset, scan.kinds ? JSON.stringify(scan.kinds) : null, scan.objectid, scan.name, access ?? NO_ACCESS, limit, ...cond.params, ...needles)

@@ -147,10 +147,20 @@ describe('counts and DISTINCT: query plans', () => {
     const src = d1GraphSource({ prepare: (sql: string) => stmt(sql) } as unknown as D1Database, access)
     await src.countNodes!({ kinds: [['User']], objectid: null, tests: [{ op: 'eq', key: 'enabled', value: true }] })
     await src.distinctValues!({ kinds: [['Computer']], objectid: null, tests: [] }, ['operatingsystem'], { keys: [] }, 0, null)
+    await src.scanOrdered!({ kinds: ['User'], objectid: null, name: null, where: [{ type: 'property', test: { op: 'eq', key: 'enabled', value: true } }] }, { keys: [{ key: 'pwdlastset', descending: false }] }, 0, 16)
     return out
   }
   it.each([null, JSON.stringify([ENVS[0]]), JSON.stringify(ENVS.slice(0, 2))])('read from the property index and nodes_kinds_extra (access %s)', async (access) => {
-    const [count, distinct] = await statements(access)
+    const [count, distinct, unorderable, ordered] = await statements(access)
+    // ORDER BY pwdlastset LIMIT: the unorderable values looked for in index ranges, the page read in the order index's
+    // order (only the nodes_kinds_extra part is sorted) and merged
+    const u = await plan(unorderable)
+    expect(u.filter((l) => /^SEARCH n USING INDEX nodes_order_pwdlastset \(kind=\? AND <expr>=\?\)/.test(l)).length, u.join('\n')).toBe(3)
+    const o = await plan(ordered)
+    const why = `${ordered.sql.replace(/\s+/g, ' ')}\n${o.join('\n')}`
+    expect(o, why).toEqual(expect.arrayContaining(['MERGE (UNION ALL)', 'SEARCH n USING INDEX nodes_order_pwdlastset (kind=?)', 'SCAN n USING INDEX nodes_kinds_extra']))
+    expect(o.filter((l) => /TEMP B-TREE/.test(l)).length, why).toBe(1)
+    expect(o.filter((l) => /nodes_env|^SCAN n$/.test(l)), why).toEqual([])
     for (const [s, index] of [
       [count, 'nodes_prop_enabled'],
       [distinct, 'nodes_prop_operatingsystem'],

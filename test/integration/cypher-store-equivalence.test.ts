@@ -49,15 +49,19 @@ const NODES = [...N0,
     [
       ['b', 1], ['a', 2], ['B', 1], ['\u00e9', 2], ['', 1], [true, 2], [false, 1], [10, 2], [-2, 1], [10, 1], [null, 2], [undefined, 1], ['a', 1], ['\ud7ff', 2], [-9007199254740991, 2], [1, 1], [0, 2],
     ] as [unknown, number][]
-  ).map(([rank, grp], i) => mk(70 + i, `ORD-${String(i).padStart(2, '0')}`, ['Ord'], `ORD-${i}`, { ...(rank === undefined ? {} : { rank }), grp })),
+  ).map(([rank, grp], i) => mk(70 + i, `ORD-${String(i).padStart(2, '0')}`, ['Ord'], `ORD-${i}`, { ...(rank === undefined ? {} : { rank, pwdlastset: rank }), grp })),
+  // pwdlastset is read through its order index (migration 0049): the same values, and the label carried by nodes
+  // whose primary kind is another (nodes_kinds_extra), tied with ordinary ones
+  mk(98, 'K-ORD-A', ['Other', 'Ord'], 'K-ORD-A', { rank: 10, pwdlastset: 10, grp: 1 }),
+  mk(99, 'K-ORD-B', ['Ord', 'Other'], 'K-ORD-B', { rank: 'a', pwdlastset: 'a', grp: 2 }),
   // in another environment: a restricted caller never gets it first
-  { ...mk(69, 'ORD-T', ['Ord'], 'ORD-T', { rank: '0', grp: 1 }), environment_id: TENANT },
+  { ...mk(69, 'ORD-T', ['Ord'], 'ORD-T', { rank: '0', pwdlastset: '0', grp: 1 }), environment_id: TENANT },
   // values the store cannot order as the engine does, each next to an ordinary one: the engine sorts
   ...(
     [
       ['REAL', 1.5], ['LIST', [1]], ['PUA', '\ue000'], ['FULLWIDTH', '\uff3a'], ['EMOJI', '\u{1F600}'], ['BIG', 9007199254740992], ['A', 'a'], ['THREE', 3],
     ] as [string, unknown][]
-  ).map(([name, rank], i) => mk(90 + i, `ODD-${name}`, ['OrdOdd'], `ODD-${name}`, { rank })),
+  ).map(([name, rank], i) => mk(90 + i, `ODD-${name}`, ['OrdOdd'], `ODD-${name}`, { rank, pwdlastset: rank })),
 ]
 const EDGES = [...E0,
   { id: 50, start: 50, end: 51, kind: 'GenericAll', properties: { isacl: 1 }, updated_at: '2026-01-02T00:00:00.000Z' },
@@ -334,6 +338,13 @@ const ORDERED_PUSHED = [
   'MATCH (n:Ord) WHERE n.grp * 2 = 4 RETURN n.name AS name ORDER BY n.rank LIMIT 4',
   'MATCH (n:Ord) WITH n ORDER BY n.rank LIMIT 6 WHERE n.grp = 1 RETURN n.name AS n',
   'MATCH (n:Ord) WITH n, n.rank AS r ORDER BY r DESC LIMIT 4 MATCH (n)-[x]-(m) RETURN n.name AS name, count(x) AS c',
+  // through the order index of pwdlastset (migration 0049): every type, ties, null, missing, DESC, SKIP, pages
+  'MATCH (n:Ord) RETURN n.name AS name, n.pwdlastset AS p ORDER BY n.pwdlastset LIMIT 25',
+  'MATCH (n:Ord) RETURN n.name AS name, n.pwdlastset AS p ORDER BY n.pwdlastset DESC LIMIT 25',
+  'MATCH (n:Ord) RETURN n.name AS name ORDER BY n.pwdlastset SKIP 3 LIMIT 5',
+  'MATCH (n:Ord) WHERE n.grp = 1 RETURN n.name AS name, n.pwdlastset AS p ORDER BY p DESC SKIP 1 LIMIT 4',
+  "MATCH (n:Ord) WHERE n.name STARTS WITH 'ORD-1' RETURN n.name AS name ORDER BY n.pwdlastset LIMIT 2",
+  'MATCH (n:Ord) RETURN n.name AS name ORDER BY n.pwdlastset LIMIT 1',
 ]
 /** not read in order: not the shape, or (*) a value the store cannot order (the engine sorts after one ordered page) */
 const ORDERED_NOT = [
@@ -348,6 +359,8 @@ const ORDERED_NOT = [
   // orders SQLite and JavaScript disagree on: U+FF3A before U+1F600 in UTF-8, after it in UTF-16; a list before a string
   "MATCH (n:OrdOdd) WHERE n.name IN ['ODD-FULLWIDTH', 'ODD-EMOJI'] RETURN n.name AS name ORDER BY n.rank DESC LIMIT 1 // *",
   "MATCH (n:OrdOdd) WHERE n.name IN ['ODD-A', 'ODD-LIST'] RETURN n.name AS name ORDER BY n.rank LIMIT 1 // *",
+  // the order index's kind holds an unorderable value (a real, a list, …: looked for among every OrdOdd)
+  "MATCH (n:OrdOdd) WHERE n.name IN ['ODD-A', 'ODD-THREE'] RETURN n.name AS name ORDER BY n.pwdlastset LIMIT 1 // *",
 ]
 /** DISTINCT answered by one GROUP BY (distinct.ts): the MATCH exact in SQL, the items stored properties */
 const DISTINCT_PUSHED = [
