@@ -46,26 +46,30 @@ export function suite(label, { timeoutMs = 280_000, checkTimeoutMs = 90_000 } = 
     console.log(`${passed} passed, ${failed} failed`)
     process.exit(code ?? (failed > 0 || passed === 0 ? 1 : 0))
   }
-  const fail = (message) => {
+  const record = (message) => {
     failed++
     console.log(`FAIL ${message}`)
+  }
+  // once the suite is ending, what fails afterwards failed because its browser or worker was closed: not counted
+  const fail = (message) => {
+    if (!ended) record(message)
   }
   const end = async (message) => {
     if (ended) return
     ended = true
-    fail(message)
+    record(message)
     const closing = Promise.allSettled([...live].map((close) => close()))
     await Promise.race([closing, new Promise((r) => setTimeout(r, 10_000).unref())])
     finish(1)
   }
-  const seconds = (ms) => (ms >= 120_000 ? `${Math.round(ms / 60_000)} minutes` : `${Math.round(ms / 1000)} s`)
+  const seconds = (ms) => `${Math.round(ms / 1000)} s`
   const watchdog = setTimeout(() => end(`${label} did not finish within ${seconds(timeoutMs)} (watchdog)`), timeoutMs)
   watchdog.unref()
   // synchronous: Miniflare's own SIGTERM handler exits right after this one
   for (const signal of ['SIGTERM', 'SIGINT']) {
     process.once(signal, () => {
       if (ended) return
-      fail(`${label} was stopped by ${signal} (CI's time limit for one browser suite?)`)
+      record(`${label} was stopped by ${signal} (CI's time limit for one browser suite?)`)
       finish(1)
     })
   }
@@ -86,9 +90,11 @@ export function suite(label, { timeoutMs = 280_000, checkTimeoutMs = 90_000 } = 
         await end(`${name} ${took()}: did not finish within ${seconds(checkTimeoutMs)}; the suite ends here (its page is stuck)`)
         return await new Promise(() => {}) // end() exits; nothing after this check runs
       }
+      if (ended) return await new Promise(() => {})
       passed++
       console.log(`ok   ${name} ${took()}`)
     } catch (e) {
+      if (ended) return await new Promise(() => {})
       fail(`${name} ${took()}: ${e?.message ?? e}`)
       if (first) {
         await end(`the remaining checks of ${label} were not run: its first check failed and they build on it`)
