@@ -376,6 +376,29 @@ try {
     assert(doc.edges.length === 2 && doc.edges.some((e) => e.kind === 'AdminTo' && e.target === `${D}-2001`), JSON.stringify(doc.edges))
   })
 
+  await check('the graph box hidden (0 px) and shown again: no page error, the graph drawn again at its size', async () => {
+    const before = problems.length
+    const box = page.getByTestId('graph-canvas')
+    // sigma sizes its layers from its container's offsetWidth / offsetHeight
+    const size = async () => box.evaluate((el) => `${el.offsetWidth}x${el.offsetHeight}`)
+    const was = await size()
+    // a box of 0 px for a few frames (hidden, as while the page changes): sigma refreshes (ResizeObserver, window resize)
+    await box.evaluate(async (el) => {
+      el.style.display = 'none'
+      window.dispatchEvent(new Event('resize'))
+      for (let i = 0; i < 5; i++) await new Promise((r) => requestAnimationFrame(r))
+      el.style.display = ''
+      window.dispatchEvent(new Event('resize'))
+      for (let i = 0; i < 5; i++) await new Promise((r) => requestAnimationFrame(r))
+    })
+    const fresh = problems.slice(before)
+    assert(fresh.length === 0, `page errors: ${fresh.join(' | ')}`)
+    assert((await size()) === was, `box ${await size()} after, ${was} before`)
+    const canvas = box.locator('canvas').first()
+    const drawnWidth = await canvas.evaluate((c) => parseFloat(c.style.width))
+    assert(Math.abs(drawnWidth - parseFloat(was)) <= 1, `sigma's layer is ${drawnWidth} px wide in a ${was} box`)
+  })
+
   await check('an answer over 5,000 nodes is listed in the table with a warning, not drawn; the table is reached and used with the keyboard', async () => {
     await page.getByRole('tab', { name: 'Cypher' }).click()
     await typeQuery(page, 'MATCH (n) RETURN n')

@@ -84,6 +84,11 @@ function settingsOf(plan: ReturnType<typeof renderPlan>) {
     zIndex: plan.zIndex,
     minCameraRatio: 0.05,
     maxCameraRatio: 20,
+    // The canvas box can be 0 px wide or high for a moment (the page laid out again, the result area collapsed while
+    // a panel opens, the box hidden on its way out): sigma's resize, run by every refresh, then throws "Container has
+    // no width" from an animation frame, an uncaught page error. Allowed, sigma draws at 1 px until the box has a
+    // size again, and the box's ResizeObserver (below) draws it again at the real size.
+    allowInvalidContainer: true,
   }
 }
 
