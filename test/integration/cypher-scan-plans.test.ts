@@ -33,8 +33,8 @@ const SCANS: [NodeScan, RegExp | null][] = [
   [{ kinds: null, objectid: null, name: null, where: [{ type: 'text', column: 'objectid', op: 'startsWith', value: `${ENVS[0]}-100`, anyCase: false }] }, /^SEARCH n USING INDEX sqlite_autoindex_nodes_1 \(objectid>\? AND objectid<\?\)/],
 ]
 
-/** The statements scanNodes sends for `access`, with their parameters (a stand-in for D1, no rows). */
-async function captured(access: string | null): Promise<{ sql: string; params: unknown[] }[]> {
+/** A stand-in for D1 that answers no rows and records every statement run, with its parameters, in `out`. */
+function capturingDb(): { db: D1Database; out: { sql: string; params: unknown[] }[] } {
   const out: { sql: string; params: unknown[] }[] = []
   const stmt = (sql: string, params: unknown[] = []): D1PreparedStatement =>
     ({
@@ -43,6 +43,12 @@ async function captured(access: string | null): Promise<{ sql: string; params: u
       first: async () => (out.push({ sql, params }), null),
     }) as unknown as D1PreparedStatement
   const db = { prepare: (sql: string) => stmt(sql), batch: async (s: D1PreparedStatement[]) => Promise.all(s.map((x) => x.all())) } as unknown as D1Database
+  return { db, out }
+}
+
+/** The statements scanNodes sends for `access`, with their parameters (a stand-in for D1, no rows). */
+async function captured(access: string | null): Promise<{ sql: string; params: unknown[] }[]> {
+  const { db, out } = capturingDb()
   for (const [scan] of SCANS) await d1GraphSource(db, access).scanNodes(scan, 0, 100)
   // the scans themselves (a prefix's range is first counted: the stand-in answers "small")
   return out.filter((s) => s.sql.includes('ORDER BY n.id LIMIT ?6'))
@@ -137,14 +143,8 @@ describe('label scan: query plans', () => {
  */
 describe('counts and DISTINCT: query plans', () => {
   const statements = async (access: string | null) => {
-    const out: { sql: string; params: unknown[] }[] = []
-    const stmt = (sql: string, params: unknown[] = []): D1PreparedStatement =>
-      ({
-        bind: (...p: unknown[]) => stmt(sql, p),
-        all: async () => (out.push({ sql, params }), { results: [] }),
-        first: async () => (out.push({ sql, params }), null),
-      }) as unknown as D1PreparedStatement
-    const src = d1GraphSource({ prepare: (sql: string) => stmt(sql) } as unknown as D1Database, access)
+    const { db, out } = capturingDb()
+    const src = d1GraphSource(db, access)
     await src.countNodes!({ kinds: [['User']], objectid: null, tests: [{ op: 'eq', key: 'enabled', value: true }] })
     await src.distinctValues!({ kinds: [['Computer']], objectid: null, tests: [] }, ['operatingsystem'], { keys: [] }, 0, null)
     await src.scanOrdered!({ kinds: ['User'], objectid: null, name: null, where: [{ type: 'property', test: { op: 'eq', key: 'enabled', value: true } }] }, { keys: [{ key: 'pwdlastset', descending: false }] }, 0, 16)
