@@ -32,8 +32,9 @@
  *                  node_modules, e.g. `git worktree add --detach DIR main` and a node_modules symlink); its build
  *                  and this checkout's answer the questions that have an in-memory floor (and kerberoastable users,
  *                  old passwords) on the same database, alternating builds round by round (a fresh worker each),
- *                  each question once unmeasured first; a table of before / after / floor p50 and p95, CPU and
- *                  ratios. Only that comparison runs (not the other queries); --only narrows it
+ *                  each question once unmeasured first; the served floor (below) once per round after both
+ *                  builds; a table of before / after / floor / served floor p50 and p95, CPU and ratios. Only
+ *                  that comparison runs (not the other queries); --only narrows it
  *   --concurrent N afterwards, each near-limit query sent N times at once (the isolate serves them together:
  *                  their memory adds up); each must answer 200 or 400, then one plain query 200
  *
@@ -59,7 +60,18 @@
  * every kerberoastable user) are also answered in plain JavaScript over the generated graph (issue 28), and
  * the shortest-path queries are also answered by breadth-first search in plain JavaScript over
  * the same generated graph in this process (same sources, targets, relationship kinds and LIMIT;
- * adjacency built before the clock starts), and the report gives service ÷ floor.
+ * adjacency built before the clock starts), and the report gives service ÷ floor. These compute floors only
+ * COUNT the answer (a fraction of a millisecond): no presentation, no JSON, no HTTP.
+ * Served floor (bench/lib/served-floor.ts), for the questions of compareCases: the bench answers each in memory
+ * from the generated graph AND builds the answer the service gives for `include_properties: false` (BloodHound's
+ * graph shape, the same rows: it walks in the service's internal id order, the ids read through Cypher before
+ * anything is timed, and keys its nodes by them), JSON.stringify's it and serves it from a node:http server on
+ * 127.0.0.1 in this process; the bench requests it with the same client, signed request and body as the service
+ * and times it the same way (send to last byte). Before it is timed, once per question, its answer is compared
+ * with the service's (node object ids as a set, relationships as source / target object id + kind multiset,
+ * literals in order): a difference is printed (`served floor: ANSWER DIFFERS`) and marked in the report and the
+ * tables. Reported as `servedFloor` (p50 / p95, bytes of both answers, service ÷ served floor) in each row of
+ * the JSON and in the tables, next to the compute floor.
  *
  * Not part of `npm run bench` (it would add an ingest per size); run it on its own. Writes the JSON
  * report to stdout and to bench/results/cypher-<edges>-<time>.json; progress goes to stderr.
@@ -74,6 +86,7 @@ import { generateGraph, openGraphPayloads, type GenGraph } from './lib/generate'
 import { captureProfiles, Inspector, loadSourceMap, type ProfileSummary } from './lib/inspector'
 import { cpuSeconds, peakRssBytes, resetPeakRss, rssBytes } from './lib/proc'
 import { adminCredentials, buildBundle, freePort, migrationFiles, ROOT, startMiniflare, type HostedWorker } from './lib/worker-host'
+import { answerDifference, SERVED_QUESTIONS, servedFloorAnswers, startServedFloor, type FloorAnswer } from './lib/served-floor'
 import { relationshipKinds } from '../src/cypher/labels'
 import { isTierZero } from '../src/assetgroups/tierzero'
 
@@ -425,7 +438,31 @@ async function waitForAnalysis(api: BenchApi, log: (m: string) => void): Promise
 
 // ---- the run ------------------------------------------------------------------------------------------------
 
-type CypherBody = { data?: { nodes: Record<string, { objectId: string }>; edges: unknown[]; literals: unknown[] }; errors?: { message: string }[] }
+/**
+ * The service's internal id of every node, by object id, read through Cypher a page at a time (SKIP / LIMIT over
+ * a label-free scan, which walks nodes in id order; a page past the end is BloodHound's 404 for an empty result),
+ * untimed: the served floor walks in the service's order.
+ */
+async function serviceIds(api: BenchApi, expected: number, log: (m: string) => void): Promise<Map<string, number>> {
+  const ids = new Map<string, number>()
+  const page = 5000
+  for (let skip = 0; ; skip += page) {
+    const query = `MATCH (n) RETURN id(n) AS id, n.objectid AS objectid SKIP ${skip} LIMIT ${page}`
+    const r = await api.timed<CypherBody>('POST', '/api/v2/graphs/cypher', JSON.stringify({ query, include_properties: false }), 'application/json')
+    if (r.status === 404) break // BloodHound's answer to an empty result
+    if (r.status !== 200) throw new ApiCallError('POST', '/api/v2/graphs/cypher', r)
+    const lits = r.body!.data!.literals
+    for (let i = 0; i + 1 < lits.length; i += 2) ids.set(String(lits[i + 1].value), Number(lits[i].value))
+    if (lits.length < 2 * page) break
+  }
+  if (ids.size !== expected) log(`served floor: the service has ${ids.size} nodes, the generated graph ${expected}`)
+  return ids
+}
+
+type CypherBody = {
+  data?: { nodes: Record<string, { objectId: string; lastSeen: string }>; edges: { source: string; target: string; kind: string }[]; literals: { key: string; value: unknown }[] }
+  errors?: { message: string }[]
+}
 
 async function main() {
   const { values } = parseArgs({
@@ -529,6 +566,8 @@ async function main() {
       return null
     }
   }
+  let servedServer: { url: string; close: () => Promise<void> } | null = null
+  let servedApi: BenchApi | null = null
   try {
     const { username, password } = adminCredentials()
     let tokens: TokenCred[]
@@ -558,6 +597,34 @@ async function main() {
       await w.dispose()
       w = await startMiniflare({ bundle, persistDir: stateDir, migrate: false, inspectorPort, v8Flags, onStdout })
     }
+    // The served floor (bench/lib/served-floor.ts) of the wanted compareCases questions: the service's node ids
+    // and a lastSeen read through Cypher (untimed), the answers built in memory and served from this process.
+    const servedCases = compare.filter((c) => wantedName(c.name) && (SERVED_QUESTIONS as readonly string[]).includes(c.name))
+    if (servedCases.length) {
+      const api0 = new BenchApi(w.url, tokens)
+      const ids = await serviceIds(api0, g.nodes.length, log)
+      const one = await api0.ok<CypherBody>('POST', '/api/v2/graphs/cypher', JSON.stringify({ query: 'MATCH (u:User) RETURN u LIMIT 1', include_properties: false }), 'application/json')
+      const lastSeen = Object.values(one.body!.data!.nodes)[0].lastSeen
+      const answers = servedFloorAnswers(g, ids, lastSeen)
+      servedServer = await startServedFloor(new Map(servedCases.map((c): [string, () => FloorAnswer] => [c.query, answers[c.name as keyof typeof answers]])))
+      servedApi = new BenchApi(servedServer.url, tokens)
+      log(`served floor at ${servedServer.url} for: ${servedCases.map((c) => c.name).join(', ')}`)
+    }
+    const servedSend = (query: string) => servedApi!.timed<CypherBody>('POST', '/api/v2/graphs/cypher', JSON.stringify({ query, include_properties: false }), 'application/json')
+    /**
+     * The served floor's answer to `query` compared with the service's answers (`bodies`, by label), before the
+     * floor is timed (this request is not measured): null when every one is the same answer, else what differs.
+     */
+    const servedCheck = async (name: string, query: string, bodies: [string, Timed<CypherBody> | null][]) => {
+      const r = await servedSend(query)
+      const differences = bodies.map(([label, s]) => [label, s?.status !== 200 ? `the service answered ${s?.status ?? 'nothing'}` : r.status !== 200 ? `the served floor answered ${r.status}: ${r.text.slice(0, 160)}` : answerDifference(s.body, r.body)] as const).filter(([, d]) => d !== null)
+      const bytes = Buffer.byteLength(r.text)
+      const serviceBytes = bodies.map(([label, s]) => `${label} ${s ? Buffer.byteLength(s.text) : '–'}`).join(', ')
+      if (differences.length)
+        for (const [label, d] of differences) log(`served floor: ANSWER DIFFERS from the service's (${label}) for '${name}': ${d}`)
+      else log(`served floor: same answer as the service for '${name}' (${bytes} bytes; service: ${serviceBytes})`)
+      return { same: differences.length === 0, difference: differences.map(([label, d]) => `${label}: ${d}`).join(' | ') || null, bytes, status: r.status }
+    }
     // --baseline DIR: before / after in the same run (issue 28), the older checkout's build and this one
     // alternating on the same database (a fresh worker per build and round, the order swapped every round;
     // one unmeasured warm-up answer per question and worker), each against its in-memory floor.
@@ -575,8 +642,10 @@ async function main() {
         ...floorCases(g, null, [onePath[0], onePath[onePath.length - 1]]).map((f): [string, () => number] => [f.name, f.run]),
       ])
       const abCases = LIBRARY.filter(([name]) => abFloors.has(name) || name === 'kerberoastable users' || name === 'old passwords').filter(([n]) => wantedName(n))
-      type Seen = { ms: number[]; cpu: number[]; statuses: Map<number, number>; answer: string; plan: string }
+      type Seen = { ms: number[]; cpu: number[]; statuses: Map<number, number>; answer: string; plan: string; last: Timed<CypherBody> | null }
       const seen = new Map<string, Seen>()
+      // the served floor per question: checked once (after round 1's builds), then timed once per round
+      const servedAb = new Map<string, { ms: number[]; check: Awaited<ReturnType<typeof servedCheck>> }>()
       for (let round = 0; round < runs; round++)
         for (const b of round % 2 ? [...builds].reverse() : builds) {
           const wb = await startMiniflare({ bundle: b.bundle, persistDir: stateDir, migrate: false, v8Flags, onStdout })
@@ -590,7 +659,8 @@ async function main() {
               const r = await sendB()
               const cpuMs = (cpuSeconds(wb.pids()) - cpu0) * 1000
               const key = `${b.label}|${name}`
-              const x: Seen = seen.get(key) ?? { ms: [], cpu: [], statuses: new Map(), answer: '', plan: '' }
+              const x: Seen = seen.get(key) ?? { ms: [], cpu: [], statuses: new Map(), answer: '', plan: '', last: null }
+              x.last = r
               x.ms.push(r.ms)
               x.cpu.push(cpuMs)
               x.statuses.set(r.status, (x.statuses.get(r.status) ?? 0) + 1)
@@ -605,7 +675,18 @@ async function main() {
             await wb.dispose()
           }
           log(`A/B round ${round + 1}/${runs}: ${b.label} done`)
+          if (b === (round % 2 ? builds[0] : builds[1]))
+            for (const [name, query] of abCases) {
+              if (!servedCases.some((c) => c.name === name)) continue
+              let x = servedAb.get(name)
+              if (!x) {
+                x = { ms: [], check: await servedCheck(name, query, builds.map((bb): [string, Timed<CypherBody> | null] => [bb.label, seen.get(`${bb.label}|${name}`)?.last ?? null])) }
+                servedAb.set(name, x)
+              }
+              x.ms.push((await servedSend(query)).ms)
+            }
         }
+      for (const x of seen.values()) x.last = null
       const r3 = (x: number) => Math.round(x * 1000) / 1000
       const floorRaw = new Map<string, number>()
       ab = abCases.map(([name, query]) => {
@@ -627,19 +708,33 @@ async function main() {
           const x = seen.get(`${label}|${name}`)!
           return { p50: Math.round(pct(x.ms, 50)), p95: Math.round(pct(x.ms, 95)), cpuMsP50: Math.round(pct(x.cpu, 50)), statuses: Object.fromEntries(x.statuses), answer: x.answer, plan: x.plan.slice(0, 300), ratioP50: floorStats ? Math.round(pct(x.ms, 50) / Math.max(floorRaw.get(name)!, 0.001)) : null }
         }
-        return { name, query, before: side('before'), after: side('after'), floor: floorStats }
+        const sv = servedAb.get(name)
+        const servedFloor = sv
+          ? {
+              p50: r3(pct(sv.ms, 50)),
+              p95: r3(pct(sv.ms, 95)),
+              bytes: sv.check.bytes,
+              answer: sv.check.same ? 'same as the service' : `DIFFERS: ${sv.check.difference}`,
+              ratioP50Before: Math.round((pct(seen.get(`before|${name}`)!.ms, 50) / pct(sv.ms, 50)) * 10) / 10,
+              ratioP50After: Math.round((pct(seen.get(`after|${name}`)!.ms, 50) / pct(sv.ms, 50)) * 10) / 10,
+            }
+          : null
+        return { name, query, before: side('before'), after: side('after'), floor: floorStats, servedFloor }
       })
       type Side = { p50: number; p95: number; cpuMsP50: number; answer: string; ratioP50: number | null; plan: string }
+      type Served = { p50: number; p95: number; answer: string; ratioP50Before: number; ratioP50After: number } | null
       abTable = [
-        `before = ${baseRoot}, after = this checkout; ${runs} rounds, alternating; ms = wall time, CPU = workerd process CPU; floor = the same question in plain JavaScript in the bench process`,
+        `before = ${baseRoot}, after = this checkout; ${runs} rounds, alternating; ms = wall time, CPU = workerd process CPU; floor = the same question in plain JavaScript in the bench process (counts the answer); served floor = the same answer built in memory, JSON.stringify'd and served over HTTP by the bench process (same client and request; once per round)`,
         '',
-        '| question | before p50 / p95 ms | after p50 / p95 ms | CPU ms p50 before / after | floor p50 / p95 ms | ÷ floor before / after | answer before / after (floor) | plan after |',
-        '|---|---:|---:|---:|---:|---:|---|---|',
+        '| question | before p50 / p95 ms | after p50 / p95 ms | CPU ms p50 before / after | floor p50 / p95 ms | ÷ floor before / after | served floor p50 / p95 ms | ÷ served floor before / after | answer before / after (floor) | plan after |',
+        '|---|---:|---:|---:|---:|---:|---:|---:|---|---|',
         ...ab.map((x) => {
           const b = x.before as Side
           const a = x.after as Side
           const f = x.floor as { p50: number; p95: number; answer: number } | null
-          return `| ${x.name} | ${b.p50} / ${b.p95} | ${a.p50} / ${a.p95} | ${b.cpuMsP50} / ${a.cpuMsP50} | ${f ? `${f.p50} / ${f.p95}` : '–'} | ${f ? `${b.ratioP50} / ${a.ratioP50}` : '–'} | ${b.answer} / ${a.answer === b.answer ? 'same' : a.answer}${f ? ` (${f.answer})` : ''} | ${a.plan.slice(0, 120).replace(/\|/g, '\\|')} |`
+          const sf = x.servedFloor as Served
+          const sfDiffers = sf && sf.answer !== 'same as the service' ? ' (ANSWER DIFFERS)' : ''
+          return `| ${x.name} | ${b.p50} / ${b.p95} | ${a.p50} / ${a.p95} | ${b.cpuMsP50} / ${a.cpuMsP50} | ${f ? `${f.p50} / ${f.p95}` : '–'} | ${f ? `${b.ratioP50} / ${a.ratioP50}` : '–'} | ${sf ? `${sf.p50} / ${sf.p95}` : '–'} | ${sf ? `${sf.ratioP50Before} / ${sf.ratioP50After}${sfDiffers}` : '–'} | ${b.answer} / ${a.answer === b.answer ? 'same' : a.answer}${f ? ` (${f.answer})` : ''} | ${a.plan.slice(0, 120).replace(/\|/g, '\\|')} |`
         }),
       ].join('\n')
       log(`A/B comparison:\n${abTable}`)
@@ -751,6 +846,7 @@ async function main() {
       const statuses = new Map<number | string, number>()
       let detail = ''
       let plan = ''
+      let lastOk: Timed<CypherBody> | null = null
       for (let i = 0; i < (hostile ? Number(values['hostile-runs']) : runs); i++) {
         if (i === 0 && profiled(name)) {
           // Profiled runs are not measured (the profilers change time and heap); one more run replaces it.
@@ -776,6 +872,7 @@ async function main() {
         statuses.set(m.r.status, (statuses.get(m.r.status) ?? 0) + 1)
         detail = describe(m.r)
         plan = m.r.headers.get('x-cypher-plan') ?? ''
+        if (m.r.status === 200) lastOk = m.r
       }
       const breaches = verdicts(statuses, heaps, cpu)
       const row: Record<string, unknown> = {
@@ -807,6 +904,20 @@ async function main() {
           ms.push(performance.now() - t0)
         }
         row.floor = { p50: Math.round(pct(ms, 50) * 100) / 100, p95: Math.round(pct(ms, 95) * 100) / 100, paths, ratioP50: Math.round((pct(times, 50) / pct(ms, 50)) * 10) / 10 }
+      }
+      // the served floor: checked against the service's last answer (that request unmeasured), then timed `runs` times
+      if (times.length && servedCases.some((c) => c.name === name)) {
+        const check = await servedCheck(name, query, [['service', lastOk]])
+        const ms: number[] = []
+        for (let i = 0; i < runs; i++) ms.push((await servedSend(query)).ms)
+        row.servedFloor = {
+          p50: Math.round(pct(ms, 50) * 100) / 100,
+          p95: Math.round(pct(ms, 95) * 100) / 100,
+          bytes: check.bytes,
+          serviceBytes: lastOk ? Buffer.byteLength(lastOk.text) : null,
+          answer: check.same ? 'same as the service' : `DIFFERS: ${check.difference}`,
+          ratioP50: Math.round((pct(times, 50) / pct(ms, 50)) * 10) / 10,
+        }
       }
       log(JSON.stringify(row))
       results.push(row)
@@ -878,15 +989,16 @@ async function main() {
     const table = [
       `${method}; budgets: ${HEAP_LIMIT_MIB} MiB, ${cpuBudgetMs} ms workerd CPU per query`,
       '',
-      '| query | statuses | p50 ms | CPU ms max | heap before MiB | heap after MiB | committed after MiB | RSS rise MiB | verdict |',
-      '|---|---|---:|---:|---:|---:|---:|---:|---|',
-      ...results.map(
-        (r) =>
-          `| ${r.hostile ? 'hostile: ' : ''}${r.name} | ${Object.entries(r.statuses as Record<string, number>).map(([k, n]) => `${k} ×${n}`).join(', ')} | ${r.p50 ?? '–'} | ${r.cpuMsMax} | ${r.heapBeforeMiB ?? '–'} | ${r.heapAfterMiB ?? '–'} | ${r.committedAfterMiB ?? '–'} | ${r.rssRiseMiB ?? '–'} | ${r.verdict} |`,
-      ),
+      '| query | statuses | p50 ms | CPU ms max | heap before MiB | heap after MiB | committed after MiB | RSS rise MiB | floor p50 ms (÷) | served floor p50 / p95 ms | ÷ served floor | verdict |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+      ...results.map((r) => {
+        const f = r.floor as { p50: number; ratioP50: number } | undefined
+        const sf = r.servedFloor as { p50: number; p95: number; ratioP50: number; answer: string } | undefined
+        return `| ${r.hostile ? 'hostile: ' : ''}${r.name} | ${Object.entries(r.statuses as Record<string, number>).map(([k, n]) => `${k} ×${n}`).join(', ')} | ${r.p50 ?? '–'} | ${r.cpuMsMax} | ${r.heapBeforeMiB ?? '–'} | ${r.heapAfterMiB ?? '–'} | ${r.committedAfterMiB ?? '–'} | ${r.rssRiseMiB ?? '–'} | ${f ? `${f.p50} (${f.ratioP50})` : '–'} | ${sf ? `${sf.p50} / ${sf.p95}` : '–'} | ${sf ? `${sf.ratioP50}${sf.answer.startsWith('DIFFERS') ? ' (ANSWER DIFFERS)' : ''}` : '–'} | ${r.verdict} |`
+      }),
       ...(stress.length
         ? [
-            `| stress (${stress.length - 1} queries) | ${Object.entries(stress.filter((x) => x.round !== undefined).reduce<Record<string, number>>((a, x) => ((a[String(x.status)] = (a[String(x.status)] ?? 0) + 1), a), {})).map(([k, n]) => `${k} ×${n}`).join(', ')} | – | ${Math.max(...stress.map((x) => (x.cpuMs as number) ?? 0))} | – | ${Math.max(...stress.map((x) => (x.heapAfterMiB as number) ?? 0))} | ${Math.max(...stress.map((x) => (x.committedAfterMiB as number) ?? 0))} | ${Math.max(...stress.map((x) => (x.rssRiseMiB as number) ?? 0))} | ${stress.some((x) => String(x.verdict).startsWith('FAIL')) ? 'FAIL' : 'ok'} |`,
+            `| stress (${stress.length - 1} queries) | ${Object.entries(stress.filter((x) => x.round !== undefined).reduce<Record<string, number>>((a, x) => ((a[String(x.status)] = (a[String(x.status)] ?? 0) + 1), a), {})).map(([k, n]) => `${k} ×${n}`).join(', ')} | – | ${Math.max(...stress.map((x) => (x.cpuMs as number) ?? 0))} | – | ${Math.max(...stress.map((x) => (x.heapAfterMiB as number) ?? 0))} | ${Math.max(...stress.map((x) => (x.committedAfterMiB as number) ?? 0))} | ${Math.max(...stress.map((x) => (x.rssRiseMiB as number) ?? 0))} | – | – | – | ${stress.some((x) => String(x.verdict).startsWith('FAIL')) ? 'FAIL' : 'ok'} |`,
           ]
         : []),
     ].join('\n')
@@ -923,6 +1035,7 @@ async function main() {
   } finally {
     insp?.close()
     d1Insp?.close()
+    await servedServer?.close()
     await w.dispose()
     rmSync(tmp, { recursive: true, force: true })
   }
