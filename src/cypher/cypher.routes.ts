@@ -11,7 +11,7 @@ import { d1GraphSource } from './cypher.store'
 import { CypherError, MESSAGES, parseCypher } from './parse'
 import { loadReferenced, runQuery } from './run'
 import { Budget, ISOLATE_POOL, QUERY_LIMITS } from './budget'
-import { nodePropertyKeys } from './needs'
+import { nodeReads } from './needs'
 import { answerPieces, answerStream, CypherResultSchema, measureAnswer } from './present'
 import { AnswerBudget, ANSWER_LIMITS } from './answer'
 import { cypherComputeMs, WEIGHT } from '../ratelimit/cost'
@@ -65,9 +65,10 @@ export const cypherRoutes: RouteEntry[] = [
       let streaming = false
       try {
         const query = parseCypher(body.query)
-        // only the node properties the query can read, when it never needs a whole node (needs.ts)
-        const nodeKeys = nodePropertyKeys(query)
-        const source = d1GraphSource(c.env.DB, accessParam(c.var.principal.environmentAccess), { nodeKeys })
+        // only the node properties the query can read or the answer presents, when it never needs a whole node (needs.ts)
+        const reads = nodeReads(query, body.include_properties)
+        const nodeKeys = reads.keys
+        const source = d1GraphSource(c.env.DB, accessParam(c.var.principal.environmentAccess), { nodeKeys, presented: reads.presented })
         // The answer is bounded by itself (answer.ts): per returned row as the rows arrive, then exactly
         // by the measuring pass, all before the first byte is sent (a streamed answer cannot change its
         // status once it started), so writing it cannot fail.

@@ -293,11 +293,17 @@ const EDGE_BYTES = 200
  * Owned rule (needs.ts), the only readers of the other fields, which are left blank (kind, name,
  * environment, time, asset-group tags): a 22,500-computer scan then moves a third of the bytes.
  */
-function nodeColumns(nodeKeys: string[] | null): string {
+/** NODE_COLUMNS before and after its `n.properties` (a presented node's columns put the listed properties there) */
+const NODE_COLUMNS_AROUND_PROPERTIES = NODE_COLUMNS.split('n.properties')
+if (NODE_COLUMNS_AROUND_PROPERTIES.length !== 2) throw new Error('NODE_COLUMNS must name n.properties once')
+
+function nodeColumns(nodeKeys: string[] | null, presented: boolean): string {
   if (nodeKeys === null) return NODE_COLUMNS
   for (const k of nodeKeys) if (!PLAIN_KEY.test(k)) throw new Error(`property key ${JSON.stringify(k)} is not read on its own`)
   const props =
     nodeKeys.length > MAX_NODE_KEYS ? 'n.properties' : nodeKeys.length ? `json_object(${nodeKeys.map((k) => `'${k}', n.properties -> '$.${k}'`).join(', ')})` : `'{}'`
+  // presented (needs.ts nodeReads): every column, as NODE_COLUMNS, with only the listed properties
+  if (presented) return NODE_COLUMNS_AROUND_PROPERTIES.join(`${props} AS properties`)
   return `n.id, ${nodeKeys.includes('objectid') ? 'n.objectid' : 'NULL AS objectid'}, n.kinds, ${props} AS properties`
 }
 
@@ -447,12 +453,12 @@ function exactBranches(test: NodeCountTest, access: string | null, param: (x: st
 }
 
 /**
- * `opts.nodeKeys`: read only these node properties (needs.ts nodePropertyKeys for the query being run;
- * absent or null: whole nodes).
+ * `opts.nodeKeys`: read only these node properties (needs.ts nodePropertyKeys / nodeReads for the query being run;
+ * absent or null: whole nodes); `opts.presented` (nodeReads): with every other column, as a presented node needs.
  */
-export function d1GraphSource(db: D1Database, access: string | null, opts: { nodeKeys?: string[] | null } = {}): GraphSource {
-  const NODE_COLUMNS = nodeColumns(opts.nodeKeys ?? null)
-  const toNode = (r: NodeRow): NodeRecord => (opts.nodeKeys ? toPartialNode(r) : toNodeRecord(r))
+export function d1GraphSource(db: D1Database, access: string | null, opts: { nodeKeys?: string[] | null; presented?: boolean } = {}): GraphSource {
+  const NODE_COLUMNS = nodeColumns(opts.nodeKeys ?? null, opts.presented === true)
+  const toNode = (r: NodeRow): NodeRecord => (opts.nodeKeys && !opts.presented ? toPartialNode(r) : toNodeRecord(r))
   /** per `column|prefix`: whether its index range was small enough for the first page asked (scanNodes) */
   const selective = new Map<string, boolean>()
   return {

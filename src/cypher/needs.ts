@@ -12,6 +12,7 @@
  */
 import type { Clause, Expr, PatternPart, Query } from './ast'
 import { children } from './eval'
+import { PRESENTED_KEYS } from '../graph/present'
 
 export function readsRelationshipProperties(query: Query): boolean {
   const nodeVars = new Set<string>()
@@ -92,8 +93,33 @@ const DERIVED_LABELS = new Set(['Tag_Tier_Zero', 'Tag_Owned'])
  * variable over a checked list.
  */
 export function nodePropertyKeys(query: Query): string[] | null {
+  return propertyReads(query, false).keys
+}
+
+/**
+ * What the store reads of each node for a query whose answer is sent with or without the nodes' properties
+ * (`include_properties`). As nodePropertyKeys, except that without properties a RETURN item that is a variable
+ * holding graph elements (a node, a relationship or a list of them, a path) does not need whole nodes: such a node
+ * is only presented (label, kinds, object id, Tier Zero, Owned, last seen), which reads the node's columns and
+ * PRESENTED_KEYS of its properties (src/graph/present.ts). `presented`: the store then reads every column of a node
+ * and, of its properties, `keys` (the query's and PRESENTED_KEYS). `RETURN p` with 1,000 paths read ~250 bytes of
+ * properties per node to show none of them.
+ */
+export interface NodeReads {
+  /** the properties read (sorted), or null: whole nodes */
+  keys: string[] | null
+  /** every column of a node is read (it may be presented); false with a list: partial records (cypher.store.ts nodeColumns) */
+  presented: boolean
+}
+
+export function nodeReads(query: Query, includeProperties: boolean): NodeReads {
+  return propertyReads(query, !includeProperties)
+}
+
+function propertyReads(query: Query, presentable: boolean): NodeReads {
   const keys = new Set<string>()
   let whole = false
+  let presented = false
   const visitPattern = (p: PatternPart, scalars: ReadonlySet<string>) => {
     for (const n of p.nodes) {
       if (n.labels.some((l) => DERIVED_LABELS.has(l))) whole = true
@@ -168,6 +194,12 @@ export function nodePropertyKeys(query: Query): string[] | null {
       const next = new Set<string>(c.star ? scalars : [])
       for (const it of c.items) {
         const name = it.alias ?? (it.expr.type === 'var' ? it.expr.name : it.text)
+        // returned as is into an answer without properties: only presented (not an item later clauses can read)
+        if (presentable && c.type === 'return' && it.expr.type === 'var' && !scalars.has(it.expr.name)) {
+          presented = true
+          next.delete(name)
+          continue
+        }
         // `WITH c` passes c on unread; its later uses are checked
         const passed = c.type === 'with' && it.expr.type === 'var' ? scalars.has(it.expr.name) : visit(it.expr, scalars)
         if (passed && !(it.expr.type === 'var' && !scalars.has(it.expr.name))) next.add(name)
@@ -183,6 +215,7 @@ export function nodePropertyKeys(query: Query): string[] | null {
       scalars = next
     } else whole = true
   }
-  if (whole || keys.has('system_tags') || [...keys].some((k) => !PLAIN_KEY.test(k))) return null
-  return [...keys].sort()
+  if (whole || keys.has('system_tags') || [...keys].some((k) => !PLAIN_KEY.test(k))) return { keys: null, presented: false }
+  if (presented) for (const k of PRESENTED_KEYS) keys.add(k)
+  return { keys: [...keys].sort(), presented }
 }

@@ -57,6 +57,14 @@ export function toNodeRecord(r: NodeRow): NodeRecord {
   }
 }
 
+/**
+ * Every stored property pathNode reads of a node: lastSeen's `lastseen` and nodeFacts' keys (the Tier Zero and
+ * Owned rules). A node presented without its properties (a Cypher answer without include_properties) is the
+ * same when read with only these (src/cypher/needs.ts nodeReads; a missing key may read as null):
+ * test/unit/cypher-presented-keys.test.ts. A new property read here must be added to this list.
+ */
+export const PRESENTED_KEYS: readonly string[] = ['lastseen', 'system_tags', 'isTierZero', 'istierzero', 'templateid']
+
 /** What the Tier Zero and Owned rules read of a node (the same facts the analysis loader extracts). */
 export function nodeFacts(n: NodeRecord): NodeFacts {
   const p = n.properties

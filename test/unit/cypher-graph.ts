@@ -62,15 +62,18 @@ export const nameOf = (id: number): string => NODES.find((n) => n.id === id)!.na
 
 /**
  * `access` null: everything; else the environment ids the caller may see. `nodeKeys`: nodes are read with
- * only these properties (as the D1 store with needs.ts nodePropertyKeys), null: whole. Counts the calls made.
+ * only these properties (as the D1 store with needs.ts nodePropertyKeys), null: whole; `presented` (needs.ts
+ * nodeReads): with their other fields whole. Counts the calls made.
  */
-export function memorySource(access: string[] | null = null, nodes = NODES, edges = EDGES, nodeKeys: string[] | null = null): GraphSource & { calls: number } {
+export function memorySource(access: string[] | null = null, nodes = NODES, edges = EDGES, nodeKeys: string[] | null = null, presented = false): GraphSource & { calls: number } {
   const visible = (n: NodeRecord | undefined) => n !== undefined && (access === null || (n.environment_id !== null && access.includes(n.environment_id)))
   const read = (n: NodeRecord): NodeRecord =>
     nodeKeys === null
       ? n
-      : // as the D1 store: only the id, kinds, object id when listed and the listed properties; the rest blank
-        { id: n.id, objectid: nodeKeys.includes('objectid') ? n.objectid : '', kind: '', kinds: n.kinds, name: null, environment_id: null, properties: Object.fromEntries(nodeKeys.map((k) => [k, n.properties[k] ?? null])), updated_at: '' }
+      : presented
+        ? { ...n, properties: Object.fromEntries(nodeKeys.map((k) => [k, n.properties[k] ?? null])) }
+        : // as the D1 store: only the id, kinds, object id when listed and the listed properties; the rest blank
+          { id: n.id, objectid: nodeKeys.includes('objectid') ? n.objectid : '', kind: '', kinds: n.kinds, name: null, environment_id: null, properties: Object.fromEntries(nodeKeys.map((k) => [k, n.properties[k] ?? null])), updated_at: '' }
   const byId = new Map(nodes.map((n) => [n.id, n]))
   const src = {
     calls: 0,

@@ -6,7 +6,8 @@ import { describe, expect, it, vi } from 'vitest'
 import { parseCypher } from '../../src/cypher/parse'
 import { loadReferenced, runQuery } from '../../src/cypher/run'
 import { presentResult } from '../../src/cypher/present'
-import { nodePropertyKeys, readsRelationshipProperties } from '../../src/cypher/needs'
+import { nodePropertyKeys, nodeReads, readsRelationshipProperties } from '../../src/cypher/needs'
+import { PRESENTED_KEYS } from '../../src/graph/present'
 import { NodeRef, PathVal, RelRef, type Value } from '../../src/cypher/values'
 import { CORP, LAB, memorySource, nameOf, NODES } from './cypher-graph'
 import { Budget, DEFAULT_LIMITS, limitBytes, QUERY_LIMITS, type CypherLimits } from '../../src/cypher/budget'
@@ -576,6 +577,53 @@ describe('node properties read: only those the query can read (needs.ts nodeProp
         for (const n of keyed.ctx.nodes.values()) expect(Object.keys(n.properties).every((k) => keys.includes(k)), text).toBe(true)
       }
       expect(keys, text).not.toBeNull()
+    }
+  })
+
+  it('an answer without properties presents returned nodes from PRESENTED_KEYS and the query keys (nodeReads)', () => {
+    const reads = (text: string, props = false) => nodeReads(parseCypher(text), props)
+    const presented = (...keys: string[]) => ({ keys: [...new Set([...keys, ...PRESENTED_KEYS])].sort(), presented: true })
+    expect(reads('MATCH p = (c:Computer)-[:HasSession]->(u:User) RETURN p LIMIT 10')).toEqual(presented())
+    expect(reads('MATCH (a)-[r:MemberOf*1..2]->(b) RETURN a, r, b')).toEqual(presented())
+    expect(reads('MATCH (u:User) WHERE u.enabled = true WITH u RETURN u AS x ORDER BY x.pwdlastset')).toEqual(presented('enabled', 'pwdlastset'))
+    expect(reads('MATCH (u:User) RETURN u, u.name AS n ORDER BY n')).toEqual(presented('name'))
+    // nothing presented: the query's own keys, partial records
+    expect(reads('MATCH (u:User) RETURN u.name')).toEqual({ keys: ['name'], presented: false })
+    // with properties, or a node used otherwise than returned as is: whole nodes
+    for (const text of [
+      'MATCH (u:User) RETURN u ORDER BY u',
+      'MATCH (u:User) RETURN collect(u)',
+      'MATCH (u:User) RETURN labels(u), u',
+      'MATCH (u:User) RETURN properties(u), u',
+      'MATCH (u:User) RETURN u, u.system_tags',
+      'MATCH (u:Tag_Tier_Zero) RETURN u',
+      'MATCH (u:User) RETURN *',
+      'MATCH (u:User) WITH u, u AS v RETURN u, v = u',
+    ])
+      expect(reads(text), text).toEqual({ keys: null, presented: false })
+    expect(reads('MATCH p = (a)-->(b) RETURN p', true)).toEqual({ keys: null, presented: false })
+  })
+
+  it('answers without properties are the same when returned nodes are read presented, for every caller', async () => {
+    for (const text of [
+      'MATCH p = (a)-[:MemberOf]->(b) RETURN p',
+      'MATCH (a)-[r]->(b:User) RETURN a, r, b.name ORDER BY b.name',
+      'MATCH (u:User) WHERE u.enabled = true WITH u RETURN u ORDER BY u.name',
+      'MATCH (a)-[r*1..2]->(b) RETURN a, r LIMIT 20',
+      'MATCH p = shortestPath((a:User)-[*1..]->(g:Group)) RETURN p',
+    ]) {
+      const query = parseCypher(text)
+      const { keys, presented } = nodeReads(query, false)
+      expect(presented, text).toBe(true)
+      for (const access of [null, [CORP]]) {
+        const full = await runQuery(query, memorySource(access), { now: NOW })
+        const read = await runQuery(query, memorySource(access, NODES, undefined, keys, true), { now: NOW })
+        await loadReferenced(full)
+        await loadReferenced(read)
+        expect(JSON.stringify(presentResult(read.columns, read.rows, read.ctx.graph, false)), text).toBe(JSON.stringify(presentResult(full.columns, full.rows, full.ctx.graph, false)))
+        expect(read.rows.length, text).toBeGreaterThan(0)
+        for (const n of read.ctx.nodes.values()) expect(Object.keys(n.properties).every((k) => keys!.includes(k)), text).toBe(true)
+      }
     }
   })
 })
