@@ -56,10 +56,10 @@ const node = (id: number): fc.Arbitrary<NodeRecord> =>
   }).map(({ kinds, selected, ...n }) => ({
     ...n,
     kind: kinds[0],
-    kinds,
+    kinds: [...kinds],
     environment_id: 'E',
     updated_at: '2026-01-01T00:00:00.000Z',
-    ...(selected ? { selected_tags: selected } : {}),
+    ...(selected ? { selected_tags: [...selected] } : {}),
   }))
 
 const answer = (nodes: NodeRecord[]) => {
