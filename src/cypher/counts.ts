@@ -19,8 +19,10 @@
  * value on every row of a group) of a hidden per-row value. A MATCH makes no row for x with n(x) = 0, so
  * neither does the stage. The far node's conditions must be exact in SQL (source.ts FarNodeTest): stored
  * labels, Base / AZBase by their kind lists, `objectid` and plain property keys equal to a string or a
- * boolean literal; a derived label (Tag_Tier_Zero, Tag_Owned), `system_tags`, other values, a WHERE, a
- * relationship property map or range, a bound m: not pushed down (the walk runs, same answers, slower).
+ * boolean literal; a derived label (Tag_Tier_Zero, Tag_Owned), `system_tags`, other values, a relationship
+ * property map or range, a bound m: not pushed down (the walk runs, same answers, slower). The MATCH's WHERE
+ * may hold terms on g and the input row only (applied to g's rows first) and type tests of the relationship
+ * (`NOT r:MemberOf`, folded into the kinds: splitWhere below); any other term walks.
  *
  * LIMIT. Without ORDER BY a LIMIT may return any n groups, but each with its whole count. A group keyed by
  * g alone (with other keys of its row) whose input holds each node at most once (g scanned by this MATCH
@@ -31,8 +33,8 @@
  * in key order — so LIMIT cannot end the counting early; it still costs one store round trip per 8,000
  * input rows and no relationship or far node is read.
  */
-import type { Clause, Expr, NodePattern, Projection } from './ast'
-import { containsAggregate, isAggregate, variablesOf, type Row } from './eval'
+import type { Clause, Expr, NodePattern, PatternPart, Projection, Query } from './ast'
+import { children, containsAggregate, isAggregate, variablesOf, type Row } from './eval'
 import { exactKindsFor, relationshipKinds } from './labels'
 import { starts, type RunContext } from './match'
 import { planPart } from './plan'
@@ -59,6 +61,11 @@ export interface CountPushdown {
    * of making a row per node in one stage and extending it in the next (22,500 computers)
    */
   fused: { node: NodePattern; where: Expr | null } | null
+  /**
+   * the MATCH's WHERE when every term of it reads only g and the input row (applied to g's rows before
+   * counting) or is a type test of the relationship (`[NOT] r:K`, folded into `kinds`); null when none
+   */
+  where: Expr | null
   optional: boolean
   /** direction seen from g */
   direction: 'out' | 'in' | 'both'
@@ -130,13 +137,59 @@ function mapAggregates(e: Expr, f: (a: Expr) => Expr): Expr {
   return Object.fromEntries(Object.entries(e).map(([k, v]) => [k, map(v)])) as Expr
 }
 
+function conjuncts(e: Expr, out: Expr[] = []): Expr[] {
+  if (e.type === 'and') {
+    conjuncts(e.left, out)
+    conjuncts(e.right, out)
+  } else out.push(e)
+  return out
+}
+
+/**
+ * The MATCH's WHERE as what the count push-down can do with it: the terms reading neither the relationship
+ * nor the far node (nor a pattern: only g and the input row), kept as one WHERE on g's rows, and the type
+ * tests `r:K` / `NOT r:K` of the relationship variable, folded into the kinds walked; null when any term is
+ * something else, or when the kinds are all the kinds (an exclusion cannot be listed) or none.
+ *
+ * Why it is the same answer. WHERE keeps a row when each of its terms is true (AND). A term that reads only g
+ * and the input row has one value for every row made from one input row and one g, so keeping g's rows where
+ * it is true and then counting keeps the same rows. `r:K` on a relationship is true exactly when its type is K
+ * (eval.ts hasLabels; never null for a relationship), so `r:K` keeps the relationships of kind K and `NOT r:K`
+ * the others: the walked kinds intersected with, or without, K.
+ */
+function splitWhere(where: Expr, m: string | null, r: string | null, kinds: string[] | null): { where: Expr | null; kinds: string[] | null } | null {
+  let kept: Expr | null = null
+  let narrowed = kinds
+  for (const t of conjuncts(where)) {
+    const inner = t.type === 'not' ? t.expr : t
+    if (r && inner.type === 'hasLabels' && inner.expr.type === 'var' && inner.expr.name === r && inner.labels.length === 1) {
+      if (!narrowed) return null
+      const k = inner.labels[0]
+      narrowed = t.type === 'not' ? narrowed.filter((x) => x !== k) : narrowed.filter((x) => x === k)
+      continue
+    }
+    const vars = variablesOf(t)
+    if ((m && vars.has(m)) || (r && vars.has(r)) || hasPattern(t)) return null
+    kept = kept ? { type: 'and', left: kept, right: t } : t
+  }
+  if (narrowed && narrowed.length === 0) return null
+  return { where: kept, kinds: narrowed }
+}
+
+/** Whether `e` holds a pattern (its variables may be new ones: the caller cannot tell them from g's). */
+function hasPattern(e: Expr): boolean {
+  return e.type === 'patternPredicate' || e.type === 'exists' || children(e).some(hasPattern)
+}
+
 /**
  * Clause `i` and the next one as a count push-down, or null when they are not exactly of the shape above.
  */
 export function countPushdown(clauses: Clause[], i: number): CountPushdown | null {
   const clause = clauses[i]
   const next = clauses[i + 1]
-  if (clause.type !== 'match' || clause.where || clause.patterns.length !== 1) return null
+  if (clause.type !== 'match' || clause.patterns.length !== 1) return null
+  // OPTIONAL MATCH … WHERE keeps a row whose matches all fail the WHERE (with nulls): not counted here
+  if (clause.where && clause.optional) return null
   if (!next || (next.type !== 'with' && next.type !== 'return') || next.star) return null
   const part = clause.patterns[0]
   if (part.variable || part.shortest || part.rels.length !== 1) return null
@@ -158,6 +211,8 @@ export function countPushdown(clauses: Clause[], i: number): CountPushdown | nul
     if (clause.optional && (!bound || g.labels.length || g.properties)) continue
     const far = farTest(m)
     if (far === 'no') return null
+    const split = clause.where ? splitWhere(clause.where, m.variable, rel.variable, relationshipKinds(rel.types)) : { where: null, kinds: relationshipKinds(rel.types) }
+    if (!split) continue
     const counted = new Set([m.variable, rel.variable].filter((v): v is string => v !== null))
     let relationships = false
     let distinct = false
@@ -198,7 +253,7 @@ export function countPushdown(clauses: Clause[], i: number): CountPushdown | nul
     const once =
       (!bound && i === 0) ||
       (bound && i === 1 && first.type === 'match' && !first.optional && first.patterns.length === 1 && first.patterns[0].rels.length === 0 && !first.patterns[0].variable && first.patterns[0].nodes[0].variable === g.variable)
-    const fused = bound && once && first.type === 'match' && !g.labels.length && !g.properties ? { node: first.patterns[0].nodes[0], where: first.where } : null
+    const fused = bound && once && !split.where && first.type === 'match' && !g.labels.length && !g.properties ? { node: first.patterns[0].nodes[0], where: first.where } : null
     if (once && byG) {
       const unwrap = (e: Expr): Expr =>
         mapAggregates(e, (a) => {
@@ -210,7 +265,7 @@ export function countPushdown(clauses: Clause[], i: number): CountPushdown | nul
     }
     const names = projectionNames(next)
     const projection: ProjectionClause = { ...next, items: items.map((it, k) => ({ ...it, alias: names[k] })), orderBy }
-    return { grouped: g, bound, fused, optional: clause.optional, direction, kinds: relationshipKinds(rel.types), far, relationships, distinct, projection }
+    return { grouped: g, bound, fused, where: split.where, optional: clause.optional, direction, kinds: split.kinds, far, relationships, distinct, projection }
   }
   return null
 }
@@ -297,9 +352,18 @@ async function* countRows(ctx: RunContext, push: CountPushdown, rows: Row[], whe
     yield out
     return
   }
-  // g bound (its pattern's labels and properties tested) or scanned, as a walk starts
-  const plan = planPart({ variable: null, shortest: null, nodes: [push.grouped], rels: [] }, new Set(Object.keys(rows[0])), null)
-  for await (const batch of starts(ctx, plan, rows)) {
+  // g bound (its pattern's labels and properties tested) or scanned, as a walk starts (with the MATCH's
+  // WHERE on g, which the scan may take conditions from), then that WHERE on g's rows, then each counted
+  const plan = planPart({ variable: null, shortest: null, nodes: [push.grouped], rels: [] }, new Set(Object.keys(rows[0])), push.where)
+  for await (const all of starts(ctx, plan, rows)) {
+    let batch = all
+    if (push.where) {
+      // applyWhere keeps the very row objects it is given
+      const candidates = all.map((s) => (push.bound ? s.row : { ...s.row, [g]: new NodeRef(s.seq[0]) }))
+      const kept = new Set(await where(candidates))
+      batch = all.filter((_, k) => kept.has(candidates[k]))
+    }
+    if (batch.length === 0) continue
     const c = await counts(ctx, push, batch.map((s) => s.seq[0]))
     const out: Row[] = []
     for (const s of batch) if ((c.rels ?? c.distinct)!.has(s.seq[0])) out.push(withCounts(push, s.row, s.seq[0], c))
@@ -322,4 +386,106 @@ export async function* countStream(ctx: RunContext, push: CountPushdown, input: 
   if (ctx.plans.length < 32) ctx.plans.push(`${start}; ${describe(push)}`)
   for await (const batch of input)
     for (let i = 0; i < batch.length; i += COUNT_BATCH) yield* countRows(ctx, push, batch.slice(i, i + COUNT_BATCH), where)
+}
+
+/**
+ * `WITH …, collect([DISTINCT] x) AS c … size(c)`: when every later use of `c` is `size(c)`, the list is never
+ * needed, only its length, so the query is run as `count([DISTINCT] x) AS c … c`. The count streams (run.ts
+ * Accumulator holds a number, and for DISTINCT the keys seen, instead of a row-charged list of every value), and
+ * a count right after a one-relationship MATCH is answered by the store (countPushdown above): "Non-Tier Zero
+ * object with excessive control" (`WITH n, COLLECT(DISTINCT(m)) AS endNodes WHERE SIZE(endNodes) >= 1000`)
+ * walked every attack-path relationship of the graph into lists and was refused by the row limit.
+ *
+ * Why it is the same answer: collect() skips nulls and count() does too; DISTINCT compares the same keys in
+ * both (values.ts keyOf); so size(collect(…)) = count(…) for every group. Rewritten only when `c` is read in
+ * no other way: in the projection's own WHERE and ORDER BY and every later clause, each `c` is the whole
+ * argument of size(), no later clause projects `*` (it would return `c`) and nothing later binds the name `c`
+ * again (a pattern, UNWIND, projection alias, list comprehension or quantifier variable). Otherwise the query
+ * is left as it is.
+ */
+export function countCollectedSizes(query: Query): Query {
+  let clauses = query.clauses
+  for (let i = 0; i < clauses.length; i++) {
+    if (clauses[i].type !== 'with') continue
+    for (let k = 0; k < (clauses[i] as ProjectionClause).items.length; k++) {
+      const c = clauses[i] as Extract<Clause, { type: 'with' }>
+      const item = c.items[k]
+      const e = item.expr
+      if (e.type !== 'call' || e.name !== 'collect' || e.args.length !== 1 || !item.alias) continue
+      const alias = item.alias
+      const later = clauses.slice(i + 1)
+      const own = [...(c.where ? [c.where] : []), ...c.orderBy.map((o) => o.expr)]
+      if (c.items.some((it, j) => j !== k && (it.alias ?? (it.expr.type === 'var' ? it.expr.name : it.text)) === alias)) continue
+      if (!own.every((x) => onlySized(x, alias)) || !later.every((l) => clauseOnlySized(l, alias))) continue
+      const sized = (x: Expr): Expr => replaceSized(x, alias)
+      const items = c.items.map((it, j) => (j === k ? { ...it, expr: { ...e, name: 'count' } } : it))
+      const rewritten: Clause = { ...c, items, where: c.where ? sized(c.where) : null, orderBy: c.orderBy.map((o) => ({ ...o, expr: sized(o.expr) })) }
+      clauses = [...clauses.slice(0, i), rewritten, ...later.map((l) => clauseSized(l, alias))]
+    }
+  }
+  return clauses === query.clauses ? query : { ...query, clauses }
+}
+
+const isSizeOf = (e: Expr, name: string): boolean => e.type === 'call' && e.name === 'size' && e.args.length === 1 && e.args[0].type === 'var' && e.args[0].name === name
+
+/** Whether every `name` in `e` is the argument of size(), and nothing in `e` binds `name` or holds a pattern. */
+function onlySized(e: Expr, name: string): boolean {
+  if (isSizeOf(e, name)) return true
+  if (e.type === 'var') return e.name !== name
+  if ((e.type === 'listComprehension' || e.type === 'quantifier') && e.variable === name) return false
+  if (e.type === 'patternPredicate' || e.type === 'exists') return false
+  return children(e).every((x) => onlySized(x, name))
+}
+
+function replaceSized(e: Expr, name: string): Expr {
+  if (isSizeOf(e, name)) return { type: 'var', name }
+  const map = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(map)
+    if (x && typeof x === 'object') {
+      if (typeof (x as { type?: unknown }).type === 'string') return replaceSized(x as Expr, name)
+      return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, map(v)]))
+    }
+    return x
+  }
+  return Object.fromEntries(Object.entries(e).map(([k, v]) => [k, map(v)])) as Expr
+}
+
+function clauseOnlySized(c: Clause, name: string): boolean {
+  switch (c.type) {
+    case 'match':
+      return (
+        c.patterns.every((p) => p.variable !== name && p.nodes.every((n) => n.variable !== name && (!n.properties || onlySized(n.properties, name))) && p.rels.every((r) => r.variable !== name && (!r.properties || onlySized(r.properties, name)))) &&
+        (!c.where || onlySized(c.where, name))
+      )
+    case 'unwind':
+      return c.variable !== name && onlySized(c.expr, name)
+    case 'with':
+    case 'return':
+      return (
+        !c.star &&
+        c.items.every((it) => onlySized(it.expr, name) && (it.alias ?? (it.expr.type === 'var' ? it.expr.name : it.text)) !== name) &&
+        c.orderBy.every((o) => onlySized(o.expr, name)) &&
+        (!c.skip || onlySized(c.skip, name)) &&
+        (!c.limit || onlySized(c.limit, name)) &&
+        (c.type !== 'with' || !c.where || onlySized(c.where, name))
+      )
+    default:
+      return false
+  }
+}
+
+function clauseSized(c: Clause, name: string): Clause {
+  const sized = (x: Expr): Expr => replaceSized(x, name)
+  switch (c.type) {
+    case 'match':
+      return { ...c, where: c.where ? sized(c.where) : null, patterns: c.patterns.map((p) => replaceSized(p as unknown as Expr, name) as unknown as PatternPart) }
+    case 'unwind':
+      return { ...c, expr: sized(c.expr) }
+    case 'with':
+      return { ...c, items: c.items.map((it) => ({ ...it, expr: sized(it.expr) })), orderBy: c.orderBy.map((o) => ({ ...o, expr: sized(o.expr) })), skip: c.skip && sized(c.skip), limit: c.limit && sized(c.limit), where: c.where ? sized(c.where) : null }
+    case 'return':
+      return { ...c, items: c.items.map((it) => ({ ...it, expr: sized(it.expr) })), orderBy: c.orderBy.map((o) => ({ ...o, expr: sized(o.expr) })), skip: c.skip && sized(c.skip), limit: c.limit && sized(c.limit) }
+    default:
+      return c
+  }
 }

@@ -7,7 +7,7 @@ import type { Clause, Expr, NodePattern, PatternPart, Projection, Query } from '
 import { Budget, DEFAULT_LIMITS, type CypherLimits } from './budget'
 import { children, containsAggregate, evaluate, isAggregate, type Row } from './eval'
 import { BATCH, MATCH_BATCH, loadNodes, loadRelProperties, matchPart, newContext, Unorderable, type RunContext, type ShortestTuning } from './match'
-import { countPushdown, countStream, projectionNames } from './counts'
+import { countCollectedSizes, countPushdown, countStream, projectionNames } from './counts'
 import { nodeCountPushdown } from './nodecount'
 import { orderPushdown } from './topk'
 import { distinctOrder, distinctPushdown } from './distinct'
@@ -52,6 +52,8 @@ export interface RunOptions {
 }
 
 export async function runQuery(query: Query, source: GraphSource, opts: RunOptions = {}): Promise<QueryResult> {
+  // size(collect(…)) read as count(…) (counts.ts): the same answer without holding the lists
+  if (opts.countPushdown !== false) query = countCollectedSizes(query)
   const budget = opts.budget ?? new Budget(opts.limits ?? DEFAULT_LIMITS, opts.clock)
   const ctx = newContext(source, budget, opts.now ?? Date.now(), readsRelationshipProperties(query))
   if (opts.shortest) ctx.shortest = { ...ctx.shortest, ...opts.shortest }
@@ -139,7 +141,7 @@ async function pipeline(query: Query, ctx: RunContext, opts: RunOptions, budget:
     if (push) {
       // the MATCH and the projection's counts become one stage; the projection sums the store's counts
       if (push.projection.type === 'return') columns = projectionNames(push.projection)
-      const where = push.fused?.where ?? null
+      const where = push.fused?.where ?? push.where
       stream = stage(ctx, push.projection, countStream(ctx, push, stream, (rows) => applyWhere(ctx, where, rows)))
       i += push === ahead ? 2 : 1
       continue

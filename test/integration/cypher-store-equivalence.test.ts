@@ -159,6 +159,18 @@ const Q = [
   'MATCH (g)<-[r]-(m) RETURN count(r) AS c',
   'MATCH (g:Group)<-[r]-(m) WITH g, count(m) AS c WHERE c > 1 RETURN g.name AS g, c',
   'MATCH (u:User) MATCH (u)-[r]-(m) RETURN u.name AS u, count(*) AS c',
+  // counts with the MATCH's WHERE (issue 28): terms on g alone applied to g, `[NOT] r:K` folded into the kinds; and
+  // collect() read only by size() counted ("Non-Tier Zero object with excessive control"); the others walk
+  "MATCH (n:Base)-[r:AD_ATTACK_PATHS]->(m:Base) WHERE NOT r:MemberOf AND NOT ((n:Tag_Tier_Zero) OR COALESCE(n.system_tags, '') CONTAINS 'admin_tier_0') WITH n, COLLECT(DISTINCT(m)) AS endNodes WHERE SIZE(endNodes) >= 2 RETURN n",
+  'MATCH (n)-[r:MemberOf|AdminTo|GenericAll|GenericWrite]->(m) WHERE NOT r:MemberOf AND n.enabled = true WITH n, collect(DISTINCT m) AS e RETURN n.name AS n, size(e) AS c',
+  'MATCH (n)-[r]->(m) WHERE r:MemberOf RETURN n.name AS n, count(m) AS c',
+  'MATCH (n)-[r:MemberOf|AdminTo]->(m) WHERE r:AdminTo AND n:User RETURN n.name AS n, count(*) AS c',
+  'MATCH (n)-[r:MemberOf|AdminTo]->(m:Group) WHERE n.flag OR n.enabled = true RETURN n.name AS n, count(DISTINCT m) AS c',
+  'MATCH (n)-[r:MemberOf]->(m) WHERE m.name STARTS WITH "D" RETURN n.name AS n, count(m) AS c',
+  'MATCH (n)-[r:MemberOf]->(m) WHERE (n)-[:AdminTo]->() RETURN n.name AS n, count(m) AS c',
+  'MATCH (n)-[r]->(m) WITH n, collect(m.enabled) AS e WHERE size(e) > 0 RETURN n.name AS n, size(e) AS c ORDER BY c DESC',
+  'MATCH (n)-[r]->(m) WITH n, collect(DISTINCT m) AS e WHERE size(e) > 1 RETURN n.name AS n, e',
+  'MATCH (n)-[r]->(m) WITH n, collect(m) AS e, count(m) AS x WHERE size(e) > 1 WITH n, e RETURN n.name AS n, [e IN [1, 2] | size(e)] AS c',
   'MATCH (u:User) MATCH (u)-[r]-(m) RETURN u, count(*) AS c',
   'MATCH (a)-[r]->(b) WHERE r.isprimarygroup RETURN a.name AS a',
   'MATCH (a)-[r:MemberOf]->(b) WHERE NOT r:MemberOf RETURN a.name AS a',

@@ -9,7 +9,7 @@ import { presentResult } from '../../src/cypher/present'
 import { nodePropertyKeys, nodeReads, readsRelationshipProperties } from '../../src/cypher/needs'
 import { PRESENTED_KEYS } from '../../src/graph/present'
 import { NodeRef, PathVal, RelRef, type Value } from '../../src/cypher/values'
-import { CORP, LAB, memorySource, nameOf, NODES } from './cypher-graph'
+import { CORP, EDGES, LAB, memorySource, nameOf, NODES } from './cypher-graph'
 import { Budget, DEFAULT_LIMITS, limitBytes, QUERY_LIMITS, type CypherLimits } from '../../src/cypher/budget'
 
 const chargeRows = Budget.prototype.chargeRows
@@ -357,6 +357,31 @@ describe('budgets', () => {
     expect([64 * 1024 * 1024, 1.5 * 1024 * 1024, 2_000].map(limitBytes)).toEqual(['64 MiB', '1.5 MiB', '2000 bytes'])
     // range() has a size limit of its own (issue 28: every refusal names its limit)
     await expect(q('RETURN size(range(1, 200000)) AS n')).rejects.toThrow(/more than 100000 elements \(range\(\) size limit\)/)
+  })
+
+  it('"Non-Tier Zero object with excessive control" answers under a row limit its walk exceeds (issue 28): collect(DISTINCT m) read only by size() is counted, the count per node by the store', async () => {
+    // G-HELP (5) controls 40 users, ALICE (3) 20 of them: 51 nodes scanned and 70 relationships walked, more rows than
+    // the 70 allowed; scanned and counted, 51 nodes and a row per node with a count
+    const users = Array.from({ length: 40 }, (_, i) => ({ ...NODES[2], id: 100 + i, objectid: `U-X${i}`, name: `X${i}@CORP.LOCAL`, properties: { name: `X${i}@CORP.LOCAL` } }))
+    const edges = [...EDGES, ...users.map((u, i) => ({ ...EDGES[0], id: 100 + i, start: 5, kind: 'GenericAll', end: u.id })), ...users.slice(0, 20).map((u, i) => ({ ...EDGES[0], id: 200 + i, start: 3, kind: 'GenericWrite', end: u.id }))]
+    const run = (text: string, countPushdown: boolean, limits = tight({ maxRows: 70 })) =>
+      runQuery(parseCypher(text), memorySource(null, [...NODES, ...users], edges), { now: NOW, limits, countPushdown }).then((r) => ({ rows: r.rows.map((row) => row.map(show)), plans: r.ctx.plans }))
+    const library = `MATCH (n:Base)-[r:AD_ATTACK_PATHS]->(m:Base)
+      WHERE NOT r:MemberOf
+      AND NOT ((n:Tag_Tier_Zero) OR COALESCE(n.system_tags, '') CONTAINS 'admin_tier_0')
+      WITH n, COLLECT(DISTINCT(m)) AS endNodes
+      WHERE SIZE(endNodes) >= 30
+      RETURN n`
+    // the engine walking every relationship into lists: refused by the row limit
+    await expect(run(library, false)).rejects.toThrow(/more than 70 intermediate rows \(row limit\)/)
+    const pushed = await run(library, true)
+    expect(pushed.rows).toEqual([['HELPDESK@CORP.LOCAL']])
+    expect(pushed.plans.some((p) => /count of distinct far nodes per node/.test(p))).toBe(true)
+    // the same answer as the engine's when the rows fit; ALICE has 21 (20 users and WS1 by AdminTo)
+    const loose = tight({})
+    for (const text of [library, library.replace('>= 30', '>= 2'), library.replace('WHERE SIZE(endNodes) >= 30\n      RETURN n', 'RETURN n, size(endNodes) AS c')])
+      expect(sorted((await run(text, true, loose)).rows.map(String))).toEqual(sorted((await run(text, false, loose)).rows.map(String)))
+    expect((await run(library.replace('>= 30', '>= 2'), true)).rows.map(String).sort()).toEqual(['ALICE@CORP.LOCAL', 'HELPDESK@CORP.LOCAL'])
   })
 
   it('the route lifts the separate result-row limit (issue 28): rows are bounded by the row limit and the answer by its own budget; Tier Zero rules keep it', () => {
