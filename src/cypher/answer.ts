@@ -45,6 +45,27 @@ export const ANSWER_LIMITS: AnswerLimits = { maxBytes: 32 * 1024 * 1024, maxEntr
 
 const SAFE_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7f]*$/
 
+const ASCII = /^[\x00-\x7f]*$/
+
+/**
+ * UTF-8 bytes of a string without lone surrogates, such as JSON.stringify's output (which escapes them): for text
+ * already serialised, the bytes chargeJson would have counted for its value.
+ */
+export function utf8Length(s: string): number {
+  if (ASCII.test(s)) return s.length
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x80) n += 1
+    else if (c < 0x800) n += 2
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff) {
+      n += 4
+      i++
+    } else n += 3
+  }
+  return n
+}
+
 /** Bytes of JSON.stringify(s) in UTF-8 (escapes as JSON.stringify writes them; a lone surrogate as \uXXXX). */
 export function stringBytes(s: string): number {
   if (SAFE_ASCII.test(s)) return s.length + 2

@@ -11,7 +11,7 @@ import { GraphEdgeSchema, GraphNodeSchema, pathNode } from '../graph/present'
 import type { GraphCache } from './eval'
 import { isOwnedNode, isTierZeroNode, labelsOf, nodeProperties } from './labels'
 import { DateTimeVal, isGraphValue, isMap, NodeRef, PathVal, RelRef, type Value } from './values'
-import { AnswerBudget, stringBytes } from './answer'
+import { AnswerBudget, stringBytes, utf8Length } from './answer'
 
 export const CypherNodeSchema = GraphNodeSchema.extend({ properties: z.record(z.string(), z.unknown()).optional() })
 export const CypherEdgeSchema = GraphEdgeSchema.extend({ properties: z.record(z.string(), z.unknown()).optional() })
@@ -197,7 +197,17 @@ export interface MeasuredAnswer {
   entries: number
   /** bytes of the serialised answer, `{"data":…}` included (UTF-8): exactly what answerPieces writes */
   bytes: number
+  /** nodes presented without properties, as the measuring pass serialised them (KEPT_NODE_CHARS in all at most) */
+  nodeText: Map<number, string>
 }
+
+/**
+ * Characters of presented nodes' text the measuring pass keeps for the writing pass (answers without properties):
+ * presenting a node (labels, the Tier Zero and Owned rules) and serialising it is most of an answer's CPU, done
+ * once instead of twice for the first ~2 MiB of nodes; beyond, they are presented again, so the whole answer is
+ * still never held.
+ */
+const KEPT_NODE_CHARS = 2 * 1024 * 1024
 
 function presentNode(graph: GraphCache, id: number, includeProperties: boolean): CypherResult['nodes'][string] {
   const n = graph.node(id)
@@ -226,6 +236,8 @@ export function measureAnswer(columns: string[], rows: Value[][], graph: GraphCa
   const edgeKeys = new Set<string>()
   let edges = 0
   let literals = 0
+  const nodeText = new Map<number, string>()
+  let kept = 0
   answer.chargeBytes(EMPTY_ANSWER_BYTES)
   const addNode = (id: number) => {
     if (seen.has(id)) return
@@ -233,7 +245,17 @@ export function measureAnswer(columns: string[], rows: Value[][], graph: GraphCa
     answer.chargeEntries(1)
     answer.chargeBytes(seen.size ? 2 : 1)
     answer.chargeString(String(id))
-    answer.chargeJson(node)
+    if (includeProperties) answer.chargeJson(node)
+    else {
+      // seven fields, two levels deep, read from one node record already in memory: serialised, then charged
+      // its UTF-8 length (what chargeJson counts, walking it)
+      const text = JSON.stringify(node)
+      answer.chargeBytes(utf8Length(text))
+      if (kept + text.length <= KEPT_NODE_CHARS) {
+        nodeText.set(id, text)
+        kept += text.length
+      }
+    }
     seen.add(id)
     if (node.properties) for (const k of Object.keys(node.properties)) nodeKeys.add(k)
   }
@@ -257,7 +279,7 @@ export function measureAnswer(columns: string[], rows: Value[][], graph: GraphCa
   // the order they were added: node ids are random from 2^40 (src/graph/ids.ts), so in first-seen order
   let nodeIds = [...seen]
   if (nodeIds.some(isIndexKey)) nodeIds = [...nodeIds.filter(isIndexKey).sort((a, b) => a - b), ...nodeIds.filter((id) => !isIndexKey(id))]
-  return { nodeIds, nodeKeys: sortedNodeKeys, edgeKeys: sortedEdgeKeys, entries: seen.size + edges + literals, bytes: answer.used.bytes }
+  return { nodeIds, nodeKeys: sortedNodeKeys, edgeKeys: sortedEdgeKeys, entries: seen.size + edges + literals, bytes: answer.used.bytes, nodeText }
 }
 
 /**
@@ -274,7 +296,7 @@ export function* answerPieces(columns: string[], rows: Value[][], graph: GraphCa
   yield '"nodes":{'
   let first = true
   for (const id of measured.nodeIds) {
-    yield `${first ? '' : ','}"${id}":${JSON.stringify(presentNode(graph, id, includeProperties))}`
+    yield `${first ? '' : ','}"${id}":${measured.nodeText.get(id) ?? JSON.stringify(presentNode(graph, id, includeProperties))}`
     first = false
   }
   yield '},"edges":['

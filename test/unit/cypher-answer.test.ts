@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { AnswerBudget, ANSWER_LIMITS, stringBytes } from '../../src/cypher/answer'
+import { AnswerBudget, ANSWER_LIMITS, stringBytes, utf8Length } from '../../src/cypher/answer'
 import { answerPieces, chargeRow, measureAnswer, presentResult } from '../../src/cypher/present'
 import { CypherError } from '../../src/cypher/parse'
 import { DateTimeVal, NodeRef, PathVal, RelRef, type Value } from '../../src/cypher/values'
@@ -87,6 +87,27 @@ describe('answer size', () => {
     const s = 'x'.repeat(1_000_000)
     expect(() => measureAnswer(['s'], Array.from({ length: 34 }, () => [s]), graph, false)).toThrow(/larger than 32 MiB \(answer size limit\)/)
     expect(measureAnswer(['s'], Array.from({ length: 33 }, () => [s]), graph, false).bytes).toBeLessThanOrEqual(ANSWER_LIMITS.maxBytes)
+  })
+
+  it('utf8Length is the UTF-8 length of serialised text (JSON.stringify escapes lone surrogates)', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => utf8Length(JSON.stringify(s)) === utf8(JSON.stringify(s))))
+    for (const s of ['', 'abc', '\u00e9', '\u4e2d', '\ud83d\ude00', '\ud83d', 'x\ude00', '\u007f\u0080\u07ff\u0800\uffff']) expect(utf8Length(JSON.stringify(s)), s).toBe(utf8(JSON.stringify(s)))
+  })
+
+  it('nodes presented without properties are serialised once for the first ~2 MiB of them, presented again beyond: the same text', () => {
+    // 3,000 nodes of ~1 KB each (names), some repeated: about 3 MB of node text
+    const name = (id: number) => `N${id}-${'\u00e9x'.repeat(500)}`
+    const many: GraphCache = {
+      node: (id) => ({ ...NODES[id % NODES.length], id, objectid: `O-${id}`, name: name(id), properties: { name: name(id), lastseen: '2026-01-03T00:00:00Z' } }),
+      rel: graph.rel,
+    }
+    const rows: Value[][] = Array.from({ length: 3300 }, (_, i) => [new NodeRef(2 ** 40 + (i % 3000))])
+    const measured = measureAnswer(['n'], rows, many, false)
+    expect(measured.nodeText.size).toBeGreaterThan(1000)
+    expect(measured.nodeText.size).toBeLessThan(3000)
+    const text = [...answerPieces(['n'], rows, many, false, measured)].join('')
+    expect(text).toBe(JSON.stringify({ data: presentResult(['n'], rows, many, false) }))
+    expect(measured.bytes).toBe(utf8(text))
   })
 
   it('the serialised answer never exceeds the byte limit: either it fits or the query is stopped naming the limit', () => {
