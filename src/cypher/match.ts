@@ -14,7 +14,7 @@ import type { Budget } from './budget'
 import { evaluate, variablesOf, type EvalContext, type GraphCache, type Row } from './eval'
 import { hasLabel, nodeProperty, relationshipKinds } from './labels'
 import { CypherError } from './parse'
-import { planPart, type Constant, type PartPlan } from './plan'
+import { planPart, splitByEnd, type Constant, type PartPlan } from './plan'
 import type { EdgeRecord, GraphSource, NodeCountTest, NodeRecord, NodeScan, RelCondition, ScanOrder } from './source'
 import { exactNodeMatch } from './nodecount'
 import { equals, fromJson, NodeRef, PathVal, RelRef, type Value } from './values'
@@ -547,9 +547,14 @@ export async function* matchPart(ctx: RunContext, part: PatternPart, rows: Row[]
     yield* matchShortest(ctx, part, rows, where, bound)
     return
   }
-  const plan = planPart(part, bound, where, constants(ctx))
-  if (ctx.plans.length < 32) ctx.plans.push(plan.describe)
-  for await (const batch of starts(ctx, plan, rows)) yield* hops(ctx, plan, batch, 0)
+  // `A(a) OR B(b)`: one walk per end, each cut where its disjunct is (plan.ts splitByEnd)
+  const split = splitByEnd(part, bound, where)
+  if (split && ctx.plans.length < 32) ctx.plans.push(`WHERE … OR … split by the node each disjunct reads: ${split.length} walks`)
+  for (const w of split ?? [where]) {
+    const plan = planPart(part, bound, w, constants(ctx))
+    if (ctx.plans.length < 32) ctx.plans.push(plan.describe)
+    for await (const batch of starts(ctx, plan, rows)) yield* hops(ctx, plan, batch, 0)
+  }
 }
 
 // ---- shortest paths ------------------------------------------------------------------------------------------

@@ -455,7 +455,7 @@ const atom = (e: Expr, v: string | null): boolean => e.type === 'literal' || e.t
  * list of plain values, label tests of a variable, and AND / OR / XOR / NOT of those (each a boolean or null,
  * never a type error). Anything else (`WHERE n.flag`: the value may not be a boolean; a function call) may.
  */
-function cannotFail(e: Expr, v: string | null): boolean {
+export function cannotFail(e: Expr, v: string | null): boolean {
   switch (e.type) {
     case 'and':
     case 'or':
@@ -481,3 +481,54 @@ function cannotFail(e: Expr, v: string | null): boolean {
   }
 }
 
+
+function disjuncts(e: Expr): Expr[] {
+  return e.type === 'or' ? [...disjuncts(e.left), ...disjuncts(e.right)] : [e]
+}
+
+const anyOf = (es: Expr[]): Expr => es.reduce((l, r) => ({ type: 'or', left: l, right: r }))
+const allOf = (es: Expr[]): Expr => es.reduce((l, r) => ({ type: 'and', left: l, right: r }))
+
+/**
+ * A WHERE whose term `A(a) OR B(b)` reads two different nodes of the part (each disjunct one node not bound
+ * before, `cannotFail`), split into one WHERE per node: `A(a)`, then `NOT coalesce(A(a), false) AND B(b)`,
+ * each with the WHERE's other terms. Walking the part once per WHERE starts each walk at the node its
+ * disjunct selects (plan.ts attaches it there), where a single walk cannot cut at either end and makes every
+ * row of the pattern ("AdminSDHolder protected Accounts and Groups": `(n:Base)-[:MemberOf*0..]->(m:Group)
+ * WHERE n.objectid =~ … OR m.objectid =~ … OR n.objectid =~ …`, every membership path of the graph, refused
+ * by the row limit at 20,000 users). Null when the WHERE has no such term.
+ *
+ * Why it is the same answer. A row passes `A OR B` when A is true, or A is not true (false or null) and B is
+ * true: exactly one of the WHEREs above, so each row of the single walk is made by exactly one of the walks
+ * (a walk's rows are its pattern's rows that pass its node conditions; the caller still applies the full
+ * WHERE). Disjuncts that cannot fail raise no error the single walk would not, and vice versa. Only the order
+ * of the rows changes (the first WHERE's walk, then the next), which Cypher leaves unspecified without ORDER BY.
+ */
+export function splitByEnd(part: PatternPart, bound: ReadonlySet<string>, where: Expr | null): Expr[] | null {
+  if (part.shortest || part.rels.length === 0) return null
+  const ends = new Set(part.nodes.flatMap((n) => (n.variable && !bound.has(n.variable) ? [n.variable] : [])))
+  const cs = conjuncts(where)
+  for (const [j, c] of cs.entries()) {
+    if (c.type !== 'or') continue
+    const groups = new Map<string, Expr[]>()
+    let ok = true
+    for (const d of disjuncts(c)) {
+      const vars = [...variablesOf(d)].filter((v) => !bound.has(v))
+      if (vars.length !== 1 || !ends.has(vars[0]) || !cannotFail(d, vars[0])) {
+        ok = false
+        break
+      }
+      groups.set(vars[0], [...(groups.get(vars[0]) ?? []), d])
+    }
+    if (!ok || groups.size < 2) continue
+    const rest = cs.filter((_, k) => k !== j)
+    const seen: Expr[] = []
+    return [...groups.values()].map((g) => {
+      const mine = anyOf(g)
+      const notBefore = seen.map((e): Expr => ({ type: 'not', expr: { type: 'call', name: 'coalesce', distinct: false, args: [e, { type: 'literal', value: false }] } }))
+      seen.push(mine)
+      return allOf([...rest, ...notBefore, mine])
+    })
+  }
+  return null
+}

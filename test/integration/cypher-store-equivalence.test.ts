@@ -159,6 +159,10 @@ const Q = [
   'MATCH (g)<-[r]-(m) RETURN count(r) AS c',
   'MATCH (g:Group)<-[r]-(m) WITH g, count(m) AS c WHERE c > 1 RETURN g.name AS g, c',
   'MATCH (u:User) MATCH (u)-[r]-(m) RETURN u.name AS u, count(*) AS c',
+  // WHERE A(n) OR B(m): one walk from each end (issue 28, plan.ts splitByEnd), the store's scans taking each end's terms
+  'MATCH (n:Base)-[:MemberOf*0..]->(m:Group) WHERE (n.objectid =~ ".*-(512|519)$" OR m.objectid =~ ".*-(S-1-5-32-544|512)$" OR n.objectid =~ ".*-(500|502)$") RETURN n',
+  'MATCH p = (n)-[:MemberOf*0..]->(m:Group) WHERE (n.hasspn = true OR m.name STARTS WITH "DOMAIN" OR n.enabled = false) RETURN n.name AS n, m.name AS m, length(p) AS l',
+  'MATCH (u:User)-[r]->(x) WHERE (u.enabled = true OR x.pwdlastset < 1500 OR x:Tag_Tier_Zero) RETURN u.name AS u, type(r) AS t, x.name AS x',
   // counts with the MATCH's WHERE (issue 28): terms on g alone applied to g, `[NOT] r:K` folded into the kinds; and
   // collect() read only by size() counted ("Non-Tier Zero object with excessive control"); the others walk
   "MATCH (n:Base)-[r:AD_ATTACK_PATHS]->(m:Base) WHERE NOT r:MemberOf AND NOT ((n:Tag_Tier_Zero) OR COALESCE(n.system_tags, '') CONTAINS 'admin_tier_0') WITH n, COLLECT(DISTINCT(m)) AS endNodes WHERE SIZE(endNodes) >= 2 RETURN n",

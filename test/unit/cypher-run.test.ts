@@ -384,6 +384,49 @@ describe('budgets', () => {
     expect((await run(library.replace('>= 30', '>= 2'), true)).rows.map(String).sort()).toEqual(['ALICE@CORP.LOCAL', 'HELPDESK@CORP.LOCAL'])
   })
 
+  it('"AdminSDHolder protected Accounts and Groups" answers under a row limit its single walk exceeds (issue 28): WHERE A(n) OR B(m) walks once from each end, the same rows', async () => {
+    // 30 users, each a member of HELPDESK (-> DOMAIN ADMINS) and IT (-> DOMAIN ADMINS): 120+ membership paths
+    const users = Array.from({ length: 30 }, (_, i) => ({ ...NODES[2], id: 100 + i, objectid: `U-X${i}`, name: `X${i}@CORP.LOCAL`, properties: { name: `X${i}@CORP.LOCAL`, ...(i % 3 ? { enabled: i % 2 === 0 } : {}) } }))
+    const edges = [...EDGES, ...users.flatMap((u, i) => [{ ...EDGES[0], id: 100 + i, start: u.id, end: 5 }, { ...EDGES[0], id: 200 + i, start: u.id, end: 11 }])]
+    const run = (text: string, limits = tight({ maxRows: 100 })) =>
+      runQuery(parseCypher(text), memorySource(null, [...NODES, ...users], edges), { now: NOW, limits }).then((r) => ({
+        rows: r.rows.map((row) => JSON.stringify(row, (_, x: unknown) => (x instanceof NodeRef ? `n${x.id}` : x))).sort(),
+        plans: r.ctx.plans,
+      }))
+    // [[…]] marks the disjunction: as written (split), or made one term the split cannot take apart (`(…) = true`
+    // keeps the same rows): one walk
+    const split = (q: string) => q.replace('[[', '(').replace(']]', ')')
+    const whole = (q: string) => q.replace('[[', '((').replace(']]', ') = true)')
+    const library = `MATCH (n:Base)-[:MemberOf*0..]->(m:Group)
+      WHERE [[
+        n.objectid =~ ".*-(S-1-5-32-544|518|512|519)$" // Groups
+        OR m.objectid =~ ".*-(S-1-5-32-544|518|512|519)$" // Members of groups
+        OR n.objectid =~ ".*-(500|502|516|521)$" // Direct objects
+      ]]
+      RETURN n`
+    await expect(run(whole(library))).rejects.toThrow(/more than 100 intermediate rows \(row limit\)/)
+    const answer = await run(split(library))
+    expect(answer.plans.some((p) => /split by the node each disjunct reads: 2 walks/.test(p))).toBe(true)
+    // DOMAIN ADMINS and every member at any depth: ALICE, BOB, HELPDESK, CAROL, IT and the 30 users
+    expect(new Set(answer.rows)).toEqual(new Set([2, 3, 4, 5, 7, 11, ...users.map((u) => u.id)].map((id) => `["n${id}"]`)))
+    // every row of the single walk, once (as many rows as paths): nulls, several disjuncts per node, three nodes, bound variables, OPTIONAL MATCH
+    const loose = tight({})
+    for (const text of [
+      library,
+      'MATCH p = (n)-[:MemberOf*0..]->(m:Group) WHERE [[n.enabled = true OR m.name STARTS WITH "DOMAIN" OR n.enabled = false]] RETURN n.name, m.name, length(p)',
+      'MATCH (n:User)-[:MemberOf]->(g)-[:MemberOf*0..2]->(m) WHERE [[n.enabled = true OR m.objectid ENDS WITH "512" OR g.name CONTAINS "IT"]] AND n.name <> m.name RETURN n.name, g.name, m.name',
+      'MATCH (d:Domain) MATCH (n)-[:MemberOf|AdminTo]->(m) WHERE [[n.name ENDS WITH "CORP.LOCAL" OR m:Computer]] AND n.name ENDS WITH d.name RETURN d.name, n.name, m.name',
+      'MATCH (u:User) OPTIONAL MATCH (u)-[:MemberOf]->(g)-[:MemberOf]->(h) WHERE [[g.objectid = "G-IT" OR h.name IS NULL]] RETURN u.name, g.name, h.name',
+    ]) {
+      const r = await run(split(text), loose)
+      expect(r.plans.filter((p) => /split by the node each disjunct reads/.test(p))).toHaveLength(1)
+      expect(r.rows.length).toBeGreaterThan(3)
+      const one = await run(whole(text), loose)
+      expect(one.plans.some((p) => /split by/.test(p))).toBe(false)
+      expect(r.rows).toEqual(one.rows)
+    }
+  })
+
   it('the route lifts the separate result-row limit (issue 28): rows are bounded by the row limit and the answer by its own budget; Tier Zero rules keep it', () => {
     expect(QUERY_LIMITS).toEqual({ ...DEFAULT_LIMITS, maxResultRows: DEFAULT_LIMITS.maxRows })
     expect(DEFAULT_LIMITS.maxResultRows).toBe(20_000)
