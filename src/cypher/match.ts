@@ -549,7 +549,7 @@ export async function* matchPart(ctx: RunContext, part: PatternPart, rows: Row[]
   }
   // `A(a) OR B(b)`: one walk per end, each cut where its disjunct is (plan.ts splitByEnd)
   const split = splitByEnd(part, bound, where)
-  if (split && ctx.plans.length < 32) ctx.plans.push(`WHERE … OR … split by the node each disjunct reads: ${split.length} walks`)
+  if (split && ctx.plans.length < 32) ctx.plans.push(`WHERE A OR B split by the node each disjunct reads: ${split.length} walks`)
   for (const w of split ?? [where]) {
     const plan = planPart(part, bound, w, constants(ctx))
     if (ctx.plans.length < 32) ctx.plans.push(plan.describe)
