@@ -84,7 +84,7 @@ export const cypherRoutes: RouteEntry[] = [
         }
         const spent = result.ctx.budget.used
         // Printable ASCII only (the plan quotes query literals; a header cannot carry anything else).
-        const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${spent.rows}, steps ${spent.steps}, bytes ${spent.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'}, node properties ${nodeKeys === null ? 'all' : nodeKeys.length ? planKeys(nodeKeys) : 'none'})`.replace(/[^\x20-\x7e]/g, '?')
+        const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${spent.rows}, steps ${spent.steps}, bytes ${spent.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'}, node properties ${nodeKeys === null ? 'all' : nodeKeys.length ? planKeys(nodeKeys) : 'none'}${reads.presented ? ' and the presented ones' : ''})`.replace(/[^\x20-\x7e]/g, '?')
         c.header('X-Cypher-Plan', plan)
         if (measured.entries === 0) throw new ApiError(404, 'resource not found', 'query')
         c.header('Content-Type', 'application/json')

@@ -4,7 +4,7 @@
  * never returned and no relationship leading to it is, so the engine can neither see nor traverse it.
  * Sets of ids travel as one JSON parameter (json_each), never as long IN lists.
  */
-import { toNodeRecord, type NodeRow } from '../graph/present'
+import { PRESENTED_KEYS, toNodeRecord, type NodeRow } from '../graph/present'
 import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeCountTest, type NodeRecord, type NodeScan, type OneHopPage, type OneHopScan, type PropertyTest, type Reach, type RelCondition, type ScanCondition, type ScanOrder } from './source'
 import { chunks } from '../chunks'
 import { NODE_COLUMNS, visible } from '../graph/graph.store'
@@ -300,10 +300,17 @@ if (NODE_COLUMNS_AROUND_PROPERTIES.length !== 2) throw new Error('NODE_COLUMNS m
 function nodeColumns(nodeKeys: string[] | null, presented: boolean): string {
   if (nodeKeys === null) return NODE_COLUMNS
   for (const k of nodeKeys) if (!PLAIN_KEY.test(k)) throw new Error(`property key ${JSON.stringify(k)} is not read on its own`)
-  const props =
-    nodeKeys.length > MAX_NODE_KEYS ? 'n.properties' : nodeKeys.length ? `json_object(${nodeKeys.map((k) => `'${k}', n.properties -> '$.${k}'`).join(', ')})` : `'{}'`
-  // presented (needs.ts nodeReads): every column, as NODE_COLUMNS, with only the listed properties
-  if (presented) return NODE_COLUMNS_AROUND_PROPERTIES.join(`${props} AS properties`)
+  const object = (keys: readonly string[]) => `json_object(${keys.map((k) => `'${k}', n.properties -> '$.${k}'`).join(', ')})`
+  if (presented) {
+    // every column, as NODE_COLUMNS, with the query's properties (a missing one as null, as nodeProperty reads it)
+    // and PRESENTED_KEYS: those only presented are merged in by json_patch, which leaves out the missing ones (null)
+    // — most nodes have none of them (`{}` instead of ~90 bytes of nulls); json_patch also drops null members of an
+    // object value, which presenting cannot tell apart (it only asks whether a value is true, a string or tags)
+    const only = PRESENTED_KEYS.filter((k) => !nodeKeys.includes(k))
+    const props = nodeKeys.length + only.length > MAX_NODE_KEYS ? 'n.properties' : `json_patch(${nodeKeys.length ? object(nodeKeys) : `'{}'`}, ${object(only)})`
+    return NODE_COLUMNS_AROUND_PROPERTIES.join(`${props} AS properties`)
+  }
+  const props = nodeKeys.length > MAX_NODE_KEYS ? 'n.properties' : nodeKeys.length ? object(nodeKeys) : `'{}'`
   return `n.id, ${nodeKeys.includes('objectid') ? 'n.objectid' : 'NULL AS objectid'}, n.kinds, ${props} AS properties`
 }
 

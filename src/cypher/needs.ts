@@ -12,7 +12,6 @@
  */
 import type { Clause, Expr, PatternPart, Query } from './ast'
 import { children } from './eval'
-import { PRESENTED_KEYS } from '../graph/present'
 
 export function readsRelationshipProperties(query: Query): boolean {
   const nodeVars = new Set<string>()
@@ -102,11 +101,11 @@ export function nodePropertyKeys(query: Query): string[] | null {
  * holding graph elements (a node, a relationship or a list of them, a path) does not need whole nodes: such a node
  * is only presented (label, kinds, object id, Tier Zero, Owned, last seen), which reads the node's columns and
  * PRESENTED_KEYS of its properties (src/graph/present.ts). `presented`: the store then reads every column of a node
- * and, of its properties, `keys` (the query's and PRESENTED_KEYS). `RETURN p` with 1,000 paths read ~250 bytes of
- * properties per node to show none of them.
+ * and, of its properties, `keys` (the query's) and PRESENTED_KEYS (cypher.store.ts nodeColumns). `RETURN p` with
+ * 1,000 paths read ~250 bytes of properties per node to show none of them.
  */
 export interface NodeReads {
-  /** the properties read (sorted), or null: whole nodes */
+  /** the properties the query reads (sorted), or null: whole nodes */
   keys: string[] | null
   /** every column of a node is read (it may be presented); false with a list: partial records (cypher.store.ts nodeColumns) */
   presented: boolean
@@ -216,6 +215,5 @@ function propertyReads(query: Query, presentable: boolean): NodeReads {
     } else whole = true
   }
   if (whole || keys.has('system_tags') || [...keys].some((k) => !PLAIN_KEY.test(k))) return { keys: null, presented: false }
-  if (presented) for (const k of PRESENTED_KEYS) keys.add(k)
   return { keys: [...keys].sort(), presented }
 }

@@ -10,6 +10,7 @@
  *   Azure (TENANT):     ALICE@CONTOSO.COM
  */
 import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeRecord, type NodeScan } from '../../src/cypher/source'
+import { PRESENTED_KEYS } from '../../src/graph/present'
 
 export const CORP = 'S-1-5-21-1'
 export const LAB = 'S-1-5-21-2'
@@ -71,7 +72,8 @@ export function memorySource(access: string[] | null = null, nodes = NODES, edge
     nodeKeys === null
       ? n
       : presented
-        ? { ...n, properties: Object.fromEntries(nodeKeys.map((k) => [k, n.properties[k] ?? null])) }
+        ? // as the D1 store: the listed properties (missing: null) and the presented ones it has
+          { ...n, properties: { ...Object.fromEntries(PRESENTED_KEYS.flatMap((k) => (n.properties[k] === undefined ? [] : [[k, n.properties[k]]]))), ...Object.fromEntries(nodeKeys.map((k) => [k, n.properties[k] ?? null])) } }
         : // as the D1 store: only the id, kinds, object id when listed and the listed properties; the rest blank
           { id: n.id, objectid: nodeKeys.includes('objectid') ? n.objectid : '', kind: '', kinds: n.kinds, name: null, environment_id: null, properties: Object.fromEntries(nodeKeys.map((k) => [k, n.properties[k] ?? null])), updated_at: '' }
   const byId = new Map(nodes.map((n) => [n.id, n]))

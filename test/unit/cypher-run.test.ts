@@ -650,7 +650,7 @@ describe('node properties read: only those the query can read (needs.ts nodeProp
 
   it('an answer without properties presents returned nodes from PRESENTED_KEYS and the query keys (nodeReads)', () => {
     const reads = (text: string, props = false) => nodeReads(parseCypher(text), props)
-    const presented = (...keys: string[]) => ({ keys: [...new Set([...keys, ...PRESENTED_KEYS])].sort(), presented: true })
+    const presented = (...keys: string[]) => ({ keys: keys.sort(), presented: true })
     expect(reads('MATCH p = (c:Computer)-[:HasSession]->(u:User) RETURN p LIMIT 10')).toEqual(presented())
     expect(reads('MATCH (a)-[r:MemberOf*1..2]->(b) RETURN a, r, b')).toEqual(presented())
     expect(reads('MATCH (u:User) WHERE u.enabled = true WITH u RETURN u AS x ORDER BY x.pwdlastset')).toEqual(presented('enabled', 'pwdlastset'))
@@ -690,7 +690,7 @@ describe('node properties read: only those the query can read (needs.ts nodeProp
         await loadReferenced(read)
         expect(JSON.stringify(presentResult(read.columns, read.rows, read.ctx.graph, false)), text).toBe(JSON.stringify(presentResult(full.columns, full.rows, full.ctx.graph, false)))
         expect(read.rows.length, text).toBeGreaterThan(0)
-        for (const n of read.ctx.nodes.values()) expect(Object.keys(n.properties).every((k) => keys!.includes(k)), text).toBe(true)
+        for (const n of read.ctx.nodes.values()) expect(Object.keys(n.properties).every((k) => keys!.includes(k) || PRESENTED_KEYS.includes(k)), text).toBe(true)
       }
     }
   })
