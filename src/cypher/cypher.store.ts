@@ -5,7 +5,7 @@
  * Sets of ids travel as one JSON parameter (json_each), never as long IN lists.
  */
 import { PRESENTED_KEYS, toNodeRecord, type NodeRow } from '../graph/present'
-import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeCountTest, type NodeRecord, type NodeScan, type OneHopPage, type OneHopScan, type PropertyTest, type Reach, type RelCondition, type ScanCondition, type ScanOrder } from './source'
+import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeCountTest, type NodeRecord, type NodeScan, type OneHopPage, type OneHopScan, type ChainPage, type ChainScan, type PropertyTest, type Reach, type RelCondition, type ScanCondition, type ScanOrder } from './source'
 import { chunks } from '../chunks'
 import { NODE_COLUMNS, visible } from '../graph/graph.store'
 import { KIND_PATTERN } from '../graph/kinds'
@@ -405,20 +405,22 @@ function exactWhere(test: NodeCountTest, access: string | null, param: (x: strin
 }
 
 /** exactWhere's conditions on node `n`, one by one. */
-function exactConditions(test: NodeCountTest, access: string | null, param: (x: string | number) => string, envIndex = true): string[] {
+function exactConditions(test: NodeCountTest, access: string | null, param: (x: string | number) => string, envIndex = true, v = 'n'): string[] {
+  // property tests are written on `n` (propertySql): only kinds, object id and access on another alias
+  if (v !== 'n' && test.tests.length) throw new Error('property tests are written on n')
   const parts: string[] = []
-  if (access !== null) parts.push(`${envIndex ? '' : '+'}n.environment_id IN (SELECT value FROM json_each(${param(access)}))`)
-  for (const any of test.kinds) parts.push(...kindTest(any, param))
-  if (test.objectid !== null) parts.push(`n.objectid = ${param(test.objectid)}`)
+  if (access !== null) parts.push(`${envIndex ? '' : '+'}${v}.environment_id IN (SELECT value FROM json_each(${param(access)}))`)
+  for (const any of test.kinds) parts.push(...kindTest(any, param, v))
+  if (test.objectid !== null) parts.push(`${v}.objectid = ${param(test.objectid)}`)
   for (const t of test.tests) parts.push(propertySql(t, param))
   return parts
 }
 
-/** node `n` carries one of the kinds `any` (stored kinds, json_each; instr first rules out most nodes) */
-function kindTest(any: string[], param: (x: string | number) => string): string[] {
+/** node `v` carries one of the kinds `any` (stored kinds, json_each; instr first rules out most nodes) */
+function kindTest(any: string[], param: (x: string | number) => string, v = 'n'): string[] {
   const parts: string[] = []
-  if (any.length <= 32 && any.every((k) => KIND_PATTERN.test(k))) parts.push(`(${any.map((k) => `instr(n.kinds, ${param(JSON.stringify(k))}) > 0`).join(' OR ')})`)
-  parts.push(`EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value IN (SELECT value FROM json_each(${param(JSON.stringify(any))})))`)
+  if (any.length <= 32 && any.every((k) => KIND_PATTERN.test(k))) parts.push(`(${any.map((k) => `instr(${v}.kinds, ${param(JSON.stringify(k))}) > 0`).join(' OR ')})`)
+  parts.push(`EXISTS (SELECT 1 FROM json_each(${v}.kinds) k WHERE k.value IN (SELECT value FROM json_each(${param(JSON.stringify(any))})))`)
   return parts
 }
 
@@ -818,6 +820,80 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
       ])
       const st = (stats.results as { scanned: number; last: number | null }[])[0]
       return { edges: (rows.results as EdgeRow[]).map(toEdge), scanned: st?.scanned ?? 0, lastId: st?.last ?? null }
+    },
+
+    /**
+     * One page of a chain of 2-3 single relationships as one join (issue 28, onehop.ts): the first `nearPage` visible
+     * nodes passing `scan.near` with id > `afterId` (by id, as scanNodes pages a scan; written as the id range of that
+     * page, `w.id <= max(page)`, so that the join's outer loop is the nodes' primary key in id order), then for each
+     * hop its relationships of the hop's kinds and direction (indexes led by the near end: edges' unique (start_id,
+     * kind, end_id), edges_end_kind) and the hop's far node (primary key), visible and passing the hop's test, each
+     * relationship different from the walk's earlier ones (the walk's relationship uniqueness). CROSS JOIN keeps
+     * that loop order, which is the ORDER BY's (near id, then each hop's kind and far id): SQLite reads the rows
+     * in order without sorting and stops at the LIMIT.
+     *
+     * The candidates (every node and relationship but the last node tested) are capped at `cap` in an inner
+     * query: a page whose walks multiply (members of groups whose many relationships end at nodes the last test
+     * rejects) never costs the statement more than `cap` candidate walks, where the walk would charge each a step.
+     * The rows are read from that inner query in its order (one loop, the last node by primary key). When the
+     * page answers fewer than `limit` rows, a capped count tells whether the cap cut it (`capped`): its rows may
+     * then be missing some, and the caller stops the query as the walk's step limit would have.
+     */
+    async chain(scan: ChainScan, afterId: number, nearPage: number, limit: number, cap: number): Promise<ChainPage> {
+      const params: (string | number)[] = []
+      const param = (x: string | number) => (params.push(x), `?${params.length}`)
+      const after = param(afterId)
+      const nearPart = exactConditions(scan.near, access, param)
+      const page = `SELECT n.id FROM nodes n WHERE n.id > ${after} ${nearPart.map((c) => `AND ${c}`).join(' ')} ORDER BY n.id LIMIT ${param(nearPage)}`
+      const pageParams = params.length
+      const near = exactConditions(scan.near, access, param, false, 'w')
+      const joins: string[] = []
+      const where: string[] = [`w.id > ${after}`, `w.id <= (SELECT max(id) FROM (${page}))`, ...near]
+      const order: string[] = ['w.id']
+      const cols: string[] = []
+      let at = 'w'
+      const last = scan.hops.length
+      scan.hops.forEach((h, i) => {
+        const e = `e${i + 1}`
+        const [nearEnd, farEnd] = h.direction === 'out' ? ['start_id', 'end_id'] : ['end_id', 'start_id']
+        joins.push(`CROSS JOIN edges ${e} ON ${e}.${nearEnd} = ${at}.id`)
+        // a few kinds: one index seek per kind; many: `+` tests the kind on the entries of one seek (see reach)
+        if (h.kinds) where.push(`${h.kinds.length > 4 ? '+' : ''}${e}.kind IN (SELECT value FROM json_each(${param(JSON.stringify(h.kinds))}))`)
+        for (let j = 1; j <= i; j++) where.push(`${e}.id <> e${j}.id`)
+        order.push(`${e}.kind`, `${e}.${farEnd}`)
+        cols.push(`${e}.id AS id${i + 1}`, `${e}.start_id AS s${i + 1}`, `${e}.end_id AS t${i + 1}`, `${e}.kind AS k${i + 1}`, `${e}.properties AS p${i + 1}`, `${e}.updated_at AS u${i + 1}`)
+        if (i + 1 < last) {
+          const m = `m${i + 1}`
+          joins.push(`CROSS JOIN nodes ${m} ON ${m}.id = ${e}.${farEnd}`)
+          where.push(...exactConditions(h.far, access, param, false, m))
+          at = m
+        } else cols.push(`${e}.${farEnd} AS far`)
+      })
+      const candidates = `FROM nodes w ${joins.join(' ')} WHERE ${where.join(' AND ')} ORDER BY ${order.join(', ')} LIMIT ${param(cap)}`
+      const candidateParams = params.length
+      const far = exactConditions(scan.hops[last - 1].far, access, param, false)
+      const rowsSql = `SELECT c.* FROM (SELECT ${cols.join(', ')} ${candidates}) c CROSS JOIN nodes n ON n.id = c.far ${far.length ? `WHERE ${far.join(' AND ')}` : ''} LIMIT ${param(limit)}`
+      const [rows, stats] = await db.batch([
+        db.prepare(rowsSql).bind(...params),
+        db.prepare(`SELECT count(*) AS scanned, max(id) AS last FROM (${page})`).bind(...params.slice(0, pageParams)),
+      ])
+      const got = rows.results as Record<string, string | number>[]
+      let capped = false
+      if (got.length < limit) {
+        const n = await db.prepare(`SELECT count(*) AS n FROM (SELECT 1 ${candidates})`).bind(...params.slice(0, candidateParams)).first<{ n: number }>()
+        capped = (n?.n ?? 0) >= cap
+      }
+      const st = (stats.results as { scanned: number; last: number | null }[])[0]
+      return {
+        rows: got.map((r) =>
+          scan.hops.map((_, i) =>
+            toEdge({ id: r[`id${i + 1}`] as number, start_id: r[`s${i + 1}`] as number, end_id: r[`t${i + 1}`] as number, kind: r[`k${i + 1}`] as string, properties: r[`p${i + 1}`] as string, updated_at: r[`u${i + 1}`] as string }),
+          ),
+        ),
+        scanned: st?.scanned ?? 0,
+        lastId: st?.last ?? null,
+        capped,
+      }
     },
 
     /**

@@ -91,8 +91,10 @@ export async function runQuery(query: Query, source: GraphSource, opts: RunOptio
   // ORDER BY … LIMIT over a label scan: the scan read in the projection's order (topk.ts)
   const top = opts.orderPushdown !== false && ctx.source.scanOrdered ? orderPushdown(query, (e) => skipLimit(ctx, e)) : null
   if (!top) {
-    // a one-hop pattern with a LIMIT: its rows from one join in the store (onehop.ts)
-    const hop = opts.hopPushdown !== false && ctx.source.oneHop ? oneHopPushdown(query, (e) => skipLimit(ctx, e)) : null
+    // a one-hop pattern (or a chain of 2-3 relationships) with a LIMIT: its rows from one join in the store (onehop.ts)
+    const found = opts.hopPushdown !== false && ctx.source.oneHop ? oneHopPushdown(query, (e) => skipLimit(ctx, e)) : null
+    // a chain of 2-3 relationships: one join per page too, when the store has it
+    const hop = found && (found.chain === null || ctx.source.chain) ? found : null
     if (hop && ctx.plans.length < 32) ctx.plans.push(hop.describe)
     return pipeline(query, ctx, opts, budget, null, hop)
   }

@@ -205,6 +205,13 @@ export interface GraphSource {
    */
   oneHop?(hop: OneHopScan, afterId: number, nearPage: number, limit: number): Promise<OneHopPage>
   /**
+   * One page of a chain of single relationships (2-3) as one join, rows in the walk's order (onehop.ts): the
+   * first `nearPage` nodes passing `scan.near` after `afterId`, at most `limit` rows (each the chain's
+   * relationships in walk order), at most `cap` candidate walks examined; `capped` when the cap may have cut
+   * the page's rows short.
+   */
+  chain?(scan: ChainScan, afterId: number, nearPage: number, limit: number, cap: number): Promise<ChainPage>
+  /**
    * Which of `ids` have at least one relationship as `expand` would return it (same direction, kinds and
    * visibility of the other end), without reading any: pattern predicates such as `(u)-[:MemberOf]->()`.
    */
@@ -241,6 +248,19 @@ export interface OneHopScan {
   direction: 'out' | 'in'
   /** null: any kind */
   kinds: string[] | null
+}
+
+/** A chain of single relationships seen from the end its walk starts at (GraphSource.chain), hops in walk order. */
+export interface ChainScan {
+  near: NodeCountTest
+  hops: { direction: 'out' | 'in'; kinds: string[] | null; far: NodeCountTest }[]
+}
+
+export interface ChainPage {
+  rows: EdgeRecord[][]
+  scanned: number
+  lastId: number | null
+  capped: boolean
 }
 
 export interface OneHopPage {
