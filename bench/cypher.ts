@@ -120,6 +120,12 @@ const LIBRARY: [string, string][] = [
 
 const ONE_TO_ONE = 'shortest path from a user to Domain Admins'
 
+/** --baseline: the fixed cost of a request on this runtime, timed with the questions (no floor; CPU not read) */
+const PROBES: [string, string][] = [
+  ['runtime: GET /health (no credential, no D1)', ''],
+  ['runtime: RETURN 1 (signed Cypher request, no D1)', 'RETURN 1 AS x'],
+]
+
 /** Refused or bounded within 2 s each (issue 14). */
 const HOSTILE: [string, string][] = [
   ['unbounded [*] over everything', 'MATCH p = (a)-[*]-(b) RETURN p'],
@@ -671,6 +677,26 @@ async function main() {
               x.plan = r.headers.get('x-cypher-plan') ?? ''
               seen.set(key, x)
             }
+            // the fixed cost of any request on this runtime, measured the same way: an unauthenticated GET /health
+            // (Miniflare's entry worker, routing, the IP's bucket) and a signed Cypher query reading nothing
+            for (const [name, probe] of PROBES) {
+              const once = async (): Promise<{ ms: number; status: number }> => {
+                if (probe) return apiB.timed<CypherBody>('POST', '/api/v2/graphs/cypher', JSON.stringify({ query: probe, include_properties: false }), 'application/json')
+                const t0 = performance.now()
+                const res = await fetch(`${wb.url}/health`)
+                await res.text()
+                return { ms: performance.now() - t0, status: res.status }
+              }
+              await once()
+              const r = await once()
+              const key = `${b.label}|${name}`
+              const x: Seen = seen.get(key) ?? { ms: [], cpu: [], statuses: new Map(), answer: '', plan: '', last: null }
+              x.ms.push(r.ms)
+              x.cpu.push(0)
+              x.statuses.set(r.status, (x.statuses.get(r.status) ?? 0) + 1)
+              x.answer = String(r.status)
+              seen.set(key, x)
+            }
           } finally {
             await wb.dispose()
           }
@@ -689,7 +715,7 @@ async function main() {
       for (const x of seen.values()) x.last = null
       const r3 = (x: number) => Math.round(x * 1000) / 1000
       const floorRaw = new Map<string, number>()
-      ab = abCases.map(([name, query]) => {
+      ab = [...abCases, ...PROBES].map(([name, query]) => {
         const floor = abFloors.get(name)
         let floorStats: { p50: number; p95: number; answer: number } | null = null
         if (floor) {
