@@ -33,8 +33,10 @@
  *                  and this checkout's answer the questions that have an in-memory floor (and kerberoastable users,
  *                  old passwords) on the same database, alternating builds round by round (a fresh worker each),
  *                  each question once unmeasured first; the served floor (below) once per round after both
- *                  builds; a table of before / after / floor / served floor p50 and p95, CPU and ratios. Only
- *                  that comparison runs (not the other queries); --only narrows it
+ *                  builds; a table of before / after / floor / served floor p50 and p95, CPU and ratios; and two
+ *                  runtime probes timed the same way on both builds (GET /health without a credential, a signed
+ *                  `RETURN 1`: the fixed cost of any request on this runtime). Only that comparison runs (not the
+ *                  other queries); --only narrows it
  *   --concurrent N afterwards, each near-limit query sent N times at once (the isolate serves them together:
  *                  their memory adds up); each must answer 200 or 400, then one plain query 200
  *
