@@ -19,6 +19,15 @@
  * nodes of the rows are read as the walk reads them (loadNodes). test/integration/cypher-store-equivalence.test.ts
  * compares the rows with the engine's, in order, for an unrestricted and a restricted caller.
  *
+ * Chains (issue 28): two or three such relationships, `(a)-[:K]->(b)<-[:L]-(c)…`, on the same conditions for every
+ * node and relationship, are read by GraphSource.chain the same way: per page of near nodes one join, hop by hop
+ * (each hop's relationships from the index led by its near end, the node reached by primary key, that node's labels
+ * and access tested, the relationship different from the walk's earlier ones as match.ts hops requires), ordered
+ * as the walk hands its rows on: near node, then each hop's kind and far node (the walk expands a batch of walks,
+ * each walk's relationships in the level statement's index order, and finishes each batch depth-first before the
+ * next). Rows are bound as bindRow binds a walk, reversed when the walk starts at the last node. chainStream says
+ * how the candidate walks a page examines are capped by the step budget.
+ *
  * Cost: each page reads at most its near nodes' relationships (as one level statement of the walk does for
  * its nodes), and every near node, relationship and row is charged to the budget as the walk charges them. The
  * relationships come with their properties (the same stored text loadRelProperties would read afterwards for
