@@ -119,7 +119,7 @@ async function main() {
       try {
         await load(new BenchApi(w.url, tokens))
       } catch (e) {
-        throw new Error(`loading the graph failed: ${(e as Error).message}; runtime stderr: ${w.stderrTail().slice(-2000)}`)
+        throw new Error(`loading the graph failed: ${(e as Error).message}${(e as Error).cause ? ` (${String((e as Error).cause)})` : ""}; runtime stderr: ${w.stderrTail().slice(-2000)}`)
       }
       mkdirSync(stateDir, { recursive: true })
       writeFileSync(marker, JSON.stringify(tokens))
