@@ -158,7 +158,7 @@ async function main() {
         try {
           r = await send(q.query, include)
         } catch (e) {
-          throw new Error(`query ${i}${include ? ' with include_properties' : ''}: the worker stopped answering (${(e as Error).message}); runtime stderr: ${w.stderrTail().slice(-3000)}`)
+          throw new Error(`query ${i}${include ? ' with include_properties' : ''}: the worker stopped answering (${(e as Error).message}${(e as Error).cause ? `: ${String((e as Error).cause)}` : ""}); runtime stderr: ${w.stderrTail().slice(-3000)}`)
         }
         const key = `${r.status}${include ? ' include_properties' : ''}`
         tally[key] = (tally[key] ?? 0) + 1
