@@ -540,22 +540,8 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         const common = `AND (?3 IS NULL OR n.objectid = ?3) AND (?4 IS NULL OR (n.name = ?4 COLLATE NOCASE AND n.name = ?4)) AND ${visibleSql} AND ?2 = ?2 ${cond.sql}`
         const kindTestSql = `(${prefilter}EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value = ${kp}))`
         const params = [offset, JSON.stringify(scan.kinds), scan.objectid, scan.name, access ?? NO_ACCESS, limit, ...cond.params, ...needles, scan.kinds[0]]
-        if (offset === 0) {
-          const flag = orderSql({ keys: [key] }).unorderable
-          const high = ['EE', 'EF', 'F0', 'F1', 'F2', 'F3', 'F4'].map((b) => `instr(CAST(${value} AS BLOB), X'${b}') > 0`).join(' OR ')
-          const u = await db
-            .prepare(
-              `SELECT EXISTS (SELECT 1 FROM nodes n WHERE n.kind = ?1 AND ${rank} = 4)
-                   OR EXISTS (SELECT 1 FROM nodes n WHERE n.kind = ?1 AND ${rank} = 2 AND (typeof(${value}) <> 'integer' OR ${value} NOT ${SAFE_INTEGERS}))
-                   OR EXISTS (SELECT 1 FROM nodes n WHERE n.kind = ?1 AND ${rank} = 0 AND (${high}))
-                   OR EXISTS (SELECT 1 FROM nodes n WHERE ${KINDS_EXTRA('n')} AND instr(n.kinds, ?2) > 0 AND EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value = ?1) AND ${flag}) AS u`,
-            )
-            .bind(scan.kinds[0], JSON.stringify(scan.kinds[0]))
-            .first<{ u: number }>()
-          if (u?.u) return null
-        }
         const dir = key.descending ? ' DESC' : ''
-        const rows = await db
+        const page = db
           .prepare(
             `SELECT ${NODE_COLUMNS}, ${rank} AS r0, ${value} AS v0 FROM nodes n
                WHERE n.kind = ${kp} AND n.id NOT IN (SELECT x.id FROM nodes x WHERE ${KINDS_EXTRA('x')}) ${common}
@@ -565,7 +551,23 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
              ORDER BY r0${dir}, v0${dir}, id LIMIT ?6 OFFSET ?1`,
           )
           .bind(...params)
-          .all<NodeRow & { r0: unknown; v0: unknown }>()
+        let rows: D1Result<NodeRow & { r0: unknown; v0: unknown }>
+        if (offset === 0) {
+          // the check and the first page in one round trip (the page is not used when the check finds one)
+          const flag = orderSql({ keys: [key] }).unorderable
+          const high = ['EE', 'EF', 'F0', 'F1', 'F2', 'F3', 'F4'].map((b) => `instr(CAST(${value} AS BLOB), X'${b}') > 0`).join(' OR ')
+          const check = db
+            .prepare(
+              `SELECT EXISTS (SELECT 1 FROM nodes n WHERE n.kind = ?1 AND ${rank} = 4)
+                   OR EXISTS (SELECT 1 FROM nodes n WHERE n.kind = ?1 AND ${rank} = 2 AND (typeof(${value}) <> 'integer' OR ${value} NOT ${SAFE_INTEGERS}))
+                   OR EXISTS (SELECT 1 FROM nodes n WHERE n.kind = ?1 AND ${rank} = 0 AND (${high}))
+                   OR EXISTS (SELECT 1 FROM nodes n WHERE ${KINDS_EXTRA('n')} AND instr(n.kinds, ?2) > 0 AND EXISTS (SELECT 1 FROM json_each(n.kinds) k WHERE k.value = ?1) AND ${flag}) AS u`,
+            )
+            .bind(scan.kinds[0], JSON.stringify(scan.kinds[0]))
+          const [u, first] = await db.batch([check, page])
+          if ((u.results as { u: number }[])[0]?.u) return null
+          rows = first as D1Result<NodeRow & { r0: unknown; v0: unknown }>
+        } else rows = await page.all<NodeRow & { r0: unknown; v0: unknown }>()
         return rows.results.map(({ r0: _r, v0: _v, ...r }) => toNode(r as NodeRow))
       }
       const rows = await db
