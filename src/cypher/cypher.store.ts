@@ -5,7 +5,7 @@
  * Sets of ids travel as one JSON parameter (json_each), never as long IN lists.
  */
 import { PRESENTED_KEYS, toNodeRecord, type NodeRow } from '../graph/present'
-import { withoutProperties, type EdgeRecord, type FarNodeTest, type GraphSource, type NodeCountTest, type NodeRecord, type NodeScan, type OneHopPage, type OneHopScan, type ChainPage, type ChainScan, type PropertyTest, type Reach, type RelCondition, type ScanCondition, type ScanOrder } from './source'
+import { withoutProperties, type EdgeRecord, type FarNodeTest, type GoOn, type GraphSource, type NodeCountTest, type NodeRecord, type NodeScan, type OneHopPage, type OneHopScan, type ChainPage, type ChainScan, type PropertyTest, type Reach, type RelCondition, type ScanCondition, type ScanOrder } from './source'
 import { chunks } from '../chunks'
 import { NODE_COLUMNS, visible } from '../graph/graph.store'
 import { KIND_PATTERN } from '../graph/kinds'
@@ -903,7 +903,11 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
      * at `ids` whose other end `n` passes `far` (kinds, object id, name, access and the necessary conditions,
      * conditionSql, as scanNodes tests a node), and one for the other ends' records of the first `maxNodes`
      * of them in the order of `ids` (the same join): read from the relationship indexes led by the near end (edges' unique (start_id, kind,
-     * end_id), edges_end_kind) and the nodes' primary key. Relationship conditions as `expand`.
+     * end_id), edges_end_kind) and the nodes' primary key. Relationship conditions as `expand`. With `orGoOn`
+     * (a variable-length level, match.ts hops) `n` passes when it is visible and either passes `far` or has a
+     * relationship to go on (conditionSql's `related` EXISTS, read from the same indexes): a test on the row of
+     * `n` only, so the CROSS JOIN order (ids, then each id's relationships from its index, then `n`) is the one
+     * the statement has without it, and the relationships kept come in the order they would come without it.
      */
     async expandLevel(
       ids: number[],
@@ -913,6 +917,7 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
       where: RelCondition[],
       far: NodeScan,
       maxNodes: number,
+      orGoOn: GoOn | null = null,
     ): Promise<{ edges: EdgeRecord[]; nodes: NodeRecord[] }> {
       if (ids.length === 0) return { edges: [], nodes: [] }
       const conds = where.filter((c) => /^[A-Za-z0-9_]+$/.test(c.key)).slice(0, MAX_REL_CONDITIONS)
@@ -928,7 +933,7 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         const k = kinds ? param(JSON.stringify(kinds)) : null
         const relSql = conds.map((rc) => `AND json_extract(e.properties, ${param(`$."${rc.key}"`)}) = ${param(typeof rc.value === 'boolean' ? (rc.value ? 1 : 0) : rc.value)}`).join(' ')
         const tests: string[] = []
-        if (access !== null) tests.push(visible('n.environment_id', param(access)))
+        const visibleSql = access !== null ? `AND ${visible('n.environment_id', param(access))}` : ''
         if (far.kinds) tests.push(kindsSql('n', param(JSON.stringify(far.kinds))))
         if (far.objectid !== null) tests.push(`n.objectid = ${param(far.objectid)}`)
         if (far.name !== null) {
@@ -937,7 +942,13 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         }
         const cond = conditionSql((far.where ?? []).slice(0, MAX_SCAN_CONDITIONS), params.length + 1, access)
         params.push(...cond.params)
-        const farSql = `${tests.map((t) => `AND ${t}`).join(' ')} ${cond.sql}`
+        const passes = `${tests.map((t) => `AND ${t}`).join(' ')} ${cond.sql}`
+        let farSql = `${visibleSql} ${passes}`
+        if (orGoOn) {
+          const goOn = conditionSql([{ type: 'related', direction: orGoOn.direction, kinds: orGoOn.kinds, negated: false }], params.length + 1, access)
+          params.push(...goOn.params)
+          farSql = `${visibleSql} AND ((1 ${passes}) OR (1 ${goOn.sql}))`
+        }
         // a few kinds: one index seek per kind; many (AD_ATTACK_PATHS, 59): `+` tests the kind on the entries
         // of one seek instead (see reach)
         const kindSql = k ? `AND ${kinds!.length > 4 ? '+' : ''}e.kind IN (SELECT value FROM json_each(${k}))` : ''

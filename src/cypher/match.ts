@@ -15,7 +15,7 @@ import { evaluate, variablesOf, type EvalContext, type GraphCache, type Row } fr
 import { hasLabel, nodeProperty, relationshipKinds } from './labels'
 import { CypherError } from './parse'
 import { planPart, splitByEnd, type Constant, type PartPlan } from './plan'
-import type { EdgeRecord, GraphSource, NodeCountTest, NodeRecord, NodeScan, RelCondition, ScanOrder } from './source'
+import type { EdgeRecord, GoOn, GraphSource, NodeCountTest, NodeRecord, NodeScan, RelCondition, ScanOrder } from './source'
 import { exactNodeMatch } from './nodecount'
 import { equals, fromJson, NodeRef, PathVal, RelRef, type Value } from './values'
 import { chunks } from '../chunks'
@@ -54,6 +54,8 @@ export interface RunContext extends EvalContext {
   withProps: Set<number>
   /** shortest-path strategy thresholds (tests lower them to exercise every branch on small graphs) */
   shortest: ShortestTuning
+  /** whether variable-length levels drop the walks that can neither end the hop nor go on (hops; tests turn it off) */
+  walkPruning: boolean
   /** the pattern part whose scan is read in a projection's order (topk.ts; run.ts sets it), `want` rows wanted */
   scanOrder?: { part: PatternPart; order: ScanOrder; want: number }
 }
@@ -116,6 +118,7 @@ export function newContext(source: GraphSource, budget: Budget, now: number, rel
     relProperties,
     withProps: new Set(),
     shortest: { ...SHORTEST_TUNING },
+    walkPruning: true,
   }
 }
 
@@ -184,9 +187,17 @@ const ANY_NODE: NodeScan = { kinds: null, objectid: null, name: null }
  * loadNodes charge: every relationship and every node the store returned a step, their bytes (a node only
  * when it was not held yet) before the caller holds them.
  */
-async function expandLevelCharged(ctx: RunContext, part: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, where: RelCondition[], far: NodeScan): Promise<EdgeRecord[]> {
+async function expandLevelCharged(
+  ctx: RunContext,
+  part: number[],
+  direction: 'out' | 'in' | 'both',
+  kinds: string[] | null,
+  where: RelCondition[],
+  far: NodeScan,
+  goOn: GoOn | null,
+): Promise<EdgeRecord[]> {
   ctx.budget.checkTime()
-  const { edges, nodes } = await ctx.source.expandLevel!(part, direction, kinds, ctx.relProperties, where, far, LEVEL_NODES)
+  const { edges, nodes } = await ctx.source.expandLevel!(part, direction, kinds, ctx.relProperties, where, far, LEVEL_NODES, goOn)
   let bytes = 0
   for (const e of edges) bytes += e.bytes ?? EDGE_BYTES
   ctx.budget.chargeSteps(edges.length + nodes.length)
@@ -199,7 +210,8 @@ async function expandLevelCharged(ctx: RunContext, part: number[], direction: 'o
 /**
  * Relationships at each of `ids` (near end), fetched once per query and direction/kinds/conditions. With
  * `far` (a single relationship's far end, plan.ts farScans) and a store that reads a level at once, only
- * those whose far end may pass it, the far nodes read in the same round trip.
+ * those whose far end may pass it, the far nodes read in the same round trip; with `goOn` as well, also
+ * those whose far end has a relationship to go on (GraphSource.expandLevel `orGoOn`, variable-length levels).
  */
 async function expand(
   ctx: RunContext,
@@ -208,9 +220,10 @@ async function expand(
   kinds: string[] | null,
   where: RelCondition[] = [],
   far: NodeScan | null = null,
+  goOn: GoOn | null = null,
 ): Promise<Map<number, EdgeRecord[]>> {
   const level = far !== null && ctx.source.expandLevel !== undefined
-  const key = `${direction}|${kinds ? kinds.join(',') : '*'}${where.length ? `|${JSON.stringify(where)}` : ''}${level ? `|far ${JSON.stringify(far)}` : ''}`
+  const key = `${direction}|${kinds ? kinds.join(',') : '*'}${where.length ? `|${JSON.stringify(where)}` : ''}${level ? `|far ${JSON.stringify(far)}${goOn ? `|or goes on ${JSON.stringify(goOn)}` : ''}` : ''}`
   let cache = ctx.expansions.get(key)
   if (!cache) ctx.expansions.set(key, (cache = new Map()))
   const missing = [...new Set(ids)].filter((id) => !cache!.has(id))
@@ -219,7 +232,7 @@ async function expand(
   // (tens of thousands of nodes deep in a shortest-path search at 1 M edges) returned ~400 000
   // relationships at once, held in full before the budget could refuse them (measured: ~380 MB of heap).
   for (const part of chunks(missing, EXPAND_CHUNK)) {
-    const edges = level ? await expandLevelCharged(ctx, part, direction, kinds, where, far!) : (await expandCharged(ctx, part, direction, kinds, where)).edges
+    const edges = level ? await expandLevelCharged(ctx, part, direction, kinds, where, far!, goOn) : (await expandCharged(ctx, part, direction, kinds, where)).edges
     const wanted = new Set(part)
     for (const e of edges) {
       ctx.rels.set(e.id, e)
@@ -434,15 +447,37 @@ async function* hops(ctx: RunContext, plan: PartPlan, states: State[], h: number
     return
   }
   let level = 0
+  let noted = false
   while (frontier.length > 0 && (max === null || level < max)) {
-    // every node a level reaches is read (below), so with the relationships, in the same round trip
+    // every node a level reaches is read (below), so with the relationships, in the same round trip.
+    // Pruning (issue 28: the OU map `(:Domain)-[:Contains*1..]->(:OU)` at 1 M edges walked every user and
+    // computer the OUs and containers hold, ~62 000 walks and their nodes, past the memory limit, for 31
+    // rows): a walk made at this level is needed only if it can end the hop here (level >= min and its last
+    // node passes the far node's conditions, whose store-side part `farScans[h]` every such node passes:
+    // the contract the single relationship's level above relies on as well) or go on (max not reached, and
+    // its last node has a relationship the next level's `expand` would return: same direction and kinds,
+    // the other end visible; the trail rule and property maps only drop more). The store keeps a
+    // relationship when its far end passes either (expandLevel `orGoOn`), a superset of the walks needed;
+    // every walk dropped is neither a row nor the prefix of one, and the walks kept are made in the same
+    // order (the store returns the relationships kept in the order it would return them all), so the rows
+    // and their order are those of the walk without pruning. At the last level (max) only ending counts.
+    // An undirected hop is not pruned before its last level: its far end always has the relationship just
+    // walked, which the trail rule forbids, so "has a relationship" would prove nothing there.
+    const last = max !== null && level + 1 >= max
+    const prune = ctx.walkPruning && ctx.source.expandLevel !== undefined && (last || rp.direction !== 'both')
+    const goOn: GoOn | null = prune && !last ? { direction: rp.direction as 'out' | 'in', kinds } : null
+    if (prune && !noted && ctx.plans.length < 32) {
+      noted = true
+      ctx.plans.push(`variable-length hop ${h + 1}: a level keeps the relationships whose far end passes ${JSON.stringify(plan.farScans[h])}${last ? '' : ` or has a ${kinds ? kinds.join('|') : 'relationship'} to go on`}`)
+    }
     const edgesAt = await expand(
       ctx,
       frontier.map((w) => w.seq[w.seq.length - 1]),
       rp.direction,
       kinds,
       plan.relWhere[h],
-      ANY_NODE,
+      prune ? plan.farScans[h] : ANY_NODE,
+      goOn,
     )
     const next: Walk[] = []
     // Walks are charged while they are made, not after the level: one level of an unbounded pattern

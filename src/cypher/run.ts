@@ -39,6 +39,8 @@ export interface RunOptions {
   orderPushdown?: boolean
   /** false: a one-hop pattern with a LIMIT is never answered by the store's join (onehop.ts): the engine walks (equivalence tests) */
   hopPushdown?: boolean
+  /** false: variable-length levels keep every relationship (match.ts hops: no pruning of walks that can neither end nor go on; equivalence tests) */
+  walkPruning?: boolean
   /** shortest-path thresholds (match.ts ShortestTuning); tests lower them */
   shortest?: Partial<ShortestTuning>
   /** the budget to charge (a pooled one: budget.ts withPooledBudget); else a new one from `limits` and `clock` */
@@ -57,6 +59,7 @@ export async function runQuery(query: Query, source: GraphSource, opts: RunOptio
   const budget = opts.budget ?? new Budget(opts.limits ?? DEFAULT_LIMITS, opts.clock)
   const ctx = newContext(source, budget, opts.now ?? Date.now(), readsRelationshipProperties(query))
   if (opts.shortest) ctx.shortest = { ...ctx.shortest, ...opts.shortest }
+  if (opts.walkPruning === false) ctx.walkPruning = false
   // `MATCH (n:Label) WHERE … RETURN count(n)` with every condition exact in SQL: one count in the store
   const nodeCount = opts.countPushdown !== false && ctx.source.countNodes ? nodeCountPushdown(query) : null
   if (nodeCount) {
@@ -108,6 +111,7 @@ export async function runQuery(query: Query, source: GraphSource, opts: RunOptio
     // was answered yet: the ordered scan's first page is the query's first read)
     const again = newContext(source, budget, ctx.now, ctx.relProperties)
     if (opts.shortest) again.shortest = { ...again.shortest, ...opts.shortest }
+    again.walkPruning = ctx.walkPruning
     again.plans.push('ORDER BY sorted by the engine (a value the store cannot order)')
     return pipeline(query, again, opts, budget, null)
   }

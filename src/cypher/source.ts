@@ -185,6 +185,10 @@ export interface GraphSource {
    * necessary conditions — a superset the engine narrows), and the records of the other ends of the first
    * `maxNodes` of those relationships in the order of `ids` (the walks the engine makes first; it reads the
    * others when it needs them). Optional: without it the engine expands and reads the far nodes separately.
+   * With `orGoOn`, a relationship is also kept when its other end has at least one relationship `expand` would
+   * return there in `orGoOn.direction` of `orGoOn.kinds` (null: any; the other end of that one visible), as
+   * ScanCondition `related` tests it: a variable-length walk may go on from there (match.ts hops). The order
+   * of the relationships kept is the order in which they would be returned without the condition.
    */
   expandLevel?(
     ids: number[],
@@ -194,6 +198,7 @@ export interface GraphSource {
     where: RelCondition[],
     far: NodeScan,
     maxNodes: number,
+    orGoOn?: GoOn | null,
   ): Promise<{ edges: EdgeRecord[]; nodes: NodeRecord[] }>
   /**
    * One page of a one-hop pattern answered by one join (issue 28, onehop.ts): of the first `nearPage` visible
@@ -238,6 +243,12 @@ export interface GraphSource {
    * Shortest-path searches use a complete answer to prove pairs unreachable in bulk (match.ts Reaches).
    */
   reach(seeds: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, limit: number, targets: number[]): Promise<Reach>
+}
+
+/** The next step a variable-length walk could take from a node (GraphSource.expandLevel `orGoOn`). */
+export interface GoOn {
+  direction: 'out' | 'in'
+  kinds: string[] | null
 }
 
 /** A one-hop pattern seen from the end its walk starts at (GraphSource.oneHop). */
