@@ -12,7 +12,7 @@
 import type { Expr, NodePattern, PatternPart, RelPattern } from './ast'
 import type { Budget } from './budget'
 import { evaluate, variablesOf, type EvalContext, type GraphCache, type Row } from './eval'
-import { hasLabel, nodeProperty, relationshipKinds } from './labels'
+import { exactKindsFor, hasLabel, nodeProperty, relationshipKinds } from './labels'
 import { CypherError } from './parse'
 import { planPart, splitByEnd, type Constant, type PartPlan } from './plan'
 import type { EdgeRecord, GoOn, GraphSource, NodeCountTest, NodeRecord, NodeScan, RelCondition, ScanOrder } from './source'
@@ -58,6 +58,8 @@ export interface RunContext extends EvalContext {
   walkPruning: boolean
   /** the pattern part whose scan is read in a projection's order (topk.ts; run.ts sets it), `want` rows wanted */
   scanOrder?: { part: PatternPart; order: ScanOrder; want: number }
+  /** visible nodes per label set as the store counted them for smallerEnd, per query (JSON of the kinds) */
+  endCounts?: Map<string, number>
 }
 
 /**
@@ -574,6 +576,52 @@ const constants =
     }
   }
 
+/** Start from the other end when the store counts at most this share of the chosen end's nodes there. */
+const SMALLER_END = 0.5
+
+/**
+ * One relationship read under property conditions in the store (plan.ts relConditions: `r.isprimarygroup = true`)
+ * between two label scans that the static scores of plan.ts cannot tell apart (no object id, name or text
+ * condition at either end, only labels and stored property tests): the walk is started at the end the store
+ * counts clearly fewer visible nodes at (GraphSource.countNodes, the labels only, one count per label set and
+ * query), else as planned. Such a relationship condition keeps few of the relationships, so what the walk costs is
+ * its start: every start node is read and made a row before the hop. "Users with non-default Primary Group
+ * membership" near 1 M edges (`(n:User)-[r:MemberOf]->(g:Group) WHERE r.isprimarygroup = true AND NOT g.objectid
+ * ENDS WITH "-513" …`) started at its 56,000 users (their conditions score higher: `n.gmsa IS NULL OR …`) and
+ * was refused by the row or time limit; from its 2,853 groups (Domain Users dropped by its own condition before
+ * the hop) it reads a few thousand nodes.
+ *
+ * Why the answer is the same: a pattern part's rows are the same whichever end its walk starts from (plan.ts
+ * planPart; bindRow binds them in pattern order), so only their order changes, which Cypher leaves unspecified
+ * without ORDER BY. Not for a part whose scan is read in a projection's order (topk.ts reads the planned start
+ * end in order), nor when either end is bound. Every budget is charged as for any walk; the counts are of the
+ * caller's visible nodes, so they change which end is read, never what is answered.
+ */
+async function smallerEnd(ctx: RunContext, part: PatternPart, bound: ReadonlySet<string>, where: Expr | null, plan: PartPlan): Promise<PartPlan> {
+  if (part.rels.length !== 1 || part.rels[0].range !== null || plan.relWhere[0].length === 0) return plan
+  if (!ctx.source.countNodes || ctx.scanOrder?.part === part) return plan
+  if (part.nodes.some((n) => n.variable !== null && bound.has(n.variable))) return plan
+  const scans = [plan.scan, plan.farScans[0]]
+  if (scans.some((s) => s.kinds === null || s.objectid !== null || s.name !== null || (s.where ?? []).some((c) => c.type !== 'property'))) return plan
+  const kinds = plan.nodes.map((n) => n.labels.map(exactKindsFor))
+  if (kinds.some((k) => k.length === 0 || k.length > 4 || k.some((x) => x === null))) return plan
+  const counts: number[] = []
+  for (const k of kinds as string[][][]) {
+    const key = JSON.stringify(k)
+    ctx.endCounts ??= new Map()
+    let c = ctx.endCounts.get(key)
+    if (c === undefined) {
+      ctx.budget.checkTime()
+      c = await ctx.source.countNodes({ kinds: k, objectid: null, tests: [] })
+      ctx.endCounts.set(key, c)
+    }
+    counts.push(c)
+  }
+  if (counts[1] > counts[0] * SMALLER_END) return plan
+  const other = planPart(part, bound, where, constants(ctx), !plan.reversed)
+  return { ...other, describe: `${other.describe}; started at the end with fewer nodes (${counts[1]} against ${counts[0]}, counted by the store)` }
+}
+
 /** Rows extended by every match of one pattern part. */
 export async function* matchPart(ctx: RunContext, part: PatternPart, rows: Row[], where: Expr | null): AsyncGenerator<Row[]> {
   if (rows.length === 0) return
@@ -586,7 +634,7 @@ export async function* matchPart(ctx: RunContext, part: PatternPart, rows: Row[]
   const split = splitByEnd(part, bound, where)
   if (split && ctx.plans.length < 32) ctx.plans.push(`WHERE A OR B split by the node each disjunct reads: ${split.length} walks`)
   for (const w of split ?? [where]) {
-    const plan = planPart(part, bound, w, constants(ctx))
+    const plan = await smallerEnd(ctx, part, bound, w, planPart(part, bound, w, constants(ctx)))
     if (ctx.plans.length < 32) ctx.plans.push(plan.describe)
     for await (const batch of starts(ctx, plan, rows)) yield* hops(ctx, plan, batch, 0)
   }

@@ -387,10 +387,11 @@ function flip(r: RelPattern): RelPattern {
 }
 
 /**
- * `bound`: variables bound before this part. `where`: the clause's WHERE (null: none). The chosen end
- * may be overridden (`forceReversed`) for shortest paths, which search from the smaller side.
+ * `bound`: variables bound before this part. `where`: the clause's WHERE (null: none). `reversed` overrides
+ * the end chosen by the static scores (match.ts smallerEnd: the end the store counts fewer nodes at); either
+ * end gives the same rows.
  */
-export function planPart(part: PatternPart, bound: ReadonlySet<string>, where: Expr | null, constant: Constant = literalOnly): PartPlan {
+export function planPart(part: PatternPart, bound: ReadonlySet<string>, where: Expr | null, constant: Constant = literalOnly, reversedOverride?: boolean): PartPlan {
   const cs = conjuncts(where).filter((c) => !hasPatternPredicate(c))
   const filtersOf = (n: NodePattern): Expr[] => {
     if (!n.variable || bound.has(n.variable)) return []
@@ -402,7 +403,7 @@ export function planPart(part: PatternPart, bound: ReadonlySet<string>, where: E
   const all = part.nodes.map(filtersOf)
   const first = score(part.nodes[0], bound, all[0])
   const last = score(part.nodes[part.nodes.length - 1], bound, all[all.length - 1])
-  const reversed = part.rels.length > 0 && last > first
+  const reversed = part.rels.length > 0 && (reversedOverride ?? last > first)
   const nodes = reversed ? [...part.nodes].reverse() : part.nodes
   const narrowed = part.rels.map((r) => {
     const types = narrowedTypes(r, bound, cs)

@@ -72,6 +72,9 @@ const EDGES = [...E0,
   // chains (issue 28): a CORP user reaching CORP's Domain Admins through CAROL (LAB), an Azure user (TENANT) in a CORP group
   { id: 54, start: 3, end: 7, kind: 'GenericAll', properties: {}, updated_at: '2026-01-02T00:00:00.000Z' },
   { id: 55, start: 8, end: 5, kind: 'MemberOf', properties: {}, updated_at: '2026-01-02T00:00:00.000Z' },
+  // primary groups (issue 28, match.ts smallerEnd): stored as 1 (SQL's true, not Cypher's), and CAROL's (LAB) in a CORP group
+  { id: 56, start: 50, end: 55, kind: 'MemberOf', properties: { isprimarygroup: 1 }, updated_at: '2026-01-02T00:00:00.000Z' },
+  { id: 57, start: 7, end: 5, kind: 'MemberOf', properties: { isprimarygroup: true }, updated_at: '2026-01-02T00:00:00.000Z' },
 ]
 
 let admin: EdgeHoundClient
@@ -316,6 +319,39 @@ describe('shortest-path ends listed by the store (issue 28)', () => {
     expect(await show(store)).toEqual(await show(engine))
     // the exact ends were listed by the store (ids only), the others scanned
     expect(store.ctx.plans.flatMap((p) => /^end (\S+): \d+ id\(s\) listed by the store$/.exec(p)?.[1] ?? [])).toEqual(listed)
+  })
+})
+
+/**
+ * One relationship under a property condition between two label scans (issue 28, match.ts smallerEnd): the store
+ * counts each end's visible nodes and starts the walk at the clearly smaller one (here the 4 groups, against 15
+ * users; a restricted caller's counts are of CORP's nodes); the engine over the in-memory copy, which counts
+ * nothing, walks from the end plan.ts scores. The same rows, for an administrator and a caller restricted to CORP
+ * (CAROL of LAB is never an answer); `started`: whether the store's walk was started at the other end.
+ */
+const SMALLER_END: [query: string, started: boolean][] = [
+  ['MATCH (n:User)-[r:MemberOf]->(g:Group) WHERE NOT g.objectid ENDS WITH "-513" AND r.isprimarygroup = true AND NOT n.objectid ENDS WITH "-501" AND (n.gmsa IS NULL OR n.gmsa = false) RETURN n.objectid AS n, g.objectid AS g', true],
+  ['MATCH (n:User)-[r:MemberOf]->(g:Group) WHERE r.isprimarygroup = true RETURN n.objectid AS n, g.objectid AS g, r.isprimarygroup AS p', true],
+  ['MATCH (g:Group)<-[r:MemberOf]-(n:User) WHERE r.isprimarygroup = true AND n.enabled = true RETURN n.objectid AS n, g.objectid AS g', true],
+  // planned from the groups already (the user's map is not scored)
+  ['MATCH (g:Group)<-[r:MemberOf]-(n:User {enabled: true}) WHERE r.isprimarygroup = true RETURN n.objectid AS n, g.objectid AS g', false],
+  ['MATCH (n:User)-[r:MemberOf]-(g:Group) WHERE r.isprimarygroup = 1 RETURN n.objectid AS n, g.objectid AS g', true],
+  ['MATCH (n:User)-[r:MemberOf]->(g:Group) WHERE r.isprimarygroup = true AND g.objectid ENDS WITH "-512" RETURN n.objectid AS n', false],
+  ['MATCH (n:User)-[r:MemberOf]->(g:Base) WHERE r.isprimarygroup = true RETURN n.objectid AS n, g.objectid AS g', false],
+  ['MATCH (n:User)-[r:MemberOf]->(g:Group) RETURN n.objectid AS n, g.objectid AS g', false],
+  ['MATCH (n:User)-[r:MemberOf]->(g:Group) WHERE r.isprimarygroup = true RETURN n.objectid AS n, g.objectid AS g ORDER BY n LIMIT 2', true],
+]
+describe('a walk started at the end the store counts fewer nodes at = the engine (issue 28)', () => {
+  it.each(SMALLER_END)('%s (started at the other end: %s)', async (q, started) => {
+    for (const access of [null, [CORP]]) {
+      const query = parseCypher(q)
+      const store = await runQuery(query, d1GraphSource(env.DB, access && JSON.stringify(access), { nodeKeys: nodePropertyKeys(query) }), { now: Date.now() })
+      const engine = await runQuery(query, memorySource(access, NODES.map((n) => ({ ...n, properties: props(n) })), EDGES), { now: Date.now() })
+      const rows = (r: typeof store) => r.rows.map((x) => JSON.stringify(x)).sort()
+      expect(rows(store)).toEqual(rows(engine))
+      if (access === null) expect(rows(store).length).toBeGreaterThan(0)
+      expect(store.ctx.plans.some((p) => p.includes('started at the end with fewer nodes'))).toBe(started)
+    }
   })
 })
 

@@ -11,6 +11,7 @@ import { PRESENTED_KEYS } from '../../src/graph/present'
 import { NodeRef, PathVal, RelRef, type Value } from '../../src/cypher/values'
 import { CORP, EDGES, LAB, memorySource, nameOf, NODES } from './cypher-graph'
 import { Budget, DEFAULT_LIMITS, limitBytes, QUERY_LIMITS, type CypherLimits } from '../../src/cypher/budget'
+import type { NodeCountTest } from '../../src/cypher/source'
 
 const chargeRows = Budget.prototype.chargeRows
 
@@ -425,6 +426,46 @@ describe('budgets', () => {
       expect(one.plans.some((p) => /split by/.test(p))).toBe(false)
       expect(r.rows).toEqual(one.rows)
     }
+  })
+
+  it('"Users with non-default Primary Group membership" answers under a row limit its walk from the users exceeds (issue 28): the walk starts at the end the store counts fewer nodes at', async () => {
+    // DOMAIN USERS (-513) is the primary group of 40 users; of the others, BOB's is DOMAIN ADMINS (the graph's
+    // edge 3), X0's IT, X1's (a gMSA) and the guest's (-501) HELPDESK; X0 is also a plain member of DOMAIN USERS
+    const du = { ...NODES[1], id: 90, objectid: `${CORP}-513`, name: 'DOMAIN USERS@CORP.LOCAL', properties: { name: 'DOMAIN USERS@CORP.LOCAL' } }
+    const users = Array.from({ length: 43 }, (_, i) => ({
+      ...NODES[2],
+      id: 100 + i,
+      objectid: i === 2 ? `${CORP}-501` : `${CORP}-${1100 + i}`,
+      name: `X${i}@CORP.LOCAL`,
+      properties: { name: `X${i}@CORP.LOCAL`, ...(i === 1 ? { gmsa: true } : i % 2 ? { gmsa: false } : {}) },
+    }))
+    const primary = (u: number, g: number, id: number, isprimarygroup = true) => ({ ...EDGES[0], id, start: u, end: g, properties: { isprimarygroup } })
+    const edges = [...EDGES, ...users.map((u, i) => primary(u.id, i === 0 ? 11 : i < 3 ? 5 : du.id, 100 + i)), primary(100, du.id, 200, false)]
+    const nodes = [...NODES, du, ...users]
+    /** the store's count of the visible nodes carrying every label (GraphSource.countNodes; the in-memory copy has none) */
+    const countNodes = async (t: NodeCountTest) => nodes.filter((n) => t.kinds.every((ks) => ks.some((k) => n.kinds.includes(k)))).length
+    const run = (text: string, counted: boolean, limits = tight({ maxRows: 60 })) => {
+      const source = memorySource(null, nodes, edges)
+      return runQuery(parseCypher(text), counted ? Object.assign(source, { countNodes }) : source, { now: NOW, limits, countPushdown: false }).then((r) => ({
+        rows: r.rows.map((row) => row.map((x) => (x instanceof NodeRef ? nodes.find((n) => n.id === x.id)!.name : x)).join(' -> ')).sort(),
+        plans: r.ctx.plans,
+      }))
+    }
+    const question = `MATCH (n:User)-[r:MemberOf]->(g:Group)
+      WHERE NOT g.objectid ENDS WITH "-513" AND r.isprimarygroup = true AND NOT n.objectid ENDS WITH "-501"
+      AND (n.gmsa IS NULL OR n.gmsa = false) AND (n.msa IS NULL OR n.msa = false)
+      RETURN n, g`
+    // from the 47 users: 45 start rows and 45 walks (the -513 test drops most after the hop), more than 60 rows
+    await expect(run(question, false)).rejects.toThrow(/more than 60 intermediate rows \(row limit\)/)
+    const answer = await run(question, true)
+    expect(answer.rows).toEqual(['BOB@CORP.LOCAL -> DOMAIN ADMINS@CORP.LOCAL', 'X0@CORP.LOCAL -> IT@CORP.LOCAL'])
+    expect(answer.plans.some((p) => /1 hop\(s\) from the last node; .*started at the end with fewer nodes \(4 against 47, counted by the store\)/.test(p))).toBe(true)
+    // the same rows as the walk from the users when they fit, and the twin for computers; the users' end stays
+    // when it is the smaller, and without a relationship condition (the static plan)
+    for (const text of [question, question.replace(/AND \(n\.gmsa[^\n]*\n/, ''), question.replace('(g:Group)', '(g:Base)'), question.replace('-513', '-512'), question.replace('r.isprimarygroup = true', 'r.isprimarygroup = false')])
+      expect((await run(text, true, tight({}))).rows).toEqual((await run(text, false, tight({}))).rows)
+    expect((await run(question.replace('(g:Group)', '(g:Base)'), true, tight({}))).plans.join()).not.toContain('fewer nodes')
+    expect((await run(question.replace('AND r.isprimarygroup = true', ''), true, tight({}))).plans.join()).not.toContain('fewer nodes')
   })
 
   it('the route lifts the separate result-row limit (issue 28): rows are bounded by the row limit and the answer by its own budget; Tier Zero rules keep it', () => {
