@@ -404,6 +404,25 @@ function exactWhere(test: NodeCountTest, access: string | null, param: (x: strin
   return parts.length ? ` WHERE ${parts.join(' AND ')}` : ''
 }
 
+/**
+ * A necessary condition of Cypher's `a.ka <> b.kb` being true (onehop.ts wherePushdown), on the stored JSON of
+ * nodes `a` and `b` (keys PLAIN_KEY, checked by the caller). The engine reads a missing key or a JSON null as
+ * null (labels.ts nodeProperty), and `null <> x` is null: the row is dropped, so both must be stored and not
+ * null. Two values are equal in Cypher when they have the same type and value; SQL's json_extract maps `true`
+ * and `1` (and `false` and `0`) to the same 1 (0) while `true <> 1` is true in Cypher, so a row is dropped only
+ * when both json_type and json_extract agree, and only for types whose equal extracts are equal Cypher values:
+ * text (the same string), integer (the same 64-bit integer, hence the same JS number), true / false, and array
+ * / object (json_extract gives their JSON text: the same text parses to the same list or map, whose Cypher
+ * equality is true, or null when it holds a null: `<>` is then null as well, dropped either way). Reals are
+ * kept whatever their values (SQLite's and JavaScript's parsing of the text might differ in the last bit), and
+ * so are values of different types (an integer and a real that are equal numbers included): the engine decides.
+ */
+function differSql(a: string, ka: string, b: string, kb: string): string {
+  const ta = `json_type(${a}.properties, '$.${ka}')`
+  const tb = `json_type(${b}.properties, '$.${kb}')`
+  return `(${ta} <> 'null' AND ${tb} <> 'null' AND NOT (${ta} = ${tb} AND ${ta} IN ('text', 'integer', 'true', 'false', 'array', 'object') AND json_extract(${a}.properties, '$.${ka}') = json_extract(${b}.properties, '$.${kb}')))`
+}
+
 /** exactWhere's conditions on node `n`, one by one. */
 function exactConditions(test: NodeCountTest, access: string | null, param: (x: string | number) => string, envIndex = true, v = 'n'): string[] {
   // property tests are written on `n` (propertySql): only kinds, object id and access on another alias
@@ -799,29 +818,49 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
      * properties (parsed when first read): presenting them reads `lastseen`, and a statement of its own for
      * them afterwards (loadRelProperties) moved as many rows again.
      */
-    async oneHop(hop: OneHopScan, afterId: number, nearPage: number, limit: number): Promise<OneHopPage> {
-      const params: (string | number)[] = []
-      const param = (x: string | number) => (params.push(x), `?${params.length}`)
-      const near = exactConditions(hop.near, access, param)
-      const page = `SELECT n.id FROM nodes n WHERE n.id > ${param(afterId)} ${near.map((c) => `AND ${c}`).join(' ')} ORDER BY n.id LIMIT ${param(nearPage)}`
-      const pageParams = params.length
-      const far = exactConditions(hop.far, access, param)
-      const [nearEnd, farEnd] = hop.direction === 'out' ? ['start_id', 'end_id'] : ['end_id', 'start_id']
-      // a few kinds: one index seek per kind; many: `+` tests the kind on the entries of one seek (see reach)
-      const kindSql = hop.kinds ? `AND ${hop.kinds.length > 4 ? '+' : ''}e.kind IN (SELECT value FROM json_each(${param(JSON.stringify(hop.kinds))}))` : ''
-      const [rows, stats] = await db.batch([
-        db
-          .prepare(
-            `WITH w AS (${page})
-             SELECT e.id, e.start_id, e.end_id, e.kind, e.properties, e.updated_at FROM w CROSS JOIN edges e ON e.${nearEnd} = w.id CROSS JOIN nodes n ON n.id = e.${farEnd}
-             WHERE 1 ${kindSql} ${far.map((c) => `AND ${c}`).join(' ')}
-             ORDER BY w.id, e.kind, e.${farEnd} LIMIT ${param(limit)}`,
-          )
-          .bind(...params),
-        db.prepare(`SELECT count(*) AS scanned, max(id) AS last FROM (${page})`).bind(...params.slice(0, pageParams)),
-      ])
+    async oneHop(hop: OneHopScan, afterId: number, nearPage: number, limit: number, offset = 0, cap = 0): Promise<OneHopPage> {
+      // every statement of the batch binds only the parameters it uses (D1 refuses others): each is built with its own
+      const build = (what: 'rows' | 'stats' | 'count') => {
+        const params: (string | number)[] = []
+        const param = (x: string | number) => (params.push(x), `?${params.length}`)
+        const near = exactConditions(hop.near, access, param)
+        const page = `SELECT n.id FROM nodes n WHERE n.id > ${param(afterId)} ${near.map((c) => `AND ${c}`).join(' ')} ORDER BY n.id LIMIT ${param(nearPage)}`
+        if (what === 'stats') return { sql: `SELECT count(*) AS scanned, max(id) AS last FROM (${page})`, params }
+        const far = exactConditions(hop.far, access, param)
+        const [nearEnd, farEnd] = hop.direction === 'out' ? ['start_id', 'end_id'] : ['end_id', 'start_id']
+        // a few kinds: one index seek per kind; many: `+` tests the kind on the entries of one seek (see reach)
+        const kindSql = hop.kinds ? `AND ${hop.kinds.length > 4 ? '+' : ''}e.kind IN (SELECT value FROM json_each(${param(JSON.stringify(hop.kinds))}))` : ''
+        // relationship conditions as expand writes them (keys checked again: part of a bound JSON path)
+        const rel = (hop.rel ?? []).filter((c) => /^[A-Za-z0-9_]+$/.test(c.key)).slice(0, MAX_REL_CONDITIONS)
+        const relSql = rel.map((c) => `AND json_extract(e.properties, ${param(`$."${c.key}"`)}) = ${param(typeof c.value === 'boolean' ? (c.value ? 1 : 0) : c.value)}`).join(' ')
+        const differ = (hop.differ ?? []).filter((d) => PLAIN_KEY.test(d.near) && PLAIN_KEY.test(d.far))
+        const from = `FROM w ${differ.length ? 'CROSS JOIN nodes m ON m.id = w.id' : ''} CROSS JOIN edges e ON e.${nearEnd} = w.id CROSS JOIN nodes n ON n.id = e.${farEnd}
+             WHERE 1 ${kindSql} ${relSql} ${far.map((c) => `AND ${c}`).join(' ')}`
+        const order = `ORDER BY w.id, e.kind, e.${farEnd}`
+        const cols = 'e.id, e.start_id, e.end_id, e.kind, e.properties, e.updated_at'
+        if (!differ.length) return { sql: `WITH w AS (${page}) SELECT ${cols} ${from} ${order} LIMIT ${param(limit)} OFFSET ${param(offset)}`, params }
+        // the candidates (every condition but differ), at most `cap` of them, in the walk's order
+        // A row whose relationship condition `r.k` (true) holds a value that is not `true` but passes `= 1` (1, 1.0)
+        // is kept whatever differ says: the walk reads it (its level applies the same `= 1`) and the engine's WHERE
+        // may stop there with a type error (`r.isacl` on 1, onehop.ts wherePushdown); the engine re-tests it here too.
+        const failing = rel.filter((c) => c.value === true).map((c) => `json_type(e.properties, '$."${c.key}"') <> 'true'`)
+        const keep = [`(${differ.map((d) => differSql('m', d.near, 'n', d.far)).join(' AND ')})`, ...failing].join(' OR ')
+        const candidates = `SELECT ${cols}, w.id AS near_id, e.${farEnd} AS far_id, coalesce(${keep}, 0) AS keep ${from} ${order} LIMIT ${param(cap)}`
+        if (what === 'count') return { sql: `WITH w AS (${page}) SELECT count(*) AS n FROM (${candidates})`, params }
+        return {
+          sql: `WITH w AS (${page}) SELECT c.id, c.start_id, c.end_id, c.kind, c.properties, c.updated_at FROM (${candidates}) c
+                WHERE c.keep ORDER BY c.near_id, c.kind, c.far_id LIMIT ${param(limit)} OFFSET ${param(offset)}`,
+          params,
+        }
+      }
+      const statements = (['rows', 'stats', ...(hop.differ?.length ? ['count' as const] : [])] as const).map((w) => {
+        const b = build(w)
+        return db.prepare(b.sql).bind(...b.params)
+      })
+      const [rows, stats, count] = await db.batch(statements)
       const st = (stats.results as { scanned: number; last: number | null }[])[0]
-      return { edges: (rows.results as EdgeRow[]).map(toEdge), scanned: st?.scanned ?? 0, lastId: st?.last ?? null }
+      const candidates = count ? ((count.results as { n: number }[])[0]?.n ?? 0) : undefined
+      return { edges: (rows.results as EdgeRow[]).map(toEdge), scanned: st?.scanned ?? 0, lastId: st?.last ?? null, ...(candidates === undefined ? {} : { candidates }) }
     },
 
     /**

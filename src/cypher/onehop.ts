@@ -2,7 +2,8 @@
  * A one-hop pattern with a LIMIT answered by one join in the store (issue 28: "expand one hop … as set-based SQL
  * joins"). Decides whether a query has the shape (pure) and streams its rows from GraphSource.oneHop page by page.
  *
- * The shape: the first clause `MATCH [p =] (a[:L…])-[[r][:K|…]]->(b[:L…])` (or `<-`), not OPTIONAL, no WHERE, no
+ * The shape: the first clause `MATCH [p =] (a[:L…])-[[r][:K|…]]->(b[:L…])` (or `<-`), not OPTIONAL, a WHERE only
+ * on one relationship (wherePushdown says which: necessary conditions in SQL, the engine re-tests it), no
  * property maps, labels whose test is exact on the stored kinds (nodecount.ts: not Tag_Tier_Zero / Tag_Owned),
  * a single relationship (not variable-length), distinct variables; then a `RETURN` or `WITH` without DISTINCT,
  * aggregates or ORDER BY, with a constant `LIMIT` (SKIP + LIMIT at most MAX_ONE_HOP). Later clauses are anything.
@@ -37,8 +38,8 @@ import type { Clause, Expr, PatternPart, Projection, Query } from './ast'
 import { containsAggregate, type Row } from './eval'
 import { exactKindsFor, relationshipKinds } from './labels'
 import { BATCH, loadNodes, scanPageSize, type RunContext } from './match'
-import { planPart } from './plan'
-import type { ChainScan, NodeCountTest, OneHopScan } from './source'
+import { cannotFail, conjuncts, planPart, splitByEnd } from './plan'
+import type { ChainScan, NodeCountTest, NodeScan, OneHopScan, PropertyTest } from './source'
 import { NodeRef, PathVal, RelRef } from './values'
 
 /** At most this many rows (SKIP + LIMIT) are read by the join; a larger LIMIT walks. */
@@ -59,6 +60,8 @@ export interface OneHopPushdown {
   reversed: boolean
   /** SKIP + LIMIT */
   want: number
+  /** the MATCH's WHERE (one relationship only), re-tested by the engine on every row the store returns */
+  where: Expr | null
   describe: string
 }
 
@@ -79,8 +82,10 @@ export const MAX_CHAIN = 3
 export function oneHopPushdown(query: Query, skipLimit: (e: Expr) => number | undefined): OneHopPushdown | null {
   const [match, proj] = query.clauses as [Clause | undefined, Clause | undefined]
   if (match?.type !== 'match' || (proj?.type !== 'return' && proj?.type !== 'with')) return null
-  if (match.optional || match.where || match.patterns.length !== 1) return null
+  if (match.optional || match.patterns.length !== 1) return null
   const part = match.patterns[0]
+  const where = match.where
+  if (where && part.rels.length !== 1) return null
   if (part.shortest || part.rels.length < 1 || part.rels.length > MAX_CHAIN || part.nodes.length !== part.rels.length + 1) return null
   if (part.rels.some((r) => r.range || r.properties || r.direction === 'both')) return null
   if (part.nodes.some((n) => n.properties)) return null
@@ -93,13 +98,15 @@ export function oneHopPushdown(query: Query, skipLimit: (e: Expr) => number | un
   const skip = proj.skip ? skipLimit(proj.skip) : 0
   if (limit === undefined || skip === undefined || skip + limit > MAX_ONE_HOP) return null
   // the end the engine's walk starts at, so that its rows come in the walk's order
-  const plan = planPart(part, new Set(), null)
+  const plan = planPart(part, new Set(), where)
+  // `A(a) OR B(b)`: the engine walks once per end (plan.ts splitByEnd), in another order
+  if (where && splitByEnd(part, new Set(), where)) return null
   const reversed = plan.reversed
   const walkTests = (reversed ? [...tests].reverse() : tests) as NodeCountTest[]
   if (part.rels.length > 1) {
     // the walk's hops (plan.rels: flipped when it starts at the last node), each with the node it reaches
     const chain: ChainScan = { near: walkTests[0], hops: plan.rels.map((r, i) => ({ direction: r.direction as 'out' | 'in', kinds: relationshipKinds(r.types), far: walkTests[i + 1] })) }
-    return { part, projection: proj, scan: null, chain, reversed, want: skip + limit, describe: `${part.rels.length}-hop chain joined in the store${reversed ? ' from the last node' : ''}, ${skip + limit} rows at most` }
+    return { part, projection: proj, scan: null, chain, reversed, want: skip + limit, where: null, describe: `${part.rels.length}-hop chain joined in the store${reversed ? ' from the last node' : ''}, ${skip + limit} rows at most` }
   }
   const rel = part.rels[0]
   const outFromLeft = rel.direction === 'out'
@@ -109,11 +116,115 @@ export function oneHopPushdown(query: Query, skipLimit: (e: Expr) => number | un
     direction: outFromLeft !== reversed ? 'out' : 'in',
     kinds: relationshipKinds(rel.types),
   }
-  return { part, projection: proj, scan, chain: null, reversed, want: skip + limit, describe: `one-hop join in the store${reversed ? ' from the last node' : ''}, ${skip + limit} rows at most` }
+  // A relationship property condition (`r.isacl`): the walk may start at the end the store counts fewer nodes at
+  // (match.ts smallerEnd, decided by counts at run time), so its rows' order is not known here: the walk answers.
+  // ("ACEs across trusts" is therefore not joined yet.)
+  if (where && plan.relWhere[0].length > 0) return null
+  if (where) {
+    const pushed = wherePushdown(part, where, plan.nodes.map((n) => n.variable), plan.scan, plan.farScans[0])
+    if (!pushed) return null
+    scan.near = { ...scan.near, tests: pushed.near }
+    scan.far = { ...scan.far, tests: pushed.far }
+    scan.kinds = relationshipKinds(plan.rels[0].types)
+    scan.rel = plan.relWhere[0]
+    scan.differ = pushed.differ
+  }
+  const conds = where ? `, WHERE re-tested by the engine (in the store: ${JSON.stringify({ near: scan.near.tests, far: scan.far.tests, rel: scan.rel, differ: scan.differ })})` : ''
+  return { part, projection: proj, scan, chain: null, reversed, want: skip + limit, where, describe: `one-hop join in the store${reversed ? ' from the last node' : ''}, ${skip + limit} rows at most${conds}` }
 }
 
-/** The pattern's rows, from the store's join page by page, bound as match.ts bindRow binds them. */
-export async function* oneHopStream(ctx: RunContext, push: OneHopPushdown): AsyncGenerator<Row[]> {
+/**
+ * The store-side part of a one-hop pattern's WHERE (issue 28: "Principals with foreign domain group membership",
+ * "ACEs across trusts", "Sessions across trusts"), each a NECESSARY condition of a row passing the WHERE: the
+ * engine re-tests the full WHERE on every row the store returns (oneHopStream), so the answer never depends on
+ * the SQL being exact, only on it never dropping a row the WHERE keeps. Per top-level conjunct:
+ *  - on one end: the property tests the walk's scan / level already pushes for it (plan.ts scanFor → `property`
+ *    conditions; every one kept whenever the engine's test could be true);
+ *  - on the relationship: plan.ts relConditions (`r.k`, `r.k = literal`), as the walk's levels apply them;
+ *  - `x.k <> y.k` across the two ends: `differ`, in SQL "both present, neither JSON null, and not the same stored
+ *    value" (cypher.store.ts differSql says why that is necessary);
+ *  - anything else is left to the engine.
+ * Refused (null: the walk answers) when a conjunct might stop the query with an error (eval.ts type errors):
+ * the walk tests a node's conditions on every node it reaches, also on rows the store would drop here, so such
+ * a query must walk to raise the same error. Conjuncts that are plan.ts relConditions are accepted: the walk
+ * pushes them the same way (a stored non-boolean `r.isacl` is dropped by both, never tested).
+ */
+function wherePushdown(
+  part: PatternPart,
+  where: Expr,
+  walkVars: (string | null)[],
+  nearScan: NodeScan,
+  farScan: NodeScan,
+): { near: PropertyTest[]; far: PropertyTest[]; differ: { near: string; far: string }[] } | null {
+  const rv = part.rels[0].variable
+  // the nodes' and the relationship's properties read without failing (a path's would not: not in the set)
+  const vars = new Set([...part.nodes.map((n) => n.variable), rv].filter((v): v is string => v !== null))
+  // the conjuncts plan.ts relConditions pushes into the walk's levels (the same test: keys of letters, digits, _)
+  const relProp = (x: Expr): boolean => rv !== null && x.type === 'property' && x.expr.type === 'var' && x.expr.name === rv && /^[A-Za-z0-9_]+$/.test(x.key)
+  const relCondition = (c: Expr): boolean =>
+    rv !== null &&
+    (relProp(c) ||
+      (c.type === 'compare' &&
+        c.op === '=' &&
+        [c.left, c.right].some(relProp) &&
+        [c.left, c.right].some((x) => x.type === 'literal' && ['string', 'number', 'boolean'].includes(typeof x.value))))
+  const differ: { near: string; far: string }[] = []
+  for (const c of conjuncts(where)) {
+    if (relCondition(c)) continue
+    if (!safe(c, vars)) return null
+    if (c.type === 'compare' && c.op === '<>' && c.left.type === 'property' && c.right.type === 'property' && c.left.expr.type === 'var' && c.right.expr.type === 'var') {
+      const [l, r] = [c.left, c.right]
+      const lv = (l.expr as { name: string }).name
+      const rvar = (r.expr as { name: string }).name
+      const plain = (k: string) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && k !== 'objectid' && k !== 'system_tags'
+      if (plain(l.key) && plain(r.key) && lv !== rvar) {
+        if (lv === walkVars[0] && rvar === walkVars[1]) differ.push({ near: l.key, far: r.key })
+        else if (lv === walkVars[1] && rvar === walkVars[0]) differ.push({ near: r.key, far: l.key })
+      }
+    }
+  }
+  const props = (s: NodeScan): PropertyTest[] => (s.where ?? []).flatMap((w) => (w.type === 'property' ? [w.test] : []))
+  return { near: props(nearScan), far: props(farScan), differ }
+}
+
+/**
+ * A conjunct that can never stop the query with an error whatever rows it is tested on: plan.ts cannotFail,
+ * where a property of any of the pattern's variables reads without failing (it is a node's or relationship's
+ * stored value, or null).
+ */
+function safe(c: Expr, vars: Set<string>): boolean {
+  // cannotFail takes one variable whose properties are atoms: rename every pattern variable's property reads to one
+  const rename = (e: Expr): Expr => {
+    if (e.type === 'property' && e.expr.type === 'var' && vars.has(e.expr.name)) return { ...e, expr: { type: 'var', name: '\u0000' } } as Expr
+    const out: Record<string, unknown> = { ...e }
+    for (const [k, v] of Object.entries(e)) {
+      if (Array.isArray(v)) out[k] = v.map((x) => (x && typeof x === 'object' && 'type' in x ? rename(x as Expr) : x))
+      else if (v && typeof v === 'object' && 'type' in v) out[k] = rename(v as Expr)
+    }
+    return out as unknown as Expr
+  }
+  return cannotFail(rename(c), '\u0000')
+}
+
+/**
+ * The pattern's rows, from the store's join page by page, bound as match.ts bindRow binds them. With a WHERE,
+ * `keep` is the engine's test of the full WHERE (run.ts applyWhere) on every row the store returns; only rows it
+ * keeps count towards SKIP + LIMIT. The store's rows (a superset of the passing ones, in the walk's order) are
+ * read on from where the last statement stopped (`offset` within the same page of near nodes) until the page is
+ * exhausted or enough rows passed, so no row the walk would make is skipped.
+ *
+ * Budgets with a `differ` condition (`a.k <> b.k`, which the walk cannot push: it reads every relationship and
+ * every far node, then tests the WHERE): the store also counts the candidates of the page, the relationships
+ * the walk's level would read (kinds, relationship conditions, far node's labels and property tests, access),
+ * at most the steps the budget has left + 1 (`cap`, as chainStream caps candidate walks). Each is charged a
+ * step, as the walk charges each relationship it reads (its far node, which the walk reads and charges too, is
+ * read by the join within the same index step and never held: not charged); past the cap, the walk would have
+ * passed the step limit there and the query stops as it would. The whole page's candidates are charged even
+ * when the LIMIT stopped the rows statement before the page's end: more than the walk, which stops after the
+ * level that fills it, never less. Bytes and rows are charged only for the relationships returned: the skipped
+ * ones are never in memory (the walk's heap of them is what refused these questions near 1 M edges).
+ */
+export async function* oneHopStream(ctx: RunContext, push: OneHopPushdown, keep?: (rows: Row[]) => Promise<Row[]>): AsyncGenerator<Row[]> {
   if (push.chain) {
     yield* chainStream(ctx, push, push.chain)
     return
@@ -122,39 +233,57 @@ export async function* oneHopStream(ctx: RunContext, push: OneHopPushdown): Asyn
   const scan = push.scan!
   const [a, b] = part.nodes
   const rel = part.rels[0]
+  const test = push.where && keep ? keep : null
   let after = 0
   let made = 0
   for (let i = 0; made < push.want; i++) {
-    ctx.budget.checkTime()
     const size = scanPageSize(i)
-    const page = await ctx.source.oneHop!(scan, after, size, push.want - made)
-    // as the walk charges: a step per scanned node and per relationship, their bytes, then the far nodes read
-    ctx.budget.chargeSteps(page.scanned + page.edges.length)
-    ctx.budget.chargeBytes(page.edges.reduce((n, e) => n + (e.bytes ?? EDGE_BYTES), 0))
-    ctx.budget.chargeRows(page.edges.length)
-    for (const e of page.edges) {
-      ctx.rels.set(e.id, e)
-      // read with their properties: presenting them (lastseen) needs no statement of its own (loadRelProperties)
-      ctx.withProps.add(e.id)
+    let offset = 0
+    let lastId: number | null = null
+    let scanned = 0
+    for (;;) {
+      ctx.budget.checkTime()
+      const wanted = push.want - made
+      const cap = Math.max(1, ctx.budget.limits.maxSteps - ctx.budget.used.steps + 1)
+      const page = await ctx.source.oneHop!(scan, after, size, wanted, offset, cap)
+      if (offset === 0) {
+        // as the walk charges: a step per scanned node, and with `differ` per candidate of the page
+        ctx.budget.chargeSteps(page.scanned + (page.candidates ?? 0))
+        scanned = page.scanned
+        lastId = page.lastId
+      }
+      // without `differ`: the rows are the relationships the walk's level reads, a step each
+      if (page.candidates === undefined) ctx.budget.chargeSteps(page.edges.length)
+      ctx.budget.chargeBytes(page.edges.reduce((n, e) => n + (e.bytes ?? EDGE_BYTES), 0))
+      ctx.budget.chargeRows(page.edges.length)
+      for (const e of page.edges) {
+        ctx.rels.set(e.id, e)
+        // read with their properties: presenting them (lastseen) needs no statement of its own (loadRelProperties)
+        ctx.withProps.add(e.id)
+      }
+      await loadNodes(
+        ctx,
+        page.edges.flatMap((e) => [e.start, e.end]),
+      )
+      const bound: Row[] = page.edges.map((e) => {
+        const [l, r] = rel.direction === 'out' ? [e.start, e.end] : [e.end, e.start]
+        const ref = new RelRef(e.id, e.start, e.end, e.kind)
+        const row: Row = {}
+        if (a.variable) row[a.variable] = new NodeRef(l)
+        if (b.variable) row[b.variable] = new NodeRef(r)
+        if (rel.variable) row[rel.variable] = ref
+        if (part.variable) row[part.variable] = new PathVal([l, r], [ref])
+        return row
+      })
+      const rows = test ? await test(bound) : bound
+      made += rows.length
+      for (let j = 0; j < rows.length; j += BATCH) yield rows.slice(j, j + BATCH)
+      // the statement stopped at its LIMIT and some rows failed the engine's test: read on within the page
+      if (made >= push.want || page.edges.length < wanted) break
+      offset += page.edges.length
     }
-    await loadNodes(
-      ctx,
-      page.edges.flatMap((e) => [e.start, e.end]),
-    )
-    const rows: Row[] = page.edges.map((e) => {
-      const [l, r] = rel.direction === 'out' ? [e.start, e.end] : [e.end, e.start]
-      const ref = new RelRef(e.id, e.start, e.end, e.kind)
-      const row: Row = {}
-      if (a.variable) row[a.variable] = new NodeRef(l)
-      if (b.variable) row[b.variable] = new NodeRef(r)
-      if (rel.variable) row[rel.variable] = ref
-      if (part.variable) row[part.variable] = new PathVal([l, r], [ref])
-      return row
-    })
-    made += rows.length
-    for (let j = 0; j < rows.length; j += BATCH) yield rows.slice(j, j + BATCH)
-    if (page.scanned < size || page.lastId === null) return
-    after = page.lastId
+    if (scanned < size || lastId === null) return
+    after = lastId
   }
 }
 

@@ -138,7 +138,9 @@ async function pipeline(query: Query, ctx: RunContext, opts: RunOptions, budget:
     if (clause.type === 'return') columns = projectionNames(clause)
     if (i === 0 && hop) {
       // the first MATCH's rows come from the store's join (onehop.ts)
-      stream = oneHopStream(ctx, hop)
+      // with a WHERE, the engine re-tests it on every row the store returns (the store's conditions are necessary ones)
+      const where = clause.type === 'match' ? clause.where : null
+      stream = oneHopStream(ctx, hop, (rows) => applyWhere(ctx, where, rows))
       continue
     }
     // a first MATCH (g …) of one node whose g the next clause counts: the three clauses are one stage

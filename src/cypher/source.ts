@@ -208,7 +208,7 @@ export interface GraphSource {
    * (fewer than `nearPage`: the last page), `lastId` the last of them. Both node tests exact (countNodes').
    * Optional: without it the engine scans and walks.
    */
-  oneHop?(hop: OneHopScan, afterId: number, nearPage: number, limit: number): Promise<OneHopPage>
+  oneHop?(hop: OneHopScan, afterId: number, nearPage: number, limit: number, offset?: number, cap?: number): Promise<OneHopPage>
   /**
    * One page of a chain of single relationships (2-3) as one join, rows in the walk's order (onehop.ts): the
    * first `nearPage` nodes passing `scan.near` after `afterId`, at most `limit` rows (each the chain's
@@ -259,6 +259,14 @@ export interface OneHopScan {
   direction: 'out' | 'in'
   /** null: any kind */
   kinds: string[] | null
+  /** necessary conditions on the relationship (as `expand` applies them; onehop.ts wherePushdown) */
+  rel?: RelCondition[]
+  /**
+   * necessary conditions `near.k <> far.k` (keys of letters, digits and `_`): both stored, neither a JSON null,
+   * and not the same stored value. With any, the page also counts its candidates (`OneHopPage.candidates`,
+   * at most `cap`): the relationships passing every other condition.
+   */
+  differ?: { near: string; far: string }[]
 }
 
 /** A chain of single relationships seen from the end its walk starts at (GraphSource.chain), hops in walk order. */
@@ -276,6 +284,8 @@ export interface ChainPage {
 
 export interface OneHopPage {
   edges: EdgeRecord[]
+  /** with `differ` conditions: the page's candidates (see OneHopScan), at most `cap` */
+  candidates?: number
   scanned: number
   lastId: number | null
 }
