@@ -622,6 +622,14 @@ async function smallerEnd(ctx: RunContext, part: PatternPart, bound: ReadonlySet
   return { ...other, describe: `${other.describe}; started at the end with fewer nodes (${counts[1]} against ${counts[0]}, counted by the store)` }
 }
 
+/**
+ * The plan the walk of one pattern part follows (its start end included: plan.ts planPart, then smallerEnd at run
+ * time). onehop.ts asks it too, so that a one-hop join with a relationship condition starts where the walk would.
+ */
+export async function walkPlan(ctx: RunContext, part: PatternPart, bound: ReadonlySet<string>, where: Expr | null): Promise<PartPlan> {
+  return smallerEnd(ctx, part, bound, where, planPart(part, bound, where, constants(ctx)))
+}
+
 /** Rows extended by every match of one pattern part. */
 export async function* matchPart(ctx: RunContext, part: PatternPart, rows: Row[], where: Expr | null): AsyncGenerator<Row[]> {
   if (rows.length === 0) return
@@ -634,7 +642,7 @@ export async function* matchPart(ctx: RunContext, part: PatternPart, rows: Row[]
   const split = splitByEnd(part, bound, where)
   if (split && ctx.plans.length < 32) ctx.plans.push(`WHERE A OR B split by the node each disjunct reads: ${split.length} walks`)
   for (const w of split ?? [where]) {
-    const plan = await smallerEnd(ctx, part, bound, w, planPart(part, bound, w, constants(ctx)))
+    const plan = await walkPlan(ctx, part, bound, w)
     if (ctx.plans.length < 32) ctx.plans.push(plan.describe)
     for await (const batch of starts(ctx, plan, rows)) yield* hops(ctx, plan, batch, 0)
   }

@@ -9,7 +9,8 @@
  * aggregates or ORDER BY, with a constant `LIMIT` (SKIP + LIMIT at most MAX_ONE_HOP). Later clauses are anything.
  *
  * Why it is the same answer. The engine (match.ts) scans the end its plan starts at (plan.ts planPart: the
- * same choice here) by id, a page at a time; for each scanned node, in id order, it walks the relationships the
+ * same choice here; with a relationship property condition match.ts walkPlan, asked at run time, as smallerEnd
+ * may start the walk at the other end) by id, a page at a time; for each scanned node, in id order, it walks the relationships the
  * store's level statement returns, in the order of that statement's index (near end, kind, other end: edges'
  * unique (start_id, kind, end_id), edges_end_kind), keeps those whose other end passes the far node's labels,
  * binds the row and hands the rows on in that order; the projection stops pulling after SKIP + LIMIT rows. The
@@ -37,8 +38,8 @@
 import type { Clause, Expr, PatternPart, Projection, Query } from './ast'
 import { containsAggregate, type Row } from './eval'
 import { exactKindsFor, relationshipKinds } from './labels'
-import { BATCH, loadNodes, scanPageSize, type RunContext } from './match'
-import { cannotFail, conjuncts, planPart, splitByEnd } from './plan'
+import { BATCH, loadNodes, scanPageSize, walkPlan, type RunContext } from './match'
+import { cannotFail, conjuncts, planPart, splitByEnd, type PartPlan } from './plan'
 import type { ChainScan, NodeCountTest, NodeScan, OneHopScan, PropertyTest } from './source'
 import { NodeRef, PathVal, RelRef } from './values'
 
@@ -58,6 +59,11 @@ export interface OneHopPushdown {
   chain: ChainScan | null
   /** whether the walk starts at the pattern's last node (plan.ts planPart) */
   reversed: boolean
+  /**
+   * with a relationship property condition: the join's scan from the other end, used when the walk would start
+   * there (match.ts walkPlan, decided at run time by smallerEnd); null otherwise
+   */
+  other: OneHopScan | null
   /** SKIP + LIMIT */
   want: number
   /** the MATCH's WHERE (one relationship only), re-tested by the engine on every row the store returns */
@@ -106,31 +112,48 @@ export function oneHopPushdown(query: Query, skipLimit: (e: Expr) => number | un
   if (part.rels.length > 1) {
     // the walk's hops (plan.rels: flipped when it starts at the last node), each with the node it reaches
     const chain: ChainScan = { near: walkTests[0], hops: plan.rels.map((r, i) => ({ direction: r.direction as 'out' | 'in', kinds: relationshipKinds(r.types), far: walkTests[i + 1] })) }
-    return { part, projection: proj, scan: null, chain, reversed, want: skip + limit, where: null, describe: `${part.rels.length}-hop chain joined in the store${reversed ? ' from the last node' : ''}, ${skip + limit} rows at most` }
+    return { part, projection: proj, scan: null, chain, reversed, other: null, want: skip + limit, where: null, describe: `${part.rels.length}-hop chain joined in the store${reversed ? ' from the last node' : ''}, ${skip + limit} rows at most` }
   }
   const rel = part.rels[0]
   const outFromLeft = rel.direction === 'out'
-  const scan: OneHopScan = {
-    near: walkTests[0],
-    far: walkTests[1],
-    direction: outFromLeft !== reversed ? 'out' : 'in',
-    kinds: relationshipKinds(rel.types),
-  }
-  // A relationship property condition (`r.isacl`): the walk may start at the end the store counts fewer nodes at
-  // (match.ts smallerEnd, decided by counts at run time), so its rows' order is not known here: the walk answers.
-  // ("ACEs across trusts" is therefore not joined yet.)
-  if (where && plan.relWhere[0].length > 0) return null
-  if (where) {
-    const pushed = wherePushdown(part, where, plan.nodes.map((n) => n.variable), plan.scan, plan.farScans[0])
+  // the join's scan for a walk planned as `p` (started at its first or last node), null when it cannot be joined
+  const hopScan = (p: PartPlan): OneHopScan | null => {
+    const t = (p.reversed ? [...tests].reverse() : tests) as NodeCountTest[]
+    const scan: OneHopScan = { near: t[0], far: t[1], direction: outFromLeft !== p.reversed ? 'out' : 'in', kinds: relationshipKinds(rel.types) }
+    if (!where) return scan
+    // the walk's scans push an object id, a name, a text test, a pattern predicate or a tag the join does not
+    // take: the join would read every node and relationship the walk's scan skips ("Unresolved SID with
+    // outbound control", `n.name CONTAINS …`): the walk answers
+    if ([p.scan, p.farScans[0]].some((s) => s.objectid !== null || s.name !== null || (s.where ?? []).some((c) => c.type !== 'property'))) return null
+    const pushed = wherePushdown(part, where, p.nodes.map((n) => n.variable), p.scan, p.farScans[0])
     if (!pushed) return null
     scan.near = { ...scan.near, tests: pushed.near }
     scan.far = { ...scan.far, tests: pushed.far }
-    scan.kinds = relationshipKinds(plan.rels[0].types)
-    scan.rel = plan.relWhere[0]
+    scan.kinds = relationshipKinds(p.rels[0].types)
+    scan.rel = p.relWhere[0]
     scan.differ = pushed.differ
+    return scan
   }
+  const scan = hopScan(plan)
+  if (!scan) return null
+  // A relationship property condition (`r.isacl`): the walk may start at the other end, the one the store counts
+  // clearly fewer nodes at (match.ts smallerEnd, decided by counts at run time). The join is ready for both
+  // ends; oneHopStream asks the walk's own decision (match.ts walkPlan) before the first page, so its rows come
+  // in the order of the walk actually made.
+  const other = where && plan.relWhere[0].length > 0 ? hopScan(planPart(part, new Set(), where, undefined, !plan.reversed)) : null
+  if (where && plan.relWhere[0].length > 0 && !other) return null
   const conds = where ? `, WHERE re-tested by the engine (in the store: ${JSON.stringify({ near: scan.near.tests, far: scan.far.tests, rel: scan.rel, differ: scan.differ })})` : ''
-  return { part, projection: proj, scan, chain: null, reversed, want: skip + limit, where, describe: `one-hop join in the store${reversed ? ' from the last node' : ''}, ${skip + limit} rows at most${conds}` }
+  return {
+    part,
+    projection: proj,
+    scan,
+    chain: null,
+    reversed,
+    other,
+    want: skip + limit,
+    where,
+    describe: `one-hop join in the store${reversed ? ' from the last node' : ''}${other ? ' (or from the other end when the walk would start there)' : ''}, ${skip + limit} rows at most${conds}`,
+  }
 }
 
 /**
@@ -230,7 +253,15 @@ export async function* oneHopStream(ctx: RunContext, push: OneHopPushdown, keep?
     return
   }
   const { part } = push
-  const scan = push.scan!
+  let scan = push.scan!
+  if (push.other) {
+    // the end the walk would start at (its plan, smallerEnd's counts included): the same order as the walk
+    const walk = await walkPlan(ctx, part, new Set(), push.where)
+    if (walk.reversed !== push.reversed) {
+      scan = push.other
+      if (ctx.plans.length < 32) ctx.plans.push(`one-hop join started at the ${walk.reversed ? 'last' : 'first'} node as the walk would: ${walk.describe}`)
+    }
+  }
   const [a, b] = part.nodes
   const rel = part.rels[0]
   const test = push.where && keep ? keep : null

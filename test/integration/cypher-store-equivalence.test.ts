@@ -21,6 +21,9 @@ import { nodePropertyKeys } from '../../src/cypher/needs'
 import { NodeRef, PathVal, RelRef } from '../../src/cypher/values'
 import type { NodeCountTest } from '../../src/cypher/source'
 const mk = (id: number, objectid: string, kinds: string[], name: string, p: Record<string, unknown>) => ({ id, objectid, kind: kinds[0], kinds, name, environment_id: CORP, properties: { name, ...p }, updated_at: '2026-01-01T00:00:00.000Z' })
+// Xd nodes also labelled Xe (one in another environment): an Xe end has clearly fewer nodes than an Xd end, so
+// with a relationship condition the walk starts at the Xe end (match.ts smallerEnd), the one-hop join too
+const XE = ['B', 'I1', 'L1', 'TA']
 const NODES = [...N0,
   mk(50, 'u-lower', ['User'], 'ÉVE_%@CORP.LOCAL', { enabled: 1 }),
   mk(51, 'U-EVE2', ['User'], 'eve@corp.local', { enabled: 'true' }),
@@ -67,7 +70,7 @@ const NODES = [...N0,
   // false vs 0, '1' vs 1, equal reals (kept by the store, dropped by the engine), lists, null, missing, another environment
   ...(
     [['A', 'A'], ['A2', 'A'], ['B', 'B'], ['T', true], ['I1', 1], ['R1', 1.5], ['R2', 1.5], ['N', null], ['M', undefined], ['L1', [1, 2]], ['L2', [1, 2]], ['F', false], ['I0', 0], ['S1', '1'], ['TA', 'A']] as [string, unknown][]
-  ).map(([name, dk], i) => ({ ...mk(110 + i, `XD-${name}`, ['Xd'], `XD-${name}`, dk === undefined ? {} : { dk }), ...(name === 'TA' ? { environment_id: TENANT } : {}) })),
+  ).map(([name, dk], i) => ({ ...mk(110 + i, `XD-${name}`, ['Xd', ...(XE.includes(name) ? ['Xe'] : [])], `XD-${name}`, dk === undefined ? {} : { dk }), ...(name === 'TA' ? { environment_id: TENANT } : {}) })),
 ]
 const EDGES = [...E0,
   { id: 50, start: 50, end: 51, kind: 'GenericAll', properties: { isacl: 1 }, updated_at: '2026-01-02T00:00:00.000Z' },
@@ -551,17 +554,32 @@ const HOP_PUSHED = [
   'MATCH (a:Xd)-[]->(b:Xd) WHERE a.dk <> b.dk RETURN a.name AS a, b.name AS b LIMIT 2',
   // the store's statement stops at its LIMIT with rows the engine drops (the equal reals): the page is read on
   // (without that, the SKIP 20 LIMIT 9 query above and the next one lose rows: seen failing)
-  'MATCH (a:Xd)-[r]->(b:Xd) WHERE a.dk <> b.dk AND a.name = "XD-R1" RETURN a.name AS a, b.name AS b LIMIT 2',
+  'MATCH (a:Xd)-[r]->(b:Xd) WHERE a.dk <> b.dk AND a.dk = 1.5 RETURN a.name AS a, b.name AS b LIMIT 2',
   'MATCH (a:Xd)-[r]->(b:Xd) WHERE a.dk <> b.dk AND a.dk = 1.5 RETURN a.name AS a, b.name AS b SKIP 1 LIMIT 2',
+  // a relationship property condition (issue 28, "ACEs across trusts"): stored true, 1, false, missing; the walk
+  // may start at the end the store counts fewer nodes at (match.ts smallerEnd), and the join starts where it does
+  'MATCH p=(a:Base)-[r]->(b:Base) WHERE a.domainsid <> b.domainsid AND r.isacl RETURN p LIMIT 1000',
+  'MATCH p = (a:Xd)-[r]->(b:Xd) WHERE a.dk <> b.dk AND r.isacl = true RETURN p LIMIT 1000',
+  'MATCH (a:Xd)-[r]->(b:Xd) WHERE a.dk <> b.dk AND r.isacl = 1 RETURN a.name AS a, b.name AS b LIMIT 1000',
+  'MATCH (a:Xd)-[r]->(b:Xd) WHERE a.dk <> b.dk AND r.isacl = true RETURN a.name AS a, b.name AS b SKIP 2 LIMIT 5',
+  'MATCH (a:Xd)-[r]->(b:Xd) WHERE r.isacl = true AND a.dk = "A" RETURN a.name AS a, b.name AS b LIMIT 10',
+  // started at the Xe end by the walk (fewer nodes): the join too; and where the Xe end is the planned start
+  'MATCH p = (a:Xd)-[r]->(b:Xe) WHERE a.dk <> b.dk AND r.isacl = true RETURN p LIMIT 1000',
+  'MATCH (a:Xd)-[r:XRel|XAce]->(b:Xe) WHERE r.isacl = 1 AND a.dk <> b.dk RETURN a.name AS a, type(r) AS t, b.name AS b LIMIT 1000',
+  'MATCH (a:Xd)-[r]->(b:Xe) WHERE a.dk <> b.dk AND r.isacl = true RETURN a.name AS a, b.name AS b SKIP 1 LIMIT 3',
+  'MATCH (b:Xe)<-[r]-(a:Xd) WHERE a.dk <> b.dk AND r.isacl = true RETURN a.name AS a, b.name AS b LIMIT 1000',
+  'MATCH (a:Xe)-[r]->(b:Xd) WHERE a.dk <> b.dk AND r.isacl = true RETURN a.name AS a, b.name AS b LIMIT 1000',
+  'MATCH (b:Xd)<-[r]-(a:Xe) WHERE r.isacl = true AND b.dk <> a.dk RETURN a.name AS a, b.name AS b LIMIT 1000',
+  'MATCH (a:Xd)-[r]->(b:Xe) WHERE r.isacl = 1 RETURN a.name AS a, b.name AS b LIMIT 4',
 ]
 const HOP_NOT = [
   'MATCH (a)-[r]-(b) RETURN a.name AS a LIMIT 3',
   'MATCH (a)-[:MemberOf]->(g:Tag_Tier_Zero) RETURN a.name AS a LIMIT 3',
-  // a WHERE that may stop with a type error, OR across the ends (two walks); a relationship property condition
-  // (match.ts smallerEnd may start the walk at the other end, decided at run time)
-  'MATCH p=(a:Base)-[r]->(b:Base) WHERE a.domainsid <> b.domainsid AND r.isacl RETURN p LIMIT 1000',
-  'MATCH p = (a:Xd)-[r]->(b:Xd) WHERE a.dk <> b.dk AND r.isacl = true RETURN p LIMIT 1000',
-  'MATCH (a:Xd)-[r]->(b:Xd) WHERE a.dk <> b.dk AND r.isacl = 1 RETURN a.name AS a, b.name AS b LIMIT 1000',
+  // a WHERE that may stop with a type error, OR across the ends (two walks); a condition the walk's scan pushes
+  // and the join would not (a name's text test: "Unresolved SID with outbound control")
+  'MATCH p=(n:Base)-[r]->(:Base) WHERE r.isacl AND n.name CONTAINS "S-1-5-21-" RETURN p LIMIT 1000',
+  'MATCH (a:Xd)-[r]->(b:Xd) WHERE a.dk <> b.dk AND a.name STARTS WITH "XD-A" RETURN a.name AS a LIMIT 3',
+  'MATCH (a:Xd)-[r]->(b:Xd) WHERE a.dk <> b.dk AND a.name = "XD-R1" RETURN a.name AS a, b.name AS b LIMIT 2',
   'MATCH (a:Xd)-[r]->(b:Xd) WHERE a.dk <> b.dk AND toLower(a.name) = "xd-a" RETURN a.name AS a LIMIT 3',
   'MATCH (a:Xd)-[r]->(b:Xd) WHERE a.dk = "A" OR b.dk = "B" RETURN a.name AS a LIMIT 3',
   'MATCH (a)-[:MemberOf]->(g) RETURN DISTINCT g.name AS g LIMIT 3',
@@ -607,6 +625,14 @@ describe('one-hop patterns joined in the store = the engine walking (issue 28)',
     expect(rows.map(String).sort()).toEqual(['U-CAROL -> G-HELP', 'U-CAROL -> S-1-5-21-1-512'])
   })
 
+  it('`r.isacl` on a relationship storing isacl: 1 stops the joined query with the type error the walk raises (issue 28)', async () => {
+    for (const q of ['MATCH (a:Xd)-[r]->(b:Xe) WHERE a.dk <> b.dk AND r.isacl RETURN a.name AS a LIMIT 1000', 'MATCH (a:Xd)-[r]->(b:Xd) WHERE r.isacl AND a.dk <> b.dk RETURN a.name AS a SKIP 2 LIMIT 5']) {
+      const run = (hopPushdown: boolean) => runQuery(parseCypher(q), d1GraphSource(env.DB, null, { nodeKeys: nodePropertyKeys(parseCypher(q)) }), { now: Date.now(), hopPushdown })
+      await expect(run(false)).rejects.toThrow('type mismatch: expected a boolean but got a number')
+      await expect(run(true)).rejects.toThrow('type mismatch: expected a boolean but got a number')
+    }
+  })
+
   beforeAll(async () => {
     await env.DB.batch([1, 2].map((g) => env.DB.prepare('INSERT INTO asset_group_members (asset_group_id, objectid, custom_member) VALUES (?1, ?2, 1)').bind(g, 'U-BOB')))
   })
@@ -633,6 +659,10 @@ describe('one-hop patterns joined in the store = the engine walking (issue 28)',
       if (q.startsWith('MATCH p = (c:Computer)-[:HasSession]')) expect(store.answers[1]).toContain('"system_tags":"admin_tier_0 owned"')
       expect(engine.plans).not.toMatch(/one-hop join|chain joined/)
       expect(/one-hop join|chain joined/.test(store.plans)).toBe(pushed)
+      // the walk started at the end with fewer nodes (match.ts smallerEnd) exactly when the join did
+      const flipped = engine.plans.includes('started at the end with fewer nodes')
+      if (pushed) expect(store.plans.includes('one-hop join started at')).toBe(flipped)
+      if (/\(a:Xd\)-\[r[^\]]*\]->\(b:Xe\)|\(b:Xd\)<-\[r\]-\(a:Xe\)/.test(q)) expect(flipped).toBe(true)
       const memory = await runOn(q, memorySource(access, NODES.map((n) => ({ ...n, properties: props(n) })), EDGES), false)
       expect(store.rows.length).toBe(memory.rows.length)
       if (q.includes('GenericAll]->(b')) expect(store.answers.join()).toContain('"lastSeen":"2026-03-04T05:06:07.000Z"')
