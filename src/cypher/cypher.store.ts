@@ -820,7 +820,8 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
      */
     async oneHop(hop: OneHopScan, afterId: number, nearPage: number, limit: number, offset = 0, cap = 0): Promise<OneHopPage> {
       // every statement of the batch binds only the parameters it uses (D1 refuses others): each is built with its own
-      const build = (what: 'rows' | 'stats' | 'count') => {
+      const differ = (hop.differ ?? []).filter((d) => PLAIN_KEY.test(d.near) && PLAIN_KEY.test(d.far))
+      const build = (what: 'rows' | 'stats') => {
         const params: (string | number)[] = []
         const param = (x: string | number) => (params.push(x), `?${params.length}`)
         const near = exactConditions(hop.near, access, param)
@@ -833,34 +834,44 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         // relationship conditions as expand writes them (keys checked again: part of a bound JSON path)
         const rel = (hop.rel ?? []).filter((c) => /^[A-Za-z0-9_]+$/.test(c.key)).slice(0, MAX_REL_CONDITIONS)
         const relSql = rel.map((c) => `AND json_extract(e.properties, ${param(`$."${c.key}"`)}) = ${param(typeof c.value === 'boolean' ? (c.value ? 1 : 0) : c.value)}`).join(' ')
-        const differ = (hop.differ ?? []).filter((d) => PLAIN_KEY.test(d.near) && PLAIN_KEY.test(d.far))
         const from = `FROM w ${differ.length ? 'CROSS JOIN nodes m ON m.id = w.id' : ''} CROSS JOIN edges e ON e.${nearEnd} = w.id CROSS JOIN nodes n ON n.id = e.${farEnd}
              WHERE 1 ${kindSql} ${relSql} ${far.map((c) => `AND ${c}`).join(' ')}`
         const order = `ORDER BY w.id, e.kind, e.${farEnd}`
         const cols = 'e.id, e.start_id, e.end_id, e.kind, e.properties, e.updated_at'
         if (!differ.length) return { sql: `WITH w AS (${page}) SELECT ${cols} ${from} ${order} LIMIT ${param(limit)} OFFSET ${param(offset)}`, params }
-        // the candidates (every condition but differ), at most `cap` of them, in the walk's order
+        // The candidates (every condition but differ), at most `cap` of them, read once (a MATERIALIZED CTE, ids and
+        // the differ test only): their count and the page's rows passing the test come from the same statement.
+        // No order is needed to cap them: fewer than `cap` are all of them; `cap` is one more than the steps left,
+        // so charging them stops the query at the step limit before any row of the page is used (oneHopStream).
+        // The rows passing (at most `limit`) are then ordered as the walk orders them and their records read by id.
+        // (Two statements, a count and the rows, each joined and sorted the page's candidates with their
+        // properties: twice the work, the bulk of "Principals with foreign domain group membership" near 1 M edges.)
         // A row whose relationship condition `r.k` (true) holds a value that is not `true` but passes `= 1` (1, 1.0)
         // is kept whatever differ says: the walk reads it (its level applies the same `= 1`) and the engine's WHERE
         // may stop there with a type error (`r.isacl` on 1, onehop.ts wherePushdown); the engine re-tests it here too.
         const failing = rel.filter((c) => c.value === true).map((c) => `json_type(e.properties, '$."${c.key}"') <> 'true'`)
         const keep = [`(${differ.map((d) => differSql('m', d.near, 'n', d.far)).join(' AND ')})`, ...failing].join(' OR ')
-        const candidates = `SELECT ${cols}, w.id AS near_id, e.${farEnd} AS far_id, coalesce(${keep}, 0) AS keep ${from} ${order} LIMIT ${param(cap)}`
-        if (what === 'count') return { sql: `WITH w AS (${page}) SELECT count(*) AS n FROM (${candidates})`, params }
+        const candidates = `SELECT e.id AS id, w.id AS near_id, e.kind AS kind, e.${farEnd} AS far_id, coalesce(${keep}, 0) AS keep ${from} LIMIT ${param(cap)}`
         return {
-          sql: `WITH w AS (${page}) SELECT c.id, c.start_id, c.end_id, c.kind, c.properties, c.updated_at FROM (${candidates}) c
-                WHERE c.keep ORDER BY c.near_id, c.kind, c.far_id LIMIT ${param(limit)} OFFSET ${param(offset)}`,
+          sql: `WITH w AS (${page}), c AS MATERIALIZED (${candidates}), t AS (SELECT count(*) AS n FROM c),
+                k AS (SELECT id, near_id, kind, far_id FROM c WHERE keep ORDER BY near_id, kind, far_id LIMIT ${param(limit)} OFFSET ${param(offset)})
+                SELECT t.n AS candidates, x.id, x.start_id, x.end_id, x.kind, x.properties, x.updated_at FROM t LEFT JOIN
+                (SELECT k.near_id, k.kind AS k_kind, k.far_id, ${cols} FROM k CROSS JOIN edges e ON e.id = k.id) x ON 1
+                ORDER BY x.near_id, x.k_kind, x.far_id`,
           params,
         }
       }
-      const statements = (['rows', 'stats', ...(hop.differ?.length ? ['count' as const] : [])] as const).map((w) => {
+      const statements = (['rows', 'stats'] as const).map((w) => {
         const b = build(w)
         return db.prepare(b.sql).bind(...b.params)
       })
-      const [rows, stats, count] = await db.batch(statements)
+      const [rows, stats] = await db.batch(statements)
       const st = (stats.results as { scanned: number; last: number | null }[])[0]
-      const candidates = count ? ((count.results as { n: number }[])[0]?.n ?? 0) : undefined
-      return { edges: (rows.results as EdgeRow[]).map(toEdge), scanned: st?.scanned ?? 0, lastId: st?.last ?? null, ...(candidates === undefined ? {} : { candidates }) }
+      const found = rows.results as (EdgeRow & { candidates?: number })[]
+      // with differ: every row carries the candidates' count; none passing the test: one row of it alone (id null)
+      const candidates = differ.length ? (found[0]?.candidates ?? 0) : undefined
+      const edges = (candidates === undefined ? found : found.filter((r) => r.id !== null)).map(toEdge)
+      return { edges, scanned: st?.scanned ?? 0, lastId: st?.last ?? null, ...(candidates === undefined ? {} : { candidates }) }
     },
 
     /**

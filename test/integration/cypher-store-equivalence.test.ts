@@ -625,6 +625,29 @@ describe('one-hop patterns joined in the store = the engine walking (issue 28)',
     expect(rows.map(String).sort()).toEqual(['U-CAROL -> G-HELP', 'U-CAROL -> S-1-5-21-1-512'])
   })
 
+  it('a one-hop page with `a.k <> b.k` counts its candidates, at most `cap`, in the statement that returns its rows (issue 28)', async () => {
+    const xd: NodeCountTest = { kinds: [['Xd']], objectid: null, tests: [] }
+    const src = d1GraphSource(env.DB, null)
+    const hop = (key: string) => ({ near: xd, far: xd, direction: 'out' as const, kinds: null, differ: [{ near: key, far: key }] })
+    // 15 Xd nodes, 5 relationships each to another Xd node: 75 candidates; the rows are those the test keeps
+    const all = await src.oneHop!(hop('dk'), 0, 1000, 1000, 0, 1_000_000)
+    expect(all).toMatchObject({ candidates: 75, scanned: 15 })
+    expect(all.edges.length).toBeGreaterThan(0)
+    expect(all.edges.length).toBeLessThan(75)
+    // in the walk's order: near node, kind, far node
+    const key = (e: (typeof all.edges)[number]) => [e.start, e.kind, e.end] as const
+    const sorted = [...all.edges].sort((x, y) => (key(x)[0] - key(y)[0]) || (key(x)[1] < key(y)[1] ? -1 : key(x)[1] > key(y)[1] ? 1 : key(x)[2] - key(y)[2]))
+    expect(all.edges.map((e) => e.id)).toEqual(sorted.map((e) => e.id))
+    // the cap: at most `cap` counted (the query then stops at the step limit)
+    expect((await src.oneHop!(hop('dk'), 0, 1000, 1000, 0, 10)).candidates).toBe(10)
+    // no row passes (a key no node has): the count still comes
+    expect(await src.oneHop!(hop('nokey'), 0, 1000, 1000, 0, 1_000_000)).toMatchObject({ edges: [], candidates: 75 })
+    // LIMIT and OFFSET over the rows passing
+    const two = await src.oneHop!(hop('dk'), 0, 1000, 2, 1, 1_000_000)
+    expect(two.edges.map((e) => e.id)).toEqual(all.edges.slice(1, 3).map((e) => e.id))
+    expect(two.candidates).toBe(75)
+  })
+
   it('`r.isacl` on a relationship storing isacl: 1 stops the joined query with the type error the walk raises (issue 28)', async () => {
     for (const q of ['MATCH (a:Xd)-[r]->(b:Xe) WHERE a.dk <> b.dk AND r.isacl RETURN a.name AS a LIMIT 1000', 'MATCH (a:Xd)-[r]->(b:Xd) WHERE r.isacl AND a.dk <> b.dk RETURN a.name AS a SKIP 2 LIMIT 5']) {
       const run = (hopPushdown: boolean) => runQuery(parseCypher(q), d1GraphSource(env.DB, null, { nodeKeys: nodePropertyKeys(parseCypher(q)) }), { now: Date.now(), hopPushdown })
