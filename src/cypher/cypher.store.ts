@@ -282,6 +282,17 @@ const MAX_SCAN_CONDITIONS = 8
 const MAX_REL_CONDITIONS = 8
 const MAX_NODE_KEYS = 48
 
+/**
+ * A walk's relationship conditions on `e` as the store applies them (expandLevel, oneHop): at most
+ * MAX_REL_CONDITIONS, each `json_extract(e.properties, '$."key"') = value` with key and value bound (keys are
+ * letters, digits and _ only, checked here: they are part of a bound JSON path, never SQL text).
+ */
+function relConditionSql(where: RelCondition[], param: (x: string | number) => string): { conds: RelCondition[]; sql: string } {
+  const conds = where.filter((c) => /^[A-Za-z0-9_]+$/.test(c.key)).slice(0, MAX_REL_CONDITIONS)
+  const sql = conds.map((c) => `AND json_extract(e.properties, ${param(`$."${c.key}"`)}) = ${param(typeof c.value === 'boolean' ? (c.value ? 1 : 0) : c.value)}`).join(' ')
+  return { conds, sql }
+}
+
 /** Rough heap cost of one relationship record and its cache entries (object, strings, map slots). */
 const EDGE_BYTES = 200
 
@@ -832,8 +843,7 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         // a few kinds: one index seek per kind; many: `+` tests the kind on the entries of one seek (see reach)
         const kindSql = hop.kinds ? `AND ${hop.kinds.length > 4 ? '+' : ''}e.kind IN (SELECT value FROM json_each(${param(JSON.stringify(hop.kinds))}))` : ''
         // relationship conditions as expand writes them (keys checked again: part of a bound JSON path)
-        const rel = (hop.rel ?? []).filter((c) => /^[A-Za-z0-9_]+$/.test(c.key)).slice(0, MAX_REL_CONDITIONS)
-        const relSql = rel.map((c) => `AND json_extract(e.properties, ${param(`$."${c.key}"`)}) = ${param(typeof c.value === 'boolean' ? (c.value ? 1 : 0) : c.value)}`).join(' ')
+        const { conds: rel, sql: relSql } = relConditionSql(hop.rel ?? [], param)
         const from = `FROM w ${differ.length ? 'CROSS JOIN nodes m ON m.id = w.id' : ''} CROSS JOIN edges e ON e.${nearEnd} = w.id CROSS JOIN nodes n ON n.id = e.${farEnd}
              WHERE 1 ${kindSql} ${relSql} ${far.map((c) => `AND ${c}`).join(' ')}`
         const order = `ORDER BY w.id, e.kind, e.${farEnd}`
@@ -970,7 +980,6 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
       orGoOn: GoOn | null = null,
     ): Promise<{ edges: EdgeRecord[]; nodes: NodeRecord[] }> {
       if (ids.length === 0) return { edges: [], nodes: [] }
-      const conds = where.filter((c) => /^[A-Za-z0-9_]+$/.test(c.key)).slice(0, MAX_REL_CONDITIONS)
       const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =
         direction === 'out' ? [['start_id', 'end_id']] : direction === 'in' ? [['end_id', 'start_id']] : [['start_id', 'end_id'], ['end_id', 'start_id']]
       const statements: D1PreparedStatement[] = []
@@ -981,7 +990,7 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         const params: (string | number | null)[] = [JSON.stringify(c)]
         const param = (x: string | number | null) => (params.push(x), `?${params.length}`)
         const k = kinds ? param(JSON.stringify(kinds)) : null
-        const relSql = conds.map((rc) => `AND json_extract(e.properties, ${param(`$."${rc.key}"`)}) = ${param(typeof rc.value === 'boolean' ? (rc.value ? 1 : 0) : rc.value)}`).join(' ')
+        const relSql = relConditionSql(where, param).sql
         const tests: string[] = []
         const visibleSql = access !== null ? `AND ${visible('n.environment_id', param(access))}` : ''
         if (far.kinds) tests.push(kindsSql('n', param(JSON.stringify(far.kinds))))
