@@ -84,15 +84,25 @@ export const cypherRoutes: RouteEntry[] = [
         }
         const spent = result.ctx.budget.used
         // Printable ASCII only (the plan quotes query literals; a header cannot carry anything else).
-        const plan = `${result.ctx.plans.join(' | ').slice(0, 1500)} (rows ${spent.rows}, steps ${spent.steps}, bytes ${spent.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'}, node properties ${nodeKeys === null ? 'all' : nodeKeys.length ? planKeys(nodeKeys) : 'none'}${reads.presented ? ' and the presented ones' : ''})`.replace(/[^\x20-\x7e]/g, '?')
-        c.header('X-Cypher-Plan', plan)
+        c.header(
+          'X-Cypher-Plan',
+          planHeader(
+            result.ctx.plans,
+            `rows ${spent.rows}, steps ${spent.steps}, bytes ${spent.bytes}, relationship properties ${result.ctx.relProperties ? 'read' : 'not read'}, node properties ${nodeKeys === null ? 'all' : nodeKeys.length ? planKeys(nodeKeys) : 'none'}${reads.presented ? ' and the presented ones' : ''}`,
+          ),
+        )
         if (measured.entries === 0) throw new ApiError(404, 'resource not found', 'query')
         c.header('Content-Type', 'application/json')
         const pieces = answerPieces(result.columns, result.rows, result.ctx.graph, body.include_properties, measured)
         streaming = true
         return c.body(answerStream(pieces, () => budget.end()), 200)
       } catch (e) {
-        if (e instanceof CypherError) throw new ApiError(400, e.message, 'query')
+        if (e instanceof CypherError) {
+          // a query stopped while it ran (a limit): the plan so far and what it had spent, to tell why
+          const spent = budget.used
+          const headers: Record<string, string> = e.plans ? { 'X-Cypher-Plan': planHeader(e.plans, `stopped; rows ${spent.rows}, steps ${spent.steps}, bytes ${spent.bytes}`) } : {}
+          throw new ApiError(400, e.message, 'query', headers)
+        }
         // The last line of defence for "never a 5xx": a value nested deeper than the stack allows (parse.ts
         // bounds the syntax tree's depth, but a chain of WITH clauses can still nest lists in lists) or
         // longer than V8 allows is refused as too complex, like a tree the parser cannot build.
@@ -106,6 +116,11 @@ export const cypherRoutes: RouteEntry[] = [
   ),
   ...savedQueryRoutes,
 ]
+
+/** The X-Cypher-Plan header: the plans made and what was spent, printable ASCII only (the plans quote query literals). */
+function planHeader(plans: string[], spent: string): string {
+  return `${plans.join(' | ').slice(0, 1500)} (${spent})`.replace(/[^\x20-\x7e]/g, '?')
+}
 
 /**
  * The node-property list of the plan header, shortened: a legal query may read hundreds of keys, and a

@@ -8,6 +8,8 @@ import { cypherRegex } from './eval'
 
 /** A query the service refuses or cannot run: always a 400 with this message. */
 export class CypherError extends Error {
+  /** how the patterns were being matched when a running query was stopped (run.ts runQuery; the plan header of a refusal) */
+  plans?: string[]
   constructor(message: string) {
     super(message)
     this.name = 'CypherError'

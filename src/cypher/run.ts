@@ -54,10 +54,23 @@ export interface RunOptions {
 }
 
 export async function runQuery(query: Query, source: GraphSource, opts: RunOptions = {}): Promise<QueryResult> {
+  const running: { ctx: RunContext | null } = { ctx: null }
+  try {
+    return await runIn(query, source, opts, running)
+  } catch (e) {
+    // a query stopped while it ran (a limit, a type error): the plans made so far go with the error, so the
+    // refusal can say how the patterns were being matched (cypher.routes.ts, X-Cypher-Plan)
+    if (e instanceof CypherError && running.ctx && e.plans === undefined) e.plans = running.ctx.plans
+    throw e
+  }
+}
+
+async function runIn(query: Query, source: GraphSource, opts: RunOptions, running: { ctx: RunContext | null }): Promise<QueryResult> {
   // size(collect(…)) read as count(…) (counts.ts): the same answer without holding the lists
   if (opts.countPushdown !== false) query = countCollectedSizes(query)
   const budget = opts.budget ?? new Budget(opts.limits ?? DEFAULT_LIMITS, opts.clock)
   const ctx = newContext(source, budget, opts.now ?? Date.now(), readsRelationshipProperties(query))
+  running.ctx = ctx
   if (opts.shortest) ctx.shortest = { ...ctx.shortest, ...opts.shortest }
   if (opts.walkPruning === false) ctx.walkPruning = false
   // `MATCH (n:Label) WHERE … RETURN count(n)` with every condition exact in SQL: one count in the store
@@ -113,6 +126,7 @@ export async function runQuery(query: Query, source: GraphSource, opts: RunOptio
     if (opts.shortest) again.shortest = { ...again.shortest, ...opts.shortest }
     again.walkPruning = ctx.walkPruning
     again.plans.push('ORDER BY sorted by the engine (a value the store cannot order)')
+    running.ctx = again
     return pipeline(query, again, opts, budget, null)
   }
 }

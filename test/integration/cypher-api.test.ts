@@ -243,6 +243,10 @@ describe('refusals (400 envelope, never a 5xx)', () => {
       [{ query: 42 }, /query/],
     ]
     for (const [body, message] of cases) await expectEnvelope(await post(admin, body), 400, message)
+    // a query stopped while it ran says how it was being matched and what it had spent; one refused before it ran has no plan
+    const stopped = await post(admin, { query: 'MATCH (a), (b), (c), (d), (e) RETURN count(*)' })
+    expect(stopped.headers.get('x-cypher-plan')).toMatch(/^scan .*; 0 hop\(s\) \(stopped; rows 1\d{5}, steps \d+, bytes \d+\)$/)
+    expect((await post(admin, { query: 'CALL db.labels()' })).headers.get('x-cypher-plan')).toBeNull()
     await expectEnvelope(await post(admin, { query: `MATCH (n) WHERE n.name = '${'x'.repeat(100_000)}' RETURN n` }), 400, /too complex/)
     await expectEnvelope(await post(admin, { query: `MATCH (n) WHERE n.name = '${'x'.repeat(1_000_000)}' RETURN n` }), 413)
     // a non-ASCII literal (quoted in the plan header) is answered normally
