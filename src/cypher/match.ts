@@ -676,6 +676,10 @@ interface AdjCache {
   bytes: number
 }
 const ADJ_CACHE_BYTES = 16 * 1024 * 1024
+/** Targets of one multi-target search, not reached yet, that it may ask the store to prove unreachable at once */
+const PROVE_TARGETS = 4_096
+/** Targets left up to this many are asked for one by one (each reach up to `proveAfter` nodes) */
+const PROVE_EACH = 64
 
 /** A level's adjacency and the bytes charged for it that are given back once the level is walked. */
 interface Level {
@@ -776,7 +780,10 @@ function stepFrom(ctx: RunContext, search: Search, level: Level, from: number[],
     }
   }
   const added = next.length - before
-  ctx.budget.chargeRows(added)
+  // a node reached is a step and its state bytes (SEARCH_NODE_BYTES, measured: ~150-190 bytes of heap per node
+  // reached with its depth, parent link and frontier slot, node ids past 2^31), not a row: the row limit
+  // bounds rows of values, and counting search nodes as rows refused the Domain Users group's search of
+  // a large domain (64 000 nodes, twice) that the memory and step limits allow
   ctx.budget.chargeSteps(added)
   const bytes = added * SEARCH_NODE_BYTES + links * PARENT_BYTES
   ctx.budget.chargeBytes(bytes)
@@ -1032,7 +1039,15 @@ function provenUnreachable(reaches: Reaches, p: 'out' | 'in' | 'both', a: number
  * Asks the store for R(seeds, dir), the union of the seeds' reaches (closed as well), once; a complete
  * answer is recorded with the candidates inside it.
  */
-async function askReach(ctx: RunContext, reaches: Reaches, seeds: number[], dir: 'out' | 'in' | 'both', kinds: string[] | null, candidates: number[]): Promise<boolean> {
+async function askReach(
+  ctx: RunContext,
+  reaches: Reaches,
+  seeds: number[],
+  dir: 'out' | 'in' | 'both',
+  kinds: string[] | null,
+  candidates: number[],
+  most = ctx.shortest.reachLimit,
+): Promise<boolean> {
   const key = `${[...seeds].sort((a, b) => a - b).join(',')}|${dir}`
   if (reaches.asked.has(key)) return true
   reaches.asked.add(key)
@@ -1042,7 +1057,7 @@ async function askReach(ctx: RunContext, reaches: Reaches, seeds: number[], dir:
   // (a far but reachable pair meets in the middle), and that search must not find the budget spent.
   const spare = ctx.budget.limits.maxSteps - ctx.budget.used.steps - Math.floor(ctx.budget.limits.maxSteps / 4)
   if (spare < 1) return false
-  const limit = Math.min(ctx.shortest.reachLimit, spare)
+  const limit = Math.min(most, spare)
   const r = await ctx.source.reach(seeds, dir, kinds, limit, candidates)
   reaches.statements++
   ctx.budget.chargeSteps(r.nodes)
@@ -1424,7 +1439,109 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
           const out = await toRows(pathsTo(search, [search.source]))
           if (out.length) yield out
         }
+    /**
+     * The answers for the nodes each search reached first in a level part: each search's new nodes in id
+     * order, tested `size` at a time (a lazy end reads them by id, `size` ahead across the searches so that
+     * many small searches share round trips), the paths of the targets among them returned BATCH targets at
+     * a time, so a LIMIT stops before the paths (and a lazy end's records) of the rest are read: at 1 M edges
+     * one chunk of the reverse search from a Domain Admins group reaches ~61 000 nodes, every one of them an
+     * end of `(s:Base)`.
+     */
+    const size = Math.max(1, ctx.shortest.levelChunk)
+    async function* answer(active: Search[], fresh: number[][]): AsyncGenerator<Row[]> {
+      const lists = fresh.map((f) => [...f].sort((x, y) => x - y))
+      const flat = lists.flat()
+      let prepared = 0
+      let at = 0
+      for (const [i, search] of active.entries()) {
+        const list = lists[i]
+        for (let j = 0; j < list.length; j += size) {
+          const slice = list.slice(j, j + size)
+          while (prepared < at + j + slice.length) {
+            const part = flat.slice(prepared, prepared + size)
+            await targets.prepare(part)
+            prepared += part.length
+          }
+          const reached = slice.filter((to) => targets.has(to) && to !== search.source)
+          search.left -= reached.length
+          for (const part of chunks(reached, BATCH)) {
+            const out = await toRows(pathsTo(search, part))
+            if (out.length) yield out
+          }
+        }
+        at += list.length
+      }
+    }
+    // Targets proven unreachable by the store (Reaches): a search past `proveAfter` nodes whose listed targets
+    // are not all reached asks for the reach of the rest walking back towards it; a complete one without the
+    // search's source proves those targets unreachable from it, so the search ends once it has reached the
+    // others instead of walking everything it reaches (at 1 M edges the Domain Users group of the largest
+    // domain reaches 64 000 nodes; the Tier Zero nodes of the other domains are never among them). A few
+    // targets (PROVE_EACH) are asked one by one, each up to `proveAfter` nodes: the reach of them all
+    // together is too large to tell whenever one of them lies in the search's own large region, which
+    // would prove nothing about the others; more are asked together, up to `reachLimit` nodes. Each target
+    // (or set of targets) is asked once per query; the search is asked for again only once its rest shrank.
+    const reaches: Reaches = { known: [], asked: new Set(), tooLarge: [], statements: 0, settled: 0, putOff: 0, groups: 0 }
+    const asked = new Map<Search, number>()
+    const unreachable = new Set<number>()
+    /** the listed targets `search` has neither reached nor ruled out (Reaches) */
+    const restOf = (search: Search): number[] =>
+      [...listed!].filter((t) => t !== search.source && !search.depth.has(t) && !provenUnreachable(reaches, dir, search.source, t))
+    const prove = async (active: Search[]): Promise<void> => {
+      if (!listed) return
+      for (const search of active) {
+        if (search.left <= 0 || search.left > PROVE_TARGETS || search.depth.size <= ctx.shortest.proveAfter) continue
+        if ((asked.get(search) ?? Infinity) <= search.left) continue
+        const rest = restOf(search)
+        asked.set(search, rest.length)
+        if (rest.length <= PROVE_EACH)
+          for (const t of rest) {
+            if (provenUnreachable(reaches, dir, search.source, t)) continue
+            await askReach(ctx, reaches, [t], reverse(dir), kinds, [...sources, t], Math.max(1, ctx.shortest.proveAfter))
+          }
+        else await askReach(ctx, reaches, rest, reverse(dir), kinds, [...sources, ...rest])
+        const left = rest.filter((t) => !provenUnreachable(reaches, dir, search.source, t))
+        for (const t of rest) if (!left.includes(t)) unreachable.add(t)
+        search.left = left.length
+      }
+    }
+    // A search with a few targets left (PROVE_EACH) whose next level is large (more than `proveAfter` nodes to
+    // read) finishes pair by pair: a bidirectional search from each target left towards its own (the
+    // pairwise searches' `bidirectional`, its levels read on from where the lockstep left them). Targets
+    // reached only through a large level cost only what the two sides need to meet: at 1 M edges the
+    // Domain Users group of the largest domain has 2 of its Tier Zero targets left before a level whose
+    // 2 836 nodes hold 334 000 relationships, and they are met from their side within a few dozen nodes.
+    // Their paths are held until the lockstep reaches their length, so answers stay shortest first.
+    let held: IdPath[] = []
+    let pairwise = 0
+    const finish = async (search: Search): Promise<void> => {
+      const yCache: AdjCache = { adj: new Map(), bytes: 0 }
+      const dead: Dead = { nodes: new Set(), bytes: 0 }
+      for (const y of restOf(search).sort((x, z) => x - z)) {
+        pairwise++
+        const paths = await bidirectional(ctx, search, dir, y, maxDepth, kinds, keep, all, yCache, dead, Infinity, null)
+        for (const p of paths ?? []) held.push(fromA ? p : { nodes: [...p.nodes].reverse(), rels: [...p.rels].reverse() })
+      }
+      ctx.budget.releaseBytes(yCache.bytes + dead.bytes)
+      search.left = 0
+    }
+    /** the held paths up to `length` relationships long, shortest first */
+    async function* release(length: number): AsyncGenerator<Row[]> {
+      if (held.length === 0) return
+      held.sort((x, y) => x.rels.length - y.rels.length)
+      const now = held.filter((p) => p.rels.length <= length)
+      held = held.filter((p) => p.rels.length > length)
+      for (const part of chunks(now, BATCH)) {
+        const out = await toRows(part)
+        if (out.length) yield out
+      }
+    }
     for (let d = 1; d <= maxDepth; d++) {
+      yield* release(d - 1)
+      await prove(searches.filter((x) => x.frontier.length > 0 && x.left > 0))
+      if (listed)
+        for (const search of searches)
+          if (search.frontier.length > ctx.shortest.proveAfter && search.left > 0 && search.left <= PROVE_EACH) await finish(search)
       const active = searches.filter((x) => x.frontier.length > 0 && x.left > 0)
       if (active.length === 0) break
       if (!all) {
@@ -1434,7 +1551,6 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
         // (at 1 M edges the kerberoastable users' paths to Tier Zero: 842 pairs after three levels, the
         // fourth would walk ~120 000 nodes for 158 more). allShortestPaths needs every parent of a level.
         const union = [...new Set(active.flatMap((x) => x.frontier))]
-        const size = Math.max(1, ctx.shortest.levelChunk)
         const parts = chunks(union, size)
         const chunkOf = new Map<number, number>()
         union.forEach((n, i) => chunkOf.set(n, Math.floor(i / size)))
@@ -1446,26 +1562,17 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
         const nexts: number[][] = active.map(() => [])
         for (let c = 0; c < parts.length; c++) {
           const level = await adjacency(ctx, parts[c], dir, kinds, keep, cache)
-          const found: [Search, number[]][] = []
-          const firsts = active.map((search, i) => {
-            if (byChunk[i][c].length === 0) return -1
+          const fresh = active.map((search, i) => {
+            if (byChunk[i][c].length === 0) return []
             const first = nexts[i].length
             stepFrom(ctx, search, level, byChunk[i][c], nexts[i])
-            return first
-          })
-          await targets.prepare(active.flatMap((_, i) => (firsts[i] < 0 ? [] : nexts[i].slice(firsts[i]))))
-          active.forEach((search, i) => {
-            const first = firsts[i]
-            if (first < 0) return
-            const reached = nexts[i].slice(first).filter((to) => targets.has(to) && to !== search.source)
-            search.left -= reached.length
-            if (reached.length) found.push([search, reached.sort((x, y) => x - y)])
+            return nexts[i].slice(first)
           })
           ctx.budget.releaseBytes(level.transient)
-          for (const [search, reached] of found) {
-            const out = await toRows(pathsTo(search, reached))
-            for (let i = 0; i < out.length; i += BATCH) yield out.slice(i, i + BATCH)
-          }
+          yield* answer(active, fresh)
+          // every search has reached or ruled out all its targets, or has no frontier node in the rest of the
+          // level: the rest is not read (a search still looking has its whole next level; the others are done)
+          if (active.every((x, i) => x.left <= 0 || byChunk[i].every((b, k) => k <= c || b.length === 0))) break
         }
         active.forEach((search, i) => {
           search.frontier = nexts[i]
@@ -1474,21 +1581,15 @@ async function* matchShortest(ctx: RunContext, part: PatternPart, rows: Row[], w
         continue
       }
       const level = await adjacency(ctx, [...new Set(active.flatMap((x) => x.frontier))], dir, kinds, keep, cache)
-      const found: [Search, number[]][] = []
       const news = active.map((search) => step(ctx, search, level))
-      await targets.prepare(news.flat())
-      for (const [i, search] of active.entries()) {
-        const reached = news[i].filter((to) => targets.has(to) && to !== search.source)
-        search.left -= reached.length
-        if (reached.length) found.push([search, reached.sort((x, y) => x - y)])
-      }
       ctx.budget.releaseBytes(level.transient)
       // parents at depth d are complete once the whole level is expanded (done above for every search)
-      for (const [search, reached] of found) {
-        const out = await toRows(pathsTo(search, reached))
-        for (let i = 0; i < out.length; i += BATCH) yield out.slice(i, i + BATCH)
-      }
+      yield* answer(active, news)
     }
+    yield* release(Infinity)
+    if (reaches.statements > 0 && ctx.plans.length < 32)
+      ctx.plans.push(`reachability in the store: ${reaches.statements} statement(s), ${reaches.known.length} complete; ${unreachable.size} target(s) proven unreachable from a source`)
+    if (pairwise > 0 && ctx.plans.length < 32) ctx.plans.push(`${pairwise} target(s) left before a large level searched pair by pair`)
     ctx.budget.releaseBytes(cache.bytes)
   }
 }

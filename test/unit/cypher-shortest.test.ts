@@ -133,7 +133,21 @@ describe('shortest paths equal a brute-force answer', () => {
           }
         expect(all.rows.map((r) => text(r[0] as PathVal)).sort()).toEqual(want.sort())
         for (const p of [...all.ctx.plans, ...one.ctx.plans])
-          plans.add(p.includes('per pair') ? 'pairwise' : p.includes('tested as the searches reach it') ? 'lazy' : p.includes('multi-target') ? 'multi' : /[1-9]\d* pair\(s\) proven/.test(p) ? 'proven' : 'other')
+          plans.add(
+            p.includes('per pair')
+              ? 'pairwise'
+              : p.includes('tested as the searches reach it')
+                ? 'lazy'
+                : p.includes('multi-target')
+                  ? 'multi'
+                  : /[1-9]\d* pair\(s\) proven/.test(p)
+                    ? 'proven'
+                    : /[1-9]\d* target\(s\) proven unreachable from a source/.test(p)
+                      ? 'targets proven'
+                      : p.includes('searched pair by pair')
+                        ? 'finished pairwise'
+                        : 'other',
+          )
         // shortest answers first
         const lengths = all.rows.map((r) => (r[0] as PathVal).rels.length)
         expect(lengths).toEqual([...lengths].sort((x, y) => x - y))
@@ -285,7 +299,7 @@ describe('a large end tested as the searches reach it (issue 28)', () => {
 describe('multi-target shortestPath levels answered chunk by chunk (issue 28)', () => {
   it('a LIMIT reached inside a level stops the search there: the rest of the level is never walked', async () => {
     // target T <- 1 500 middle nodes (level 1); each middle node <- one start (:X) and 5 other nodes (level 2:
-    // 9 000 nodes). LIMIT 10 is met by the first chunk of level 2; walking all of it passes the row limit.
+    // 9 000 nodes). LIMIT 10 is met by the first chunk of level 2; walking all of it passes the step limit.
     const nodes: NodeRecord[] = [node(1, 'E1', ['Base', 'Y'])]
     const edges: EdgeRecord[] = []
     const add = (kinds: string[], to: number) => {
@@ -300,14 +314,15 @@ describe('multi-target shortestPath levels answered chunk by chunk (issue 28)', 
       for (let j = 0; j < 5; j++) add(['Base'], m)
     }
     const query = parseCypher('MATCH p = shortestPath((s:X)-[:A*1..]->(t:Y)) RETURN length(p) AS l LIMIT 10')
-    const limits: CypherLimits = { maxRows: 4_000, maxResultRows: 1e6, maxSteps: 1e6, maxMillis: 60_000, maxBytes: 64 * 1024 * 1024 }
+    const limits: CypherLimits = { maxRows: 4_000, maxResultRows: 1e6, maxSteps: 8_000, maxMillis: 60_000, maxBytes: 64 * 1024 * 1024 }
     // (the start end read whole, as in the plan below: a large end tested as reached is the next describe's)
     const whole = { lazyList: Infinity, lazyScan: Infinity }
     const r = await runQuery(query, memorySource(null, nodes, edges), { limits, shortest: { levelChunk: 100, ...whole } })
     expect(r.rows).toEqual(Array.from({ length: 10 }, () => [2]))
     expect(r.ctx.plans.join()).toMatch(/1500 x 1, multi-target search from the end side/)
-    // the whole level at once (as allShortestPaths must, every parent of a level) passes the row limit
-    await expect(runQuery(query, memorySource(null, nodes, edges), { limits, shortest: { levelChunk: 1e9, ...whole } })).rejects.toThrow(/row limit/)
+    // the whole level at once (as allShortestPaths must, every parent of a level: 9 000 relationships and
+    // nodes) passes the step limit
+    await expect(runQuery(query, memorySource(null, nodes, edges), { limits, shortest: { levelChunk: 1e9, ...whole } })).rejects.toThrow(/traversal step limit/)
   })
 })
 
@@ -400,5 +415,122 @@ describe('shortest-path searches: access and memory', () => {
     expect(r.ctx.budget.used.steps).toBeGreaterThanOrEqual(edges.length)
     // ...and the memory it does hold is charged: a budget below one level's records refuses it
     await expect(runQuery(query, memorySource(null, nodes, edges), { limits: { ...limits, maxBytes: 200_000 }, shortest })).rejects.toThrow(/memory limit/)
+  })
+})
+
+describe('multi-target searches that end without walking all they reach (issue 28)', () => {
+  /**
+   * The Domain Users shape: start S (:X) reaches T1 (:Y) at depth 2 and T2 (:Y) at depth 5, behind a level of
+   * 100 nodes holding 4 000 relationships (and 8 000 more beyond); a second start S2 reaches only T3 (:Y), 4
+   * away; five more ends (:Y) sit in small regions neither start reaches. Searching until nothing is left walks
+   * ~24 000 nodes and relationships; the store proves the six S cannot reach unreachable and T2 is met pair by
+   * pair from its own side, its path held until S2's shorter one is answered.
+   */
+  function domainUsers(): { nodes: NodeRecord[]; edges: EdgeRecord[] } {
+    const nodes: NodeRecord[] = []
+    const edges: EdgeRecord[] = []
+    const add = (kinds: string[]) => (nodes.push(node(nodes.length + 1, 'E1', ['Base', ...kinds])), nodes.length)
+    const link = (a: number, b: number) => edges.push(edge(edges.length + 1, a, 'A', b))
+    const s = add(['X'])
+    const m = add([])
+    link(s, m)
+    link(m, add(['Y']))
+    const middles = Array.from({ length: 100 }, () => add([]))
+    for (const n of middles) {
+      link(m, n)
+      for (let i = 0; i < 40; i++) {
+        const leaf = add([])
+        link(n, leaf)
+        link(leaf, add([]))
+        link(leaf, add([]))
+      }
+    }
+    const x1 = add([])
+    const x2 = add([])
+    link(middles[0], x1)
+    link(x1, x2)
+    link(x2, add(['Y']))
+    // a second start whose own end is 4 relationships away: its path comes before S's 5-relationship one
+    let at = add(['X'])
+    for (let i = 0; i < 3; i++) {
+      const next = add([])
+      link(at, next)
+      at = next
+    }
+    link(at, add(['Y']))
+    for (let k = 0; k < 5; k++) {
+      const u = add([])
+      link(u, add(['Y']))
+    }
+    return { nodes, edges }
+  }
+
+  it('targets proven unreachable by the store and the last ones met pair by pair: the same answers, shortest first, within a step limit that searching everything passes', async () => {
+    const { nodes, edges } = domainUsers()
+    const limits: CypherLimits = { maxRows: 1e6, maxResultRows: 1e6, maxSteps: 3_000, maxMillis: 60_000, maxBytes: 64 * 1024 * 1024 }
+    const shortest = { pairwiseMax: 0, proveAfter: 50 }
+    for (const fn of ['shortestPath', 'allShortestPaths']) {
+      const query = parseCypher(`MATCH p = ${fn}((s:X)-[:A*1..]->(t:Y)) RETURN p`)
+      const r = await runQuery(query, memorySource(null, nodes, edges), { limits, shortest })
+      // the part S reaches is a tree: each end's one path by a plain breadth-first search (bruteShortest
+      // enumerates trails, too slow for 12 000 relationships)
+      const want = nodes
+        .filter((n) => n.kinds.includes('X'))
+        .flatMap((start) => {
+          const parent = new Map<number, EdgeRecord>()
+          for (let level = [start.id]; level.length; ) {
+            const next: number[] = []
+            for (const e of edges) if (level.includes(e.start) && e.end !== start.id && !parent.has(e.end)) (parent.set(e.end, e), next.push(e.end))
+            level = next
+          }
+          const pathTo = (t: number): string => (t === start.id ? `${t}` : `${pathTo(parent.get(t)!.start)} ${parent.get(t)!.id} ${t}`)
+          return nodes.filter((n) => n.kinds.includes('Y') && parent.has(n.id)).map((t) => pathTo(t.id))
+        })
+        .sort((a, b) => a.split(' ').length - b.split(' ').length)
+      expect(want.map((w) => (w.split(' ').length - 1) / 2)).toEqual([2, 4, 5])
+      expect(r.rows.map((row) => text(row[0] as PathVal))).toEqual(want)
+      const plan = r.ctx.plans.join(' | ')
+      expect(plan).toContain('multi-target search from the start side, 2 source(s)')
+      expect(plan).toMatch(/ 6 target\(s\) proven unreachable from a source/)
+      expect(plan).toContain('1 target(s) left before a large level searched pair by pair')
+      // searching until nothing is left (the store never asked, no pair searched alone) passes the step limit
+      await expect(runQuery(query, memorySource(null, nodes, edges), { limits, shortest: { ...shortest, proveAfter: Infinity } })).rejects.toThrow(/traversal step limit/)
+    }
+  })
+
+  it("a level reaching thousands of ends answers them a batch at a time, so a LIMIT stops before the rest's paths are read", async () => {
+    // end T (:Y) <- 9 000 starts (:X): the search from T reaches them all in one level of one frontier node
+    const nodes: NodeRecord[] = [node(1, 'E1', ['Base', 'Y'])]
+    const edges: EdgeRecord[] = []
+    for (let i = 0; i < 9_000; i++) {
+      nodes.push(node(i + 2, 'E1', ['Base', 'X']))
+      edges.push(edge(i + 1, i + 2, 'A', 1))
+    }
+    const limits: CypherLimits = { maxRows: 4_000, maxResultRows: 1e6, maxSteps: 1e6, maxMillis: 60_000, maxBytes: 64 * 1024 * 1024 }
+    const r = await runQuery(parseCypher('MATCH p = shortestPath((s:X)-[:A*1..]->(t:Y)) RETURN p LIMIT 10'), memorySource(null, nodes, edges), { limits })
+    expect(r.rows.map((row) => text(row[0] as PathVal))).toEqual(Array.from({ length: 10 }, (_, i) => `${i + 2} ${i + 1} 1`))
+    expect(r.ctx.plans.join()).toMatch(/x 1, multi-target search from the end side/)
+    expect(r.ctx.budget.used.rows).toBeLessThan(1_000)
+  })
+
+  it('a level stops being read once every search has reached all its ends', async () => {
+    // S (:X) -> 1 000 middles, the first of them -> T (:Y); each middle -> 10 leaves. Read 10 frontier nodes at
+    // a time, level 2 stops after its first part (T found): ~2 100 steps instead of ~23 000
+    const nodes: NodeRecord[] = [node(1, 'E1', ['Base', 'X']), node(2, 'E1', ['Base', 'Y'])]
+    const edges: EdgeRecord[] = []
+    const link = (a: number, b: number) => edges.push(edge(edges.length + 1, a, 'A', b))
+    for (let i = 0; i < 1_000; i++) {
+      const m = nodes.push(node(nodes.length + 1, 'E1', ['Base'])) && nodes.length
+      link(1, m)
+      if (i === 0) link(m, 2)
+      for (let j = 0; j < 10; j++) link(m, nodes.push(node(nodes.length + 1, 'E1', ['Base'])) && nodes.length)
+    }
+    const limits: CypherLimits = { maxRows: 1e6, maxResultRows: 1e6, maxSteps: 5_000, maxMillis: 60_000, maxBytes: 64 * 1024 * 1024 }
+    const query = parseCypher('MATCH p = shortestPath((s:X)-[:A*1..]->(t:Y)) RETURN length(p) AS l')
+    const r = await runQuery(query, memorySource(null, nodes, edges), { limits, shortest: { pairwiseMax: 0, levelChunk: 10 } })
+    expect(r.rows).toEqual([[2]])
+    expect(r.ctx.plans.join()).toMatch(/1 x 1, multi-target search from the start side/)
+    // the whole level read: past the step limit
+    await expect(runQuery(query, memorySource(null, nodes, edges), { limits, shortest: { pairwiseMax: 0, levelChunk: 1e9 } })).rejects.toThrow(/traversal step limit/)
   })
 })
