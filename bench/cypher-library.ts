@@ -30,7 +30,7 @@ import { BenchApi, type Timed } from './lib/api'
 import { createTokens, login, benchIp, type TokenCred } from './lib/credentials'
 import { generateSharpHound, sharpHoundFiles } from './lib/sharphound-gen'
 import { richFiles, azureFile, S, Z } from './lib/richlab'
-import { adminCredentials, buildBundle, startMiniflare } from './lib/worker-host'
+import { adminCredentials, buildBundle, migrationFiles, startMiniflare } from './lib/worker-host'
 import { SID, v6Files } from '../test/fixtures/sharphound/testlab'
 import { pkiFiles } from '../test/fixtures/sharphound/pkilab'
 import { azureHoundFile } from '../test/fixtures/azurehound/tenant'
@@ -106,7 +106,17 @@ async function main() {
   const stateDir = values.state ? path.resolve(values.state) : path.join(tmp, 'state')
   const marker = path.join(stateDir, 'edgehound-cypher-library.json')
   const reuse = existsSync(marker)
-  const w = await startMiniflare({ bundle: await buildBundle(path.join(tmp, 'bundle')), persistDir: stateDir, migrate: !reuse })
+  // A reused database gets the migrations added since it was loaded (e.g. an index), as bench/cypher.ts does: a
+  // file beside the marker lists those it has (without it: a database loaded before the list was kept, 2026-11-30,
+  // when migrations 0001-0049 existed).
+  const migrationsMarker = path.join(stateDir, 'edgehound-cypher-library-migrations.json')
+  const allMigrations = migrationFiles().map((f) => path.basename(f))
+  const applied = reuse ? (existsSync(migrationsMarker) ? (JSON.parse(readFileSync(migrationsMarker, 'utf8')) as string[]) : allMigrations.filter((f) => parseInt(f, 10) <= 49)) : []
+  const missing = allMigrations.filter((f) => !applied.includes(f))
+  if (reuse && missing.length) log(`applying to the reused database the migrations it lacks: ${missing.join(', ')}`)
+  const w = await startMiniflare({ bundle: await buildBundle(path.join(tmp, 'bundle')), persistDir: stateDir, migrate: !reuse || missing.length > 0, applied })
+  mkdirSync(stateDir, { recursive: true })
+  writeFileSync(migrationsMarker, JSON.stringify(allMigrations))
   let failed = false
   try {
     let tokens: TokenCred[]

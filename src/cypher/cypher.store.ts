@@ -287,11 +287,28 @@ const MAX_NODE_KEYS = 48
  * MAX_REL_CONDITIONS, each `json_extract(e.properties, '$."key"') = value` with key and value bound (keys are
  * letters, digits and _ only, checked here: they are part of a bound JSON path, never SQL text).
  */
-function relConditionSql(where: RelCondition[], param: (x: string | number) => string): { conds: RelCondition[]; sql: string } {
+function relConditionSql(where: RelCondition[], param: (x: string | number) => string, aclIndexed = false): { conds: RelCondition[]; sql: string } {
   const conds = where.filter((c) => /^[A-Za-z0-9_]+$/.test(c.key)).slice(0, MAX_REL_CONDITIONS)
-  const sql = conds.map((c) => `AND json_extract(e.properties, ${param(`$."${c.key}"`)}) = ${param(typeof c.value === 'boolean' ? (c.value ? 1 : 0) : c.value)}`).join(' ')
+  const sql = conds
+    .map((c) =>
+      aclIndexed && aclTrue(c)
+        ? `AND ${ACL_TRUE_SQL}`
+        : `AND json_extract(e.properties, ${param(`$."${c.key}"`)}) = ${param(typeof c.value === 'boolean' ? (c.value ? 1 : 0) : c.value)}`,
+    )
+    .join(' ')
   return { conds, sql }
 }
+
+/**
+ * `r.isacl` / `r.isacl = true` from the partial index of migration 0050 (edges_acl_start, led by the start node):
+ * the condition written exactly as its WHERE, a literal (a bound key or value rules a partial index out). It is
+ * `= 1` narrowed to a stored true, so the store writes it only while no relationship holds isacl as a number
+ * (edges_acl_numeric, asked once per query: hasNumericAcl); with one, `= 1` as before, so that the engine still
+ * sees a stored 1 (and stops with its type error on `WHERE r.isacl`).
+ */
+const ACL_KEY = 'isacl'
+const ACL_TRUE_SQL = `json_type(e.properties, '$.${ACL_KEY}') = 'true'`
+const aclTrue = (c: RelCondition): boolean => c.key === ACL_KEY && c.value === true
 
 /** Rough heap cost of one relationship record and its cache entries (object, strings, map slots). */
 const EDGE_BYTES = 200
@@ -500,6 +517,16 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
   const toNode = (r: NodeRow): NodeRecord => (opts.nodeKeys && !opts.presented ? toPartialNode(r) : toNodeRecord(r))
   /** per `column|prefix`: whether its index range was small enough for the first page asked (scanNodes) */
   const selective = new Map<string, boolean>()
+  /** whether a relationship holds isacl as a number (relConditionSql, ACL_KEY), asked once per source, when first needed */
+  let numericAcl: Promise<boolean> | null = null
+  const aclIndexed = async (where: RelCondition[]): Promise<boolean> => {
+    if (!where.some(aclTrue)) return false
+    numericAcl ??= db
+      .prepare(`SELECT 1 AS x FROM edges WHERE json_type(properties, '$.${ACL_KEY}') IN ('integer', 'real') LIMIT 1`)
+      .first()
+      .then((r) => r !== null)
+    return !(await numericAcl)
+  }
   return {
     async scanNodes(scan: NodeScan, afterId: number, limit: number): Promise<NodeRecord[]> {
       // ?1 after, ?2 kinds (JSON or NULL), ?3 objectid, ?4 name, ?5 access, ?6 limit, ?7… conditions
@@ -832,6 +859,7 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
     async oneHop(hop: OneHopScan, afterId: number, nearPage: number, limit: number, offset = 0, cap = 0): Promise<OneHopPage> {
       // every statement of the batch binds only the parameters it uses (D1 refuses others): each is built with its own
       const differ = (hop.differ ?? []).filter((d) => PLAIN_KEY.test(d.near) && PLAIN_KEY.test(d.far))
+      const acl = await aclIndexed(hop.rel ?? [])
       const build = (what: 'rows' | 'stats') => {
         const params: (string | number)[] = []
         const param = (x: string | number) => (params.push(x), `?${params.length}`)
@@ -843,7 +871,7 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         // a few kinds: one index seek per kind; many: `+` tests the kind on the entries of one seek (see reach)
         const kindSql = hop.kinds ? `AND ${hop.kinds.length > 4 ? '+' : ''}e.kind IN (SELECT value FROM json_each(${param(JSON.stringify(hop.kinds))}))` : ''
         // relationship conditions as expand writes them (keys checked again: part of a bound JSON path)
-        const { conds: rel, sql: relSql } = relConditionSql(hop.rel ?? [], param)
+        const { conds: rel, sql: relSql } = relConditionSql(hop.rel ?? [], param, acl)
         const from = `FROM w ${differ.length ? 'CROSS JOIN nodes m ON m.id = w.id' : ''} CROSS JOIN edges e ON e.${nearEnd} = w.id CROSS JOIN nodes n ON n.id = e.${farEnd}
              WHERE 1 ${kindSql} ${relSql} ${far.map((c) => `AND ${c}`).join(' ')}`
         const order = `ORDER BY w.id, e.kind, e.${farEnd}`
@@ -859,7 +887,8 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         // A row whose relationship condition `r.k` (true) holds a value that is not `true` but passes `= 1` (1, 1.0)
         // is kept whatever differ says: the walk reads it (its level applies the same `= 1`) and the engine's WHERE
         // may stop there with a type error (`r.isacl` on 1, onehop.ts wherePushdown); the engine re-tests it here too.
-        const failing = rel.filter((c) => c.value === true).map((c) => `json_type(e.properties, '$."${c.key}"') <> 'true'`)
+        // (none for an isacl read from its index: a stored true only)
+        const failing = rel.filter((c) => c.value === true && !(acl && aclTrue(c))).map((c) => `json_type(e.properties, '$."${c.key}"') <> 'true'`)
         const keep = [`(${differ.map((d) => differSql('m', d.near, 'n', d.far)).join(' AND ')})`, ...failing].join(' OR ')
         const candidates = `SELECT e.id AS id, w.id AS near_id, e.kind AS kind, e.${farEnd} AS far_id, coalesce(${keep}, 0) AS keep ${from} LIMIT ${param(cap)}`
         return {
@@ -980,6 +1009,7 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
       orGoOn: GoOn | null = null,
     ): Promise<{ edges: EdgeRecord[]; nodes: NodeRecord[] }> {
       if (ids.length === 0) return { edges: [], nodes: [] }
+      const acl = await aclIndexed(where)
       const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =
         direction === 'out' ? [['start_id', 'end_id']] : direction === 'in' ? [['end_id', 'start_id']] : [['start_id', 'end_id'], ['end_id', 'start_id']]
       const statements: D1PreparedStatement[] = []
@@ -990,7 +1020,7 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         const params: (string | number | null)[] = [JSON.stringify(c)]
         const param = (x: string | number | null) => (params.push(x), `?${params.length}`)
         const k = kinds ? param(JSON.stringify(kinds)) : null
-        const relSql = relConditionSql(where, param).sql
+        const relSql = relConditionSql(where, param, acl).sql
         const tests: string[] = []
         const visibleSql = access !== null ? `AND ${visible('n.environment_id', param(access))}` : ''
         if (far.kinds) tests.push(kindsSql('n', param(JSON.stringify(far.kinds))))
@@ -1052,9 +1082,12 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
       if (ids.length === 0) return []
       // each condition: json_extract(e.properties, '$."key"') = value, bound after the fixed parameters (keys
       // are letters, digits and _ only, checked again here: they are part of a bound JSON path, never SQL text)
-      const conds = where.filter((c) => /^[A-Za-z0-9_]+$/.test(c.key)).slice(0, MAX_REL_CONDITIONS)
+      const all = where.filter((c) => /^[A-Za-z0-9_]+$/.test(c.key)).slice(0, MAX_REL_CONDITIONS)
+      // isacl from its partial index (relConditionSql, ACL_KEY): written as a literal, the others bound
+      const acl = await aclIndexed(all)
+      const conds = acl ? all.filter((c) => !aclTrue(c)) : all
       const first = access === null ? 3 : 4
-      const condSql = conds.map((_, i) => `AND json_extract(e.properties, ?${first + 2 * i}) = ?${first + 2 * i + 1}`).join(' ')
+      const condSql = conds.map((_, i) => `AND json_extract(e.properties, ?${first + 2 * i}) = ?${first + 2 * i + 1}`).join(' ') + (acl ? ` AND ${ACL_TRUE_SQL}` : '')
       const condArgs = conds.flatMap((c) => [`$."${c.key}"`, typeof c.value === 'boolean' ? (c.value ? 1 : 0) : c.value])
       const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =
         direction === 'out' ? [['start_id', 'end_id']] : direction === 'in' ? [['end_id', 'start_id']] : [['start_id', 'end_id'], ['end_id', 'start_id']]
