@@ -9,7 +9,7 @@
 -- 56,000-user benchmark graph inserted in random order into a copy of the table (sqlite3) took 17.6 s without it,
 -- 21.7-23.4 s with it and the numeric one below, 26.7 s with a twin led by the end as well (as edges_end_kind):
 -- that one was left out (walks started at a relationship's end read few nodes, from edges_end_kind as before).
--- SharpHound ingest at 50,000 users, alternated runs: 38.6 / 42.0 / 42.4 s before, 45.1 / 47.8 s after (noisy).
+-- SharpHound ingest at 50,000 users, alternated runs: 38.6 / 42.0 / 42.4 / 43.5 s before, 45.1 / 47.8 s after (noisy).
 CREATE INDEX edges_acl_start ON edges (start_id, kind, end_id) WHERE json_type(properties, '$.isacl') = 'true';
 -- The relationships whose isacl is a number (normally none; SharpHound writes booleans): `r.isacl = true` in SQL
 -- (`= 1`) keeps a stored 1 as well, which the engine must see (`WHERE r.isacl` on 1 is a type error). While any
