@@ -16,8 +16,8 @@
  *   --state DIR    keep the ingested database in DIR and reuse it when DIR already holds the same size
  *                  (saves the ingest while profiling; a fresh temporary directory otherwise); a reused
  *                  database first gets the migrations added since it was made (its marker file lists them)
- *   --profile A,B  CPU profiles (worker isolate and D1) of the first run of the matching queries, under
- *                  bench/results/profiles/ (open them in Chrome DevTools → Performance)
+ *   --profile A,B  CPU profiles (worker isolate and D1) of the matching queries, each after one unmeasured
+ *                  answer, under bench/results/profiles/ (open them in Chrome DevTools → Performance)
  *   --end-job      end the upload job (which requests an analysis run) and wait for that run before the
  *                  queries. Off by default: every uploaded file is committed whole when it is received, so
  *                  the graph is complete without it, and the run would share the worker's isolate and D1
@@ -877,8 +877,11 @@ async function main() {
       let lastOk: Timed<CypherBody> | null = null
       for (let i = 0; i < (hostile ? Number(values['hostile-runs']) : runs); i++) {
         if (i === 0 && profiled(name)) {
-          // Profiled runs are not measured (the profilers change time and heap); one more run replaces it.
+          // Profiled runs are not measured (the profilers change time and heap); one more run replaces it. One
+          // unmeasured answer first: a profile of the query's first run showed its code's first compilation
+          // (20 of the 2-hop chain's ~40 ms of CPU at 100 k edges were in one frame, gone on later runs).
           try {
+            await send(query)
             profiles[name] = await captureProfiles(inspectorPort, `cypher-${edges}-${name.replace(/[^a-z0-9]+/gi, '-')}`, () => send(query), path.join(ROOT, 'bench', 'results'), sourceMap, insp ?? undefined, { d1: d1Insp ?? undefined })
           } catch (e) {
             log(`${name}: profiled run failed: ${(e as Error).message}`)
