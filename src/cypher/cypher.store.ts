@@ -303,7 +303,7 @@ function relConditionSql(where: RelCondition[], param: (x: string | number) => s
  * `r.isacl` / `r.isacl = true` from the partial index of migration 0050 (edges_acl_start, led by the start node):
  * the condition written exactly as its WHERE, a literal (a bound key or value rules a partial index out). It is
  * `= 1` narrowed to a stored true, so the store writes it only while no relationship holds isacl as a number
- * (edges_acl_numeric, asked once per query: hasNumericAcl); with one, `= 1` as before, so that the engine still
+ * (edges_acl_numeric, asked once per query: d1GraphSource's aclIndexed); with one, `= 1` as before, so that the engine still
  * sees a stored 1 (and stops with its type error on `WHERE r.isacl`).
  */
 const ACL_KEY = 'isacl'
@@ -880,7 +880,8 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
         // The candidates (every condition but differ), at most `cap` of them, read once (a MATERIALIZED CTE, ids and
         // the differ test only): their count and the page's rows passing the test come from the same statement.
         // No order is needed to cap them: fewer than `cap` are all of them; `cap` is one more than the steps left,
-        // so charging them stops the query at the step limit before any row of the page is used (oneHopStream).
+        // in candidates (onehop.ts CANDIDATES_PER_STEP), so charging them stops the query at the step limit before
+        // any row of the page is used (oneHopStream).
         // The rows passing (at most `limit`) are then ordered as the walk orders them and their records read by id.
         // (Two statements, a count and the rows, each joined and sorted the page's candidates with their
         // properties: twice the work, the bulk of "Principals with foreign domain group membership" near 1 M edges.)

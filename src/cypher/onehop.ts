@@ -230,24 +230,6 @@ function safe(c: Expr, vars: Set<string>): boolean {
 }
 
 /**
- * The pattern's rows, from the store's join page by page, bound as match.ts bindRow binds them. With a WHERE,
- * `keep` is the engine's test of the full WHERE (run.ts applyWhere) on every row the store returns; only rows it
- * keeps count towards SKIP + LIMIT. The store's rows (a superset of the passing ones, in the walk's order) are
- * read on from where the last statement stopped (`offset` within the same page of near nodes) until the page is
- * exhausted or enough rows passed, so no row the walk would make is skipped.
- *
- * Budgets with a `differ` condition (`a.k <> b.k`, which the walk cannot push: it reads every relationship and
- * every far node, then tests the WHERE): the store also counts the candidates of the page, the relationships
- * the walk's level would read (kinds, relationship conditions, far node's labels and property tests, access),
- * at most the steps the budget has left + 1 (`cap`, as chainStream caps candidate walks). Each is charged a
- * step, as the walk charges each relationship it reads (its far node, which the walk reads and charges too, is
- * read by the join within the same index step and never held: not charged); past the cap, the walk would have
- * passed the step limit there and the query stops as it would. The whole page's candidates are charged even
- * when the LIMIT stopped the rows statement before the page's end: more than the walk, which stops after the
- * level that fills it, never less. Bytes and rows are charged only for the relationships returned: the skipped
- * ones are never in memory (the walk's heap of them is what refused these questions near 1 M edges).
- */
-/**
  * Candidates of a one-hop page with `differ` per traversal step. A candidate is examined inside one store
  * statement and never leaves it (no record, no isolate memory): near 1 M relationships "ACEs across trusts"
  * examines 636,000 ACL relationships for its one row, ~1.9 s of SQLite with the ACL index (migration 0050:
@@ -257,6 +239,23 @@ function safe(c: Expr, vars: Set<string>): boolean {
  */
 const CANDIDATES_PER_STEP = 4
 
+/**
+ * The pattern's rows, from the store's join page by page, bound as match.ts bindRow binds them. With a WHERE,
+ * `keep` is the engine's test of the full WHERE (run.ts applyWhere) on every row the store returns; only rows it
+ * keeps count towards SKIP + LIMIT. The store's rows (a superset of the passing ones, in the walk's order) are
+ * read on from where the last statement stopped (`offset` within the same page of near nodes) until the page is
+ * exhausted or enough rows passed, so no row the walk would make is skipped.
+ *
+ * Budgets with a `differ` condition (`a.k <> b.k`, which the walk cannot push: it reads every relationship and
+ * every far node, then tests the WHERE): the store also counts the candidates of the page, the relationships
+ * the walk's level would read (kinds, relationship conditions, far node's labels and property tests, access),
+ * at most CANDIDATES_PER_STEP times the steps the budget has left + 1 (`cap`). Every CANDIDATES_PER_STEP
+ * candidates are charged a step (the walk charges each relationship it reads, and its far node, as a step: it
+ * holds their records; the join examines them inside the statement and returns only the rows passing); past the
+ * cap the query stops at the step limit. The whole page's candidates are charged even when the LIMIT stopped the
+ * rows statement before the page's end. Bytes and rows are charged only for the relationships returned: the skipped
+ * ones are never in memory (the walk's heap of them is what refused these questions near 1 M edges).
+ */
 export async function* oneHopStream(ctx: RunContext, push: OneHopPushdown, keep?: (rows: Row[]) => Promise<Row[]>): AsyncGenerator<Row[]> {
   if (push.chain) {
     yield* chainStream(ctx, push, push.chain)
