@@ -249,7 +249,8 @@ const CANDIDATES_PER_STEP = 4
  * Budgets with a `differ` condition (`a.k <> b.k`, which the walk cannot push: it reads every relationship and
  * every far node, then tests the WHERE): the store also counts the candidates of the page, the relationships
  * the walk's level would read (kinds, relationship conditions, far node's labels and property tests, access),
- * at most CANDIDATES_PER_STEP times the steps the budget has left + 1 (`cap`). Every CANDIDATES_PER_STEP
+ * at most CANDIDATES_PER_STEP times the steps the budget has left + 1 (`cap`), and at most the step limit + 1 in
+ * one statement (the bound a statement had when each candidate was a step). Every CANDIDATES_PER_STEP
  * candidates are charged a step (the walk charges each relationship it reads, and its far node, as a step: it
  * holds their records; the join examines them inside the statement and returns only the rows passing); past the
  * cap the query stops at the step limit. The whole page's candidates are charged even when the LIMIT stopped the
@@ -284,10 +285,15 @@ export async function* oneHopStream(ctx: RunContext, push: OneHopPushdown, keep?
     for (;;) {
       ctx.budget.checkTime()
       const wanted = push.want - made
-      const cap = Math.max(1, (ctx.budget.limits.maxSteps - ctx.budget.used.steps + 1) * CANDIDATES_PER_STEP)
+      // the steps left, in candidates, and never more than the step limit + 1 in one statement: a statement
+      // cannot be stopped once it runs, so one page examines no more candidates than a walk could read in all
+      const left = Math.max(1, (ctx.budget.limits.maxSteps - ctx.budget.used.steps + 1) * CANDIDATES_PER_STEP)
+      const cap = Math.min(left, ctx.budget.limits.maxSteps + 1)
       const page = await ctx.source.oneHop!(scan, after, size, wanted, offset, cap)
       if (offset === 0) {
-        // a step per scanned node, and with `differ` a step per CANDIDATES_PER_STEP candidates of the page
+        // a step per scanned node, and with `differ` a step per CANDIDATES_PER_STEP candidates of the page; a page
+        // that reached the per-statement cap stops the query at the step limit (its rows may miss some)
+        if (page.candidates !== undefined && page.candidates >= cap && cap < left) ctx.budget.chargeSteps(ctx.budget.limits.maxSteps + 1)
         ctx.budget.chargeSteps(page.scanned + Math.ceil((page.candidates ?? 0) / CANDIDATES_PER_STEP))
         scanned = page.scanned
         lastId = page.lastId
