@@ -30,7 +30,7 @@ import { BenchApi, type Timed } from './lib/api'
 import { createTokens, login, benchIp, type TokenCred } from './lib/credentials'
 import { generateSharpHound, sharpHoundFiles } from './lib/sharphound-gen'
 import { richFiles, azureFile, S, Z } from './lib/richlab'
-import { adminCredentials, buildBundle, migrationFiles, startMiniflare } from './lib/worker-host'
+import { adminCredentials, buildBundle, pendingMigrations, startMiniflare } from './lib/worker-host'
 import { SID, v6Files } from '../test/fixtures/sharphound/testlab'
 import { pkiFiles } from '../test/fixtures/sharphound/pkilab'
 import { azureHoundFile } from '../test/fixtures/azurehound/tenant'
@@ -110,9 +110,8 @@ async function main() {
   // file beside the marker lists those it has (without it: a database loaded before the list was kept, 2026-11-30,
   // when migrations 0001-0049 existed).
   const migrationsMarker = path.join(stateDir, 'edgehound-cypher-library-migrations.json')
-  const allMigrations = migrationFiles().map((f) => path.basename(f))
-  const applied = reuse ? (existsSync(migrationsMarker) ? (JSON.parse(readFileSync(migrationsMarker, 'utf8')) as string[]) : allMigrations.filter((f) => parseInt(f, 10) <= 49)) : []
-  const missing = allMigrations.filter((f) => !applied.includes(f))
+  const recorded = existsSync(migrationsMarker) ? (JSON.parse(readFileSync(migrationsMarker, 'utf8')) as string[]) : null
+  const { all: allMigrations, applied, missing } = pendingMigrations(reuse, recorded, 49)
   if (reuse && missing.length) log(`applying to the reused database the migrations it lacks: ${missing.join(', ')}`)
   const w = await startMiniflare({ bundle: await buildBundle(path.join(tmp, 'bundle')), persistDir: stateDir, migrate: !reuse || missing.length > 0, applied })
   mkdirSync(stateDir, { recursive: true })

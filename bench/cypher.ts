@@ -87,7 +87,7 @@ import { createTokens, login, benchIp, type TokenCred } from './lib/credentials'
 import { generateGraph, openGraphPayloads, type GenGraph } from './lib/generate'
 import { captureProfiles, Inspector, loadSourceMap, type ProfileSummary } from './lib/inspector'
 import { cpuSeconds, peakRssBytes, resetPeakRss, rssBytes } from './lib/proc'
-import { adminCredentials, buildBundle, freePort, migrationFiles, ROOT, startMiniflare, type HostedWorker } from './lib/worker-host'
+import { adminCredentials, buildBundle, freePort, pendingMigrations, ROOT, startMiniflare, type HostedWorker } from './lib/worker-host'
 import { answerDifference, SERVED_QUESTIONS, servedFloorAnswers, startServedFloor, type FloorAnswer } from './lib/served-floor'
 import { relationshipKinds } from '../src/cypher/labels'
 import { isTierZero } from '../src/assetgroups/tierzero'
@@ -530,9 +530,7 @@ async function main() {
   if (values.state && !reuse) rmSync(stateDir, { recursive: true, force: true })
   // A reused database gets the migrations added since it was made (e.g. an index): the marker lists those it has.
   // A marker without the list was written before it was kept (2026-11-29), when migrations 0001–0047 existed.
-  const allMigrations = migrationFiles().map((f) => path.basename(f))
-  const applied = reuse ? (saved?.migrations ?? allMigrations.filter((f) => parseInt(f, 10) <= 47)) : []
-  const missing = allMigrations.filter((f) => !applied.includes(f))
+  const { all: allMigrations, applied, missing } = pendingMigrations(reuse, saved?.migrations ?? null, 47)
   if (reuse && missing.length) log(`applying to the reused database the migrations it lacks: ${missing.join(', ')}`)
   const bundle = await buildBundle(path.join(tmp, 'bundle'))
   const sourceMap = loadSourceMap(`${bundle}.map`)

@@ -63,6 +63,17 @@ export function adminCredentials(): { username: string; password: string } {
 }
 
 /** `root`: the checkout to bundle (default this one; bench/cypher.ts --baseline bundles an older checkout too). */
+/**
+ * The migrations a reused bench database lacks (bench/cypher.ts, bench/cypher-library.ts keep the list a database has
+ * beside it): `recorded` is that list, null for a database made before lists were kept, when the migrations up to
+ * number `madeWith` existed. A fresh database (`reuse` false) lacks them all.
+ */
+export function pendingMigrations(reuse: boolean, recorded: string[] | null, madeWith: number): { all: string[]; applied: string[]; missing: string[] } {
+  const all = migrationFiles().map((f) => path.basename(f))
+  const applied = reuse ? (recorded ?? all.filter((f) => parseInt(f, 10) <= madeWith)) : []
+  return { all, applied, missing: all.filter((f) => !applied.includes(f)) }
+}
+
 export async function buildBundle(outdir: string, root: string = ROOT): Promise<string> {
   await run(WRANGLER, ['deploy', '--dry-run', '--outdir', outdir, path.join('bench', 'worker.ts')], {
     cwd: root,

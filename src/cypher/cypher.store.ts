@@ -283,9 +283,10 @@ const MAX_REL_CONDITIONS = 8
 const MAX_NODE_KEYS = 48
 
 /**
- * A walk's relationship conditions on `e` as the store applies them (expandLevel, oneHop): at most
+ * A walk's relationship conditions on `e` as the store applies them (expand, expandLevel, oneHop): at most
  * MAX_REL_CONDITIONS, each `json_extract(e.properties, '$."key"') = value` with key and value bound (keys are
- * letters, digits and _ only, checked here: they are part of a bound JSON path, never SQL text).
+ * letters, digits and _ only, checked here: they are part of a bound JSON path, never SQL text); `r.isacl` from its
+ * index when `aclIndexed` (ACL_TRUE_SQL below).
  */
 function relConditionSql(where: RelCondition[], param: (x: string | number) => string, aclIndexed = false): { conds: RelCondition[]; sql: string } {
   const conds = where.filter((c) => /^[A-Za-z0-9_]+$/.test(c.key)).slice(0, MAX_REL_CONDITIONS)
@@ -1081,15 +1082,10 @@ export function d1GraphSource(db: D1Database, access: string | null, opts: { nod
 
     async expand(ids: number[], direction: 'out' | 'in' | 'both', kinds: string[] | null, withProperties: boolean, where: RelCondition[] = []): Promise<EdgeRecord[]> {
       if (ids.length === 0) return []
-      // each condition: json_extract(e.properties, '$."key"') = value, bound after the fixed parameters (keys
-      // are letters, digits and _ only, checked again here: they are part of a bound JSON path, never SQL text)
-      const all = where.filter((c) => /^[A-Za-z0-9_]+$/.test(c.key)).slice(0, MAX_REL_CONDITIONS)
-      // isacl from its partial index (relConditionSql, ACL_KEY): written as a literal, the others bound
-      const acl = await aclIndexed(all)
-      const conds = acl ? all.filter((c) => !aclTrue(c)) : all
+      // the relationship conditions as every walk statement writes them (relConditionSql), bound after the fixed parameters
       const first = access === null ? 3 : 4
-      const condSql = conds.map((_, i) => `AND json_extract(e.properties, ?${first + 2 * i}) = ?${first + 2 * i + 1}`).join(' ') + (acl ? ` AND ${ACL_TRUE_SQL}` : '')
-      const condArgs = conds.flatMap((c) => [`$."${c.key}"`, typeof c.value === 'boolean' ? (c.value ? 1 : 0) : c.value])
+      const condArgs: (string | number)[] = []
+      const condSql = relConditionSql(where, (x) => (condArgs.push(x), `?${first + condArgs.length - 1}`), await aclIndexed(where)).sql
       const sides: ['start_id' | 'end_id', 'start_id' | 'end_id'][] =
         direction === 'out' ? [['start_id', 'end_id']] : direction === 'in' ? [['end_id', 'start_id']] : [['start_id', 'end_id'], ['end_id', 'start_id']]
       const statements = chunks(ids, IDS_PER_STATEMENT).flatMap((c) =>
